@@ -1,0 +1,31 @@
+# Two entry points: `make run` (the main job on the bundled sample) and `make test`.
+# Both create .venv when missing and install what the project needs, idempotently:
+# the install step re-runs only when pyproject.toml or the lock file changes.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.convrag-installed
+
+.PHONY: run test install bench clean
+
+run: $(STAMP)
+	$(PY) -m convrag demo
+
+test: $(STAMP)
+	$(PY) -m pytest
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml requirements/lock.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip==25.3
+	# The CPU build of torch first: a plain `torch` requirement would pull a multi-GB CUDA build.
+	$(PY) -m pip install --quiet torch==2.13.0
+	$(PY) -m pip install --quiet -c requirements/lock.txt -e ".[dev]"
+	touch $(STAMP)
+
+bench: $(STAMP)
+	$(PY) -m convrag bench retrieval
+
+clean:
+	rm -rf $(VENV) .pytest_cache
