@@ -1,0 +1,69 @@
+"""BEIR-format corpora, query files and qrels, as MT-RAG distributes them."""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterator
+from pathlib import Path
+
+from ..errors import DataFormatError
+from ..types import Passage
+from .jsonl import open_text, read_jsonl, require
+
+USER_PREFIX = "|user|:"
+QRELS_HEADER = ["query-id", "corpus-id", "score"]
+
+
+def read_corpus(path: Path) -> Iterator[Passage]:
+    """Yield the passages of a BEIR corpus (``.jsonl``, ``.jsonl.gz`` or ``.jsonl.zip``).
+
+    Each line is ``{"_id", "text", "title"?, "url"?}``. Ids must be unique: a
+    duplicate would silently shadow a passage in the index, so it is an error.
+    """
+    seen: set[str] = set()
+    for line, obj in read_jsonl(path):
+        doc_id = str(require(obj, "_id", (str, int), path, line))
+        text = require(obj, "text", str, path, line)
+        if doc_id in seen:
+            raise DataFormatError(path, f"duplicate passage id {doc_id!r}", line)
+        seen.add(doc_id)
+        yield Passage(doc_id=doc_id, text=text, title=str(obj.get("title") or ""), url=str(obj.get("url") or ""))
+
+
+def strip_user_prefix(text: str) -> str:
+    """Remove the ``|user|: `` speaker prefixes MT-RAG puts on every line of a query."""
+    lines = [line.strip() for line in text.split("\n")]
+    cleaned = [line[len(USER_PREFIX):].strip() if line.startswith(USER_PREFIX) else line for line in lines]
+    return "\n".join(line for line in cleaned if line)
+
+
+def read_queries(path: Path) -> dict[str, str]:
+    """Read a BEIR query file into ``{query_id: text}`` with the ``|user|: `` prefixes removed."""
+    queries: dict[str, str] = {}
+    for line, obj in read_jsonl(path):
+        query_id = str(require(obj, "_id", (str, int), path, line))
+        queries[query_id] = strip_user_prefix(require(obj, "text", str, path, line))
+    return queries
+
+
+def read_qrels(path: Path) -> dict[str, dict[str, int]]:
+    """Read a BEIR qrels TSV (header ``query-id  corpus-id  score``) into ``{query_id: {doc_id: grade}}``."""
+    qrels: dict[str, dict[str, int]] = {}
+    with open_text(path) as handle:
+        reader = csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_MINIMAL)
+        header = next(reader, None)
+        if header is None:
+            raise DataFormatError(path, "empty qrels file (expected a header line)", 1)
+        if [h.strip() for h in header] != QRELS_HEADER:
+            raise DataFormatError(path, f"expected header {' '.join(QRELS_HEADER)!r} (tab-separated), got {header!r}", 1)
+        for line, row in enumerate(reader, start=2):
+            if not row or not "".join(row).strip():
+                continue
+            if len(row) != 3:
+                raise DataFormatError(path, f"expected 3 tab-separated columns, got {len(row)}", line)
+            query_id, doc_id, grade = row
+            try:
+                qrels.setdefault(query_id, {})[doc_id] = int(grade)
+            except ValueError:
+                raise DataFormatError(path, f"relevance grade {grade!r} is not an integer", line) from None
+    return qrels

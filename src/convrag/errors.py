@@ -1,0 +1,28 @@
+"""Errors that convrag reports to users as one clear line.
+
+Everything a user can cause (a malformed file, an unknown collection, a model
+that does not match an index) raises a subclass of :class:`ConvragError`; the
+CLI prints its message and exits non-zero instead of showing a traceback.
+"""
+
+
+class ConvragError(Exception):
+    """Base class for user-facing errors."""
+
+
+class DataFormatError(ConvragError):
+    """A data file is malformed. The message names the file and, where known, the line."""
+
+    def __init__(self, path: object, message: str, line: int | None = None) -> None:
+        where = f"{path}:{line}" if line is not None else f"{path}"
+        super().__init__(f"{where}: {message}")
+        self.path = path
+        self.line = line
+
+
+class CollectionError(ConvragError):
+    """A collection is missing, incomplete, or does not match what the caller asked for."""
+
+
+class ConfigError(ConvragError):
+    """An option or setting has an unusable value."""

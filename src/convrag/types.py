@@ -1,0 +1,70 @@
+"""The small value types every layer shares.
+
+They are immutable (NamedTuple or frozen dataclass) so that a run, a trace or a
+cached result can be passed around without defensive copies.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+
+class Passage(NamedTuple):
+    """One retrievable unit of a collection (an MT-RAG passage, or a chunk of an ingested document)."""
+
+    doc_id: str
+    text: str
+    title: str = ""
+    url: str = ""
+
+
+class Hit(NamedTuple):
+    """One ranked search result. ``rank`` is 1-based within its result list."""
+
+    doc_id: str
+    score: float
+    text: str
+    title: str
+    url: str = ""
+    rank: int = 0
+
+
+@dataclass(frozen=True)
+class Message:
+    """One message of a conversation: ``speaker`` is ``"user"`` or ``"agent"``."""
+
+    speaker: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Enrichments:
+    """The benchmark's annotations of a user turn (lists, as annotators may give several labels)."""
+
+    question_type: tuple[str, ...] = ()
+    multi_turn: tuple[str, ...] = ()
+    answerability: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Task:
+    """One retrieval task: a user question in the context of the conversation before it.
+
+    ``history`` holds every message before ``question`` (alternating user/agent);
+    ``turn`` is the 1-based index of the question among the user's messages, which
+    is how MT-RAG numbers task ids (``<conversation_id><::><turn>``).
+    """
+
+    task_id: str
+    conversation_id: str
+    turn: int
+    domain: str
+    question: str
+    history: tuple[Message, ...] = ()
+    enrichments: Enrichments = field(default_factory=Enrichments)
+
+    @property
+    def user_questions(self) -> list[str]:
+        """All user questions so far, the current one last."""
+        return [m.text for m in self.history if m.speaker == "user"] + [self.question]

@@ -1,0 +1,70 @@
+"""Shared fixtures. Everything runs on real parts: the bundled MT-RAG sample, the real
+all-MiniLM-L6-v2 model from its registry package, real indexes on disk."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from convrag.data.layout import MTRAGData, sample_root
+from convrag.embeddings import Embedder, load_embedder
+from convrag.eval.runner import BenchmarkIndexes
+from convrag.index.collection import Collection
+from convrag.types import Passage
+
+TINY = [
+    Passage("p1", "The Arizona Cardinals play their home games at State Farm Stadium in Glendale.", "Arizona Cardinals"),
+    Passage("p2", "Passport renewal costs 130 dollars for adults applying by mail.", "Passports"),
+    Passage("p3", "The Cardinals played the Los Angeles Rams in London in 2017.", "2017 Arizona Cardinals season"),
+    Passage("p4", "Index funds track a market index and usually have low fees.", "Index funds"),
+    Passage("p5", "IBM Cloud Object Storage keeps data in buckets with storage classes.", "Object Storage"),
+    Passage("p6", "A fee waiver lets people with low income skip court filing fees.", "Fee waivers"),
+]
+
+
+@pytest.fixture(autouse=True)
+def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keep tests from reading or writing the user's real convrag folder."""
+    monkeypatch.setenv("CONVRAG_HOME", str(tmp_path / "convrag-home"))
+
+
+@pytest.fixture(scope="session")
+def embedder() -> Embedder:
+    return load_embedder()
+
+
+@pytest.fixture(scope="session")
+def sample() -> MTRAGData:
+    return MTRAGData.discover(sample_root())
+
+
+@pytest.fixture
+def tiny_passages() -> list[Passage]:
+    return list(TINY)
+
+
+@pytest.fixture(scope="session")
+def tiny_collection(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Collection:
+    return Collection.build(tmp_path_factory.mktemp("tiny") / "tiny", TINY, embedder=embedder)
+
+
+@pytest.fixture(scope="session")
+def sample_indexes(tmp_path_factory: pytest.TempPathFactory, sample: MTRAGData) -> BenchmarkIndexes:
+    """The bundled sample indexed for real (BM25 + dense), once per test session."""
+    indexes = BenchmarkIndexes(sample, tmp_path_factory.mktemp("sample-indexes"))
+    for domain in sample.domains:
+        indexes.collection(domain)
+    return indexes
+
+
+def write_jsonl(path: Path, rows: list[object], compress: bool = False) -> Path:
+    text = "".join(json.dumps(r) + "\n" for r in rows)
+    if compress:
+        with gzip.open(path, "wt", encoding="utf-8") as handle:
+            handle.write(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    return path

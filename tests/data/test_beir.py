@@ -1,0 +1,80 @@
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from convrag.data.beir import read_corpus, read_qrels, read_queries, strip_user_prefix
+from convrag.errors import DataFormatError
+from tests.conftest import write_jsonl
+
+ROWS = [{"_id": "a", "title": "A", "text": "alpha", "url": "u"}, {"_id": "b", "text": "beta"}]
+
+
+@pytest.mark.parametrize("kind", ["jsonl", "gz", "zip"])
+def test_read_corpus_formats(tmp_path: Path, kind: str) -> None:
+    if kind == "jsonl":
+        path = write_jsonl(tmp_path / "c.jsonl", ROWS)
+    elif kind == "gz":
+        path = write_jsonl(tmp_path / "c.jsonl.gz", ROWS, compress=True)
+    else:
+        inner = write_jsonl(tmp_path / "c.jsonl", ROWS)
+        path = tmp_path / "c.jsonl.zip"
+        with zipfile.ZipFile(path, "w") as archive:
+            archive.write(inner, "clapnq.jsonl")
+    passages = list(read_corpus(path))
+    assert [p.doc_id for p in passages] == ["a", "b"]
+    assert passages[0].title == "A" and passages[0].url == "u"
+    assert passages[1].title == "" and passages[1].text == "beta"
+
+
+def test_truncated_json_line_names_file_and_line(tmp_path: Path) -> None:
+    path = tmp_path / "c.jsonl"
+    path.write_text('{"_id": "a", "text": "x"}\n{"_id": "b", "text": "trunc\n')
+    with pytest.raises(DataFormatError, match=r"c\.jsonl:2: invalid JSON"):
+        list(read_corpus(path))
+
+
+def test_missing_field_and_duplicate_id(tmp_path: Path) -> None:
+    with pytest.raises(DataFormatError, match=r":1: missing field 'text'"):
+        list(read_corpus(write_jsonl(tmp_path / "m.jsonl", [{"_id": "a"}])))
+    with pytest.raises(DataFormatError, match=r":2: duplicate passage id 'a'"):
+        list(read_corpus(write_jsonl(tmp_path / "d.jsonl", [{"_id": "a", "text": "x"}, {"_id": "a", "text": "y"}])))
+
+
+def test_zip_with_two_members_is_rejected(tmp_path: Path) -> None:
+    path = tmp_path / "two.jsonl.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("a.jsonl", "{}")
+        archive.writestr("b.jsonl", "{}")
+    with pytest.raises(DataFormatError, match="expected one file"):
+        list(read_corpus(path))
+
+
+def test_queries_strip_user_prefixes(tmp_path: Path) -> None:
+    path = write_jsonl(tmp_path / "q.jsonl", [{"_id": "c<::>2", "text": "|user|: first\n|user|: second?"}])
+    assert read_queries(path) == {"c<::>2": "first\nsecond?"}
+    assert strip_user_prefix("|user|:   spaced ") == "spaced"
+    assert strip_user_prefix("no prefix") == "no prefix"
+
+
+def test_qrels(tmp_path: Path) -> None:
+    path = tmp_path / "dev.tsv"
+    path.write_text("query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\td2\t2\nq2\td3\t1\n")
+    assert read_qrels(path) == {"q1": {"d1": 1, "d2": 2}, "q2": {"d3": 1}}
+
+
+def test_qrels_wrong_header(tmp_path: Path) -> None:
+    path = tmp_path / "dev.tsv"
+    path.write_text("qid docid rel\nq1 d1 1\n")
+    with pytest.raises(DataFormatError, match=r"dev\.tsv:1: expected header"):
+        read_qrels(path)
+
+
+def test_qrels_bad_rows(tmp_path: Path) -> None:
+    path = tmp_path / "dev.tsv"
+    path.write_text("query-id\tcorpus-id\tscore\nq1\td1\tyes\n")
+    with pytest.raises(DataFormatError, match=r":2: relevance grade 'yes'"):
+        read_qrels(path)
+    path.write_text("query-id\tcorpus-id\tscore\nq1\td1\n")
+    with pytest.raises(DataFormatError, match=r":2: expected 3"):
+        read_qrels(path)
