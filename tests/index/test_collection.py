@@ -1,0 +1,124 @@
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from convrag.embeddings import Embedder
+from convrag.errors import CollectionError
+from convrag.index import collection as collection_module
+from convrag.index.bm25 import BM25Index
+from convrag.index.collection import Collection, CollectionStore
+from convrag.index.manifest import corpus_sha256
+from convrag.retrieve.dense import DenseRetriever
+from convrag.types import Passage
+
+
+def test_build_open_and_manifest(tmp_path: Path, tiny_passages: list[Passage], embedder: Embedder) -> None:
+    built = Collection.build(tmp_path / "c", tiny_passages, embedder=embedder, source="test")
+    opened = Collection.open(tmp_path / "c")
+    manifest = opened.manifest
+    assert (manifest.passage_count, manifest.embedding_model, manifest.embedding_dimension) == (6, "all-MiniLM-L6-v2", 384)
+    assert manifest.corpus_sha256 == corpus_sha256(tiny_passages)
+    assert opened.passages == tiny_passages
+    assert opened.dense.size == 6 and opened.bm25.size == 6
+    assert built.version_dir == opened.version_dir
+
+
+def test_identical_rebuild_is_a_no_op_and_change_makes_new_version(tmp_path: Path, tiny_passages: list[Passage]) -> None:
+    first = Collection.build(tmp_path / "c", tiny_passages)
+    again = Collection.build(tmp_path / "c", tiny_passages)
+    assert again.version_dir == first.version_dir
+    changed = Collection.build(tmp_path / "c", tiny_passages[:-1])
+    assert changed.version_dir != first.version_dir and len(changed) == 5
+    assert not first.version_dir.exists(), "old versions are removed once the new one is live"
+
+
+def test_changed_corpus_is_a_clear_error(tmp_path: Path, tiny_passages: list[Passage]) -> None:
+    Collection.build(tmp_path / "c", tiny_passages)
+    other = corpus_sha256(tiny_passages[:3])
+    with pytest.raises(CollectionError, match="built from a different corpus"):
+        Collection.open(tmp_path / "c", expected_corpus_sha256=other)
+
+
+def test_mismatched_embedding_model(tiny_collection: Collection, embedder: Embedder) -> None:
+    impostor = Embedder(name="BAAI/bge-base-en-v1.5", model=embedder.model)
+    with pytest.raises(CollectionError, match="was embedded with all-MiniLM-L6-v2 .*query model is BAAI/bge-base-en-v1.5"):
+        DenseRetriever(tiny_collection, impostor)
+
+
+def test_same_name_different_weights_is_detected(tmp_path: Path, tiny_passages: list[Passage], embedder: Embedder) -> None:
+    built = Collection.build(tmp_path / "c", tiny_passages, embedder=embedder)
+    tampered = replace(built.manifest, embedding_probe=[-x for x in built.manifest.embedding_probe or []])
+    built.manifest = tampered
+    with pytest.raises(CollectionError, match="different embeddings"):
+        built.check_embedder(embedder)
+
+
+def test_bm25_only_collection_refuses_dense(tmp_path: Path, tiny_passages: list[Passage]) -> None:
+    built = Collection.build(tmp_path / "c", tiny_passages)
+    with pytest.raises(CollectionError, match="without embeddings"):
+        DenseRetriever(built)
+
+
+def test_crash_during_index_write_keeps_previous_version(
+    tmp_path: Path, tiny_passages: list[Passage], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    Collection.build(tmp_path / "c", tiny_passages)
+
+    def crash(self: BM25Index, folder: Path) -> None:
+        (folder / "partial").parent.mkdir(parents=True, exist_ok=True)
+        (folder / "partial").write_text("half-written")
+        raise OSError("disk full")
+
+    monkeypatch.setattr(BM25Index, "save", crash)
+    with pytest.raises(OSError, match="disk full"):
+        Collection.build(tmp_path / "c", tiny_passages[:2])
+    monkeypatch.undo()
+    survivor = Collection.open(tmp_path / "c")
+    assert len(survivor) == 6
+    positions, _ = survivor.bm25.search(["passport renewal"], 1)
+    assert survivor.passages[positions[0][0]].doc_id == "p2"
+    assert not [p for p in (tmp_path / "c").iterdir() if p.name.startswith(".tmp-")]
+
+
+def test_crash_after_version_written_before_switch(tmp_path: Path, tiny_passages: list[Passage], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Even a crash between writing the new version and switching CURRENT leaves the old one live."""
+    Collection.build(tmp_path / "c", tiny_passages)
+    real = collection_module.write_text
+
+    def crash(path: Path, text: str) -> None:
+        if path.name == "CURRENT":
+            raise KeyboardInterrupt()
+        real(path, text)
+
+    monkeypatch.setattr(collection_module, "write_text", crash)
+    with pytest.raises(KeyboardInterrupt):
+        Collection.build(tmp_path / "c", tiny_passages[:2])
+    monkeypatch.undo()
+    assert len(Collection.open(tmp_path / "c")) == 6
+    assert len(Collection.build(tmp_path / "c", tiny_passages[:2])) == 2
+
+
+def test_bad_collections(tmp_path: Path, tiny_passages: list[Passage]) -> None:
+    with pytest.raises(CollectionError, match="corpus is empty"):
+        Collection.build(tmp_path / "empty", [])
+    with pytest.raises(CollectionError, match="duplicate passage id 'p1'"):
+        Collection.build(tmp_path / "dup", tiny_passages + [tiny_passages[0]])
+    with pytest.raises(CollectionError, match="not a convrag collection"):
+        Collection.open(tmp_path)
+    built = Collection.build(tmp_path / "c", tiny_passages)
+    (built.version_dir / "manifest.json").write_text("{not json")
+    with pytest.raises(CollectionError, match="corrupt manifest"):
+        Collection.open(tmp_path / "c")
+
+
+def test_store(tmp_path: Path, tiny_passages: list[Passage]) -> None:
+    store = CollectionStore(tmp_path)
+    Collection.build(store.path("docs"), tiny_passages)
+    assert store.names() == ["docs"]
+    assert len(store.open("docs")) == 6
+    with pytest.raises(CollectionError, match=r"unknown collection 'wiki' .*known: docs"):
+        store.open("wiki")
+    with pytest.raises(CollectionError, match="invalid collection name"):
+        store.path("../escape")
