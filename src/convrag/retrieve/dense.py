@@ -1,0 +1,28 @@
+"""Dense retrieval: embed the queries with the collection's model, exact inner-product search."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..embeddings import Embedder, load_embedder
+from ..index.collection import Collection
+from ..types import Hit
+from .base import hits_from_positions
+
+
+class DenseRetriever:
+    name = "dense"
+
+    def __init__(self, collection: Collection, embedder: Embedder | None = None) -> None:
+        if collection.manifest.embedding_model is None:
+            collection.dense  # raises the collection's own clear error
+        self.collection = collection
+        self.embedder = embedder or load_embedder(collection.manifest.embedding_model or "")
+        collection.check_embedder(self.embedder)
+
+    def search(self, queries: Sequence[str], k: int = 10) -> list[list[Hit]]:
+        if not queries:
+            return []
+        vectors = self.embedder.encode(list(queries))
+        positions, scores = self.collection.dense.search(vectors, k)
+        return [hits_from_positions(self.collection, p, s) for p, s in zip(positions, scores)]
