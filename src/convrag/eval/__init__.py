@@ -1,0 +1,1 @@
+"""Evaluation the way MT-RAG's official scorer does it, plus breakdowns, significance tests and writers."""

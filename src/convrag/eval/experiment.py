@@ -1,0 +1,100 @@
+"""A grid of runs (retrievers x query sources) over MT-RAG, its output files and its summary tables."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..index.atomic import write_text
+from ..progress import SILENT, Reporter
+from ..queries.sources import make_query_source
+from .metrics import metric_names
+from .report import markdown_table
+from .runner import BenchmarkIndexes, RunResult, run_retrieval, score_run
+from .significance import paired_test
+from .writers import write_metrics, write_official_results, write_trec_run
+
+HEADLINE = ("Recall@5", "nDCG@5", "nDCG@10")
+
+
+def run_grid(
+    indexes: BenchmarkIndexes,
+    domains: Sequence[str],
+    retrievers: Sequence[str],
+    sources: Sequence[str],
+    k: int = 10,
+    retriever_options: Mapping[str, Any] | None = None,
+    reporter: Reporter = SILENT,
+) -> list[RunResult]:
+    """Every retriever with every query source, scored."""
+    data = indexes.data
+    qrels = {d: data.qrels(d) for d in domains}
+    results = []
+    for source_name in sources:
+        source = make_query_source(source_name, data)
+        for retriever in retrievers:
+            options = dict(retriever_options or {}) if retriever == "hybrid" else {}
+            result = run_retrieval(indexes, domains, retriever, source, k, options, reporter)
+            results.append(score_run(result, qrels))
+    return results
+
+
+def significance(results: Sequence[RunResult], baseline: str, metric: str = "nDCG@10") -> list[dict[str, Any]]:
+    """Paired tests of every run against the run named ``baseline``."""
+    base = next((r for r in results if r.name == baseline), None)
+    if base is None:
+        return []
+    rows = []
+    for result in results:
+        if result.name == baseline:
+            continue
+        test = paired_test(base.per_query, result.per_query, metric)
+        rows.append({"run": result.name, "baseline": baseline, **test.__dict__})
+    return rows
+
+
+def summary_markdown(results: Sequence[RunResult], baseline: str | None = None) -> str:
+    """The full Markdown report: official metrics per domain, significance and breakdowns."""
+    if not results:
+        return "(no runs)\n"
+    metrics = metric_names()
+    parts = ["## Retrieval metrics (official MT-RAG scoring)\n"]
+    rows = []
+    for result in results:
+        for name, score in [*result.domains.items(), ("ALL-3", result.all3), ("ALL", result.all)]:
+            if score is not None and score.means:
+                rows.append([result.name, name, score.count, *[score.means[m] for m in metrics]])
+    parts.append(markdown_table(["run", "domain", "tasks", *metrics], rows))
+    if baseline:
+        tests = significance(results, baseline)
+        if tests:
+            parts.append(f"\n\n## Paired significance vs `{baseline}` (nDCG@10, all tasks)\n")
+            parts.append(
+                markdown_table(
+                    ["run", "n", "baseline", "run mean", "delta", "p (t-test)", "p (randomization)"],
+                    [[t["run"], t["n"], t["mean_baseline"], t["mean_run"], t["delta"], t["p_ttest"], t["p_randomization"]] for t in tests],
+                )
+            )
+    for grouping in results[0].breakdowns:
+        groups = list(dict.fromkeys(g for r in results for g in r.breakdowns.get(grouping, {})))
+        parts.append(f"\n\n## nDCG@10 by {grouping.replace('_', ' ')} (all domains)\n")
+        header = ["run", *[f"{g} (n={int(results[0].breakdowns[grouping].get(g, {}).get('count', 0))})" for g in groups]]
+        parts.append(
+            markdown_table(header, [[r.name, *[r.breakdowns[grouping].get(g, {}).get("nDCG@10", float("nan")) for g in groups]] for r in results])
+        )
+    return "\n".join(parts) + "\n"
+
+
+def write_outputs(results: Sequence[RunResult], out: Path, baseline: str | None = None) -> Path:
+    """Write each run's official JSONL, TREC run and metrics, plus ``summary.md`` and ``summary.json``."""
+    out = Path(out)
+    for result in results:
+        folder = out / result.name.replace("+", "_")
+        write_official_results(folder / "results.jsonl", result.hits, result.collections())
+        write_trec_run(folder / "run.trec", result.hits, result.name)
+        write_metrics(folder / "metrics.json", {**result.summary(), "per_query": result.per_query, "queries": result.queries})
+    summary = out / "summary.md"
+    write_text(summary, summary_markdown(results, baseline))
+    write_metrics(out / "summary.json", {"runs": [r.summary() for r in results], "significance": significance(results, baseline) if baseline else []})
+    return summary

@@ -1,0 +1,177 @@
+"""Run retrievers over the MT-RAG tasks and score them like the official scorer.
+
+:class:`BenchmarkIndexes` builds (once) and opens one collection per domain from
+a data folder; :func:`run_retrieval` produces the hits for one retriever and one
+query source; :func:`score_run` turns hits into official per-domain, ``ALL`` and
+``ALL-3`` figures plus breakdowns.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..config import benchmark_index_dir
+from ..data.beir import read_corpus
+from ..data.domains import COMPARABLE_DOMAINS, collection_name
+from ..data.layout import MTRAGData
+from ..embeddings import DEFAULT_EMBEDDING_MODEL, Embedder, load_embedder
+from ..index.collection import Collection
+from ..index.manifest import corpus_sha256
+from ..progress import SILENT, Reporter
+from ..queries.sources import QuerySource
+from ..retrieve.registry import make_retriever
+from ..types import Hit, Task
+from .metrics import K_VALUES, CollectionScore, PerQuery, collection_score, metric_names, per_query_scores, weighted_average
+from .report import GROUPINGS, breakdown
+
+
+class BenchmarkIndexes:
+    """One collection per MT-RAG domain, built on first use and verified against the corpus file."""
+
+    def __init__(
+        self,
+        data: MTRAGData,
+        index_dir: Path | None = None,
+        embedding_model: str = DEFAULT_EMBEDDING_MODEL,
+        dense: bool = True,
+        rebuild: bool = False,
+        reporter: Reporter = SILENT,
+    ) -> None:
+        self.data = data
+        self.embedding_model = embedding_model
+        self.index_dir = Path(index_dir) if index_dir else benchmark_index_dir(data.root, embedding_model)
+        self.dense = dense
+        self.rebuild = rebuild
+        self.reporter = reporter
+        self._open: dict[str, Collection] = {}
+
+    @property
+    def embedder(self) -> Embedder:
+        return load_embedder(self.embedding_model)
+
+    def collection(self, domain: str) -> Collection:
+        if domain in self._open:
+            return self._open[domain]
+        source = self.data.corpus_path(domain)
+        with self.reporter.stage(f"{domain}: reading corpus"):
+            passages = list(read_corpus(source))
+        path = self.index_dir / domain
+        digest = corpus_sha256(passages)
+        collection = None
+        if not self.rebuild:
+            try:
+                collection = Collection.open(path, expected_corpus_sha256=digest)
+            except Exception:
+                collection = None
+        if collection is None or (self.dense and collection.manifest.embedding_model != self.embedder.name):
+            collection = Collection.build(
+                path,
+                passages,
+                name=domain,
+                embedder=self.embedder if self.dense else None,
+                source=str(source),
+                force=self.rebuild,
+                reporter=self.reporter,
+            )
+        self._open[domain] = collection
+        return collection
+
+
+@dataclass
+class RunResult:
+    """Hits and scores of one retriever with one query source over a set of tasks."""
+
+    name: str
+    retriever: str
+    query_source: str
+    tasks: dict[str, Task]
+    queries: dict[str, str]
+    hits: dict[str, list[Hit]]
+    per_query: PerQuery = field(default_factory=dict)
+    domains: dict[str, CollectionScore] = field(default_factory=dict)
+    all: CollectionScore | None = None
+    all3: CollectionScore | None = None
+    breakdowns: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def collections(self) -> dict[str, str]:
+        return {task_id: collection_name(task.domain) for task_id, task in self.tasks.items()}
+
+    def summary(self) -> dict[str, Any]:
+        rows = {name: score.means for name, score in self.domains.items()}
+        if self.all3 is not None:
+            rows["ALL-3"] = self.all3.means
+        if self.all is not None:
+            rows["ALL"] = self.all.means
+        return {
+            "name": self.name,
+            "retriever": self.retriever,
+            "queries": self.query_source,
+            "counts": {name: score.count for name, score in self.domains.items()},
+            "metrics": rows,
+            "breakdowns": self.breakdowns,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+def run_retrieval(
+    indexes: BenchmarkIndexes,
+    domains: Sequence[str],
+    retriever: str,
+    source: QuerySource,
+    k: int = 10,
+    retriever_options: Mapping[str, Any] | None = None,
+    reporter: Reporter = SILENT,
+) -> RunResult:
+    """Search every task of ``domains`` with ``retriever`` using ``source``'s queries."""
+    tasks: dict[str, Task] = {}
+    queries: dict[str, str] = {}
+    hits: dict[str, list[Hit]] = {}
+    start = time.perf_counter()
+    for domain in domains:
+        domain_tasks = indexes.data.tasks(domain)
+        collection = indexes.collection(domain)
+        search = make_retriever(
+            retriever, collection, indexes.embedder if retriever != "bm25" else None, **dict(retriever_options or {})
+        )
+        domain_queries = source.queries(domain_tasks)
+        ids = [t.task_id for t in domain_tasks]
+        with reporter.stage(f"{domain}: {retriever} + {source.name}", total=len(ids)) as advance:
+            for offset in range(0, len(ids), 64):
+                batch = ids[offset : offset + 64]
+                for task_id, result in zip(batch, search.search([domain_queries[i] for i in batch], k)):
+                    hits[task_id] = result
+                advance(len(batch))
+        tasks.update({t.task_id: t for t in domain_tasks})
+        queries.update(domain_queries)
+    result = RunResult(f"{retriever}+{source.name}", retriever, source.name, tasks, queries, hits)
+    result.seconds = time.perf_counter() - start
+    return result
+
+
+def score_run(result: RunResult, qrels_by_domain: Mapping[str, Mapping[str, Mapping[str, int]]], k_values: Sequence[int] = K_VALUES) -> RunResult:
+    """Fill in the official per-domain, ALL and ALL-3 scores and the breakdowns of ``result``."""
+    metrics = metric_names(k_values)
+    per_query: PerQuery = {}
+    domains: dict[str, CollectionScore] = {}
+    for domain, qrels in qrels_by_domain.items():
+        domain_ids = [tid for tid, t in result.tasks.items() if t.domain == domain]
+        if not domain_ids:
+            continue
+        run = {tid: {h.doc_id: h.score for h in result.hits.get(tid, [])} for tid in domain_ids}
+        scores = per_query_scores(qrels, run, k_values)
+        per_query.update(scores)
+        domains[domain] = collection_score(domain, scores, len(domain_ids), k_values)
+    result.per_query = per_query
+    result.domains = domains
+    result.all = weighted_average(domains.values(), "ALL")
+    comparable = [domains[d] for d in COMPARABLE_DOMAINS if d in domains]
+    result.all3 = weighted_average(comparable, "ALL-3") if len(comparable) == len(COMPARABLE_DOMAINS) else None
+    result.breakdowns = {
+        name: breakdown(per_query, result.tasks, key, metrics) for name, key in GROUPINGS.items()
+    }
+    return result

@@ -1,0 +1,54 @@
+"""Output files of an evaluation run, in the formats other tools read.
+
+* the official MT-RAG result JSONL, readable by the benchmark's ``run_retrieval_eval.py``;
+* a TREC run file (``qid Q0 docid rank score tag``) for trec_eval, ranx or pytrec_eval;
+* metrics as JSON.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..index.atomic import atomic_open, write_json
+from ..types import Hit
+
+
+def write_official_results(
+    path: Path, hits: Mapping[str, Sequence[Hit]], collections: Mapping[str, str]
+) -> None:
+    """One line per task: ``{"task_id", "Collection", "contexts": [{"document_id", "score", "text", "title"}]}``."""
+    with atomic_open(path) as handle:
+        for task_id, task_hits in hits.items():
+            record = {
+                "task_id": task_id,
+                "Collection": collections[task_id],
+                "contexts": [
+                    {"document_id": h.doc_id, "score": h.score, "text": h.text, "title": h.title} for h in task_hits
+                ],
+            }
+            handle.write((json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8"))
+
+
+def write_trec_run(path: Path, hits: Mapping[str, Sequence[Hit]], tag: str) -> None:
+    with atomic_open(path) as handle:
+        for task_id, task_hits in hits.items():
+            for rank, hit in enumerate(task_hits, start=1):
+                handle.write(f"{task_id}\tQ0\t{hit.doc_id}\t{rank}\t{hit.score:.6f}\t{tag}\n".encode("utf-8"))
+
+
+def read_trec_run(path: Path) -> dict[str, dict[str, float]]:
+    """Read a TREC run file back into ``{qid: {doc_id: score}}``."""
+    run: dict[str, dict[str, float]] = {}
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            parts = line.split()
+            if len(parts) >= 5:
+                run.setdefault(parts[0], {})[parts[2]] = float(parts[4])
+    return run
+
+
+def write_metrics(path: Path, metrics: Mapping[str, Any]) -> None:
+    write_json(path, metrics)
