@@ -1,0 +1,1 @@
+"""Turning raw documents (plain text, Markdown, HTML) into passages for a collection."""

@@ -1,0 +1,89 @@
+"""Read plain text, Markdown and HTML files into :class:`Document` values (title, text, url kept)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from bs4 import BeautifulSoup
+from markdown_it import MarkdownIt
+
+from ..errors import DataFormatError
+
+SUFFIXES = {".txt": "text", ".text": "text", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html"}
+
+
+_BLOCK_TAGS = [
+    "p", "div", "li", "br", "tr", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote",
+    "section", "article", "table", "ul", "ol", "dd", "dt", "hr",
+]
+
+
+@dataclass(frozen=True)
+class Document:
+    doc_id: str
+    title: str
+    text: str
+    url: str = ""
+
+
+def _html_to_text(html: str) -> tuple[str, str, str]:
+    """Visible text, title and canonical url of an HTML page."""
+    soup = BeautifulSoup(html, "html.parser")
+    for tag in soup(["script", "style", "noscript", "template", "nav", "header", "footer"]):
+        tag.decompose()
+    title = soup.title.get_text(" ", strip=True) if soup.title else ""
+    canonical = soup.find("link", rel="canonical")
+    url = str(canonical.get("href", "")) if canonical else ""
+    if soup.title:
+        soup.title.decompose()
+    # Block elements end a line; inline ones (code, a, em) stay inside their sentence.
+    for block in soup.find_all(_BLOCK_TAGS):
+        block.append("\n")
+    lines = [" ".join(line.split()) for line in soup.get_text().splitlines()]
+    text = "\n".join(line for line in lines if line)
+    if not title:
+        heading = soup.find(["h1", "h2"])
+        title = heading.get_text(" ", strip=True) if heading else ""
+    return text, title, url
+
+
+def _markdown_to_text(markdown: str) -> tuple[str, str]:
+    """Plain text and first heading of a Markdown document."""
+    match = re.search(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$", markdown, flags=re.MULTILINE)
+    text, _, _ = _html_to_text(MarkdownIt("commonmark").render(markdown))
+    return text, match.group(1).strip() if match else ""
+
+
+def read_document(path: Path, doc_id: str | None = None) -> Document:
+    """Read one file; the format follows the suffix."""
+    path = Path(path)
+    kind = SUFFIXES.get(path.suffix.lower())
+    if kind is None:
+        raise DataFormatError(path, f"unsupported document type {path.suffix!r} (expected {', '.join(sorted(SUFFIXES))})")
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raw = path.read_text(encoding="latin-1")
+    doc_id = doc_id or path.stem
+    url = path.resolve().as_uri()
+    if kind == "html":
+        text, title, canonical = _html_to_text(raw)
+        url = canonical or url
+    elif kind == "markdown":
+        text, title = _markdown_to_text(raw)
+    else:
+        text, title = raw.strip(), ""
+    return Document(doc_id=doc_id, title=title or path.stem.replace("_", " ").replace("-", " "), text=text, url=url)
+
+
+def iter_documents(folder: Path) -> Iterator[Document]:
+    """Every supported file under ``folder``, in path order; ids are paths relative to the folder."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise DataFormatError(folder, "not a folder")
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix.lower() in SUFFIXES):
+        relative = path.relative_to(folder).with_suffix("").as_posix()
+        yield read_document(path, doc_id=relative)

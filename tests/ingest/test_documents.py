@@ -1,0 +1,43 @@
+from pathlib import Path
+
+import pytest
+
+from convrag.errors import DataFormatError
+from convrag.ingest.documents import iter_documents, read_document
+
+
+def test_html_keeps_title_url_and_drops_scripts(tmp_path: Path) -> None:
+    page = tmp_path / "page.html"
+    page.write_text(
+        "<html><head><title>Pricing</title><link rel='canonical' href='https://example.com/pricing'>"
+        "<script>alert('x')</script><style>p{}</style></head>"
+        "<body><nav>menu</nav><h1>Plans</h1><p>The Lite plan is free.</p></body></html>"
+    )
+    doc = read_document(page)
+    assert doc.title == "Pricing" and doc.url == "https://example.com/pricing"
+    assert "The Lite plan is free." in doc.text and "alert" not in doc.text and "menu" not in doc.text
+
+
+def test_markdown_title_and_plain_text(tmp_path: Path) -> None:
+    md = tmp_path / "guide.md"
+    md.write_text("# Getting started\n\nInstall with `pip`.\n\n* one\n* two\n")
+    doc = read_document(md)
+    assert doc.title == "Getting started"
+    assert "Install with pip." in doc.text and "#" not in doc.text
+    assert doc.url.startswith("file://")
+
+
+def test_text_and_folder_ids(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "notes_2024.txt").write_text("plain words")
+    (tmp_path / "a.md").write_text("no heading here")
+    (tmp_path / "skip.bin").write_bytes(b"\x00\x01")
+    docs = list(iter_documents(tmp_path))
+    assert [d.doc_id for d in docs] == ["a", "sub/notes_2024"]
+    assert docs[1].title == "notes 2024" and docs[1].text == "plain words"
+
+
+def test_unsupported_type(tmp_path: Path) -> None:
+    (tmp_path / "x.pdf").write_bytes(b"%PDF")
+    with pytest.raises(DataFormatError, match="unsupported document type"):
+        read_document(tmp_path / "x.pdf")
