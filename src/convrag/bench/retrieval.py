@@ -1,0 +1,185 @@
+"""`convrag bench retrieval`: quality and speed of the retrieval layer on all of MT-RAG.
+
+Quality: BM25, dense and hybrid with the lastturn, rewrite and questions query
+sources, scored like the official scorer, per domain, ALL and ALL-3. Speed:
+collection build time, embedding throughput against plain sentence-transformers,
+query latency on the fiqa pool and on a 200k-passage synthetic corpus, time to
+evaluate 777 tasks, and peak memory. Each target is checked and reported as met
+or missed; nothing here is asserted in the test suite.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..cli.console import RichReporter, console
+from ..data.beir import read_corpus
+from ..data.layout import MTRAGData
+from ..embeddings import load_embedder
+from ..eval.experiment import run_grid, summary_markdown, write_outputs
+from ..eval.report import markdown_table
+from ..eval.runner import BenchmarkIndexes
+from ..index.atomic import write_json, write_text
+from ..index.bm25 import BM25Index
+from ..index.dense import DenseIndex
+from .timing import latencies_ms, peak_rss_mb, percentiles
+
+RETRIEVERS = ("bm25", "dense", "hybrid")
+SOURCES = ("lastturn", "rewrite", "questions")
+
+
+def _targets(report: dict[str, Any]) -> list[tuple[str, str, bool]]:
+    q = report["quality"]
+    s = report["speed"]
+    return [
+        ("BM25 + rewrite, ALL-3 nDCG@10 >= 0.236", f"{q['bm25+rewrite']:.4f}", q["bm25+rewrite"] >= 0.236),
+        ("hybrid + rewrite, ALL-3 nDCG@10 >= 0.40", f"{q['hybrid+rewrite']:.4f}", q["hybrid+rewrite"] >= 0.40),
+        ("BM25 query p50 < 5 ms (fiqa pool)", f"{s['bm25_fiqa_ms']['p50']:.2f} ms", s["bm25_fiqa_ms"]["p50"] < 5),
+        ("BM25 query p50 < 10 ms (200k synthetic)", f"{s['bm25_synthetic_ms']['p50']:.2f} ms", s["bm25_synthetic_ms"]["p50"] < 10),
+        ("dense exact search p50 < 20 ms (200k x 384)", f"{s['dense_synthetic_ms']['p50']:.2f} ms", s["dense_synthetic_ms"]["p50"] < 20),
+        (
+            "embedding throughput within 20% of plain encode",
+            f"{s['embedding']['ratio']:.2f}x ({s['embedding']['convrag_per_s']:.1f} vs {s['embedding']['plain_per_s']:.1f} passages/s)",
+            s["embedding"]["ratio"] >= 0.8,
+        ),
+        ("evaluate 777 tasks, one retriever, < 30 s", f"{s['eval_777_max_s']:.1f} s (slowest run)", s["eval_777_max_s"] < 30),
+    ]
+
+
+def _synthetic_corpus(texts: list[str], size: int, seed: int = 0) -> list[str]:
+    """Passages made of shuffled real sentences, so term statistics resemble the real corpora."""
+    rng = random.Random(seed)
+    sentences = [s.strip() for t in texts for s in t.replace("\n", " ").split(". ") if len(s.split()) >= 4]
+    return [". ".join(rng.choices(sentences, k=rng.randint(4, 9))) for _ in range(size)]
+
+
+def run_retrieval_benchmark(data_root: Path, out: Path, synthetic_size: int = 200_000) -> dict[str, Any]:
+    data = MTRAGData.discover(data_root)
+    reporter = RichReporter()
+    out = Path(out)
+    report: dict[str, Any] = {
+        "date": time.strftime("%Y-%m-%d"),
+        "machine": f"{platform.machine()}, {platform.processor() or 'cpu'}, {_cpu_count()} cores, python {platform.python_version()}",
+        "data": str(data.root),
+    }
+
+    # Quality and evaluation time (collections are built on first use and cached).
+    indexes = BenchmarkIndexes(data, reporter=reporter)
+    for domain in data.domains:
+        indexes.collection(domain)
+    results = run_grid(indexes, data.domains, RETRIEVERS, SOURCES, reporter=reporter)
+    write_outputs(results, out / "runs", "bm25+lastturn")
+    report["quality"] = {r.name: r.all3.means["nDCG@10"] for r in results if r.all3}
+    report["runs"] = [r.summary() for r in results]
+    report["tables_md"] = summary_markdown(results, "bm25+lastturn")
+    speed: dict[str, Any] = {"eval_seconds": {r.name: round(r.seconds, 2) for r in results}}
+    speed["eval_777_max_s"] = max(r.seconds for r in results)
+    speed["build_seconds"] = {d: indexes.collection(d).manifest.build_seconds for d in data.domains}
+    speed["passages"] = {d: len(indexes.collection(d)) for d in data.domains}
+    speed["peak_rss_mb_after_eval"] = peak_rss_mb()
+
+    # BM25 build time on each pool (BM25 only: the dense side is the embedding throughput below).
+    speed["bm25_build_s"] = {}
+    for domain in data.domains:
+        texts = [p.text for p in indexes.collection(domain).passages]
+        start = time.perf_counter()
+        BM25Index.build(texts)
+        speed["bm25_build_s"][domain] = round(time.perf_counter() - start, 2)
+
+    # Embedding throughput: convrag's batched encode vs a plain sentence-transformers encode call.
+    embedder = load_embedder()
+    sample = [p.text for p in indexes.collection("fiqa").passages[:1024]]
+    start = time.perf_counter()
+    embedder.encode(sample)
+    ours = len(sample) / (time.perf_counter() - start)
+    start = time.perf_counter()
+    embedder.model.encode(sample)
+    plain = len(sample) / (time.perf_counter() - start)
+    speed["embedding"] = {"convrag_per_s": ours, "plain_per_s": plain, "ratio": ours / plain, "texts": len(sample)}
+
+    # Query latency on the fiqa pool, one query at a time (777 rewrite queries of all domains).
+    fiqa = indexes.collection("fiqa")
+    rewrites = [q for d in data.domains for q in data.queries(d, "rewrite").values()]
+    speed["bm25_fiqa_ms"] = percentiles(latencies_ms(lambda q: fiqa.bm25.search([q], 10), rewrites))
+    vectors = embedder.encode(rewrites)
+    rows = iter(range(len(rewrites)))
+    speed["dense_fiqa_search_ms"] = percentiles(
+        latencies_ms(lambda q: fiqa.dense.search(vectors[next(rows) % len(vectors)][None, :], 10), rewrites)
+    )
+    speed["query_embedding_ms"] = percentiles(latencies_ms(lambda q: embedder.encode([q]), rewrites[:200]))
+
+    # A 200k-passage synthetic corpus for BM25, and a 200k x 384 matrix for exact dense search.
+    with reporter.stage(f"synthetic corpus: {synthetic_size} passages"):
+        texts = [p.text for d in data.domains for p in indexes.collection(d).passages]
+        synthetic = _synthetic_corpus(texts, synthetic_size)
+        start = time.perf_counter()
+        big = BM25Index.build(synthetic)
+        speed["bm25_synthetic_build_s"] = round(time.perf_counter() - start, 2)
+        del synthetic
+    speed["bm25_synthetic_ms"] = percentiles(latencies_ms(lambda q: big.search([q], 10), rewrites))
+    del big
+    rng = np.random.default_rng(0)
+    matrix = rng.standard_normal((synthetic_size, embedder.dimension), dtype=np.float32)
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    dense = DenseIndex(matrix)
+    rows = iter(range(10**9))
+    speed["dense_synthetic_ms"] = percentiles(
+        latencies_ms(lambda q: dense.search(vectors[next(rows) % len(vectors)][None, :], 10), rewrites)
+    )
+    speed["peak_rss_mb"] = peak_rss_mb()
+    report["speed"] = speed
+    report["targets"] = [{"target": t, "measured": m, "met": ok} for t, m, ok in _targets(report)]
+
+    write_json(out / "benchmark.json", {k: v for k, v in report.items() if k != "tables_md"})
+    write_text(out / "benchmark.md", render_markdown(report))
+    console.print(markdown_table(["target", "measured", "met"], [[t["target"], t["measured"], "yes" if t["met"] else "NO"] for t in report["targets"]]))
+    console.print(f"wrote {out / 'benchmark.md'}")
+    return report
+
+
+def _cpu_count() -> int:
+    import os
+
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def render_markdown(report: dict[str, Any]) -> str:
+    s = report["speed"]
+    lines = [
+        f"Machine: {report['machine']}. Date: {report['date']}. Data: `{report['data']}`.",
+        "",
+        "### Targets",
+        "",
+        markdown_table(["target", "measured", "met"], [[t["target"], t["measured"], "yes" if t["met"] else "**no**"] for t in report["targets"]]),
+        "",
+        "### Speed and memory",
+        "",
+        markdown_table(
+            ["measure", "value"],
+            [
+                ["passages per domain", json.dumps(s["passages"])],
+                ["collection build (BM25 + embeddings), s", json.dumps(s["build_seconds"])],
+                ["BM25 index build only, s", json.dumps(s["bm25_build_s"])],
+                [f"BM25 build, {report.get('synthetic', '200k')} synthetic passages, s", s["bm25_synthetic_build_s"]],
+                ["embedding throughput, convrag / plain encode (passages/s)", f"{s['embedding']['convrag_per_s']:.1f} / {s['embedding']['plain_per_s']:.1f}"],
+                ["query embedding, ms p50 / p95", f"{s['query_embedding_ms']['p50']:.2f} / {s['query_embedding_ms']['p95']:.2f}"],
+                ["BM25 query (fiqa pool), ms p50 / p95", f"{s['bm25_fiqa_ms']['p50']:.2f} / {s['bm25_fiqa_ms']['p95']:.2f}"],
+                ["dense search (fiqa pool), ms p50 / p95", f"{s['dense_fiqa_search_ms']['p50']:.2f} / {s['dense_fiqa_search_ms']['p95']:.2f}"],
+                ["BM25 query (200k synthetic), ms p50 / p95", f"{s['bm25_synthetic_ms']['p50']:.2f} / {s['bm25_synthetic_ms']['p95']:.2f}"],
+                ["dense search (200k x 384), ms p50 / p95", f"{s['dense_synthetic_ms']['p50']:.2f} / {s['dense_synthetic_ms']['p95']:.2f}"],
+                ["evaluation time per run (777 tasks), s", json.dumps(s["eval_seconds"])],
+                ["peak memory after evaluation, MiB", f"{s['peak_rss_mb_after_eval']:.0f}"],
+                ["peak memory overall (incl. 200k synthetic), MiB", f"{s['peak_rss_mb']:.0f}"],
+            ],
+        ),
+        "",
+        report["tables_md"],
+    ]
+    return "\n".join(lines) + "\n"

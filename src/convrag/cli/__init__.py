@@ -1,0 +1,1 @@
+"""The ``convrag`` command line."""

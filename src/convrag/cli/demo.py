@@ -1,0 +1,60 @@
+"""The main job on the embedded default: the bundled MT-RAG sample, indexed and compared."""
+
+from __future__ import annotations
+
+from rich.panel import Panel
+
+from ..config import home
+from ..data.layout import MTRAGData, sample_root
+from ..eval.experiment import run_grid, write_outputs
+from ..eval.runner import BenchmarkIndexes, RunResult
+from .console import RichReporter, console
+from .main import _snippet, print_results_table
+
+RETRIEVERS = ("bm25", "dense", "hybrid")
+SOURCES = ("lastturn", "rewrite")
+SHOWN_RUN = "hybrid+rewrite"
+
+
+def run_demo(rebuild: bool = False) -> list[RunResult]:
+    data = MTRAGData.discover(sample_root())
+    console.rule("convrag demo: the bundled MT-RAG sample")
+    console.print(
+        f"{sum(len(data.tasks(d)) for d in data.domains)} tasks from {len(data.conversations)} human conversations "
+        f"in {len(data.domains)} domains (MT-RAG, Apache-2.0; see {data.root / 'ATTRIBUTION.md'})."
+    )
+    reporter = RichReporter()
+    indexes = BenchmarkIndexes(data, home() / "demo-indexes", rebuild=rebuild, reporter=reporter)
+    results = run_grid(indexes, data.domains, RETRIEVERS, SOURCES, reporter=reporter)
+    baseline = "bm25+lastturn"
+    summary = write_outputs(results, home() / "demo-runs", baseline)
+    console.print()
+    print_results_table(results, baseline)
+    console.print(
+        "[dim]Sample figures: a few conversations and about 1,300 passages per domain, so they are noisy and "
+        "not comparable to the benchmark's; `convrag eval --data ../shared/mtrag` runs the real thing.[/dim]"
+    )
+    show_conversation(data, next(r for r in results if r.name == SHOWN_RUN))
+    console.print(f"\nFull tables, official result files and TREC runs: {summary.parent}")
+    return results
+
+
+def show_conversation(data: MTRAGData, result: RunResult, top: int = 3) -> None:
+    """Each turn of one conversation: question, query used, top passages marked relevant or not."""
+    conversation = data.conversations[0]
+    qrels = data.qrels(conversation.domain)
+    console.print()
+    console.rule(f"one conversation ({conversation.domain}, {conversation.conversation_id}) with {result.name}")
+    for task in conversation.tasks():
+        if task.task_id not in result.hits:
+            continue
+        judged = qrels.get(task.task_id, {})
+        lines = [f"[bold]Q{task.turn}:[/bold] {task.question}"]
+        if result.queries[task.task_id] != task.question:
+            lines.append(f"[dim]query:[/dim] {result.queries[task.task_id]}")
+        scores = result.per_query.get(task.task_id, {})
+        lines.append(f"[dim]nDCG@10 {scores.get('nDCG@10', 0):.3f}   Recall@5 {scores.get('Recall@5', 0):.3f}[/dim]")
+        for hit in result.hits[task.task_id][:top]:
+            mark = "[green]relevant[/green]" if judged.get(hit.doc_id, 0) > 0 else "[dim]-[/dim]"
+            lines.append(f"  {hit.rank}. {mark} {hit.doc_id} [dim]{hit.score:.4f}[/dim]  {_snippet(hit.text, 150)}")
+        console.print(Panel("\n".join(lines), expand=True), highlight=False)

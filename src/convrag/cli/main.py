@@ -1,0 +1,203 @@
+"""``convrag``: index, search, evaluate and demo from the terminal.
+
+Every user error (bad file, unknown collection, mismatched model) is printed as
+one line and the command exits with status 1.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from ..errors import ConfigError, ConvragError
+from .console import RichReporter, console, err_console
+
+app = typer.Typer(
+    name="convrag",
+    help="Conversational retrieval-augmented generation, measured on MT-RAG.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+bench_app = typer.Typer(help="Benchmarks whose results go into docs/benchmarks.md.", no_args_is_help=True)
+app.add_typer(bench_app, name="bench")
+
+MAX_QUERY_CHARS = 20_000
+
+StoreOpt = Annotated[Optional[Path], typer.Option("--store", help="Folder of collections [default: $CONVRAG_HOME/collections].")]
+ModelOpt = Annotated[str, typer.Option("--embedding-model", help="Sentence-transformers model name or path.")]
+
+
+def _split(value: str) -> list[str]:
+    return [part.strip() for part in value.split(",") if part.strip()]
+
+
+@app.command()
+def index(
+    source: Annotated[Path, typer.Argument(help="A BEIR corpus (.jsonl, .jsonl.gz, .jsonl.zip) or a folder of .txt/.md/.html documents.")],
+    collection: Annotated[str, typer.Option("--collection", "-c", help="Name of the collection to create or update.")],
+    store: StoreOpt = None,
+    embedding_model: ModelOpt = "all-MiniLM-L6-v2",
+    dense: Annotated[bool, typer.Option("--dense/--no-dense", help="Also build the dense index.")] = True,
+    max_tokens: Annotated[int, typer.Option(help="Passage length in tokens, for documents.")] = 512,
+    overlap: Annotated[int, typer.Option(help="Token overlap between passages, for documents.")] = 100,
+    rebuild: Annotated[bool, typer.Option("--rebuild", help="Rebuild even if nothing changed.")] = False,
+) -> None:
+    """Build a collection (BM25 + dense indexes) from a corpus file or a folder of documents."""
+    from ..config import default_store
+    from ..data.beir import read_corpus
+    from ..embeddings import load_embedder
+    from ..index.collection import Collection, CollectionStore
+    from ..ingest.chunking import chunk_documents
+    from ..ingest.documents import iter_documents
+
+    target = CollectionStore(store or default_store()).path(collection)
+    embedder = load_embedder(embedding_model) if dense else None
+    reporter = RichReporter()
+    if source.is_dir():
+        tokenizer = (embedder or load_embedder(embedding_model)).tokenizer
+        with reporter.stage(f"chunking documents under {source}"):
+            passages = list(chunk_documents(iter_documents(source), tokenizer, max_tokens, overlap))
+    else:
+        with reporter.stage(f"reading {source}"):
+            passages = list(read_corpus(source))
+    built = Collection.build(target, passages, name=collection, embedder=embedder, source=str(source), force=rebuild, reporter=reporter)
+    console.print(f"collection [bold]{built.name}[/bold]: {len(built)} passages, embedding {built.manifest.embedding_model}, at {built.path}")
+
+
+@app.command()
+def search(
+    query: Annotated[str, typer.Argument(help="The query text.")],
+    collection: Annotated[str, typer.Option("--collection", "-c", help="Collection to search.")],
+    store: StoreOpt = None,
+    retriever: Annotated[str, typer.Option("--retriever", "-r", help="bm25, dense or hybrid.")] = "hybrid",
+    k: Annotated[int, typer.Option("-k", help="Number of results.")] = 5,
+) -> None:
+    """Search one collection and print the ranked passages."""
+    from ..config import default_store
+    from ..index.collection import CollectionStore
+    from ..retrieve.registry import make_retriever
+
+    if not query.strip():
+        raise ConfigError("the query is empty")
+    if len(query) > MAX_QUERY_CHARS:
+        raise ConfigError(f"the query is {len(query)} characters long; the limit is {MAX_QUERY_CHARS}")
+    if k < 1:
+        raise ConfigError("-k must be at least 1")
+    opened = CollectionStore(store or default_store()).open(collection)
+    hits = make_retriever(retriever, opened).search([query], k)[0]
+    if not hits:
+        console.print("no passage matches the query")
+    for hit in hits:
+        console.print(f"[bold]{hit.rank}.[/bold] {hit.doc_id}  [dim]score {hit.score:.4f}[/dim]  {hit.title}")
+        console.print(f"   {_snippet(hit.text)}", highlight=False)
+
+
+def _snippet(text: str, width: int = 220) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+@app.command("eval")
+def evaluate(
+    data: Annotated[Path, typer.Option("--data", help="MT-RAG data folder (the shared folder or the official repository layout).")],
+    domains: Annotated[str, typer.Option("--domains", help="Comma-separated domains, or 'all'.")] = "all",
+    retriever: Annotated[str, typer.Option("--retriever", "-r", help="Comma-separated: bm25, dense, hybrid.")] = "bm25,dense,hybrid",
+    queries: Annotated[str, typer.Option("--queries", "-q", help="Comma-separated query sources (lastturn, rewrite, questions) or .jsonl query files.")] = "lastturn,rewrite",
+    out: Annotated[Path, typer.Option("--out", help="Output folder for results, run files and tables.")] = Path("runs/eval"),
+    baseline: Annotated[Optional[str], typer.Option(help="Run to test the others against, e.g. bm25+lastturn [default: the first run].")] = None,
+    k: Annotated[int, typer.Option("-k", help="Passages retrieved per task.")] = 10,
+    fusion: Annotated[str, typer.Option(help="Hybrid fusion: rrf or score.")] = "rrf",
+    index_dir: Annotated[Optional[Path], typer.Option(help="Where the per-domain collections live [default: under $CONVRAG_HOME].")] = None,
+    embedding_model: ModelOpt = "all-MiniLM-L6-v2",
+    rebuild: Annotated[bool, typer.Option("--rebuild", help="Rebuild the per-domain collections.")] = False,
+) -> None:
+    """Evaluate retrievers x query sources on MT-RAG and write official results, run files and tables."""
+    from ..data.domains import parse_domains
+    from ..data.layout import MTRAGData
+    from ..eval.experiment import run_grid, write_outputs
+    from ..eval.runner import BenchmarkIndexes
+
+    layout = MTRAGData.discover(data)
+    chosen = parse_domains(domains)
+    missing = [d for d in chosen if d not in layout.domains]
+    if missing:
+        raise ConfigError(f"no corpus or tasks for {', '.join(missing)} under {data}")
+    retrievers, sources = _split(retriever), _split(queries)
+    reporter = RichReporter()
+    indexes = BenchmarkIndexes(
+        layout, index_dir, embedding_model, dense=any(r != "bm25" for r in retrievers), rebuild=rebuild, reporter=reporter
+    )
+    results = run_grid(indexes, chosen, retrievers, sources, k, {"fusion": fusion}, reporter)
+    baseline = baseline or results[0].name
+    summary = write_outputs(results, out, baseline)
+    print_results_table(results, baseline)
+    console.print(f"\nwrote {summary} and one folder per run under {out}")
+
+
+def print_results_table(results, baseline: str | None = None) -> None:  # type: ignore[no-untyped-def]
+    """nDCG@10 per domain, ALL-3 and ALL for each run, with R@5 and the paired p-value vs the baseline."""
+    from ..eval.experiment import significance
+
+    domains = list(dict.fromkeys(d for r in results for d in r.domains))
+    tests = {t["run"]: t for t in significance(results, baseline)} if baseline else {}
+    table = Table(title="nDCG@10 (official MT-RAG scoring)", show_lines=False)
+    table.add_column("run")
+    for d in domains:
+        table.add_column(d, justify="right")
+    for name in ("ALL-3", "ALL"):
+        table.add_column(name, justify="right")
+    table.add_column("ALL R@5", justify="right")
+    if tests:
+        table.add_column(f"p vs {baseline}", justify="right")
+    for r in results:
+        cells = [f"{r.domains[d].means['nDCG@10']:.4f}" if d in r.domains else "-" for d in domains]
+        cells.append(f"{r.all3.means['nDCG@10']:.4f}" if r.all3 else "-")
+        cells.append(f"{r.all.means['nDCG@10']:.4f}" if r.all and r.all.means else "-")
+        cells.append(f"{r.all.means['Recall@5']:.4f}" if r.all and r.all.means else "-")
+        if tests:
+            cells.append(f"{tests[r.name]['p_randomization']:.3g}" if r.name in tests else "(baseline)")
+        table.add_row(r.name, *cells)
+    console.print(table)
+
+
+@app.command()
+def demo(
+    rebuild: Annotated[bool, typer.Option("--rebuild", help="Rebuild the sample's collections.")] = False,
+) -> None:
+    """Index the bundled MT-RAG sample, compare retrievers and query sources, and show one conversation."""
+    from .demo import run_demo
+
+    run_demo(rebuild=rebuild)
+
+
+@bench_app.command("retrieval")
+def bench_retrieval(
+    data: Annotated[Path, typer.Option("--data", help="MT-RAG data folder.")] = Path("../shared/mtrag"),
+    out: Annotated[Path, typer.Option("--out", help="Where to write the benchmark's results.")] = Path("runs/bench-retrieval"),
+    synthetic: Annotated[int, typer.Option(help="Passages in the synthetic latency corpus.")] = 200_000,
+) -> None:
+    """BM25/dense/hybrid x lastturn/rewrite/questions on all of MT-RAG, plus speed and memory figures."""
+    from ..bench.retrieval import run_retrieval_benchmark
+
+    run_retrieval_benchmark(data, out, synthetic)
+
+
+def main() -> None:
+    """Entry point: run the app, turning user errors into one line and exit status 1."""
+    try:
+        app()
+    except ConvragError as exc:
+        err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
+        sys.exit(1)
+    except (FileNotFoundError, PermissionError, IsADirectoryError) as exc:
+        err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
+        sys.exit(1)
+    except KeyboardInterrupt:
+        err_console.print("interrupted")
+        sys.exit(130)

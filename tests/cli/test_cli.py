@@ -1,0 +1,89 @@
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from convrag.cli.main import app
+from convrag.data.layout import sample_root
+from tests.conftest import TINY, write_jsonl
+
+runner = CliRunner()
+
+
+def _corpus(tmp_path: Path) -> Path:
+    return write_jsonl(tmp_path / "corpus.jsonl", [{"_id": p.doc_id, "title": p.title, "text": p.text} for p in TINY])
+
+
+def _convrag(*args: str, home: Path) -> subprocess.CompletedProcess:
+    env = {"CONVRAG_HOME": str(home), "PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1"}
+    return subprocess.run([sys.executable, "-m", "convrag", *args], capture_output=True, text=True, env=env, timeout=300)
+
+
+@pytest.mark.parametrize("command", [[], ["index"], ["search"], ["eval"], ["demo"], ["bench", "retrieval"]])
+def test_help(command: list[str]) -> None:
+    result = runner.invoke(app, [*command, "--help"])
+    assert result.exit_code == 0 and "Usage" in result.output
+
+
+def test_index_then_search(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    result = runner.invoke(app, ["index", str(_corpus(tmp_path)), "-c", "tiny", "--store", str(store)])
+    assert result.exit_code == 0, result.output
+    assert "6 passages, embedding all-MiniLM-L6-v2" in result.output
+    for retriever in ("bm25", "dense", "hybrid"):
+        found = runner.invoke(app, ["search", "passport renewal fee", "-c", "tiny", "--store", str(store), "-r", retriever, "-k", "2"])
+        assert found.exit_code == 0, found.output
+        assert found.output.splitlines()[0].startswith("1. p2")
+
+
+def test_index_documents_folder(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "pricing.html").write_text("<title>Pricing</title><p>The Lite plan costs nothing per month.</p>")
+    (docs / "setup.md").write_text("# Setup\n\nRun the installer, then log in.")
+    store = tmp_path / "store"
+    result = runner.invoke(app, ["index", str(docs), "-c", "docs", "--store", str(store), "--no-dense"])
+    assert result.exit_code == 0, result.output
+    found = runner.invoke(app, ["search", "how much does the lite plan cost", "-c", "docs", "--store", str(store), "-r", "bm25"])
+    assert "pricing-0-" in found.output and "Pricing" in found.output
+
+
+def test_eval_writes_official_files(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    result = runner.invoke(
+        app, ["eval", "--data", str(sample_root()), "--domains", "govt,fiqa", "-r", "bm25", "-q", "lastturn,rewrite", "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    assert "bm25+rewrite" in result.output
+    lines = (out / "bm25_rewrite" / "results.jsonl").read_text().splitlines()
+    first = json.loads(lines[0])
+    assert set(first) == {"task_id", "Collection", "contexts"}
+    assert set(first["contexts"][0]) == {"document_id", "score", "text", "title"}
+    assert first["Collection"] in {"mt-rag-govt-elser-512-100-20240611", "mt-rag-fiqa-beir-elser-512-100-20240501"}
+    assert (out / "summary.md").exists() and (out / "bm25_lastturn" / "run.trec").exists()
+
+
+def test_errors_are_one_line_and_exit_1(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    unknown = _convrag("search", "anything", "-c", "nope", home=home)
+    assert unknown.returncode == 1
+    assert unknown.stderr.strip().splitlines() == [f"error: unknown collection 'nope' in {home / 'collections'} (known: none)"]
+    assert "Traceback" not in unknown.stderr
+
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"_id": "a", "text": "ok"}\n{"_id": "b", "te\n')
+    malformed = _convrag("index", str(bad), "-c", "x", "--no-dense", home=home)
+    assert malformed.returncode == 1
+    assert malformed.stderr.strip().startswith(f"error: {bad}:2: invalid JSON (")
+    assert len(malformed.stderr.strip().splitlines()) == 1
+
+
+def test_query_limits(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    runner.invoke(app, ["index", str(_corpus(tmp_path)), "-c", "tiny", "--store", str(store), "--no-dense"])
+    for query, message in [("   ", "the query is empty"), ("x" * 20_001, "the limit is 20000")]:
+        result = runner.invoke(app, ["search", query, "-c", "tiny", "--store", str(store), "-r", "bm25"])
+        assert result.exit_code != 0 and message in str(result.exception)
