@@ -139,7 +139,7 @@ def load_conversations(path: Path) -> list[Conversation]:
         with open(path, encoding="utf-8") as handle:
             raw = json.load(handle)
     except json.JSONDecodeError as exc:
-        raise DataFormatError(path, f"invalid JSON ({exc.msg} at column {exc.colno})", exc.lineno) from None
+        raise DataFormatError(path, f"invalid JSON ({exc.msg}, column {exc.colno})", exc.lineno) from None
     if not isinstance(raw, list):
         raise DataFormatError(path, f"expected a JSON list of conversations, got {type(raw).__name__}")
     return [_parse_conversation(item, index, path) for index, item in enumerate(raw)]

@@ -47,7 +47,7 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                 try:
                     obj = json.loads(line)
                 except json.JSONDecodeError as exc:
-                    raise DataFormatError(path, f"invalid JSON ({exc.msg} at column {exc.colno})", number) from None
+                    raise DataFormatError(path, f"invalid JSON ({exc.msg}, column {exc.colno})", number) from None
                 if not isinstance(obj, dict):
                     raise DataFormatError(path, f"expected a JSON object, got {type(obj).__name__}", number)
                 yield number, obj
