@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -11,8 +12,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn
 
 from ..progress import Advance
 
-console = Console()
-err_console = Console(stderr=True)
+# Piped output (CI logs, files) gets a wide fixed width so tables are not squeezed to 80 columns.
+console = Console(width=None if sys.stdout.isatty() else 120)
+err_console = Console(stderr=True, width=None if sys.stderr.isatty() else 200)
 
 
 class RichReporter:
@@ -24,9 +26,12 @@ class RichReporter:
         if total:
             columns.append(TimeRemainingColumn())
         start = time.perf_counter()
-        with Progress(*columns, console=err_console, transient=True) as progress:
-            task = progress.add_task(description, total=total)
-            yield lambda n=1: progress.advance(task, n)
+        if err_console.is_terminal:
+            with Progress(*columns, console=err_console, transient=True) as progress:
+                task = progress.add_task(description, total=total)
+                yield lambda n=1: progress.advance(task, n)
+        else:  # logs and pipes: no live bar, only the timing line below
+            yield lambda n=1: None
         elapsed = time.perf_counter() - start
         if elapsed >= 1.0:
             err_console.print(f"[dim]{description}: {elapsed:.1f}s[/dim]")

@@ -147,7 +147,7 @@ def print_results_table(results, baseline: str | None = None) -> None:  # type: 
     domains = list(dict.fromkeys(d for r in results for d in r.domains))
     tests = {t["run"]: t for t in significance(results, baseline)} if baseline else {}
     table = Table(title="nDCG@10 (official MT-RAG scoring)", show_lines=False)
-    table.add_column("run")
+    table.add_column("run", no_wrap=True)
     for d in domains:
         table.add_column(d, justify="right")
     for name in ("ALL-3", "ALL"):
