@@ -49,7 +49,9 @@ def test_sample_grid_matches_independent_scoring(sample: MTRAGData, sample_index
     assert "Paired significance" in summary.read_text()
     for result in results:
         folder = tmp_path / result.name.replace("+", "_")
-        assert len(result.hits) == 55 and all(len(h) == 10 for h in result.hits.values())
+        assert len(result.hits) == 55 and all(1 <= len(h) <= 10 for h in result.hits.values())
+        if result.retriever != "bm25":  # BM25 leaves out passages sharing no term with the query
+            assert all(len(h) == 10 for h in result.hits.values())
         independent = _independent_scores(folder / "results.jsonl", sample.root)
         assert result.all.means["nDCG@10"] == pytest.approx(independent["ndcg_cut_10"], abs=1e-9)
         assert result.all.means["Recall@5"] == pytest.approx(independent["recall_5"], abs=1e-9)
