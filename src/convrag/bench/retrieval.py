@@ -60,7 +60,7 @@ def _synthetic_corpus(texts: list[str], size: int, seed: int = 0) -> list[str]:
     return [". ".join(rng.choices(sentences, k=rng.randint(4, 9))) for _ in range(size)]
 
 
-def run_retrieval_benchmark(data_root: Path, out: Path, synthetic_size: int = 200_000) -> dict[str, Any]:
+def run_retrieval_benchmark(data_root: Path, out: Path, synthetic_size: int = 200_000, rebuild: bool = False) -> dict[str, Any]:
     data = MTRAGData.discover(data_root)
     reporter = RichReporter()
     out = Path(out)
@@ -68,10 +68,11 @@ def run_retrieval_benchmark(data_root: Path, out: Path, synthetic_size: int = 20
         "date": time.strftime("%Y-%m-%d"),
         "machine": f"{platform.machine()}, {platform.processor() or 'cpu'}, {_cpu_count()} cores, python {platform.python_version()}",
         "data": str(data.root),
+        "synthetic": synthetic_size,
     }
 
     # Quality and evaluation time (collections are built on first use and cached).
-    indexes = BenchmarkIndexes(data, reporter=reporter)
+    indexes = BenchmarkIndexes(data, rebuild=rebuild, reporter=reporter)
     for domain in data.domains:
         indexes.collection(domain)
     results = run_grid(indexes, data.domains, RETRIEVERS, SOURCES, reporter=reporter)
@@ -167,7 +168,7 @@ def render_markdown(report: dict[str, Any]) -> str:
                 ["passages per domain", json.dumps(s["passages"])],
                 ["collection build (BM25 + embeddings), s", json.dumps(s["build_seconds"])],
                 ["BM25 index build only, s", json.dumps(s["bm25_build_s"])],
-                [f"BM25 build, {report.get('synthetic', '200k')} synthetic passages, s", s["bm25_synthetic_build_s"]],
+                [f"BM25 build, {report['synthetic']} synthetic passages, s", s["bm25_synthetic_build_s"]],
                 ["embedding throughput, convrag / plain encode (passages/s)", f"{s['embedding']['convrag_per_s']:.1f} / {s['embedding']['plain_per_s']:.1f}"],
                 ["query embedding, ms p50 / p95", f"{s['query_embedding_ms']['p50']:.2f} / {s['query_embedding_ms']['p95']:.2f}"],
                 ["BM25 query (fiqa pool), ms p50 / p95", f"{s['bm25_fiqa_ms']['p50']:.2f} / {s['bm25_fiqa_ms']['p95']:.2f}"],

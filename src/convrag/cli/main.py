@@ -181,11 +181,12 @@ def bench_retrieval(
     data: Annotated[Path, typer.Option("--data", help="MT-RAG data folder.")] = Path("../shared/mtrag"),
     out: Annotated[Path, typer.Option("--out", help="Where to write the benchmark's results.")] = Path("runs/bench-retrieval"),
     synthetic: Annotated[int, typer.Option(help="Passages in the synthetic latency corpus.")] = 200_000,
+    rebuild: Annotated[bool, typer.Option("--rebuild", help="Rebuild the collections to measure build time.")] = False,
 ) -> None:
     """BM25/dense/hybrid x lastturn/rewrite/questions on all of MT-RAG, plus speed and memory figures."""
     from ..bench.retrieval import run_retrieval_benchmark
 
-    run_retrieval_benchmark(data, out, synthetic)
+    run_retrieval_benchmark(data, out, synthetic, rebuild)
 
 
 def main() -> None:

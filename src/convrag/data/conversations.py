@@ -75,6 +75,20 @@ def parse_enrichments(raw: Mapping[str, Any] | None) -> Enrichments:
     )
 
 
+def parse_contexts(raw: Any) -> tuple[Passage, ...]:
+    """Passages given as MT-RAG ``contexts`` (``document_id``, ``text``, ``title``, ``url``)."""
+    return tuple(
+        Passage(
+            doc_id=str(ctx.get("document_id", "")),
+            text=str(ctx.get("text", "")),
+            title=str(ctx.get("title") or ""),
+            url=str(ctx.get("url") or ""),
+        )
+        for ctx in raw or []
+        if isinstance(ctx, dict)
+    )
+
+
 def _parse_conversation(raw: Any, index: int, path: Path) -> Conversation:
     where = f"conversation #{index}"
     if not isinstance(raw, dict):
@@ -109,18 +123,7 @@ def _parse_conversation(raw: Any, index: int, path: Path) -> Conversation:
         if speaker == "user":
             enrichments.append(parse_enrichments(message.get("enrichments")))
         else:
-            contexts.append(
-                tuple(
-                    Passage(
-                        doc_id=str(ctx.get("document_id", "")),
-                        text=str(ctx.get("text", "")),
-                        title=str(ctx.get("title") or ""),
-                        url=str(ctx.get("url") or ""),
-                    )
-                    for ctx in message.get("contexts") or []
-                    if isinstance(ctx, dict)
-                )
-            )
+            contexts.append(parse_contexts(message.get("contexts")))
     return Conversation(
         conversation_id=str(raw.get("conversation_id") or ""),
         domain=domain,

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..errors import ConfigError, DataFormatError
 from ..types import Message, Passage, Task
-from .conversations import parse_enrichments
+from .conversations import parse_contexts, parse_enrichments
 from .domains import domain_of
 from .jsonl import read_jsonl, require
 
@@ -85,15 +85,9 @@ def load_generation_tasks(path: Path) -> list[GenerationTask]:
             history=tuple(messages[:-1]),
             enrichments=enrichments,
         )
-        contexts = tuple(
-            Passage(
-                doc_id=str(c.get("document_id", "")),
-                text=str(c.get("text", "")),
-                title=str(c.get("title") or ""),
-                url=str(c.get("url") or ""),
+        tasks.append(
+            GenerationTask(
+                task=task, collection=collection, targets=_targets(obj.get("targets")), contexts=parse_contexts(obj.get("contexts"))
             )
-            for c in obj.get("contexts") or []
-            if isinstance(c, dict)
         )
-        tasks.append(GenerationTask(task=task, collection=collection, targets=_targets(obj.get("targets")), contexts=contexts))
     return tasks

@@ -169,14 +169,15 @@ class Collection:
             with atomic_open(building / PASSAGES_FILE) as handle:
                 for passage in passages:
                     handle.write((json.dumps(passage._asdict(), ensure_ascii=False) + "\n").encode("utf-8"))
+            texts = [_index_text(p) for p in passages]
             with reporter.stage(f"{name}: BM25 index", total=None):
-                BM25Index.build([_index_text(p) for p in passages], bm25_params).save(building / "bm25")
+                BM25Index.build(texts, bm25_params).save(building / "bm25")
             probe = None
             if embedder is not None:
                 staging = path / STAGING_DIR / f"{digest[:16]}-{_slug(embedder.name)}"
                 with reporter.stage(f"{name}: embedding {len(passages)} passages", total=len(passages)) as advance:
                     vectors = embed_resumable(
-                        [_index_text(p) for p in passages],
+                        texts,
                         embedder,
                         staging,
                         {"corpus_sha256": digest, "model": embedder.name},

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..embeddings import Embedder, load_embedder
+from ..errors import CollectionError
 from ..index.collection import Collection
 from ..types import Hit
 from .base import hits_from_positions
@@ -15,7 +16,9 @@ class DenseRetriever:
 
     def __init__(self, collection: Collection, embedder: Embedder | None = None) -> None:
         if collection.manifest.embedding_model is None:
-            collection.dense  # raises the collection's own clear error
+            raise CollectionError(
+                f"collection {collection.name!r} was built without embeddings; rebuild it with an embedding model"
+            )
         self.collection = collection
         self.embedder = embedder or load_embedder(collection.manifest.embedding_model or "")
         collection.check_embedder(self.embedder)
