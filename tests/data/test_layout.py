@@ -1,3 +1,4 @@
+import gzip
 import json
 import shutil
 import zipfile
@@ -5,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from convrag.data.beir import read_corpus
 from convrag.data.layout import MTRAGData, sample_root
 from convrag.errors import ConfigError
 
@@ -19,11 +21,11 @@ def test_official_repository_layout(tmp_path: Path) -> None:
     """corpora/passage_level/*.jsonl.zip, mtrag-human/..., and conversations without ids."""
     src = sample_root()
     (tmp_path / "corpora" / "passage_level").mkdir(parents=True)
-    import gzip
 
-    with zipfile.ZipFile(tmp_path / "corpora" / "passage_level" / "fiqa.jsonl.zip", "w") as archive:
-        archive.writestr("fiqa.jsonl", gzip.decompress((src / "corpora" / "fiqa.jsonl.gz").read_bytes()))
-    shutil.copytree(src / "retrieval_tasks" / "fiqa", tmp_path / "mtrag-human" / "retrieval_tasks" / "fiqa")
+    for domain, name in (("fiqa", "fiqa.jsonl.zip"), ("cloud", "cloud.json.zip")):  # the official names
+        with zipfile.ZipFile(tmp_path / "corpora" / "passage_level" / name, "w") as archive:
+            archive.writestr(f"{domain}.jsonl", gzip.decompress((src / "corpora" / f"{domain}.jsonl.gz").read_bytes()))
+        shutil.copytree(src / "retrieval_tasks" / domain, tmp_path / "mtrag-human" / "retrieval_tasks" / domain)
     conversations = json.loads((src / "conversations.json").read_text())
     for conversation in conversations:
         conversation.pop("conversation_id")
@@ -31,7 +33,8 @@ def test_official_repository_layout(tmp_path: Path) -> None:
     (tmp_path / "mtrag-human" / "conversations" / "conversations.json").write_text(json.dumps(conversations))
 
     data = MTRAGData.discover(tmp_path)
-    assert data.domains == ["fiqa"]
+    assert data.domains == ["cloud", "fiqa"]
+    assert len(list(read_corpus(data.corpus_path("cloud")))) > 1000
     tasks = data.tasks("fiqa")
     assert [t.task_id for t in tasks] == list(data.queries("fiqa", "lastturn"))
     assert all(t.history for t in tasks if t.turn > 1)

@@ -36,6 +36,7 @@ _CORPUS_PATTERNS = (
     "corpora/{d}.jsonl",
     "corpora/{d}.jsonl.zip",
     "corpora/passage_level/{d}.jsonl.zip",
+    "corpora/passage_level/{d}.json.zip",  # the official release names the cloud corpus this way
     "corpora/passage_level/{d}.jsonl.gz",
     "corpora/passage_level/{d}.jsonl",
 )
