@@ -18,6 +18,13 @@ class Passage(NamedTuple):
     title: str = ""
     url: str = ""
 
+    @property
+    def searchable_text(self) -> str:
+        """What indexes see: the text, headed by the title unless it already starts with it (MT-RAG's do)."""
+        if self.title and not self.text.startswith(self.title):
+            return f"{self.title}\n{self.text}"
+        return self.text
+
 
 class Hit(NamedTuple):
     """One ranked search result. ``rank`` is 1-based within its result list."""

@@ -42,6 +42,14 @@ def test_hybrid_rrf_scores(tiny_collection: Collection) -> None:
     assert hits[0].doc_id == "p2" and hits[0].score == pytest.approx(2 / 61)
 
 
+def test_hybrid_weighted_rrf(tiny_collection: Collection) -> None:
+    plain = make_retriever("hybrid", tiny_collection).search(["passport renewal cost"], 6)[0]
+    dense_only = make_retriever("hybrid", tiny_collection, alpha=1.0).search(["passport renewal cost"], 6)[0]
+    dense = make_retriever("dense", tiny_collection).search(["passport renewal cost"], 6)[0]
+    assert [h.doc_id for h in dense_only] == [h.doc_id for h in dense]
+    assert dense_only[0].score == pytest.approx(2 / 61) and plain[0].score == pytest.approx(2 / 61)
+
+
 def test_hybrid_score_fusion_option(tiny_collection: Collection) -> None:
     hybrid = make_retriever("hybrid", tiny_collection, fusion="score", alpha=0.5)
     top = hybrid.search(["passport renewal cost"], 3)[0][0]

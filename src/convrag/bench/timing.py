@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import platform
 import resource
 import sys
 import time
@@ -30,3 +32,15 @@ def peak_rss_mb() -> float:
     """Peak resident memory of this process so far, in MiB."""
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
+
+
+def machine_description() -> str:
+    """CPU model, usable cores and Python version, for the benchmark report."""
+    model = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as handle:
+            model = next((line.split(":", 1)[1].strip() for line in handle if line.startswith("model name")), model)
+    except OSError:
+        pass
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return f"{model}, {cores} cores usable, Python {platform.python_version()}"

@@ -13,7 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn
 from ..progress import Advance
 
 # Piped output (CI logs, files) gets a wide fixed width so tables are not squeezed to 80 columns.
-console = Console(width=None if sys.stdout.isatty() else 120)
+console = Console(width=None if sys.stdout.isatty() else 120, soft_wrap=True)
 err_console = Console(stderr=True, width=None if sys.stderr.isatty() else 200)
 
 

@@ -6,6 +6,7 @@ one line and the command exits with status 1.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Annotated, Optional
@@ -31,6 +32,22 @@ MAX_QUERY_CHARS = 20_000
 
 StoreOpt = Annotated[Optional[Path], typer.Option("--store", help="Folder of collections [default: $CONVRAG_HOME/collections].")]
 ModelOpt = Annotated[str, typer.Option("--embedding-model", help="Sentence-transformers model name or path.")]
+BackendOpt = Annotated[str, typer.Option("--backend", help="embedded (indexes in a folder) or milvus.")]
+MilvusUriOpt = Annotated[
+    str,
+    typer.Option("--milvus-uri", envvar="CONVRAG_MILVUS_URI", help="Milvus Lite file, or http://host:19530 for a server or cluster."),
+]
+# The token is read from the environment only, so it never shows up in shell history or process lists.
+BACKENDS = ("embedded", "milvus")
+
+
+def _milvus_token() -> str | None:
+    return os.environ.get("CONVRAG_MILVUS_TOKEN") or None
+
+
+def _check_backend(backend: str) -> None:
+    if backend not in BACKENDS:
+        raise ConfigError(f"unknown backend {backend!r}; expected one of {', '.join(BACKENDS)}")
 
 
 def _split(value: str) -> list[str]:
@@ -47,6 +64,8 @@ def index(
     max_tokens: Annotated[int, typer.Option(help="Passage length in tokens, for documents.")] = 512,
     overlap: Annotated[int, typer.Option(help="Token overlap between passages, for documents.")] = 100,
     rebuild: Annotated[bool, typer.Option("--rebuild", help="Rebuild even if nothing changed.")] = False,
+    backend: BackendOpt = "embedded",
+    milvus_uri: MilvusUriOpt = "./data/convrag.db",
 ) -> None:
     """Build a collection (BM25 + dense indexes) from a corpus file or a folder of documents."""
     from ..config import default_store
@@ -56,6 +75,9 @@ def index(
     from ..ingest.chunking import chunk_documents
     from ..ingest.documents import iter_documents
 
+    _check_backend(backend)
+    if backend == "milvus" and not dense:
+        raise ConfigError("the milvus backend always stores dense vectors; drop --no-dense")
     target = CollectionStore(store or default_store()).path(collection)
     embedder = load_embedder(embedding_model) if dense else None
     reporter = RichReporter()
@@ -66,6 +88,17 @@ def index(
     else:
         with reporter.stage(f"reading {source}"):
             passages = list(read_corpus(source))
+    if backend == "milvus":
+        from ..backends.milvus import MilvusStore
+
+        milvus = MilvusStore(milvus_uri, _milvus_token())
+        if rebuild:
+            milvus.delete(collection)
+        assert embedder is not None
+        target_collection = milvus.create(collection, embedder.name, embedder.dimension)
+        written = target_collection.ingest(passages, embedder, reporter=reporter)
+        console.print(f"Milvus collection [bold]{collection}[/bold] at {milvus_uri}: {written} passages upserted, {len(target_collection)} in total")
+        return
     built = Collection.build(target, passages, name=collection, embedder=embedder, source=str(source), force=rebuild, reporter=reporter)
     console.print(f"collection [bold]{built.name}[/bold]: {len(built)} passages, embedding {built.manifest.embedding_model}, at {built.path}")
 
@@ -77,6 +110,8 @@ def search(
     store: StoreOpt = None,
     retriever: Annotated[str, typer.Option("--retriever", "-r", help="bm25, dense or hybrid.")] = "hybrid",
     k: Annotated[int, typer.Option("-k", help="Number of results.")] = 5,
+    backend: BackendOpt = "embedded",
+    milvus_uri: MilvusUriOpt = "./data/convrag.db",
 ) -> None:
     """Search one collection and print the ranked passages."""
     from ..config import default_store
@@ -89,8 +124,14 @@ def search(
         raise ConfigError(f"the query is {len(query)} characters long; the limit is {MAX_QUERY_CHARS}")
     if k < 1:
         raise ConfigError("-k must be at least 1")
-    opened = CollectionStore(store or default_store()).open(collection)
-    hits = make_retriever(retriever, opened).search([query], k)[0]
+    _check_backend(backend)
+    if backend == "milvus":
+        from ..backends.milvus import MilvusRetriever, MilvusStore
+
+        searcher = MilvusRetriever(MilvusStore(milvus_uri, _milvus_token()).open(collection), retriever)
+    else:
+        searcher = make_retriever(retriever, CollectionStore(store or default_store()).open(collection))
+    hits = searcher.search([query], k)[0]
     if not hits:
         console.print("no passage matches the query")
     for hit in hits:
@@ -112,10 +153,13 @@ def evaluate(
     out: Annotated[Path, typer.Option("--out", help="Output folder for results, run files and tables.")] = Path("runs/eval"),
     baseline: Annotated[Optional[str], typer.Option(help="Run to test the others against, e.g. bm25+lastturn [default: the first run].")] = None,
     k: Annotated[int, typer.Option("-k", help="Passages retrieved per task.")] = 10,
-    fusion: Annotated[str, typer.Option(help="Hybrid fusion: rrf or score.")] = "rrf",
+    fusion: Annotated[str, typer.Option(help="Hybrid fusion: rrf (k=60) or score (min-max normalized CombSUM).")] = "rrf",
+    alpha: Annotated[Optional[float], typer.Option(help="Hybrid: weight of dense vs BM25 in [0, 1] [default: equal weights].")] = None,
     index_dir: Annotated[Optional[Path], typer.Option(help="Where the per-domain collections live [default: under $CONVRAG_HOME].")] = None,
     embedding_model: ModelOpt = "all-MiniLM-L6-v2",
     rebuild: Annotated[bool, typer.Option("--rebuild", help="Rebuild the per-domain collections.")] = False,
+    backend: BackendOpt = "embedded",
+    milvus_uri: MilvusUriOpt = "./data/convrag.db",
 ) -> None:
     """Evaluate retrievers x query sources on MT-RAG and write official results, run files and tables."""
     from ..data.domains import parse_domains
@@ -130,10 +174,17 @@ def evaluate(
         raise ConfigError(f"no corpus or tasks for {', '.join(missing)} under {data}")
     retrievers, sources = _split(retriever), _split(queries)
     reporter = RichReporter()
+    _check_backend(backend)
     indexes = BenchmarkIndexes(
-        layout, index_dir, embedding_model, dense=any(r != "bm25" for r in retrievers), rebuild=rebuild, reporter=reporter
+        layout, index_dir, embedding_model, dense=backend == "milvus" or any(r != "bm25" for r in retrievers), rebuild=rebuild, reporter=reporter
     )
-    results = run_grid(indexes, chosen, retrievers, sources, k, {"fusion": fusion}, reporter)
+    if backend == "milvus":
+        from ..eval.runner import MilvusIndexes
+
+        indexes = MilvusIndexes(indexes, milvus_uri, _milvus_token(), reporter)  # type: ignore[assignment]
+    if alpha is not None and not 0.0 <= alpha <= 1.0:
+        raise ConfigError(f"--alpha must be between 0 and 1, got {alpha}")
+    results = run_grid(indexes, chosen, retrievers, sources, k, {"fusion": fusion, "alpha": alpha}, reporter)
     baseline = baseline or results[0].name
     summary = write_outputs(results, out, baseline)
     print_results_table(results, baseline)
@@ -187,6 +238,17 @@ def bench_retrieval(
     from ..bench.retrieval import run_retrieval_benchmark
 
     run_retrieval_benchmark(data, out, synthetic, rebuild)
+
+
+@bench_app.command("milvus")
+def bench_milvus(
+    data: Annotated[Path, typer.Option("--data", help="MT-RAG data folder.")] = Path("../shared/mtrag"),
+    out: Annotated[Path, typer.Option("--out", help="Where to write the benchmark's results.")] = Path("runs/bench-milvus"),
+) -> None:
+    """The Milvus backend against the embedded one: metrics, top-10 overlap, ingest, latency, memory."""
+    from ..bench.milvus import run_milvus_benchmark
+
+    run_milvus_benchmark(data, out)
 
 
 def main() -> None:

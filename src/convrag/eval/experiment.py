@@ -11,7 +11,7 @@ from ..progress import SILENT, Reporter
 from ..queries.sources import make_query_source
 from .metrics import metric_names
 from .report import markdown_table
-from .runner import BenchmarkIndexes, RunResult, run_retrieval, score_run
+from .runner import BenchmarkIndexes, MilvusIndexes, RunResult, run_retrieval, score_run
 from .significance import paired_test
 from .writers import write_metrics, write_official_results, write_trec_run
 
@@ -19,7 +19,7 @@ HEADLINE = ("Recall@5", "nDCG@5", "nDCG@10")
 
 
 def run_grid(
-    indexes: BenchmarkIndexes,
+    indexes: BenchmarkIndexes | MilvusIndexes,
     domains: Sequence[str],
     retrievers: Sequence[str],
     sources: Sequence[str],
@@ -73,7 +73,10 @@ def summary_markdown(results: Sequence[RunResult], baseline: str | None = None) 
             parts.append(
                 markdown_table(
                     ["run", "n", "baseline", "run mean", "delta", "p (t-test)", "p (randomization)"],
-                    [[t["run"], t["n"], t["mean_baseline"], t["mean_run"], t["delta"], t["p_ttest"], t["p_randomization"]] for t in tests],
+                    [
+                        [t["run"], t["n"], t["mean_baseline"], t["mean_run"], t["delta"], f"{t['p_ttest']:.2g}", f"{t['p_randomization']:.2g}"]
+                        for t in tests
+                    ],
                 )
             )
     for grouping in results[0].breakdowns:

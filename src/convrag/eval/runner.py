@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ..config import benchmark_index_dir
 from ..data.beir import read_corpus
 from ..data.domains import COMPARABLE_DOMAINS, collection_name
@@ -23,6 +25,7 @@ from ..index.collection import Collection
 from ..index.manifest import corpus_sha256
 from ..progress import SILENT, Reporter
 from ..queries.sources import QuerySource
+from ..retrieve.base import Retriever
 from ..retrieve.registry import make_retriever
 from ..types import Hit, Task
 from .metrics import K_VALUES, CollectionScore, PerQuery, collection_score, metric_names, per_query_scores, weighted_average
@@ -80,6 +83,59 @@ class BenchmarkIndexes:
         self._open[domain] = collection
         return collection
 
+    def retriever(self, domain: str, name: str, options: Mapping[str, Any] | None = None) -> Retriever:
+        """The named retriever over ``domain``'s collection."""
+        embedder = self.embedder if name != "bm25" else None
+        return make_retriever(name, self.collection(domain), embedder, **dict(options or {}))
+
+
+class MilvusIndexes:
+    """The same per-domain collections held in Milvus (Lite file or server).
+
+    Passages and their vectors are copied from the embedded collections, so the
+    two backends search identical embeddings and nothing is embedded twice. A
+    Milvus collection whose corpus hash or size differs is dropped and re-ingested.
+    """
+
+    def __init__(self, embedded: BenchmarkIndexes, uri: str, token: str | None = None, reporter: Reporter = SILENT) -> None:
+        from ..backends.milvus import MilvusStore
+
+        self.embedded = embedded
+        self.data = embedded.data
+        self.store = MilvusStore(uri, token)
+        self.reporter = reporter
+        self.ingest_seconds: dict[str, float] = {}
+        self._open: dict[str, Any] = {}
+
+    @property
+    def embedder(self) -> Embedder:
+        return self.embedded.embedder
+
+    def collection(self, domain: str) -> Any:
+        if domain in self._open:
+            return self._open[domain]
+        source = self.embedded.collection(domain)
+        name = f"mtrag-{domain}"
+        digest = source.manifest.corpus_sha256
+        existing = None
+        if name in self.store.names():
+            existing = self.store.open(name)
+            if existing.info.corpus_sha256 != digest or len(existing) != len(source):
+                self.store.delete(name)
+                existing = None
+        if existing is None:
+            started = time.perf_counter()
+            existing = self.store.create(name, self.embedder.name, self.embedder.dimension, corpus_sha256=digest)
+            existing.ingest(source.passages, vectors=np.asarray(source.dense.embeddings), reporter=self.reporter)
+            self.ingest_seconds[domain] = time.perf_counter() - started
+        self._open[domain] = existing
+        return existing
+
+    def retriever(self, domain: str, name: str, options: Mapping[str, Any] | None = None) -> Retriever:
+        from ..backends.milvus import MilvusRetriever
+
+        return MilvusRetriever(self.collection(domain), name, self.embedder)
+
 
 @dataclass
 class RunResult:
@@ -119,7 +175,7 @@ class RunResult:
 
 
 def run_retrieval(
-    indexes: BenchmarkIndexes,
+    indexes: BenchmarkIndexes | MilvusIndexes,
     domains: Sequence[str],
     retriever: str,
     source: QuerySource,
@@ -134,10 +190,7 @@ def run_retrieval(
     start = time.perf_counter()
     for domain in domains:
         domain_tasks = indexes.data.tasks(domain)
-        collection = indexes.collection(domain)
-        search = make_retriever(
-            retriever, collection, indexes.embedder if retriever != "bm25" else None, **dict(retriever_options or {})
-        )
+        search = indexes.retriever(domain, retriever, retriever_options)
         domain_queries = source.queries(domain_tasks)
         ids = [t.task_id for t in domain_tasks]
         with reporter.stage(f"{domain}: {retriever} + {source.name}", total=len(ids)) as advance:

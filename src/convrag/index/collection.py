@@ -169,7 +169,7 @@ class Collection:
             with atomic_open(building / PASSAGES_FILE) as handle:
                 for passage in passages:
                     handle.write((json.dumps(passage._asdict(), ensure_ascii=False) + "\n").encode("utf-8"))
-            texts = [_index_text(p) for p in passages]
+            texts = [p.searchable_text for p in passages]
             with reporter.stage(f"{name}: BM25 index", total=None):
                 BM25Index.build(texts, bm25_params).save(building / "bm25")
             probe = None
@@ -208,13 +208,6 @@ class Collection:
             raise
         _remove_stale(path, keep=version)
         return cls.open(path)
-
-
-def _index_text(passage: Passage) -> str:
-    # MT-RAG passage texts already start with the title; other corpora may not.
-    if passage.title and not passage.text.startswith(passage.title):
-        return f"{passage.title}\n{passage.text}"
-    return passage.text
 
 
 def _slug(text: str) -> str:

@@ -13,7 +13,12 @@ FUSION_METHODS = ("rrf", "score")
 
 
 class HybridRetriever:
-    """Fuse two retrievers' top-``depth`` lists; ``alpha`` weighs dense against BM25 in score fusion."""
+    """Fuse two retrievers' top-``depth`` lists.
+
+    ``alpha`` weighs dense against BM25: in score fusion the weights are
+    ``(1 - alpha, alpha)``; in RRF, ``None`` (the default) gives both lists weight 1
+    (plain RRF) and a number gives ``(2 * (1 - alpha), 2 * alpha)``.
+    """
 
     name = "hybrid"
 
@@ -24,7 +29,7 @@ class HybridRetriever:
         fusion: str = "rrf",
         depth: int = 100,
         rrf_k: float = 60.0,
-        alpha: float = 0.5,
+        alpha: float | None = None,
         norm: str = "minmax",
     ) -> None:
         if fusion not in FUSION_METHODS:
@@ -39,10 +44,12 @@ class HybridRetriever:
         results = []
         for sparse_hits, dense_hits in zip(sparse_lists, dense_lists):
             runs = [{h.doc_id: h.score for h in sparse_hits}, {h.doc_id: h.score for h in dense_hits}]
+            alpha = 0.5 if self.alpha is None else self.alpha
             if self.fusion == "rrf":
-                fused = reciprocal_rank_fusion(runs, k=self.rrf_k)
+                weights = None if self.alpha is None else [2 * (1 - alpha), 2 * alpha]
+                fused = reciprocal_rank_fusion(runs, k=self.rrf_k, weights=weights)
             else:
-                fused = combsum(runs, weights=[1.0 - self.alpha, self.alpha], norm=self.norm)
+                fused = combsum(runs, weights=[1.0 - alpha, alpha], norm=self.norm)
             by_id = {h.doc_id: h for h in dense_hits}
             by_id.update({h.doc_id: h for h in sparse_hits})
             ranked = sorted(fused.items(), key=lambda item: (-item[1], item[0]))[:k]

@@ -1,0 +1,304 @@
+"""The Milvus backend: one Milvus collection per convrag collection.
+
+Schema: ``id`` (the passage id, primary key), ``doc_id`` (the source document),
+``title``, ``url``, ``text`` (analyzed: standard tokenizer, lowercase, English
+stopwords and Snowball stemming, the same analysis the embedded BM25 uses), a
+``sparse`` field filled by Milvus's built-in BM25 function, and a ``dense``
+float vector searched exactly (FLAT index, inner product on normalized vectors).
+Search modes are ``bm25``, ``dense`` and ``hybrid`` (Milvus ``hybrid_search``
+with its RRF ranker, k=60).
+
+The URI picks the deployment: a file path (``./data/convrag.db``) runs Milvus
+Lite in-process; ``http://host:19530`` with a token talks to a server or a
+cluster. Nothing else changes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..embeddings import Embedder, load_embedder
+from ..errors import CollectionError, ConfigError
+from ..progress import SILENT, Reporter
+from ..types import Hit, Passage
+
+DEFAULT_URI = "./data/convrag.db"
+SCHEMA_VERSION = 1
+MODES = ("bm25", "dense", "hybrid")
+MAX_TEXT = 65_535
+ANALYZER = {
+    "tokenizer": "standard",
+    "filter": ["lowercase", {"type": "stop", "stop_words": ["_english_"]}, {"type": "stemmer", "language": "english"}],
+}
+#: Collection property holding :class:`MilvusInfo` as JSON (properties survive on Lite and servers alike).
+INFO_PROPERTY = "convrag.info"
+_FIELDS = ("id", "doc_id", "title", "url", "text", "sparse", "dense")
+
+
+def milvus_name(name: str) -> str:
+    """Milvus allows letters, digits and underscores; convrag names may also hold '-'."""
+    if not re.fullmatch(r"[A-Za-z0-9_-]{1,200}", name or ""):
+        raise ConfigError(f"invalid collection name {name!r} (use letters, digits, '-' or '_')")
+    return "convrag_" + name.replace("-", "_")
+
+
+def source_document(passage_id: str) -> str:
+    """The document a passage comes from: its id without the trailing ``-<start>-<end>`` span."""
+    parts = passage_id.rsplit("-", 2)
+    return parts[0] if len(parts) == 3 and parts[1].isdigit() and parts[2].isdigit() else passage_id
+
+
+@dataclass(frozen=True)
+class MilvusInfo:
+    """What convrag stores with the Milvus collection (a collection property), checked on open."""
+
+    name: str
+    embedding_model: str
+    dimension: int
+    corpus_sha256: str = ""
+    schema_version: int = SCHEMA_VERSION
+
+
+class MilvusStore:
+    """A Milvus deployment holding convrag collections."""
+
+    def __init__(self, uri: str = DEFAULT_URI, token: str | None = None, timeout: float = 10.0) -> None:
+        from pymilvus import MilvusClient
+        from pymilvus.exceptions import MilvusException
+
+        self.uri = uri
+        self.timeout = timeout
+        is_remote = "://" in uri
+        if not is_remote:
+            Path(uri).expanduser().resolve().parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.client = MilvusClient(uri=uri, token=token or "", timeout=timeout)
+        except MilvusException as exc:
+            raise CollectionError(f"cannot reach Milvus at {uri}: {exc.message}") from None
+        except Exception as exc:  # the lite launcher raises plain errors for unusable files
+            raise CollectionError(f"cannot open Milvus at {uri}: {exc}") from None
+
+    def close(self) -> None:
+        self.client.close()
+
+    def names(self) -> list[str]:
+        out = []
+        for collection in self.client.list_collections():
+            info = self._info(collection)
+            if info is not None:
+                out.append(info.name)
+        return sorted(out)
+
+    def _info(self, milvus_collection: str) -> MilvusInfo | None:
+        properties = self.client.describe_collection(milvus_collection).get("properties") or {}
+        try:
+            return MilvusInfo(**json.loads(properties.get(INFO_PROPERTY, "")))
+        except (TypeError, ValueError):
+            return None
+
+    def delete(self, name: str) -> None:
+        if self.client.has_collection(milvus_name(name)):
+            self.client.drop_collection(milvus_name(name))
+
+    def create(self, name: str, embedder_name: str, dimension: int, corpus_sha256: str = "") -> "MilvusCollection":
+        """Create the collection if missing; an existing one must have the same model and dimension."""
+        from pymilvus import DataType, Function, FunctionType
+
+        target = milvus_name(name)
+        if self.client.has_collection(target):
+            return self.open(name, expect_model=embedder_name, expect_dimension=dimension)
+        info = MilvusInfo(name=name, embedding_model=embedder_name, dimension=dimension, corpus_sha256=corpus_sha256)
+        schema = self.client.create_schema(auto_id=False, enable_dynamic_field=False)
+        schema.add_field("id", DataType.VARCHAR, is_primary=True, max_length=512)
+        schema.add_field("doc_id", DataType.VARCHAR, max_length=512)
+        schema.add_field("title", DataType.VARCHAR, max_length=2048)
+        schema.add_field("url", DataType.VARCHAR, max_length=2048)
+        schema.add_field("text", DataType.VARCHAR, max_length=MAX_TEXT, enable_analyzer=True, analyzer_params=ANALYZER)
+        schema.add_field("sparse", DataType.SPARSE_FLOAT_VECTOR)
+        schema.add_field("dense", DataType.FLOAT_VECTOR, dim=dimension)
+        schema.add_function(
+            Function(name="text_bm25", function_type=FunctionType.BM25, input_field_names=["text"], output_field_names=["sparse"])
+        )
+        index_params = self.client.prepare_index_params()
+        index_params.add_index("sparse", index_type="SPARSE_INVERTED_INDEX", metric_type="BM25")
+        index_params.add_index("dense", index_type="FLAT", metric_type="IP")
+        self.client.create_collection(
+            target, schema=schema, index_params=index_params, properties={INFO_PROPERTY: json.dumps(info.__dict__)}
+        )
+        return MilvusCollection(self, info)
+
+    def open(self, name: str, expect_model: str | None = None, expect_dimension: int | None = None) -> "MilvusCollection":
+        """Open an existing collection, checking that its schema is the one convrag creates."""
+        target = milvus_name(name)
+        if not self.client.has_collection(target):
+            known = ", ".join(self.names()) or "none"
+            raise CollectionError(f"unknown Milvus collection {name!r} at {self.uri} (known: {known})")
+        info = self._info(target)
+        fields = {f["name"]: f for f in self.client.describe_collection(target)["fields"]}
+        if info is None or set(_FIELDS) - set(fields):
+            raise CollectionError(
+                f"Milvus collection {target!r} at {self.uri} does not have convrag's schema "
+                f"(fields {sorted(fields)}); drop it or use another name"
+            )
+        if info.schema_version != SCHEMA_VERSION:
+            raise CollectionError(f"Milvus collection {name!r} has schema version {info.schema_version}; this convrag needs {SCHEMA_VERSION}")
+        if expect_model is not None and expect_model != info.embedding_model:
+            raise CollectionError(
+                f"Milvus collection {name!r} was embedded with {info.embedding_model}, not {expect_model}; "
+                f"use the same model or delete the collection"
+            )
+        if expect_dimension is not None and expect_dimension != info.dimension:
+            raise CollectionError(f"Milvus collection {name!r} holds {info.dimension}-d vectors, not {expect_dimension}-d")
+        self.client.load_collection(target)
+        return MilvusCollection(self, info)
+
+
+class MilvusCollection:
+    """One convrag collection in Milvus: ingest and search."""
+
+    def __init__(self, store: MilvusStore, info: MilvusInfo) -> None:
+        self.store = store
+        self.info = info
+        self.target = milvus_name(info.name)
+
+    @property
+    def name(self) -> str:
+        return self.info.name
+
+    @property
+    def client(self) -> Any:
+        return self.store.client
+
+    def __len__(self) -> int:
+        self.client.flush(self.target)
+        return int(self.client.get_collection_stats(self.target)["row_count"])
+
+    def ingest(
+        self,
+        passages: Sequence[Passage],
+        embedder: Embedder | None = None,
+        vectors: np.ndarray | None = None,
+        batch_size: int = 256,
+        reporter: Reporter = SILENT,
+    ) -> int:
+        """Upsert passages in batches (re-ingesting the same ids replaces them); returns the count written.
+
+        Pass ``vectors`` (one normalized row per passage, for example from an
+        embedded collection) to skip embedding; else ``embedder`` embeds them.
+        """
+        _check_passages(passages)
+        if vectors is not None and vectors.shape != (len(passages), self.info.dimension):
+            raise CollectionError(
+                f"{vectors.shape[0]}x{vectors.shape[1]} vectors for {len(passages)} passages of a "
+                f"{self.info.dimension}-d collection"
+            )
+        if vectors is None:
+            embedder = embedder or load_embedder(self.info.embedding_model)
+            if embedder.name != self.info.embedding_model or embedder.dimension != self.info.dimension:
+                raise CollectionError(
+                    f"Milvus collection {self.name!r} holds {self.info.embedding_model} ({self.info.dimension}-d) "
+                    f"vectors; the embedder is {embedder.name} ({embedder.dimension}-d)"
+                )
+        written = 0
+        with reporter.stage(f"{self.name}: ingesting {len(passages)} passages into Milvus", total=len(passages)) as advance:
+            for start in range(0, len(passages), batch_size):
+                batch = passages[start : start + batch_size]
+                block = vectors[start : start + batch_size] if vectors is not None else embedder.encode([p.searchable_text for p in batch])  # type: ignore[union-attr]
+                rows = [
+                    {
+                        "id": p.doc_id,
+                        "doc_id": source_document(p.doc_id),
+                        "title": p.title[:2048],
+                        "url": p.url[:2048],
+                        "text": p.searchable_text[:MAX_TEXT],
+                        "dense": block[i].astype(np.float32).tolist(),
+                    }
+                    for i, p in enumerate(batch)
+                ]
+                written += int(self.client.upsert(self.target, rows)["upsert_count"])
+                advance(len(batch))
+        self.client.flush(self.target)
+        self.client.load_collection(self.target)
+        return written
+
+    def search(self, queries: Sequence[str], k: int = 10, mode: str = "hybrid", embedder: Embedder | None = None, depth: int = 100) -> list[list[Hit]]:
+        """Ranked hits per query, with the same shape as the embedded backend's retrievers."""
+        from pymilvus import AnnSearchRequest, RRFRanker
+
+        if mode not in MODES:
+            raise ConfigError(f"unknown Milvus search mode {mode!r}; expected one of {', '.join(MODES)}")
+        if not queries:
+            return []
+        fields = ["title", "text", "url"]
+        texts = [q if q.strip() else " " for q in queries]
+        if mode == "bm25":
+            raw = self.client.search(
+                self.target, data=texts, anns_field="sparse", limit=k, output_fields=fields, search_params={"metric_type": "BM25"}
+            )
+        else:
+            embedder = embedder or load_embedder(self.info.embedding_model)
+            vectors = embedder.encode(list(queries)).tolist()
+            if mode == "dense":
+                raw = self.client.search(
+                    self.target, data=vectors, anns_field="dense", limit=k, output_fields=fields, search_params={"metric_type": "IP"}
+                )
+            else:
+                raw = []
+                for text, vector in zip(texts, vectors):  # hybrid_search takes one query per call
+                    requests = [
+                        AnnSearchRequest(data=[text], anns_field="sparse", param={"metric_type": "BM25"}, limit=max(depth, k)),
+                        AnnSearchRequest(data=[vector], anns_field="dense", param={"metric_type": "IP"}, limit=max(depth, k)),
+                    ]
+                    raw.extend(self.client.hybrid_search(self.target, requests, ranker=RRFRanker(60), limit=k, output_fields=fields))
+        return [_hits(list(hits), mode) for hits in raw]
+
+
+def _hits(raw: list[dict[str, Any]], mode: str) -> list[Hit]:
+    """Milvus results as :class:`Hit` values, in the engine's order, with higher-is-better scores.
+
+    BM25 scores are never negative, yet Milvus Lite reports them negated (as a
+    distance, best first); such scores are flipped so every backend's hits read
+    the same way.
+    """
+    flip = mode == "bm25" and any(float(h["distance"]) < 0 for h in raw)
+    return [
+        Hit(
+            str(h["id"]),
+            -float(h["distance"]) if flip else float(h["distance"]),
+            h["entity"].get("text", ""),
+            h["entity"].get("title", ""),
+            h["entity"].get("url", ""),
+            rank,
+        )
+        for rank, h in enumerate(raw, start=1)
+    ]
+
+
+class MilvusRetriever:
+    """A Milvus collection behind the :class:`convrag.retrieve.Retriever` interface."""
+
+    def __init__(self, collection: MilvusCollection, mode: str = "hybrid", embedder: Embedder | None = None) -> None:
+        if mode not in MODES:
+            raise ConfigError(f"unknown Milvus search mode {mode!r}; expected one of {', '.join(MODES)}")
+        self.collection, self.name, self.embedder = collection, mode, embedder
+
+    def search(self, queries: Sequence[str], k: int = 10) -> list[list[Hit]]:
+        return self.collection.search(queries, k, self.name, self.embedder)
+
+
+def _check_passages(passages: Iterable[Passage]) -> None:
+    seen: set[str] = set()
+    for passage in passages:
+        if not passage.doc_id or len(passage.doc_id) > 512:
+            raise CollectionError(f"passage id {passage.doc_id[:40]!r} is empty or longer than 512 characters")
+        if passage.doc_id in seen:
+            raise CollectionError(f"duplicate passage id {passage.doc_id!r} in the batch to ingest")
+        seen.add(passage.doc_id)

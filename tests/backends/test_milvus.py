@@ -1,0 +1,103 @@
+"""The Milvus backend against a real Milvus Lite instance (an embedded Milvus started by the test)."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from convrag.backends.milvus import MilvusRetriever, MilvusStore, milvus_name, source_document
+from convrag.embeddings import Embedder
+from convrag.errors import CollectionError, ConfigError
+from convrag.index.collection import Collection
+from convrag.retrieve import make_retriever
+from convrag.types import Passage
+
+
+@pytest.fixture
+def store(tmp_path: Path):  # type: ignore[no-untyped-def]
+    opened = MilvusStore(str(tmp_path / "milvus" / "convrag.db"))
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
+def filled(store: MilvusStore, tiny_passages: list[Passage], embedder: Embedder):  # type: ignore[no-untyped-def]
+    collection = store.create("tiny-docs", embedder.name, embedder.dimension)
+    assert collection.ingest(tiny_passages, embedder) == len(tiny_passages)
+    return collection
+
+
+@pytest.mark.parametrize("mode", ["bm25", "dense", "hybrid"])
+def test_search_modes(filled, mode: str, embedder: Embedder) -> None:  # type: ignore[no-untyped-def]
+    retriever = MilvusRetriever(filled, mode, embedder)
+    results = retriever.search(["how much does a passport renewal cost", "Cardinals played in London"], 3)
+    assert [hits[0].doc_id for hits in results] == ["p2", "p3"]
+    for hits in results:
+        assert [h.rank for h in hits] == list(range(1, len(hits) + 1))
+        assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+        assert all(h.text and h.title for h in hits)
+
+
+def test_dense_matches_embedded_backend(filled, tiny_collection: Collection, embedder: Embedder) -> None:  # type: ignore[no-untyped-def]
+    queries = ["index funds", "court filing fees", "where do the Cardinals play", "storage classes"]
+    ours = [[h.doc_id for h in hits] for hits in make_retriever("dense", tiny_collection, embedder).search(queries, 6)]
+    milvus = [[h.doc_id for h in hits] for hits in MilvusRetriever(filled, "dense", embedder).search(queries, 6)]
+    assert milvus == ours
+
+
+def test_reopen_and_idempotent_reingest(store: MilvusStore, filled, tiny_passages: list[Passage], embedder: Embedder, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    filled.ingest(tiny_passages, embedder)
+    assert len(filled) == len(tiny_passages), "re-ingesting the same ids replaces, never duplicates"
+    changed = [tiny_passages[1]._replace(text="Passport renewal now costs 150 dollars.")]
+    filled.ingest(changed, embedder)
+    store.close()
+
+    again = MilvusStore(str(tmp_path / "milvus" / "convrag.db"))
+    reopened = again.open("tiny-docs")
+    assert len(reopened) == len(tiny_passages) and again.names() == ["tiny-docs"]
+    top = MilvusRetriever(reopened, "bm25").search(["passport renewal"], 1)[0][0]
+    assert top.doc_id == "p2" and "150 dollars" in top.text
+    again.delete("tiny-docs")
+    assert again.names() == []
+    again.close()
+
+
+def test_bad_input(store: MilvusStore, filled, tiny_passages: list[Passage], embedder: Embedder) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(CollectionError, match="3x384 vectors for 6 passages"):
+        filled.ingest(tiny_passages, vectors=np.zeros((3, 384), dtype=np.float32))
+    with pytest.raises(CollectionError, match="6x8 vectors for 6 passages of a 384-d collection"):
+        filled.ingest(tiny_passages, vectors=np.zeros((6, 8), dtype=np.float32))
+    with pytest.raises(CollectionError, match="duplicate passage id 'p1'"):
+        filled.ingest([tiny_passages[0], tiny_passages[0]], embedder)
+    with pytest.raises(CollectionError, match="was embedded with all-MiniLM-L6-v2, not BAAI/bge-base-en-v1.5"):
+        store.open("tiny-docs", expect_model="BAAI/bge-base-en-v1.5")
+    with pytest.raises(CollectionError, match="holds 384-d vectors, not 768-d"):
+        store.create("tiny-docs", embedder.name, 768)
+    with pytest.raises(CollectionError, match="unknown Milvus collection 'other'.*known: tiny-docs"):
+        store.open("other")
+    with pytest.raises(ConfigError, match="invalid collection name"):
+        milvus_name("bad name!")
+    with pytest.raises(ConfigError, match="unknown Milvus search mode"):
+        MilvusRetriever(filled, "elser")
+
+
+def test_foreign_schema_is_refused(store: MilvusStore) -> None:
+    store.client.create_collection(milvus_name("foreign"), dimension=8)
+    with pytest.raises(CollectionError, match="does not have convrag's schema"):
+        store.open("foreign")
+
+
+def test_unreachable_server() -> None:
+    with pytest.raises(CollectionError, match=r"cannot reach Milvus at http://127\.0\.0\.1:1"):
+        MilvusStore("http://127.0.0.1:1", timeout=2)
+
+
+def test_empty_queries(filled) -> None:  # type: ignore[no-untyped-def]
+    assert MilvusRetriever(filled, "bm25").search([], 3) == []
+    assert MilvusRetriever(filled, "bm25").search([""], 3) == [[]]
+
+
+def test_source_document() -> None:
+    assert source_document("ibmcld_00007-1713-3490") == "ibmcld_00007"
+    assert source_document("guides/setup-0-1200") == "guides/setup"
+    assert source_document("plain") == "plain"
