@@ -1,8 +1,9 @@
 """The Milvus backend: one Milvus collection per convrag collection.
 
 Schema: ``id`` (the passage id, primary key), ``doc_id`` (the source document),
-``title``, ``url``, ``text`` (analyzed: standard tokenizer, lowercase, English
-stopwords and Snowball stemming, the same analysis the embedded BM25 uses), a
+``title``, ``url``, ``text`` (analyzed: standard tokenizer, lowercase, the
+embedded BM25's English stopwords, and English stemming where the engine
+supports it: Milvus servers do, Milvus Lite does not), a
 ``sparse`` field filled by Milvus's built-in BM25 function, and a ``dense``
 float vector searched exactly (FLAT index, inner product on normalized vectors).
 Search modes are ``bm25``, ``dense`` and ``hybrid`` (Milvus ``hybrid_search``
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from bm25s.stopwords import STOPWORDS_EN
 
 from ..embeddings import Embedder, load_embedder
 from ..errors import CollectionError, ConfigError
@@ -34,9 +36,12 @@ DEFAULT_URI = "./data/convrag.db"
 SCHEMA_VERSION = 1
 MODES = ("bm25", "dense", "hybrid")
 MAX_TEXT = 65_535
+# The stop words are spelled out (bm25s's English list, as the embedded BM25 uses) because Milvus Lite
+# reads "_english_" as a literal word; servers understand both. Lite also ignores the stemmer filter,
+# which Milvus servers apply.
 ANALYZER = {
     "tokenizer": "standard",
-    "filter": ["lowercase", {"type": "stop", "stop_words": ["_english_"]}, {"type": "stemmer", "language": "english"}],
+    "filter": ["lowercase", {"type": "stop", "stop_words": sorted(STOPWORDS_EN)}, {"type": "stemmer", "language": "english"}],
 }
 #: Collection property holding :class:`MilvusInfo` as JSON (properties survive on Lite and servers alike).
 INFO_PROPERTY = "convrag.info"
