@@ -79,6 +79,9 @@ def test_bad_input(store: MilvusStore, filled, tiny_passages: list[Passage], emb
         milvus_name("bad name!")
     with pytest.raises(ConfigError, match="unknown Milvus search mode"):
         MilvusRetriever(filled, "elser")
+    impostor = Embedder(name="BAAI/bge-base-en-v1.5", model=embedder.model)
+    with pytest.raises(CollectionError, match="query model is BAAI/bge-base-en-v1.5"):
+        MilvusRetriever(filled, "dense", impostor).search(["passport"], 3)
 
 
 def test_foreign_schema_is_refused(store: MilvusStore) -> None:

@@ -19,7 +19,8 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -166,6 +167,17 @@ class MilvusStore:
         return MilvusCollection(self, info)
 
 
+@contextmanager
+def _reported(action: str, uri: str) -> Iterator[None]:
+    """Turn the client's errors (server gone, bad request) into one clear convrag error."""
+    from pymilvus.exceptions import MilvusException
+
+    try:
+        yield
+    except MilvusException as exc:
+        raise CollectionError(f"Milvus at {uri}: {action} failed: {exc.message}") from None
+
+
 class MilvusCollection:
     """One convrag collection in Milvus: ingest and search."""
 
@@ -228,20 +240,32 @@ class MilvusCollection:
                     }
                     for i, p in enumerate(batch)
                 ]
-                written += int(self.client.upsert(self.target, rows)["upsert_count"])
+                with _reported("upsert", self.store.uri):
+                    written += int(self.client.upsert(self.target, rows)["upsert_count"])
                 advance(len(batch))
-        self.client.flush(self.target)
-        self.client.load_collection(self.target)
+        with _reported("flush", self.store.uri):
+            self.client.flush(self.target)
+            self.client.load_collection(self.target)
         return written
 
     def search(self, queries: Sequence[str], k: int = 10, mode: str = "hybrid", embedder: Embedder | None = None, depth: int = 100) -> list[list[Hit]]:
         """Ranked hits per query, with the same shape as the embedded backend's retrievers."""
-        from pymilvus import AnnSearchRequest, RRFRanker
-
         if mode not in MODES:
             raise ConfigError(f"unknown Milvus search mode {mode!r}; expected one of {', '.join(MODES)}")
         if not queries:
             return []
+        if embedder is not None and embedder.name != self.info.embedding_model:
+            raise CollectionError(
+                f"Milvus collection {self.name!r} was embedded with {self.info.embedding_model}; "
+                f"the query model is {embedder.name}"
+            )
+        with _reported("search", self.store.uri):
+            raw = self._search(queries, k, mode, embedder, depth)
+        return [_hits(list(hits), mode) for hits in raw]
+
+    def _search(self, queries: Sequence[str], k: int, mode: str, embedder: Embedder | None, depth: int) -> list[Any]:
+        from pymilvus import AnnSearchRequest, RRFRanker
+
         fields = ["title", "text", "url"]
         texts = [q if q.strip() else " " for q in queries]
         if mode == "bm25":
@@ -263,7 +287,7 @@ class MilvusCollection:
                         AnnSearchRequest(data=[vector], anns_field="dense", param={"metric_type": "IP"}, limit=max(depth, k)),
                     ]
                     raw.extend(self.client.hybrid_search(self.target, requests, ranker=RRFRanker(60), limit=k, output_fields=fields))
-        return [_hits(list(hits), mode) for hits in raw]
+        return list(raw)
 
 
 def _hits(raw: list[dict[str, Any]], mode: str) -> list[Hit]:
