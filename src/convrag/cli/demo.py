@@ -57,4 +57,4 @@ def show_conversation(data: MTRAGData, result: RunResult, top: int = 3) -> None:
         for hit in result.hits[task.task_id][:top]:
             mark = "[green]relevant[/green]" if judged.get(hit.doc_id, 0) > 0 else "[dim]-[/dim]"
             lines.append(f"  {hit.rank}. {mark} {hit.doc_id} [dim]{hit.score:.4f}[/dim]  {_snippet(hit.text, 150)}")
-        console.print(Panel("\n".join(lines), expand=True), highlight=False)
+        console.print(Panel("\n".join(lines), expand=True), highlight=False, soft_wrap=False)
