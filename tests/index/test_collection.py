@@ -1,4 +1,3 @@
-import json
 from dataclasses import replace
 from pathlib import Path
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -114,7 +113,7 @@ class MilvusStore:
         if self.client.has_collection(milvus_name(name)):
             self.client.drop_collection(milvus_name(name))
 
-    def create(self, name: str, embedder_name: str, dimension: int, corpus_sha256: str = "") -> "MilvusCollection":
+    def create(self, name: str, embedder_name: str, dimension: int, corpus_sha256: str = "") -> MilvusCollection:
         """Create the collection if missing; an existing one must have the same model and dimension."""
         from pymilvus import DataType, Function, FunctionType
 
@@ -141,7 +140,7 @@ class MilvusStore:
         )
         return MilvusCollection(self, info)
 
-    def open(self, name: str, expect_model: str | None = None, expect_dimension: int | None = None) -> "MilvusCollection":
+    def open(self, name: str, expect_model: str | None = None, expect_dimension: int | None = None) -> MilvusCollection:
         """Open an existing collection, checking that its schema is the one convrag creates."""
         target = milvus_name(name)
         if not self.client.has_collection(target):

@@ -97,8 +97,8 @@ def run_milvus_benchmark(data_root: Path, out: Path) -> dict[str, Any]:
         m = milvus.retriever("fiqa", mode)
         e = embedded.retriever("fiqa", mode)
         latency[mode] = {
-            "milvus": percentiles(latencies_ms(lambda q: m.search([q], 10), queries)),
-            "embedded": percentiles(latencies_ms(lambda q: e.search([q], 10), queries)),
+            "milvus": percentiles(latencies_ms(lambda q, r=m: r.search([q], 10), queries)),
+            "embedded": percentiles(latencies_ms(lambda q, r=e: r.search([q], 10), queries)),
         }
     report["latency_ms_fiqa"] = latency
     report["rss_mb"] = {"before_milvus": round(rss_before), "after": round(_rss_mb_with_children())}

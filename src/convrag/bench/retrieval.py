@@ -19,7 +19,6 @@ from typing import Any
 import numpy as np
 
 from ..cli.console import RichReporter, console
-from ..data.beir import read_corpus
 from ..data.layout import MTRAGData
 from ..embeddings import load_embedder
 from ..eval.experiment import run_grid, summary_markdown, write_outputs
@@ -121,7 +120,6 @@ def run_retrieval_benchmark(data_root: Path, out: Path, synthetic_size: int = 20
         speed["bm25_synthetic_build_s"] = round(time.perf_counter() - start, 2)
         del synthetic
     speed["bm25_synthetic_ms"] = percentiles(latencies_ms(lambda q: big.search([q], 10), rewrites))
-    del big
     rng = np.random.default_rng(0)
     matrix = rng.standard_normal((synthetic_size, embedder.dimension), dtype=np.float32)
     matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)

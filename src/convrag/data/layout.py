@@ -64,7 +64,7 @@ class MTRAGData:
     corpus_paths: dict[str, Path] = field(default_factory=dict)
 
     @classmethod
-    def discover(cls, root: Path | str) -> "MTRAGData":
+    def discover(cls, root: Path | str) -> MTRAGData:
         root = Path(root)
         if not root.is_dir():
             raise ConfigError(f"data folder {root} does not exist")

@@ -36,7 +36,7 @@ def write_trec_run(path: Path, hits: Mapping[str, Sequence[Hit]], tag: str) -> N
     with atomic_open(path) as handle:
         for task_id, task_hits in hits.items():
             for rank, hit in enumerate(task_hits, start=1):
-                handle.write(f"{task_id}\tQ0\t{hit.doc_id}\t{rank}\t{hit.score:.6f}\t{tag}\n".encode("utf-8"))
+                handle.write(f"{task_id}\tQ0\t{hit.doc_id}\t{rank}\t{hit.score:.6f}\t{tag}\n".encode())
 
 
 def read_trec_run(path: Path) -> dict[str, dict[str, float]]:

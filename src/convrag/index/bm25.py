@@ -47,7 +47,7 @@ class BM25Index:
         return Tokenizer(stemmer=stemmer, stopwords=params.stopwords, lower=True)
 
     @classmethod
-    def build(cls, texts: Sequence[str], params: BM25Params = BM25Params()) -> "BM25Index":
+    def build(cls, texts: Sequence[str], params: BM25Params = BM25Params()) -> BM25Index:
         tokenizer = cls._tokenizer(params)
         # A Tokenized (ids + vocabulary) keeps bm25s's term ids identical to the tokenizer's.
         tokenized = tokenizer.tokenize(list(texts), return_as="tuple", show_progress=False)
@@ -62,7 +62,7 @@ class BM25Index:
         write_json(folder / PARAMS_FILE, asdict(self.params))
 
     @classmethod
-    def load(cls, folder: Path, mmap: bool = False) -> "BM25Index":
+    def load(cls, folder: Path, mmap: bool = False) -> BM25Index:
         params = BM25Params(**json.loads((folder / PARAMS_FILE).read_text()))
         model = bm25s.BM25.load(str(folder), mmap=mmap, show_progress=False)
         tokenizer = cls._tokenizer(params)

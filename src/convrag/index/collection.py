@@ -96,7 +96,7 @@ class Collection:
                 )
 
     @classmethod
-    def open(cls, path: Path | str, expected_corpus_sha256: str | None = None) -> "Collection":
+    def open(cls, path: Path | str, expected_corpus_sha256: str | None = None) -> Collection:
         """Open the live version of the collection at ``path``."""
         path = Path(path)
         current = path / CURRENT_FILE
@@ -130,7 +130,7 @@ class Collection:
         source: str = "",
         force: bool = False,
         reporter: Reporter = SILENT,
-    ) -> "Collection":
+    ) -> Collection:
         """Build (or reuse, if identical) the collection at ``path`` from ``passages``.
 
         ``embedder=None`` builds BM25 only. The previous version stays live until

@@ -31,7 +31,7 @@ class DenseIndex:
         self.embeddings = embeddings
 
     @classmethod
-    def load(cls, folder: Path, mmap: bool = False) -> "DenseIndex":
+    def load(cls, folder: Path, mmap: bool = False) -> DenseIndex:
         return cls(np.load(folder / EMBEDDINGS_FILE, mmap_mode="r" if mmap else None, allow_pickle=False))
 
     def save(self, folder: Path) -> None:

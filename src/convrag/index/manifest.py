@@ -42,7 +42,7 @@ class Manifest:
         return asdict(self)
 
     @classmethod
-    def read(cls, folder: Path) -> "Manifest":
+    def read(cls, folder: Path) -> Manifest:
         path = folder / MANIFEST_FILE
         try:
             raw = json.loads(path.read_text(encoding="utf-8"))
