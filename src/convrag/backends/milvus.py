@@ -109,8 +109,11 @@ class MilvusStore:
         except (TypeError, ValueError):
             return None
 
+    def exists(self, name: str) -> bool:
+        return bool(self.client.has_collection(milvus_name(name)))
+
     def delete(self, name: str) -> None:
-        if self.client.has_collection(milvus_name(name)):
+        if self.exists(name):
             self.client.drop_collection(milvus_name(name))
 
     def create(self, name: str, embedder_name: str, dimension: int, corpus_sha256: str = "") -> MilvusCollection:
@@ -118,7 +121,7 @@ class MilvusStore:
         from pymilvus import DataType, Function, FunctionType
 
         target = milvus_name(name)
-        if self.client.has_collection(target):
+        if self.exists(name):
             return self.open(name, expect_model=embedder_name, expect_dimension=dimension)
         info = MilvusInfo(name=name, embedding_model=embedder_name, dimension=dimension, corpus_sha256=corpus_sha256)
         schema = self.client.create_schema(auto_id=False, enable_dynamic_field=False)
@@ -143,7 +146,7 @@ class MilvusStore:
     def open(self, name: str, expect_model: str | None = None, expect_dimension: int | None = None) -> MilvusCollection:
         """Open an existing collection, checking that its schema is the one convrag creates."""
         target = milvus_name(name)
-        if not self.client.has_collection(target):
+        if not self.exists(name):
             known = ", ".join(self.names()) or "none"
             raise CollectionError(f"unknown Milvus collection {name!r} at {self.uri} (known: {known})")
         info = self._info(target)
@@ -194,8 +197,10 @@ class MilvusCollection:
         return self.store.client
 
     def __len__(self) -> int:
-        self.client.flush(self.target)
-        return int(self.client.get_collection_stats(self.target)["row_count"])
+        # count(*) is exact; collection statistics may still count replaced rows on a server.
+        with _reported("count", self.store.uri):
+            rows = self.client.query(self.target, filter="", output_fields=["count(*)"])
+        return int(rows[0]["count(*)"])
 
     def ingest(
         self,

@@ -21,6 +21,7 @@ from ..data.beir import read_corpus
 from ..data.domains import COMPARABLE_DOMAINS, collection_name
 from ..data.layout import MTRAGData
 from ..embeddings import DEFAULT_EMBEDDING_MODEL, Embedder, load_embedder
+from ..errors import CollectionError
 from ..index.collection import Collection
 from ..index.manifest import corpus_sha256
 from ..progress import SILENT, Reporter
@@ -68,7 +69,7 @@ class BenchmarkIndexes:
         if not self.rebuild:
             try:
                 collection = Collection.open(path, expected_corpus_sha256=digest)
-            except Exception:
+            except CollectionError:  # missing, incomplete or stale: build it
                 collection = None
         if collection is None or (self.dense and collection.manifest.embedding_model != self.embedder.name):
             collection = Collection.build(
@@ -118,7 +119,7 @@ class MilvusIndexes:
         name = f"mtrag-{domain}"
         digest = source.manifest.corpus_sha256
         existing = None
-        if name in self.store.names():
+        if self.store.exists(name):
             existing = self.store.open(name)
             if existing.info.corpus_sha256 != digest or len(existing) != len(source):
                 self.store.delete(name)

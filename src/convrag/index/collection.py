@@ -207,7 +207,7 @@ class Collection:
             shutil.rmtree(building, ignore_errors=True)
             raise
         _remove_stale(path, keep=version)
-        return cls.open(path)
+        return cls(path, final, manifest, passages)
 
 
 def _slug(text: str) -> str:
