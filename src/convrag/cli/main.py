@@ -37,6 +37,24 @@ MilvusUriOpt = Annotated[
     str,
     typer.Option("--milvus-uri", envvar="CONVRAG_MILVUS_URI", help="Milvus Lite file, or http://host:19530 for a server or cluster."),
 ]
+LLMOpt = Annotated[
+    str,
+    typer.Option("--llm", envvar="CONVRAG_LLM", help="LLM backend: local, local:/path/model.gguf, openai:MODEL, anthropic:MODEL."),
+]
+LLMUrlOpt = Annotated[
+    Optional[str], typer.Option("--llm-url", envvar="CONVRAG_OPENAI_BASE_URL", help="Base URL of an OpenAI-compatible endpoint.")
+]
+WorkersOpt = Annotated[int, typer.Option("--workers", help="Concurrent LLM calls (remote backends; the local model runs one at a time).")]
+NoCacheOpt = Annotated[bool, typer.Option("--no-llm-cache", help="Do not read or write the persistent LLM completion cache.")]
+
+
+def _llm(spec: str, url: str | None, no_cache: bool):  # type: ignore[no-untyped-def]
+    from ..llm import make_llm
+
+    options = {"base_url": url} if spec.startswith("openai") else {}
+    return make_llm(spec, cache=not no_cache, **options)
+
+
 # The token is read from the environment only, so it never shows up in shell history or process lists.
 BACKENDS = ("embedded", "milvus")
 
@@ -149,7 +167,12 @@ def evaluate(
     data: Annotated[Path, typer.Option("--data", help="MT-RAG data folder (the shared folder or the official repository layout).")],
     domains: Annotated[str, typer.Option("--domains", help="Comma-separated domains, or 'all'.")] = "all",
     retriever: Annotated[str, typer.Option("--retriever", "-r", help="Comma-separated: bm25, dense, hybrid.")] = "bm25,dense,hybrid",
-    queries: Annotated[str, typer.Option("--queries", "-q", help="Comma-separated query sources (lastturn, rewrite, questions) or .jsonl query files.")] = "lastturn,rewrite",
+    queries: Annotated[str, typer.Option("--queries", "-q", help="Comma-separated query sources (lastturn, rewrite, questions) or .jsonl query files; '' for none.")] = "lastturn,rewrite",
+    strategy: Annotated[str, typer.Option("--strategy", "-s", help="Comma-separated conversational strategies: last_turn, full_rewrite, targeted, mmr_cluster, summary, progressive.")] = "",
+    llm: LLMOpt = "local",
+    llm_url: LLMUrlOpt = None,
+    workers: WorkersOpt = 1,
+    no_llm_cache: NoCacheOpt = False,
     out: Annotated[Path, typer.Option("--out", help="Output folder for results, run files and tables.")] = Path("runs/eval"),
     baseline: Annotated[Optional[str], typer.Option(help="Run to test the others against, e.g. bm25+lastturn [default: the first run].")] = None,
     k: Annotated[int, typer.Option("-k", help="Passages retrieved per task.")] = 10,
@@ -161,7 +184,8 @@ def evaluate(
     backend: BackendOpt = "embedded",
     milvus_uri: MilvusUriOpt = "./data/convrag.db",
 ) -> None:
-    """Evaluate retrievers x query sources on MT-RAG and write official results, run files and tables."""
+    """Evaluate retrievers x query sources (and conversational strategies) on MT-RAG; write official results,
+    run files, tables and, for strategies, BEIR queries, every trace and the decision statistics."""
     from ..data.domains import parse_domains
     from ..data.layout import MTRAGData
     from ..eval.experiment import run_grid, write_outputs
@@ -172,8 +196,19 @@ def evaluate(
     missing = [d for d in chosen if d not in layout.domains]
     if missing:
         raise ConfigError(f"no corpus or tasks for {', '.join(missing)} under {data}")
-    retrievers, sources = _split(retriever), _split(queries)
+    retrievers = _split(retriever)
+    sources: list = _split(queries)
     reporter = RichReporter()
+    if strategy:
+        from ..queries.strategy import StrategySource
+        from ..strategies import make_strategy
+        from ..strategies.registry import NEEDS_LLM
+
+        names = _split(strategy)
+        model = _llm(llm, llm_url, no_llm_cache) if any(n in NEEDS_LLM for n in names) else None
+        sources += [StrategySource(make_strategy(n, model), workers if llm != "local" else 1, reporter) for n in names]
+    if not sources:
+        raise ConfigError("nothing to evaluate: give --queries and/or --strategy")
     _check_backend(backend)
     indexes = BenchmarkIndexes(
         layout, index_dir, embedding_model, dense=backend == "milvus" or any(r != "bm25" for r in retrievers), rebuild=rebuild, reporter=reporter
@@ -215,6 +250,42 @@ def print_results_table(results, baseline: str | None = None) -> None:  # type: 
             cells.append(f"{tests[r.name]['p_randomization']:.3g}" if r.name in tests else "(baseline)")
         table.add_row(r.name, *cells)
     console.print(table)
+
+
+@app.command()
+def rewrite(
+    question: Annotated[str, typer.Argument(help="The user's question.")],
+    history: Annotated[Optional[Path], typer.Option("--history", help="JSON file: a list of {speaker|role, text|content} messages before the question.")] = None,
+    strategy: Annotated[str, typer.Option("--strategy", "-s", help="Strategy name.")] = "progressive",
+    llm: LLMOpt = "local",
+    llm_url: LLMUrlOpt = None,
+    no_llm_cache: NoCacheOpt = False,
+    trace: Annotated[bool, typer.Option("--trace", help="Print the full trace as JSON.")] = False,
+) -> None:
+    """Turn one conversational question into a retrieval query and show how the strategy decided."""
+    import json
+
+    from ..data.messages import read_history
+    from ..strategies import make_strategy
+    from ..strategies.registry import NEEDS_LLM
+    from ..types import Task
+
+    if len(question) > MAX_QUERY_CHARS:
+        raise ConfigError(f"the question is {len(question):,} characters; the limit is {MAX_QUERY_CHARS:,}")
+    messages = read_history(history) if history else ()
+    model = _llm(llm, llm_url, no_llm_cache) if strategy in NEEDS_LLM else None
+    task = Task("cli", "cli", 1 + sum(m.speaker == "user" for m in messages), "", question, tuple(messages))
+    result = make_strategy(strategy, model).rewrite(task)
+    t = result.trace
+    console.print(f"[bold]query:[/bold] {escape(result.query)}")
+    console.print(
+        f"[dim]strategy {t.strategy}, stage {t.stage}, {len(t.calls)} LLM call(s), {t.prompt_tokens} prompt tokens, "
+        f"{t.effective_latency_s:.2f} s{', no-op' if t.noop else ''}[/dim]"
+    )
+    for fb in t.fallbacks:
+        console.print(f"[yellow]fallback[/yellow] stage {fb.stage}: {fb.reason} {escape(fb.rejected[:120])}")
+    if trace:
+        console.print_json(json.dumps(t.to_dict(), ensure_ascii=False))
 
 
 @app.command()

@@ -8,12 +8,12 @@ from typing import Any
 
 from ..index.atomic import write_text
 from ..progress import SILENT, Reporter
-from ..queries.sources import make_query_source
+from ..queries.sources import QuerySource, make_query_source
 from .metrics import metric_names
 from .report import markdown_table
 from .runner import BenchmarkIndexes, MilvusIndexes, RunResult, run_retrieval, score_run
 from .significance import paired_test
-from .writers import write_metrics, write_official_results, write_trec_run
+from .writers import write_beir_queries, write_metrics, write_official_results, write_trec_run, write_traces
 
 HEADLINE = ("Recall@5", "nDCG@5", "nDCG@10")
 
@@ -22,17 +22,17 @@ def run_grid(
     indexes: BenchmarkIndexes | MilvusIndexes,
     domains: Sequence[str],
     retrievers: Sequence[str],
-    sources: Sequence[str],
+    sources: Sequence[str | QuerySource],
     k: int = 10,
     retriever_options: Mapping[str, Any] | None = None,
     reporter: Reporter = SILENT,
 ) -> list[RunResult]:
-    """Every retriever with every query source, scored."""
+    """Every retriever with every query source (a name, a file, or a source such as a strategy), scored."""
     data = indexes.data
     qrels = {d: data.qrels(d) for d in domains}
     results = []
-    for source_name in sources:
-        source = make_query_source(source_name, data)
+    for spec in sources:
+        source = make_query_source(spec, data) if isinstance(spec, str) else spec
         for retriever in retrievers:
             options = dict(retriever_options or {}) if retriever == "hybrid" else {}
             result = run_retrieval(indexes, domains, retriever, source, k, options, reporter)
@@ -89,6 +89,28 @@ def summary_markdown(results: Sequence[RunResult], baseline: str | None = None) 
     return "\n".join(parts) + "\n"
 
 
+def strategy_outputs(results: Sequence[RunResult], out: Path) -> str:
+    """For runs whose queries came from a strategy: BEIR queries, traces and statistics under
+    ``strategies/<name>/``; returns the statistics as Markdown for the summary."""
+    from ..queries.strategy import StrategySource
+    from .strategy_stats import stats_markdown, strategy_stats
+
+    stats = {}
+    for result in results:
+        source = result.source
+        if not isinstance(source, StrategySource) or source.name in stats:
+            continue
+        folder = out / "strategies" / source.name
+        traces = {tid: source.traces[tid] for tid in result.tasks if tid in source.traces}
+        write_beir_queries(folder / "queries.jsonl", {tid: t.final_query for tid, t in traces.items()})
+        write_traces(folder / "traces.jsonl", traces)
+        stats[source.name] = strategy_stats(traces, result.tasks)
+        write_metrics(folder / "stats.json", stats[source.name])
+    if not stats:
+        return ""
+    return "\n\n## Strategy decisions and cost (latency includes the recorded time of cached model calls)\n\n" + stats_markdown(stats)
+
+
 def write_outputs(results: Sequence[RunResult], out: Path, baseline: str | None = None) -> Path:
     """Write each run's official JSONL, TREC run and metrics, plus ``summary.md`` and ``summary.json``."""
     out = Path(out)
@@ -98,6 +120,6 @@ def write_outputs(results: Sequence[RunResult], out: Path, baseline: str | None 
         write_trec_run(folder / "run.trec", result.hits, result.name)
         write_metrics(folder / "metrics.json", {**result.summary(), "per_query": result.per_query, "queries": result.queries})
     summary = out / "summary.md"
-    write_text(summary, summary_markdown(results, baseline))
+    write_text(summary, summary_markdown(results, baseline) + strategy_outputs(results, out))
     write_metrics(out / "summary.json", {"runs": [r.summary() for r in results], "significance": significance(results, baseline) if baseline else []})
     return summary

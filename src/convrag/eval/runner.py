@@ -154,6 +154,7 @@ class RunResult:
     all3: CollectionScore | None = None
     breakdowns: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
     seconds: float = 0.0
+    source: Any = None  # the QuerySource that produced ``queries`` (a StrategySource keeps traces)
 
     def collections(self) -> dict[str, str]:
         return {task_id: collection_name(task.domain) for task_id, task in self.tasks.items()}
@@ -202,7 +203,7 @@ def run_retrieval(
                 advance(len(batch))
         tasks.update({t.task_id: t for t in domain_tasks})
         queries.update(domain_queries)
-    result = RunResult(f"{retriever}+{source.name}", retriever, source.name, tasks, queries, hits)
+    result = RunResult(f"{retriever}+{source.name}", retriever, source.name, tasks, queries, hits, source=source)
     result.seconds = time.perf_counter() - start
     return result
 

@@ -52,3 +52,17 @@ def read_trec_run(path: Path) -> dict[str, dict[str, float]]:
 
 def write_metrics(path: Path, metrics: Mapping[str, Any]) -> None:
     write_json(path, metrics)
+
+
+def write_beir_queries(path: Path, queries: Mapping[str, str]) -> None:
+    """BEIR query JSONL in MT-RAG's form: ``{"_id": task_id, "text": "|user|: <query>"}``."""
+    with atomic_open(path) as handle:
+        for task_id, text in queries.items():
+            handle.write(json.dumps({"_id": task_id, "text": f"|user|: {text}"}, ensure_ascii=False) + "\n")
+
+
+def write_traces(path: Path, traces: Mapping[str, Any]) -> None:
+    """The intermediate JSONL: one strategy trace per task (``Trace.to_dict``)."""
+    with atomic_open(path) as handle:
+        for trace in traces.values():
+            handle.write(json.dumps(trace.to_dict(), ensure_ascii=False) + "\n")

@@ -1,0 +1,48 @@
+"""Conversation histories given by users (``--history`` files, API payloads) as ``Message`` tuples.
+
+Accepts convrag's form (``speaker``: user/agent, ``text``) and the chat form (``role``:
+user/assistant, ``content``), so an OpenAI-style message list works as is. System messages
+are skipped: they are instructions, not conversation.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from ..errors import DataFormatError
+from ..types import Message
+
+_SPEAKERS = {"user": "user", "agent": "agent", "assistant": "agent"}
+
+
+def parse_messages(items: Iterable[Mapping[str, Any]], source: str = "history") -> tuple[Message, ...]:
+    out: list[Message] = []
+    for i, item in enumerate(items):
+        if not isinstance(item, Mapping):
+            raise DataFormatError(source, f"message {i} is not an object")
+        role = str(item.get("speaker", item.get("role", ""))).lower()
+        text = item.get("text", item.get("content"))
+        if role == "system":
+            continue
+        if role not in _SPEAKERS:
+            raise DataFormatError(source, f"message {i} has speaker/role {role!r}; expected user, agent or assistant")
+        if not isinstance(text, str):
+            raise DataFormatError(source, f"message {i} has no text/content string")
+        out.append(Message(_SPEAKERS[role], text))
+    return tuple(out)
+
+
+def read_history(path: Path) -> tuple[Message, ...]:
+    """A JSON list of messages (or ``{"messages": [...]}``) from ``path``."""
+    try:
+        value = json.loads(Path(path).read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise DataFormatError(str(path), f"not valid JSON: {exc.msg}", exc.lineno) from exc
+    if isinstance(value, Mapping):
+        value = value.get("messages")
+    if not isinstance(value, list):
+        raise DataFormatError(str(path), "expected a list of messages or {\"messages\": [...]}")
+    return parse_messages(value, str(path))

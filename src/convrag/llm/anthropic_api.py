@@ -1,0 +1,50 @@
+"""Anthropic's Messages API (official ``anthropic`` client: timeouts and bounded retries)."""
+
+from __future__ import annotations
+
+import os
+import time
+
+from .base import ChatMessage, Completion, GenerationParams, LLMError
+from .tokens import approximate_counter
+
+
+class AnthropicLLM:
+    """Claude models; the key comes from ``ANTHROPIC_API_KEY`` (or ``api_key_env``)."""
+
+    backend = "anthropic"
+
+    def __init__(self, model: str, api_key_env: str = "ANTHROPIC_API_KEY", timeout_s: float = 60.0, max_retries: int = 2) -> None:
+        import anthropic
+
+        key = os.environ.get(api_key_env)
+        if not key:
+            raise LLMError(f"the anthropic backend needs an API key in ${api_key_env}")
+        self.model = model
+        self._anthropic = anthropic
+        self._client = anthropic.Anthropic(api_key=key, timeout=timeout_s, max_retries=max_retries)
+        self._count = approximate_counter()
+
+    def count_tokens(self, text: str) -> int:
+        return self._count(text)
+
+    def complete(self, messages: list[ChatMessage], params: GenerationParams = GenerationParams()) -> Completion:
+        # The Messages API takes the system prompt apart from the turns.
+        system = "\n\n".join(m["content"] for m in messages if m["role"] == "system")
+        turns = [{"role": m["role"], "content": m["content"]} for m in messages if m["role"] != "system"]
+        start = time.perf_counter()
+        try:
+            kwargs = {"system": system} if system else {}
+            response = self._client.messages.create(
+                model=self.model,
+                messages=turns,  # type: ignore[arg-type]
+                max_tokens=params.max_tokens,
+                temperature=params.temperature,
+                stop_sequences=[s for s in params.stop if s.strip()] or self._anthropic.NOT_GIVEN,
+                **kwargs,
+            )
+        except self._anthropic.AnthropicError as exc:
+            raise LLMError(f"anthropic ({self.model}): {type(exc).__name__}: {exc}") from exc
+        latency = time.perf_counter() - start
+        text = "".join(getattr(block, "text", "") for block in response.content)
+        return Completion(text, response.usage.input_tokens, response.usage.output_tokens, latency, self.model)

@@ -1,0 +1,84 @@
+"""A persistent completion cache, so that re-running an evaluation costs no model calls.
+
+Keyed by backend, model, messages and generation parameters (a SHA-256 of their canonical
+JSON). SQLite in WAL mode: several processes may read while one writes, and a crash loses at
+most the call in flight. Only successful completions are stored; errors are retried next time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+from pathlib import Path
+
+from .base import LLM, ChatMessage, Completion, GenerationParams
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS completions (
+    key TEXT PRIMARY KEY,
+    backend TEXT NOT NULL,
+    model TEXT NOT NULL,
+    request TEXT NOT NULL,
+    text TEXT NOT NULL,
+    prompt_tokens INTEGER NOT NULL,
+    completion_tokens INTEGER NOT NULL,
+    latency_s REAL NOT NULL,
+    created TEXT NOT NULL DEFAULT (datetime('now'))
+)
+"""
+
+
+def cache_key(backend: str, model: str, messages: list[ChatMessage], params: GenerationParams) -> str:
+    request = json.dumps(
+        {"backend": backend, "model": model, "messages": messages, "params": params.as_dict()}, sort_keys=True, ensure_ascii=False
+    )
+    return hashlib.sha256(request.encode("utf-8")).hexdigest()
+
+
+class CachedLLM:
+    """Wraps a backend; answers repeated requests from ``path`` without calling it."""
+
+    def __init__(self, llm: LLM, path: Path) -> None:
+        self.inner = llm
+        self.backend = llm.backend
+        self.model = llm.model
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute(_SCHEMA)
+        self._db.commit()
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def count_tokens(self, text: str) -> int:
+        return self.inner.count_tokens(text)
+
+    def complete(self, messages: list[ChatMessage], params: GenerationParams = GenerationParams()) -> Completion:
+        key = cache_key(self.backend, self.model, messages, params)
+        with self._lock:
+            row = self._db.execute(
+                "SELECT text, prompt_tokens, completion_tokens, latency_s FROM completions WHERE key = ?", (key,)
+            ).fetchone()
+        if row is not None:
+            self.hits += 1
+            return Completion(row[0], row[1], row[2], row[3], self.model, cached=True)
+        completion = self.inner.complete(messages, params)
+        self.misses += 1
+        request = json.dumps({"messages": messages, "params": params.as_dict()}, ensure_ascii=False)
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO completions (key, backend, model, request, text, prompt_tokens, completion_tokens, latency_s)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (key, self.backend, self.model, request, completion.text, completion.prompt_tokens,
+                 completion.completion_tokens, completion.latency_s),
+            )
+            self._db.commit()
+        return completion
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()

@@ -1,0 +1,121 @@
+"""The offline default: a GGUF model run in-process by llama.cpp (llama-cpp-python).
+
+On a CPU, reading the prompt is what costs (about 70 tokens/s on two cores), so this backend
+keeps a few llama.cpp contexts ("slots") over one memory-mapped model and sends each request to
+the slot whose last prompt shares the longest prefix with it. llama.cpp then evaluates only the
+new suffix: the fixed instructions of a prompt template, and the conversation so far when turns
+of one conversation are rewritten in order, are read once instead of on every call.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .base import ChatMessage, Completion, GenerationParams, LLMError
+from .model_files import DEFAULT_MODEL_NAME, ensure_default_model
+
+#: a slot is reused for a new request when it shares at least this many prompt characters
+MIN_SHARED_PREFIX = 200
+
+
+def _render(messages: list[ChatMessage]) -> str:
+    return "".join(f"<{m['role']}>{m['content']}" for m in messages)
+
+
+def _shared_prefix(a: str, b: str) -> int:
+    n = min(len(a), len(b))
+    i = 0
+    while i < n and a[i] == b[i]:
+        i += 1
+    return i
+
+
+@dataclass
+class _Slot:
+    llama: Any
+    last_prompt: str = ""
+    last_used: float = field(default_factory=time.monotonic)
+
+
+class LocalLLM:
+    """A llama.cpp chat model. ``model_path`` None means the verified default model."""
+
+    backend = "local"
+
+    def __init__(
+        self,
+        model_path: str | Path | None = None,
+        n_ctx: int = 4096,
+        n_threads: int | None = None,
+        slots: int = 4,
+    ) -> None:
+        self._path = Path(model_path) if model_path else None
+        self.model = self._path.stem if self._path else DEFAULT_MODEL_NAME
+        self.n_ctx = n_ctx
+        self.n_threads = n_threads or max(1, len(os.sched_getaffinity(0)))
+        self.max_slots = max(1, slots)
+        self._slots: list[_Slot] = []
+        self._lock = threading.Lock()
+
+    @property
+    def model_path(self) -> Path:
+        if self._path is None:
+            self._path = ensure_default_model()
+        if not self._path.is_file():
+            raise LLMError(f"model file {self._path} does not exist")
+        return self._path
+
+    def _new_slot(self) -> _Slot:
+        try:
+            from llama_cpp import Llama
+        except ImportError as exc:  # pragma: no cover - installed by the project's set-up
+            raise LLMError("llama-cpp-python is not installed; run `make install`") from exc
+        try:
+            llama = Llama(model_path=str(self.model_path), n_ctx=self.n_ctx, n_threads=self.n_threads, verbose=False)
+        except (ValueError, RuntimeError) as exc:
+            raise LLMError(f"could not load {self.model_path}: {exc}") from exc
+        slot = _Slot(llama)
+        self._slots.append(slot)
+        return slot
+
+    def _pick_slot(self, prompt: str) -> _Slot:
+        if not self._slots:
+            return self._new_slot()
+        best = max(self._slots, key=lambda s: _shared_prefix(s.last_prompt, prompt))
+        if _shared_prefix(best.last_prompt, prompt) >= MIN_SHARED_PREFIX:
+            return best
+        if len(self._slots) < self.max_slots:
+            return self._new_slot()
+        return min(self._slots, key=lambda s: s.last_used)
+
+    def count_tokens(self, text: str) -> int:
+        with self._lock:
+            slot = self._slots[0] if self._slots else self._new_slot()
+            return len(slot.llama.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    def complete(self, messages: list[ChatMessage], params: GenerationParams = GenerationParams()) -> Completion:
+        prompt = _render(messages)
+        with self._lock:
+            slot = self._pick_slot(prompt)
+            start = time.perf_counter()
+            try:
+                out = slot.llama.create_chat_completion(
+                    messages=list(messages),
+                    temperature=params.temperature,
+                    max_tokens=params.max_tokens,
+                    stop=list(params.stop) or None,
+                )
+            except (ValueError, RuntimeError) as exc:  # e.g. the prompt exceeds n_ctx
+                slot.last_prompt = ""
+                raise LLMError(f"local model failed: {exc}") from exc
+            latency = time.perf_counter() - start
+            slot.last_prompt = prompt
+            slot.last_used = time.monotonic()
+        usage = out.get("usage") or {}
+        text = out["choices"][0]["message"].get("content") or ""
+        return Completion(text, int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0)), latency, self.model)

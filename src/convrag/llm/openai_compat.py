@@ -1,0 +1,64 @@
+"""Any OpenAI-compatible chat endpoint: vLLM, Ollama, llama.cpp's server, Together, OpenAI.
+
+Uses the official ``openai`` client, which brings timeouts and bounded retries with backoff.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from .base import ChatMessage, Completion, GenerationParams, LLMError
+from .tokens import approximate_counter
+
+
+class OpenAICompatibleLLM:
+    """Chat completions at ``base_url``; the key is read from the environment variable ``api_key_env``."""
+
+    backend = "openai"
+
+    def __init__(
+        self,
+        model: str,
+        base_url: str | None = None,
+        api_key_env: str = "OPENAI_API_KEY",
+        timeout_s: float = 60.0,
+        max_retries: int = 2,
+    ) -> None:
+        import openai
+
+        self.model = model
+        self.base_url = base_url or os.environ.get("CONVRAG_OPENAI_BASE_URL") or os.environ.get("OPENAI_BASE_URL")
+        # Local servers need no key, but the client insists on one.
+        key = os.environ.get(api_key_env) or "not-needed"
+        self._openai = openai
+        self._client = openai.OpenAI(base_url=self.base_url, api_key=key, timeout=timeout_s, max_retries=max_retries)
+        self._count = approximate_counter()
+
+    def count_tokens(self, text: str) -> int:
+        return self._count(text)
+
+    def complete(self, messages: list[ChatMessage], params: GenerationParams = GenerationParams()) -> Completion:
+        start = time.perf_counter()
+        try:
+            response = self._client.chat.completions.create(
+                model=self.model,
+                messages=list(messages),  # type: ignore[arg-type]
+                temperature=params.temperature,
+                max_tokens=params.max_tokens,
+                stop=list(params.stop) or None,
+            )
+        except self._openai.OpenAIError as exc:
+            raise LLMError(f"{self.base_url or 'OpenAI'} ({self.model}): {type(exc).__name__}: {exc}") from exc
+        latency = time.perf_counter() - start
+        if not response.choices:
+            raise LLMError(f"{self.base_url or 'OpenAI'} ({self.model}) returned no choices")
+        text = response.choices[0].message.content or ""
+        usage = response.usage
+        return Completion(
+            text,
+            usage.prompt_tokens if usage else self._count(" ".join(m["content"] for m in messages)),
+            usage.completion_tokens if usage else self._count(text),
+            latency,
+            self.model,
+        )

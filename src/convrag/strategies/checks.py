@@ -1,0 +1,120 @@
+"""Acceptance checks for model-written queries, as small pure functions.
+
+A small local model often answers the question instead of rewriting it, returns an earlier
+question of the conversation, drops the user's own words or writes an essay. Each check
+below names one of those failures; a rewrite that fails any check is rejected and the
+strategy falls back, recording the check's name so that eval can count how often each fires.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from functools import lru_cache
+
+import Stemmer
+from bm25s.stopwords import STOPWORDS_EN
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+_LABEL = re.compile(
+    r"^\s*(?:\*\*)?(?:rewritten|standalone|reformulated|final)?\s*(?:query|question|rewrite)\s*(?:\*\*)?\s*[:：]\s*(?:\*\*)?\s*",
+    re.IGNORECASE,
+)
+_QUESTION_WORDS = frozenset(
+    "what which who whom whose when where why how is are was were do does did can could should would will shall may might "
+    "has have had tell list explain describe compare give show find".split()
+)
+_STOP = frozenset(STOPWORDS_EN)
+
+#: the reasons a check can give, in the order they are tried
+REASONS = ("empty", "multi_line", "overlong", "not_a_question", "lost_content", "repeats_earlier_question")
+
+
+@lru_cache(maxsize=1)
+def _stemmer() -> Stemmer.Stemmer:
+    return Stemmer.Stemmer("english")
+
+
+def words(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
+
+
+def content_stems(text: str) -> set[str]:
+    """Stems of the words that carry meaning (stop words, pronouns included, removed)."""
+    kept = [w for w in words(text) if w not in _STOP]
+    return set(_stemmer().stemWords(kept))
+
+
+def normalize(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text).lower()
+    return " ".join(words(text))
+
+
+def same_query(a: str, b: str) -> bool:
+    """Equal up to case, punctuation and spacing: a rewrite that changed nothing (a no-op)."""
+    return normalize(a) == normalize(b)
+
+
+def clean_answer(text: str) -> str:
+    """Strip what models wrap around a one-line answer: code fences, a label, quotes, spaces."""
+    text = text.strip().strip("`").strip()
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    lines = [_LABEL.sub("", line).strip() for line in lines]
+    text = "\n".join(line for line in lines if line)
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'“”":
+        text = text[1:-1].strip()
+    return text.strip("“”\"").strip()
+
+
+def _jaccard(a: set[str], b: set[str]) -> float:
+    return len(a & b) / len(a | b) if a | b else 0.0
+
+
+def looks_like_question(text: str) -> bool:
+    first = words(text)[:1]
+    return text.rstrip().endswith("?") or (bool(first) and first[0] in _QUESTION_WORDS)
+
+
+def check_rewrite(
+    question: str,
+    rewrite: str,
+    earlier_questions: Sequence[str] = (),
+    min_kept: float = 0.5,
+    max_words: int = 40,
+) -> str | None:
+    """The first check ``rewrite`` fails as a rewrite of ``question`` (a name from :data:`REASONS`), or None.
+
+    ``min_kept`` is the share of the question's content words the rewrite must keep;
+    ``max_words`` the length above which a rewrite is an essay (3x the question's length
+    is always allowed, since resolving references adds words).
+    """
+    if not rewrite.strip():
+        return "empty"
+    if "\n" in rewrite.strip():
+        return "multi_line"
+    n_words = len(words(rewrite))
+    if n_words > max(max_words, 3 * len(words(question))):
+        return "overlong"
+    if question.rstrip().endswith("?") and not looks_like_question(rewrite):
+        return "not_a_question"
+    asked = content_stems(question)
+    got = content_stems(rewrite)
+    if asked and len(asked & got) / len(asked) < min_kept:
+        return "lost_content"
+    for earlier in earlier_questions:
+        before = content_stems(earlier)
+        if before and _jaccard(got, before) >= 0.8 and _jaccard(asked, before) < 0.5:
+            return "repeats_earlier_question"
+    return None
+
+
+def tidy(text: str, question: str = "") -> str:
+    """Capitalize, collapse spaces and end with the right mark (the mmr-cluster post-processing)."""
+    text = " ".join(text.split())
+    if not text:
+        return text
+    text = text[0].upper() + text[1:]
+    if text[-1] not in ".?!":
+        text += "?" if looks_like_question(text) or question.rstrip().endswith("?") else "."
+    return text

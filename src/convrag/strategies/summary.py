@@ -1,0 +1,94 @@
+"""``summary``: SELF-multi-RAG style: a 40-50 word summary of the conversation plus the question
+restated on its own; the retrieval query is "Summary: … Question: …" (or the question alone).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from ..llm.base import LLM, GenerationParams
+from ..types import Task
+from .base import Fallback, Rewrite, finish, start_trace
+from .checks import check_rewrite, clean_answer, words
+from .context import Budget, clip_words, pair_lines, render_context, turn_pairs
+from .prompts import summary_messages
+from .rewriter import CheckSettings, call
+
+SUMMARY_PARAMS = GenerationParams(temperature=0.0, max_tokens=160)
+#: a summary longer than this is clipped to ``SUMMARY_CLIP`` words (the prompt asks for 40-50)
+SUMMARY_MAX_WORDS = 70
+SUMMARY_CLIP = 50
+
+_LABELS = re.compile(r"(?im)^[\s*#>-]*(summary|question)\s*(?:\*\*)?\s*[:：]\s*(?:\*\*)?\s*")
+
+
+class SummaryAnswer(NamedTuple):
+    summary: str
+    question: str
+
+
+def parse_summary(text: str) -> SummaryAnswer:
+    """Split "Summary: … Question: …" however the model laid it out (bold labels, one line,
+    extra blank lines, a missing label). Missing parts come back empty."""
+    text = text.replace("**", "")
+    # Put each label at a line start so that "Summary: … Question: …" on one line splits too.
+    text = re.sub(r"(?i)\s+(question\s*[:：])", r"\n\1", text)
+    parts: dict[str, str] = {}
+    matches = list(_LABELS.finditer(text))
+    for i, match in enumerate(matches):
+        end = matches[i + 1].start() if i + 1 < len(matches) else len(text)
+        label = match.group(1).lower()
+        parts.setdefault(label, " ".join(text[match.end() : end].split()))
+    if not matches:
+        return SummaryAnswer("", "")
+    return SummaryAnswer(parts.get("summary", ""), parts.get("question", ""))
+
+
+class Summary:
+    name = "summary"
+
+    def __init__(
+        self,
+        llm: LLM,
+        query_form: str = "summary_question",
+        budget: Budget = Budget(tokens=1000, answer_words=100),
+        checks: CheckSettings = CheckSettings(max_words=60),
+    ) -> None:
+        if query_form not in ("summary_question", "question"):
+            raise ValueError("query_form is 'summary_question' or 'question'")
+        self.llm = llm
+        self.query_form = query_form
+        self.budget = budget
+        self.checks = checks
+
+    def rewrite(self, task: Task) -> Rewrite:
+        trace, started = start_trace(task, self.name)
+        pairs = turn_pairs(task.history)
+        if not pairs:
+            return finish(trace, started, task.question, "first_turn")
+        context, dropped = render_context([pair_lines(p, self.budget.answer_words) for p in pairs], self.llm.count_tokens, self.budget)
+        trace.trimmed_turns = dropped
+        trace.context = [{"turn": p.turn, "user": p.user} for p in pairs[dropped:]]
+        answer = call(self.llm, trace, "summarize", "summary", summary_messages(context, task.question), SUMMARY_PARAMS)
+        if answer is None:
+            return finish(trace, started, task.question, "fallback_original")
+        parsed = parse_summary(answer)
+        trace.details["summary"] = parsed.summary
+        trace.details["reformulated_question"] = parsed.question
+        question = clean_answer(parsed.question)
+        reason = check_rewrite(task.question, question, task.user_questions[:-1], self.checks.min_kept, self.checks.max_words)
+        if reason:
+            trace.fallbacks.append(Fallback("summary", f"question_{reason}", parsed.question or answer.strip()))
+            question = task.question
+        summary_text = parsed.summary
+        if len(words(summary_text)) > SUMMARY_MAX_WORDS:
+            trace.fallbacks.append(Fallback("summary", "summary_overlong_clipped", summary_text))
+            summary_text = clip_words(summary_text, SUMMARY_CLIP)
+            trace.details["summary"] = summary_text
+        summary_ok = len(words(summary_text)) >= 10
+        if not summary_ok:
+            trace.fallbacks.append(Fallback("summary", "summary_missing_or_malformed", parsed.summary or answer.strip()))
+        if self.query_form == "question" or not summary_ok:
+            return finish(trace, started, question, "question" if not reason else "fallback_original")
+        return finish(trace, started, f"Summary: {summary_text} Question: {question}", "summary_question")

@@ -1,0 +1,44 @@
+from convrag.strategies.checks import REASONS, check_rewrite, clean_answer, content_stems, same_query, tidy
+
+
+def test_a_good_rewrite_passes():
+    assert check_rewrite("Do they play outside the US?", "Do the Arizona Cardinals play outside the US?") is None
+
+
+def test_each_failure_is_named():
+    q = "Did they conquer Israel?"
+    assert check_rewrite(q, "") == "empty"
+    assert check_rewrite(q, "Did the Romans conquer Israel?\nThis resolves 'they'.") == "multi_line"
+    assert check_rewrite(q, " ".join(["word"] * 60) + "?") == "overlong"
+    assert check_rewrite(q, "The Romans conquered Judea in 63 BC.") == "not_a_question"
+    assert check_rewrite(q, "When did the Western Roman Empire become Catholic?") == "lost_content"
+    earlier = ["When did the Western Roman Empire become Catholic?"]
+    assert check_rewrite("Did they conquer it?", "When did the Western Roman Empire become Catholic?", earlier) == "repeats_earlier_question"
+    assert set(REASONS) >= {"empty", "multi_line", "overlong", "not_a_question", "lost_content", "repeats_earlier_question"}
+
+
+def test_keyword_queries_may_stay_statements():
+    # A keyword query has no question mark, so a statement-like rewrite is fine as long as it keeps the keyword.
+    assert check_rewrite("Enterprise", "Enterprise account in IBM Cloud") is None
+    assert check_rewrite("Enterprise", "IBM Cloud account types") == "lost_content"
+
+
+def test_non_english_text_is_checked_without_errors():
+    assert check_rewrite("¿Cuánto cuesta?", "¿Cuánto cuesta el plan estándar de IBM Cloud?") is None
+    assert content_stems("Wie viel kostet das?")
+
+
+def test_clean_answer_strips_wrappers():
+    assert clean_answer('Rewritten question: "How old is the Moon?"') == "How old is the Moon?"
+    assert clean_answer("```\n**Standalone query:** How old is the Moon?\n```") == "How old is the Moon?"
+    assert clean_answer("  How old?  ") == "How old?"
+
+
+def test_same_query_ignores_case_and_punctuation():
+    assert same_query("How old is the moon", "how old is the Moon?")
+    assert not same_query("How old is the moon?", "How old is the Earth?")
+
+
+def test_tidy():
+    assert tidy("how old is the moon", "how old is it?") == "How old is the moon?"
+    assert tidy("  ibm   cloud plans ") == "Ibm cloud plans."

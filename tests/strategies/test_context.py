@@ -1,0 +1,35 @@
+from convrag.strategies.context import Budget, pair_lines, render_context, turn_pairs
+from convrag.types import Message
+
+
+def count(text: str) -> int:
+    return len(text.split())
+
+
+def test_turn_pairs_group_exchanges():
+    pairs = turn_pairs([Message("user", "a"), Message("agent", "b"), Message("user", "c"), Message("agent", "d")])
+    assert [(p.turn, p.user, p.agent) for p in pairs] == [(1, "a", "b"), (2, "c", "d")]
+    assert pairs[0].text == "User: a Assistant: b"
+
+
+def test_history_without_user_turn_or_with_consecutive_user_messages():
+    assert [(p.user, p.agent) for p in turn_pairs([Message("agent", "Welcome!")])] == [("", "Welcome!")]
+    pairs = turn_pairs([Message("user", "a"), Message("user", "b")])
+    assert [(p.user, p.agent) for p in pairs] == [("a", ""), ("b", "")]
+
+
+def test_long_answers_are_clipped():
+    lines = pair_lines(turn_pairs([Message("user", "q"), Message("agent", "word " * 200)])[0], answer_words=10)
+    assert lines[1].endswith("…") and count(lines[1]) == 12  # "Assistant:" + 10 words + ellipsis
+
+
+def test_oldest_turns_are_dropped_to_fit_the_budget():
+    blocks = [[f"User: question {i} " + "x " * 20] for i in range(10)]
+    text, dropped = render_context(blocks, count, Budget(tokens=70))
+    assert count(text) <= 70 and dropped == 7
+    assert "question 9" in text and "question 2" not in text
+
+
+def test_a_single_block_over_budget_is_cut():
+    text, dropped = render_context([["User: " + "y " * 500]], count, Budget(tokens=50))
+    assert dropped == 0 and count(text) <= 51
