@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -68,3 +69,22 @@ def write_jsonl(path: Path, rows: list[object], compress: bool = False) -> Path:
     else:
         path.write_text(text, encoding="utf-8")
     return path
+
+
+# The real default model is joined once into the user's convrag folder (outside the per-test
+# CONVRAG_HOME), like any installed artifact: a test session must not copy 1.1 GB per test.
+_REAL_HOME = Path(os.environ.get("CONVRAG_HOME", "~/.cache/convrag")).expanduser()
+
+
+@pytest.fixture(scope="session")
+def model_path() -> Path:
+    from convrag.llm.model_files import ensure_default_model
+
+    return ensure_default_model(_REAL_HOME)
+
+
+@pytest.fixture(scope="session")
+def local_llm(model_path: Path):  # type: ignore[no-untyped-def]
+    from convrag.llm.local import LocalLLM
+
+    return LocalLLM(model_path, n_ctx=2048, slots=2)

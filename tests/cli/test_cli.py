@@ -22,7 +22,7 @@ def _convrag(*args: str, home: Path) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "convrag", *args], capture_output=True, text=True, env=env, timeout=300)
 
 
-@pytest.mark.parametrize("command", [[], ["index"], ["search"], ["eval"], ["demo"], ["bench", "retrieval"]])
+@pytest.mark.parametrize("command", [[], ["index"], ["search"], ["eval"], ["demo"], ["bench", "retrieval"], ["rewrite"]])
 def test_help(command: list[str]) -> None:
     result = runner.invoke(app, [*command, "--help"])
     assert result.exit_code == 0 and "Usage" in result.output
@@ -114,3 +114,32 @@ def test_eval_on_milvus(tmp_path: Path) -> None:
     reference = json.loads((tmp_path / "embedded" / "dense_rewrite" / "metrics.json").read_text())
     # Same vectors, exact search on both sides: identical dense figures.
     assert metrics["metrics"]["govt"]["nDCG@10"] == pytest.approx(reference["metrics"]["govt"]["nDCG@10"], abs=1e-4)
+
+
+def test_eval_with_a_strategy_writes_queries_traces_and_stats(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    result = runner.invoke(
+        app, ["eval", "--data", str(sample_root()), "--domains", "fiqa", "-r", "bm25", "-q", "", "-s", "last_turn", "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    folder = out / "strategies" / "last_turn"
+    queries = [json.loads(line) for line in (folder / "queries.jsonl").read_text().splitlines()]
+    traces = [json.loads(line) for line in (folder / "traces.jsonl").read_text().splitlines()]
+    assert len(queries) == len(traces) > 5
+    assert all(q["text"].startswith("|user|: ") for q in queries)
+    assert {"task_id", "strategy", "original_query", "final_query", "stage", "calls", "fallbacks", "latency_s"} <= set(traces[0])
+    stats = json.loads((folder / "stats.json").read_text())
+    assert stats["ALL"]["tasks"] == len(traces) and stats["ALL"]["llm_calls_per_turn"] == 0
+    assert "Strategy decisions and cost" in (out / "summary.md").read_text()
+    assert (out / "bm25_last_turn" / "results.jsonl").exists()
+
+
+def test_rewrite_command_reads_a_history_file(tmp_path: Path) -> None:
+    history = tmp_path / "history.json"
+    history.write_text(json.dumps([{"role": "user", "content": "Tell me about index funds"}, {"role": "assistant", "content": "They track an index."}]))
+    result = runner.invoke(app, ["rewrite", "Are they safe?", "--history", str(history), "-s", "last_turn", "--trace"])
+    assert result.exit_code == 0, result.output
+    assert "query: Are they safe?" in result.output and '"original_query": "Are they safe?"' in result.output
+    history.write_text('[{"role": "robot", "content": "x"}]')
+    bad = _convrag("rewrite", "Are they safe?", "--history", str(history), "-s", "last_turn", home=tmp_path / "home")
+    assert bad.returncode == 1 and "expected user, agent or assistant" in bad.stderr

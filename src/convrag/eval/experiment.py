@@ -13,7 +13,7 @@ from .metrics import metric_names
 from .report import markdown_table
 from .runner import BenchmarkIndexes, MilvusIndexes, RunResult, run_retrieval, score_run
 from .significance import paired_test
-from .writers import write_beir_queries, write_metrics, write_official_results, write_trec_run, write_traces
+from .writers import write_beir_queries, write_metrics, write_official_results, write_traces, write_trec_run
 
 HEADLINE = ("Recall@5", "nDCG@5", "nDCG@10")
 

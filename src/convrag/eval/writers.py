@@ -58,11 +58,11 @@ def write_beir_queries(path: Path, queries: Mapping[str, str]) -> None:
     """BEIR query JSONL in MT-RAG's form: ``{"_id": task_id, "text": "|user|: <query>"}``."""
     with atomic_open(path) as handle:
         for task_id, text in queries.items():
-            handle.write(json.dumps({"_id": task_id, "text": f"|user|: {text}"}, ensure_ascii=False) + "\n")
+            handle.write((json.dumps({"_id": task_id, "text": f"|user|: {text}"}, ensure_ascii=False) + "\n").encode("utf-8"))
 
 
 def write_traces(path: Path, traces: Mapping[str, Any]) -> None:
     """The intermediate JSONL: one strategy trace per task (``Trace.to_dict``)."""
     with atomic_open(path) as handle:
         for trace in traces.values():
-            handle.write(json.dumps(trace.to_dict(), ensure_ascii=False) + "\n")
+            handle.write((json.dumps(trace.to_dict(), ensure_ascii=False) + "\n").encode("utf-8"))

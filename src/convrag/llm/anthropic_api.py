@@ -29,7 +29,8 @@ class AnthropicLLM:
         return self._count(text)
 
     def complete(self, messages: list[ChatMessage], params: GenerationParams = GenerationParams()) -> Completion:
-        # The Messages API takes the system prompt apart from the turns.
+        # The Messages API takes the system prompt apart from the turns. The pinned client (2.x) has
+        # no sampling parameters: ``params.temperature`` is not sent (current models choose their own).
         system = "\n\n".join(m["content"] for m in messages if m["role"] == "system")
         turns = [{"role": m["role"], "content": m["content"]} for m in messages if m["role"] != "system"]
         start = time.perf_counter()
@@ -39,7 +40,6 @@ class AnthropicLLM:
                 model=self.model,
                 messages=turns,  # type: ignore[arg-type]
                 max_tokens=params.max_tokens,
-                temperature=params.temperature,
                 stop_sequences=[s for s in params.stop if s.strip()] or self._anthropic.NOT_GIVEN,
                 **kwargs,
             )

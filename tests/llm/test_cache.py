@@ -1,0 +1,35 @@
+import pytest
+
+from convrag.llm.base import GenerationParams, LLMError
+from convrag.llm.cache import CachedLLM, cache_key
+from convrag.strategies.prompts import rewrite_messages
+from tests.scripted import ScriptedLLM
+
+
+def test_hits_are_served_from_disk_and_survive_a_reopen(tmp_path):
+    inner = ScriptedLLM(rewrite=["How old is the Moon?"])
+    messages = rewrite_messages("User: the moon", "How old is it?")
+    cached = CachedLLM(inner, tmp_path / "c.sqlite")
+    first = cached.complete(messages)
+    second = cached.complete(messages)
+    assert first.text == second.text == "How old is the Moon?"
+    assert (first.cached, second.cached) == (False, True) and second.latency_s == first.latency_s
+    assert len(inner.requests) == 1
+    cached.close()
+    reopened = CachedLLM(ScriptedLLM(), tmp_path / "c.sqlite")  # would raise on any call
+    assert reopened.complete(messages).cached
+
+
+def test_key_depends_on_parameters_and_model(tmp_path):
+    m = rewrite_messages("", "q?")
+    assert cache_key("local", "a", m, GenerationParams()) != cache_key("local", "a", m, GenerationParams(max_tokens=5))
+    assert cache_key("local", "a", m, GenerationParams()) != cache_key("local", "b", m, GenerationParams())
+
+
+def test_errors_are_not_cached(tmp_path):
+    inner = ScriptedLLM(rewrite=[LLMError("down"), "How old is the Moon?"])
+    cached = CachedLLM(inner, tmp_path / "c.sqlite")
+    messages = rewrite_messages("", "How old is the Moon?")
+    with pytest.raises(LLMError):
+        cached.complete(messages)
+    assert cached.complete(messages).text == "How old is the Moon?"

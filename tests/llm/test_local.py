@@ -1,0 +1,27 @@
+"""The real local model (Qwen2.5-Coder-1.5B-Instruct Q4_K_M via llama.cpp)."""
+
+from convrag.llm.base import GenerationParams
+from convrag.strategies.prompts import rewrite_messages
+
+
+def test_completes_with_token_counts(local_llm):
+    out = local_llm.complete([{"role": "user", "content": "Reply with the single word: yes"}], GenerationParams(max_tokens=4))
+    assert out.text.strip() and out.prompt_tokens > 5 and 0 < out.completion_tokens <= 4 and out.latency_s > 0
+    assert local_llm.count_tokens("hello world") >= 2
+
+
+def test_requests_sharing_a_prefix_reuse_a_slot(local_llm):
+    params = GenerationParams(max_tokens=24, stop=("\n",))
+    local_llm.complete(rewrite_messages("User: Tell me about the Arizona Cardinals.", "Do they play outside the US?"), params)
+    slots = len(local_llm._slots)
+    local_llm.complete(rewrite_messages("User: What is an index fund?", "Are they safe?"), params)
+    assert len(local_llm._slots) == slots  # same instructions and examples: the same slot
+
+
+def test_a_prompt_over_the_context_window_is_a_clear_error(local_llm):
+    import pytest
+
+    from convrag.llm.base import LLMError
+
+    with pytest.raises(LLMError, match="local model failed"):
+        local_llm.complete([{"role": "user", "content": "word " * 5000}], GenerationParams(max_tokens=4))

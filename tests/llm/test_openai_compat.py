@@ -1,0 +1,72 @@
+"""The openai backend against a real OpenAI-compatible server (llama-cpp-python's) on 127.0.0.1."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+from convrag.llm.base import GenerationParams, LLMError
+from convrag.llm.openai_compat import OpenAICompatibleLLM
+from convrag.strategies.progressive import Progressive
+from tests.strategies.conftest import CARDINALS, make_task
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(model_path):  # type: ignore[no-untyped-def]
+    port = _free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "llama_cpp.server", "--model", str(model_path), "--model_alias", "qwen-local",
+         "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048", "--verbose", "false"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+    url = f"http://127.0.0.1:{port}/v1"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"llama_cpp.server exited: {proc.stderr.read().decode()[-2000:]}")
+        try:
+            with urllib.request.urlopen(f"{url}/models", timeout=1) as response:
+                if response.status == 200:
+                    break
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            time.sleep(0.5)
+    else:
+        proc.kill()
+        raise RuntimeError("llama_cpp.server did not start in 120 s")
+    yield url
+    proc.terminate()
+    proc.wait(timeout=30)
+
+
+def test_chat_completion_through_the_server(server):
+    llm = OpenAICompatibleLLM("qwen-local", base_url=server)
+    out = llm.complete([{"role": "user", "content": "Reply with the single word: yes"}], GenerationParams(max_tokens=4))
+    assert out.text.strip() and out.prompt_tokens > 5 and out.completion_tokens >= 1 and out.model == "qwen-local"
+
+
+def test_a_strategy_runs_over_the_server(server, embedder):
+    llm = OpenAICompatibleLLM("qwen-local", base_url=server)
+    result = Progressive(llm, embedder).rewrite(make_task("Do they play outside the US?", CARDINALS[:2]))
+    assert result.trace.calls and all(c.error is None for c in result.trace.calls)
+    assert result.trace.stage in {"2a", "2b", "3", "3_fallback_previous_stage", "3_fallback_original"}
+
+
+def test_an_unreachable_endpoint_is_an_llm_error_and_a_strategy_falls_back(embedder):
+    llm = OpenAICompatibleLLM("m", base_url=f"http://127.0.0.1:{_free_port()}/v1", timeout_s=2, max_retries=0)
+    with pytest.raises(LLMError, match="APIConnectionError"):
+        llm.complete([{"role": "user", "content": "hi"}])
+    result = Progressive(llm, embedder).rewrite(make_task("Do they play outside the US?", CARDINALS[:2]))
+    assert result.query == "Do they play outside the US?"
+    assert {f.reason for f in result.trace.fallbacks} == {"llm_error"}

@@ -1,0 +1,40 @@
+"""The strategies with the real local model on real MT-RAG conversations from the bundled sample."""
+
+import pytest
+
+from convrag.strategies import make_strategy
+from convrag.strategies.standalone import standalone_verdict
+
+from .conftest import CARDINALS, make_task
+
+
+@pytest.fixture(scope="module")
+def follow_ups(sample):  # type: ignore[no-untyped-def]
+    """The first two follow-up turns with a dependency marker in each of two sample domains."""
+    chosen = []
+    for domain in ("cloud", "clapnq"):
+        tasks = [t for t in sample.tasks(domain) if t.turn > 1 and not standalone_verdict(t.question).standalone]
+        chosen += tasks[:2]
+    assert len(chosen) == 4
+    return chosen
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["progressive", "mmr_cluster"])
+def test_strategies_run_the_real_model_on_real_conversations(name, local_llm, embedder, follow_ups):
+    strategy = make_strategy(name, local_llm, embedder)
+    for task in follow_ups:
+        result = strategy.rewrite(task)
+        trace = result.trace
+        assert result.query.strip()
+        assert trace.calls and all(c.error is None and c.prompt_tokens > 0 for c in trace.calls)
+        assert trace.stage and trace.effective_latency_s > 0
+        if not trace.fallbacks or trace.stage.startswith(("2a", "2b")):
+            assert trace.final_query == result.query
+
+
+@pytest.mark.slow
+def test_the_real_model_resolves_a_pronoun(local_llm, embedder):
+    task = make_task("Do they play outside the US?", CARDINALS[:2])
+    result = make_strategy("progressive", local_llm, embedder).rewrite(task)
+    assert "cardinals" in result.query.lower(), result.trace.to_dict()
