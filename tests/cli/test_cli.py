@@ -143,3 +143,23 @@ def test_rewrite_command_reads_a_history_file(tmp_path: Path) -> None:
     history.write_text('[{"role": "robot", "content": "x"}]')
     bad = _convrag("rewrite", "Are they safe?", "--history", str(history), "-s", "last_turn", home=tmp_path / "home")
     assert bad.returncode == 1 and "expected user, agent or assistant" in bad.stderr
+
+
+def test_eval_over_a_generation_task_file(tmp_path: Path) -> None:
+    from convrag.data.layout import MTRAGData
+
+    data = MTRAGData.discover(sample_root())
+    qrels = data.qrels("govt")
+    lines = []
+    for task in data.tasks("govt")[:4]:
+        messages = [{"speaker": m.speaker, "text": m.text} for m in task.history] + [{"speaker": "user", "text": task.question}]
+        contexts = [{"document_id": d, "text": ""} for d in qrels.get(task.task_id, {})]
+        lines.append({"task_id": task.task_id, "conversation_id": task.conversation_id, "turn": task.turn, "input": messages,
+                      "Collection": "mt-rag-govt-elser-512-100-20240611", "contexts": contexts})
+    path = write_jsonl(tmp_path / "gen.jsonl", lines)
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["eval", "--data", str(sample_root()), "--domains", "govt", "--tasks", str(path), "-r", "bm25",
+                                 "-q", "lastturn", "-s", "last_turn", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    scored = json.loads((out / "bm25_last_turn" / "metrics.json").read_text())
+    assert scored["counts"] == {"govt": 4} and len(scored["per_query"]) == 4

@@ -169,6 +169,7 @@ def evaluate(
     retriever: Annotated[str, typer.Option("--retriever", "-r", help="Comma-separated: bm25, dense, hybrid.")] = "bm25,dense,hybrid",
     queries: Annotated[str, typer.Option("--queries", "-q", help="Comma-separated query sources (lastturn, rewrite, questions) or .jsonl query files; '' for none.")] = "lastturn,rewrite",
     strategy: Annotated[str, typer.Option("--strategy", "-s", help="Comma-separated conversational strategies: last_turn, full_rewrite, targeted, mmr_cluster, summary, progressive.")] = "",
+    tasks: Annotated[Optional[Path], typer.Option("--tasks", help="Generation-task JSONL to evaluate instead of the benchmark's retrieval tasks.")] = None,
     llm: LLMOpt = "local",
     llm_url: LLMUrlOpt = None,
     workers: WorkersOpt = 1,
@@ -219,7 +220,12 @@ def evaluate(
         indexes = MilvusIndexes(indexes, milvus_uri, _milvus_token(), reporter)  # type: ignore[assignment]
     if alpha is not None and not 0.0 <= alpha <= 1.0:
         raise ConfigError(f"--alpha must be between 0 and 1, got {alpha}")
-    results = run_grid(indexes, chosen, retrievers, sources, k, {"fusion": fusion, "alpha": alpha}, reporter)
+    generation = None
+    if tasks is not None:
+        from ..data.generation_tasks import load_generation_tasks
+
+        generation = load_generation_tasks(tasks)
+    results = run_grid(indexes, chosen, retrievers, sources, k, {"fusion": fusion, "alpha": alpha}, reporter, generation)
     baseline = baseline or results[0].name
     summary = write_outputs(results, out, baseline)
     print_results_table(results, baseline)

@@ -8,7 +8,9 @@ from typing import Any
 
 from ..index.atomic import write_text
 from ..progress import SILENT, Reporter
+from ..data.generation_tasks import GenerationTask
 from ..queries.sources import QuerySource, make_query_source
+from ..types import Task
 from .metrics import metric_names
 from .report import markdown_table
 from .runner import BenchmarkIndexes, MilvusIndexes, RunResult, run_retrieval, score_run
@@ -26,18 +28,39 @@ def run_grid(
     k: int = 10,
     retriever_options: Mapping[str, Any] | None = None,
     reporter: Reporter = SILENT,
+    generation_tasks: Sequence[GenerationTask] | None = None,
 ) -> list[RunResult]:
     """Every retriever with every query source (a name, a file, or a source such as a strategy), scored."""
     data = indexes.data
     qrels = {d: data.qrels(d) for d in domains}
+    tasks_by_domain = None
+    if generation_tasks is not None:
+        tasks_by_domain, qrels = generation_task_inputs(generation_tasks, domains, qrels)
     results = []
     for spec in sources:
         source = make_query_source(spec, data) if isinstance(spec, str) else spec
         for retriever in retrievers:
             options = dict(retriever_options or {}) if retriever == "hybrid" else {}
-            result = run_retrieval(indexes, domains, retriever, source, k, options, reporter)
+            result = run_retrieval(indexes, domains, retriever, source, k, options, reporter, tasks_by_domain)
             results.append(score_run(result, qrels))
     return results
+
+
+def generation_task_inputs(
+    generation_tasks: Sequence[GenerationTask], domains: Sequence[str], qrels: Mapping[str, Mapping[str, Mapping[str, int]]]
+) -> tuple[dict[str, list[Task]], dict[str, dict[str, dict[str, int]]]]:
+    """Tasks of a generation-task file grouped by domain, and the qrels to score them: the benchmark's
+    where it judges the task, else the file's reference passages (``contexts``) as relevant."""
+    tasks: dict[str, list[Task]] = {d: [] for d in domains}
+    merged = {d: dict(qrels.get(d, {})) for d in domains}
+    for gen in generation_tasks:
+        domain = gen.task.domain
+        if domain not in tasks:
+            continue
+        tasks[domain].append(gen.task)
+        if gen.task.task_id not in merged[domain] and gen.contexts:
+            merged[domain][gen.task.task_id] = {p.doc_id: 1 for p in gen.contexts}
+    return tasks, merged
 
 
 def significance(results: Sequence[RunResult], baseline: str, metric: str = "nDCG@10") -> list[dict[str, Any]]:

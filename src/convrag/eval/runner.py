@@ -184,14 +184,18 @@ def run_retrieval(
     k: int = 10,
     retriever_options: Mapping[str, Any] | None = None,
     reporter: Reporter = SILENT,
+    tasks_by_domain: Mapping[str, Sequence[Task]] | None = None,
 ) -> RunResult:
-    """Search every task of ``domains`` with ``retriever`` using ``source``'s queries."""
+    """Search every task of ``domains`` (the benchmark's, or ``tasks_by_domain`` such as tasks read
+    from a generation-task file) with ``retriever`` using ``source``'s queries."""
     tasks: dict[str, Task] = {}
     queries: dict[str, str] = {}
     hits: dict[str, list[Hit]] = {}
     start = time.perf_counter()
     for domain in domains:
-        domain_tasks = indexes.data.tasks(domain)
+        domain_tasks = list(tasks_by_domain[domain]) if tasks_by_domain is not None else indexes.data.tasks(domain)
+        if not domain_tasks:
+            continue
         search = indexes.retriever(domain, retriever, retriever_options)
         domain_queries = source.queries(domain_tasks)
         ids = [t.task_id for t in domain_tasks]
