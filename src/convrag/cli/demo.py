@@ -35,8 +35,45 @@ def run_demo(rebuild: bool = False) -> list[RunResult]:
         "not comparable to the benchmark's; `convrag eval --data ../shared/mtrag` runs the real thing.[/dim]"
     )
     show_conversation(data, next(r for r in results if r.name == SHOWN_RUN))
+    show_progressive(data, indexes)
     console.print(f"\nFull tables, official result files and TREC runs: {summary.parent}")
     return results
+
+
+def show_progressive(data: MTRAGData, indexes: BenchmarkIndexes, conversations: int = 2, top: int = 3) -> None:
+    """The progressive strategy with the local LLM on a few sample conversations: for each turn the
+    question, the stage that resolved it, the query used, and the top hybrid passages."""
+    from ..llm import make_llm
+    from ..queries.strategy import StrategySource
+    from ..strategies import make_strategy
+
+    chosen = [c for c in data.conversations if c.domain in ("cloud", "clapnq")][:conversations]
+    console.print()
+    console.rule("progressive context escalation with the local LLM (Qwen2.5-Coder-1.5B, llama.cpp)")
+    llm = make_llm("local")
+    source = StrategySource(make_strategy("progressive", llm, indexes.embedder), reporter=RichReporter())
+    for conversation in chosen:
+        tasks = [t for t in conversation.tasks() if t.task_id in {x.task_id for x in data.tasks(conversation.domain)}]
+        queries = source.queries(tasks)
+        search = indexes.retriever(conversation.domain, "hybrid")
+        hits = search.search([queries[t.task_id] for t in tasks], top)
+        qrels = data.qrels(conversation.domain)
+        for task, task_hits in zip(tasks, hits):
+            trace = source.results[task.task_id].trace
+            lines = [f"[bold]{conversation.domain} Q{task.turn}:[/bold] {task.question}"]
+            cost = f"{len(trace.calls)} LLM call(s), {trace.prompt_tokens} prompt tokens, {trace.effective_latency_s:.1f} s"
+            lines.append(f"[dim]stage {trace.stage} ({cost})[/dim]")
+            if trace.final_query != task.question:
+                lines.append(f"[dim]query:[/dim] {trace.final_query}")
+            for fb in trace.fallbacks:
+                lines.append(f"[yellow]fallback at {fb.stage}: {fb.reason}[/yellow]")
+            for hit in task_hits:
+                mark = "[green]relevant[/green]" if qrels.get(task.task_id, {}).get(hit.doc_id, 0) > 0 else "[dim]-[/dim]"
+                lines.append(f"  {hit.rank}. {mark} {hit.doc_id}  {_snippet(hit.text, 140)}")
+            console.print(Panel("\n".join(lines), expand=True), highlight=False, soft_wrap=False)
+    hits_misses = f"{getattr(llm, 'hits', 0)} cached, {getattr(llm, 'misses', 0)} computed"
+    console.print(f"[dim]LLM calls: {hits_misses} (cache: $CONVRAG_HOME/llm-cache.sqlite). "
+                  "`convrag rewrite QUESTION --history FILE --trace` shows a full trace.[/dim]")
 
 
 def show_conversation(data: MTRAGData, result: RunResult, top: int = 3) -> None:
