@@ -328,6 +328,25 @@ def bench_milvus(
     run_milvus_benchmark(data, out)
 
 
+@bench_app.command("strategies")
+def bench_strategies(
+    data: Annotated[Path, typer.Option("--data", help="MT-RAG data folder.")] = Path("../shared/mtrag"),
+    out: Annotated[Path, typer.Option("--out", help="Where to write the benchmark's results.")] = Path("runs/bench-strategies"),
+    strategies: Annotated[str, typer.Option("--strategies", help="Comma-separated strategies.")] = "last_turn,full_rewrite,targeted,mmr_cluster,summary,progressive",
+    retriever: Annotated[str, typer.Option("--retriever", "-r", help="Comma-separated retrievers.")] = "bm25,hybrid",
+    llm: LLMOpt = "local",
+) -> None:
+    """All strategies x BM25 and hybrid on all of MT-RAG with the local LLM (cached; resumable), with targets."""
+    from ..bench.strategies import run_strategy_benchmark
+    from ..strategies import STRATEGIES
+
+    names = _split(strategies)
+    unknown = [n for n in names if n not in STRATEGIES]
+    if unknown:  # fail fast on a typo, before hours of model calls
+        raise ConfigError(f"unknown strategy {unknown[0]!r}; expected one of {', '.join(STRATEGIES)}")
+    run_strategy_benchmark(data, out, names, _split(retriever), llm)
+
+
 def main() -> None:
     """Entry point: run the app, turning user errors into one line and exit status 1."""
     try:

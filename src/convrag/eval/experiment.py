@@ -6,9 +6,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..data.generation_tasks import GenerationTask
 from ..index.atomic import write_text
 from ..progress import SILENT, Reporter
-from ..data.generation_tasks import GenerationTask
 from ..queries.sources import QuerySource, make_query_source
 from ..types import Task
 from .metrics import metric_names
