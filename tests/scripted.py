@@ -8,18 +8,19 @@ from __future__ import annotations
 
 from collections import deque
 
+from convrag.generate.answer import SYSTEM as ANSWER_SYSTEM
 from convrag.llm.base import ChatMessage, Completion, GenerationParams
 from convrag.strategies.prompts import AMBIGUITY_SYSTEM, REWRITE_SYSTEM, SUMMARY_SYSTEM
 
-KINDS = {REWRITE_SYSTEM: "rewrite", AMBIGUITY_SYSTEM: "check", SUMMARY_SYSTEM: "summary"}
+KINDS = {REWRITE_SYSTEM: "rewrite", AMBIGUITY_SYSTEM: "check", SUMMARY_SYSTEM: "summary", ANSWER_SYSTEM: "answer"}
 
 
 class ScriptedLLM:
     backend = "scripted"
     model = "scripted"
 
-    def __init__(self, rewrite=(), check=(), summary=()) -> None:  # type: ignore[no-untyped-def]
-        self.queues = {"rewrite": deque(rewrite), "check": deque(check), "summary": deque(summary)}
+    def __init__(self, rewrite=(), check=(), summary=(), answer=()) -> None:  # type: ignore[no-untyped-def]
+        self.queues = {"rewrite": deque(rewrite), "check": deque(check), "summary": deque(summary), "answer": deque(answer)}
         self.requests: list[tuple[str, list[ChatMessage]]] = []
 
     def count_tokens(self, text: str) -> int:

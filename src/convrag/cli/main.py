@@ -294,6 +294,70 @@ def rewrite(
         console.print_json(json.dumps(t.to_dict(), ensure_ascii=False))
 
 
+PipelineCollectionsOpt = Annotated[str, typer.Option("--collections", "-c", help="Comma-separated collection names.")]
+
+
+def _pipeline(collections: str, store: Optional[Path], retriever: str, strategy: str, merge: str, multi_query: bool,
+              reformulate: int, llm: str, llm_url: Optional[str], no_llm_cache: bool):  # type: ignore[no-untyped-def]
+    from ..pipeline import build_pipeline
+
+    return build_pipeline(_split(collections), store, retriever, strategy, _llm(llm, llm_url, no_llm_cache), merge, multi_query, reformulate)
+
+
+@app.command()
+def ask(
+    question: Annotated[str, typer.Argument(help="The user's question.")],
+    collections: PipelineCollectionsOpt,
+    history: Annotated[Optional[Path], typer.Option("--history", help="JSON list of earlier messages.")] = None,
+    store: StoreOpt = None,
+    retriever: Annotated[str, typer.Option("--retriever", "-r", help="bm25, dense or hybrid (every collection).")] = "hybrid",
+    strategy: Annotated[str, typer.Option("--strategy", "-s", help="Query strategy.")] = "progressive",
+    merge: Annotated[str, typer.Option("--merge", help="rrf, combsum, combmnz or enhanced.")] = "enhanced",
+    multi_query: Annotated[bool, typer.Option("--multi-query", help="Also search with the question as asked and the summary query (RRF).")] = False,
+    reformulate: Annotated[int, typer.Option("--reformulate", help="Extra LLM reformulations for multi-query fusion.")] = 0,
+    llm: LLMOpt = "local",
+    llm_url: LLMUrlOpt = None,
+    no_llm_cache: NoCacheOpt = False,
+    trace: Annotated[bool, typer.Option("--trace", help="Also print the decisions; --json for the full trace.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the answer, citations and full trace as JSON.")] = False,
+) -> None:
+    """Answer one question (optionally after a conversation) from one or more collections, with citations."""
+    import json
+
+    from ..data.messages import read_history
+    from ..types import Message
+    from .chat import print_answer, print_decisions
+
+    messages = [*(read_history(history) if history else ()), Message("user", question)]
+    pipeline = _pipeline(collections, store, retriever, strategy, merge, multi_query, reformulate, llm, llm_url, no_llm_cache)
+    result = pipeline.answer(messages)
+    if as_json:
+        payload = {"answer": result.text, "declined": result.declined, "citations": [c._asdict() for c in result.citations], "trace": result.trace}
+        console.print_json(json.dumps(payload, ensure_ascii=False, default=str))
+        return
+    print_answer(result)
+    if trace:
+        print_decisions(result)
+
+
+@app.command()
+def chat(
+    collections: PipelineCollectionsOpt,
+    store: StoreOpt = None,
+    retriever: Annotated[str, typer.Option("--retriever", "-r", help="bm25, dense or hybrid (every collection).")] = "hybrid",
+    strategy: Annotated[str, typer.Option("--strategy", "-s", help="Query strategy.")] = "progressive",
+    merge: Annotated[str, typer.Option("--merge", help="rrf, combsum, combmnz or enhanced.")] = "enhanced",
+    multi_query: Annotated[bool, typer.Option("--multi-query", help="Multi-query fusion.")] = False,
+    llm: LLMOpt = "local",
+    llm_url: LLMUrlOpt = None,
+    no_llm_cache: NoCacheOpt = False,
+) -> None:
+    """Chat in the terminal over chosen collections; answers show citations, /trace shows the decisions."""
+    from .chat import chat_loop
+
+    chat_loop(_pipeline(collections, store, retriever, strategy, merge, multi_query, 0, llm, llm_url, no_llm_cache))
+
+
 @app.command()
 def demo(
     rebuild: Annotated[bool, typer.Option("--rebuild", help="Rebuild the sample's collections.")] = False,

@@ -1,0 +1,81 @@
+"""Printing answers with their citations and decisions; the interactive ``convrag chat`` loop."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from rich.markup import escape
+from rich.panel import Panel
+
+from ..errors import ConvragError
+from ..pipeline import Pipeline, PipelineResult
+from ..types import Message
+from .console import console
+
+HELP = "commands: /trace (decisions of the last turn), /json (its full trace), /reset, /quit"
+
+
+def print_answer(result: PipelineResult) -> None:
+    console.print(Panel(escape(result.text), title="answer", expand=True), highlight=False)
+    for c in result.citations:
+        where = f" {c.url}" if c.url else ""
+        console.print(f"  [{c.number}] {escape(c.collection)} / {escape(c.title or c.document_id)} ({c.passage_id}){escape(where)}",
+                      highlight=False)
+    if not result.citations:
+        console.print("  [dim](no citations)[/dim]")
+
+
+def print_decisions(result: PipelineResult) -> None:
+    t = result.trace
+    s = t["strategy"]
+    lines = [
+        f"strategy {s['strategy']}: stage {s['stage']}, {s['llm_calls']} LLM call(s), {s['prompt_tokens']} prompt tokens",
+        f"queries: {' | '.join(t['queries'])}",
+    ]
+    lines += [f"fallback at {f['stage']}: {f['reason']}" for f in s["fallbacks"]]
+    search = t["search"]
+    lines.append("collections: " + ", ".join(f"{n} {sec * 1000:.0f} ms" for n, sec in search["seconds"].items()))
+    lines += [f"[red]failed[/red] {n}: {escape(why)}" for n, why in search["failures"].items()]
+    for i, r in enumerate(t["merge"]["results"], start=1):
+        lines.append(f"kept [{i}] {r['collection']}/{r['passage_id']}: {escape(r['selection_reason'])}")
+    for d in t["merge"]["dropped"][:10]:
+        lines.append(f"[dim]dropped {d['collection']}/{d['passage_id']}: {d['reason']} ({escape(d['detail'])})[/dim]")
+    lines.append("timings: " + ", ".join(f"{k} {v:.2f} s" for k, v in t["timings_s"].items()))
+    console.print(Panel("\n".join(lines), title="decisions", expand=True), highlight=False)
+
+
+def chat_loop(pipeline: Pipeline, read: Callable[[str], str] = input) -> list[Message]:
+    """Read questions until EOF or /quit; the history is the user's questions and convrag's answers."""
+    history: list[Message] = []
+    last: PipelineResult | None = None
+    console.print(f"[dim]{HELP}[/dim]")
+    while True:
+        try:
+            line = read("you> ").strip()
+        except (EOFError, KeyboardInterrupt):
+            break
+        if not line:
+            continue
+        if line in ("/quit", "/exit"):
+            break
+        if line == "/reset":
+            history, last = [], None
+            console.print("[dim]conversation cleared[/dim]")
+            continue
+        if line in ("/trace", "/json"):
+            if last is None:
+                console.print("[dim]no turn yet[/dim]")
+            elif line == "/trace":
+                print_decisions(last)
+            else:
+                console.print_json(json.dumps(last.trace, ensure_ascii=False, default=str))
+            continue
+        try:
+            last = pipeline.answer([*history, Message("user", line)], task_id=f"chat-{len(history) // 2 + 1}")
+        except ConvragError as exc:
+            console.print(f"[red]error:[/red] {escape(str(exc))}")
+            continue
+        print_answer(last)
+        history += [Message("user", line), Message("agent", last.text)]
+    return history

@@ -1,0 +1,5 @@
+"""Grounded answers: an LLM writes the answer from merged passages, citing them as [1], [2]."""
+
+from .answer import Answer, AnswerGenerator, Citation
+
+__all__ = ["Answer", "AnswerGenerator", "Citation"]

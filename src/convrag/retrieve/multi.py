@@ -1,0 +1,140 @@
+"""Searching many collections at once: concurrently, each with its own retriever and model.
+
+Queries are embedded once per distinct embedding model: every retriever of one model shares
+a :class:`SharedQueryEmbedder`, which is filled before the collections are searched. A
+collection that fails or exceeds its timeout is reported and left out; the others answer.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..embeddings import Embedder
+from ..merge.base import SourcedHit, document_of
+from .base import Retriever
+
+
+class SharedQueryEmbedder:
+    """An :class:`Embedder` that remembers recent query vectors, so that collections sharing a
+    model embed each query once. Everything but ``encode`` is the wrapped embedder's."""
+
+    def __init__(self, embedder: Embedder, capacity: int = 1024) -> None:
+        self._inner = embedder
+        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._capacity = capacity
+        self._lock = threading.Lock()
+        self.computed = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def encode(self, texts: Sequence[str], progress: Any = None, chunk: int = 1024) -> np.ndarray:
+        with self._lock:
+            missing = list(dict.fromkeys(t for t in texts if t not in self._vectors))
+            if missing:
+                for text, vector in zip(missing, self._inner.encode(missing)):
+                    self._vectors[text] = vector
+                self.computed += len(missing)
+                while len(self._vectors) > self._capacity:
+                    self._vectors.popitem(last=False)
+            for t in texts:
+                self._vectors.move_to_end(t)
+            return np.stack([self._vectors[t] for t in texts]) if texts else np.zeros((0, self._inner.dimension), np.float32)
+
+
+@dataclass
+class CollectionSearch:
+    """One collection of a pipeline: its retriever, the shared embedder of its model (if dense),
+    how many results to take, and its weight in the merge."""
+
+    name: str
+    retriever: Retriever
+    embedder: SharedQueryEmbedder | None = None
+    k: int = 10
+    weight: float = 1.0
+
+
+@dataclass
+class SearchReport:
+    """Per-collection results, failures (name -> reason) and timings (name -> seconds)."""
+
+    results: dict[str, list[list[SourcedHit]]] = field(default_factory=dict)
+    failures: dict[str, str] = field(default_factory=dict)
+    seconds: dict[str, float] = field(default_factory=dict)
+    embeddings_computed: dict[str, int] = field(default_factory=dict)
+
+
+def _sourced(collection: str, hits: Sequence[Any]) -> list[SourcedHit]:
+    return [SourcedHit(collection, h.doc_id, document_of(h.doc_id), h.text, h.title, h.url, float(h.score), h.rank or i + 1)
+            for i, h in enumerate(hits)]
+
+
+def search_collections(
+    collections: Sequence[CollectionSearch], queries: Sequence[str], timeout_s: float = 30.0, max_workers: int | None = None
+) -> SearchReport:
+    """Search every collection with every query concurrently; never raises for one collection."""
+    report = SearchReport()
+    embedders = {id(c.embedder): c.embedder for c in collections if c.embedder is not None}
+    for embedder in embedders.values():  # once per distinct model, before the collections run
+        before = embedder.computed
+        embedder.encode(list(queries))
+        report.embeddings_computed[embedder.name] = embedder.computed - before
+
+    def run(c: CollectionSearch) -> tuple[str, list[list[SourcedHit]], float]:
+        start = time.perf_counter()
+        found = c.retriever.search(list(queries), c.k)
+        return c.name, [_sourced(c.name, hits) for hits in found], time.perf_counter() - start
+
+    pool = ThreadPoolExecutor(max_workers or min(16, max(1, len(collections))))
+    futures = {pool.submit(run, c): c for c in collections}
+    done, pending = wait(futures, timeout=timeout_s)
+    for future in done:
+        c = futures[future]
+        try:
+            name, results, seconds = future.result()
+        except Exception as exc:  # one collection's failure must not sink the others
+            report.failures[c.name] = f"{type(exc).__name__}: {exc}"
+            continue
+        report.results[name] = results
+        report.seconds[name] = seconds
+    for future in pending:
+        report.failures[futures[future].name] = f"timed out after {timeout_s:g} s"
+        future.cancel()
+    pool.shutdown(wait=False, cancel_futures=True)
+    return report
+
+
+def collection_weights(collections: Sequence[CollectionSearch]) -> Mapping[str, float]:
+    return {c.name: c.weight for c in collections if c.weight != 1.0}
+
+
+def open_collections(
+    collections: Mapping[str, Any], retriever: str = "hybrid", k: int = 10, weights: Mapping[str, float] | None = None,
+    retrievers: Mapping[str, str] | None = None,
+) -> list[CollectionSearch]:
+    """:class:`CollectionSearch` entries for opened collections (name -> ``Collection``): each
+    with its own retriever (``retrievers[name]``, else ``retriever``) and one shared query
+    embedder per embedding model."""
+    from ..embeddings import load_embedder
+    from .registry import make_retriever
+
+    shared: dict[str, SharedQueryEmbedder] = {}
+    out = []
+    for name, collection in collections.items():
+        kind = (retrievers or {}).get(name, retriever)
+        model = collection.manifest.embedding_model
+        embedder = None
+        if kind != "bm25" and model:
+            if model not in shared:
+                shared[model] = SharedQueryEmbedder(load_embedder(model))
+            embedder = shared[model]
+        out.append(CollectionSearch(name, make_retriever(kind, collection, embedder), embedder, k, (weights or {}).get(name, 1.0)))
+    return out

@@ -1,0 +1,80 @@
+"""The pipeline end to end: strategy, search over several collections, merge, cited answer."""
+
+import pytest
+
+from convrag.cli.chat import chat_loop
+from convrag.generate.answer import DECLINE, AnswerGenerator
+from convrag.merge import MergeSettings
+from convrag.pipeline import Pipeline
+from convrag.retrieve.multi import CollectionSearch, open_collections
+from convrag.strategies import make_strategy
+from convrag.types import Message
+from tests.retrieve.test_multi import Failing
+from tests.scripted import ScriptedLLM
+
+
+class Empty:
+    name = "empty"
+
+    def search(self, queries, k=10):  # type: ignore[no-untyped-def]
+        return [[] for _ in queries]
+
+
+def test_a_failed_collection_is_traced_and_duplicates_are_merged(tiny_collection):
+    bm25 = open_collections({"x": tiny_collection}, "bm25")[0].retriever
+    collections = [CollectionSearch("docs", bm25), CollectionSearch("mirror", bm25), CollectionSearch("broken", Failing())]
+    llm = ScriptedLLM(answer=["Renewal by mail costs 130 dollars [1]."])
+    pipeline = Pipeline(collections, make_strategy("last_turn"), generator=AnswerGenerator(llm), merge_settings=MergeSettings(max_tokens=500))
+    result = pipeline.answer([Message("user", "How much does passport renewal cost?")])
+    assert result.trace["search"]["failures"] == {"broken": "RuntimeError: index file is corrupt"}
+    assert result.citations[0].passage_id == "p2" and result.citations[0].collection == "docs"
+    ids = [r.hit.passage_id for r in result.merged.results]
+    assert len(ids) == len(set(ids)) and result.merged.results[0].also_in == ("mirror",)
+    assert {d.reason for d in result.merged.dropped} >= {"duplicate"}
+    assert set(result.trace["timings_s"]) == {"strategy", "search", "merge", "answer", "total"}
+
+
+def test_empty_results_everywhere_decline_without_a_model_call():
+    llm = ScriptedLLM()
+    pipeline = Pipeline([CollectionSearch("a", Empty()), CollectionSearch("b", Empty())], make_strategy("last_turn"), generator=AnswerGenerator(llm))
+    result = pipeline.answer([Message("user", "Anything about zebras?")])
+    assert result.text == DECLINE and result.declined and result.citations == [] and llm.requests == []
+
+
+def test_bad_conversations_are_refused(tiny_collection):
+    from convrag.errors import ConvragError
+
+    pipeline = Pipeline([CollectionSearch("a", Empty())], make_strategy("last_turn"))
+    for messages in ([], [Message("agent", "hi")], [Message("user", "  ")], [Message("user", "x" * 20_001)]):
+        with pytest.raises(ConvragError):
+            pipeline.answer(messages)
+
+
+def test_chat_loop_keeps_history_and_shows_the_trace(tiny_collection, capsys):
+    bm25 = open_collections({"x": tiny_collection}, "bm25")[0].retriever
+    llm = ScriptedLLM(rewrite=["Where do the Arizona Cardinals play home games?"], check=["CLEAR"],
+                      answer=["The Cardinals play in London sometimes [1].", "At State Farm Stadium [1]."])
+    pipeline = Pipeline([CollectionSearch("docs", bm25)], make_strategy("progressive", llm), generator=AnswerGenerator(llm))
+    inputs = iter(["Did the Cardinals play in London?", "Where do they play home games?", "/trace", "/quit"])
+    history = chat_loop(pipeline, lambda prompt: next(inputs))
+    assert [m.speaker for m in history] == ["user", "agent", "user", "agent"]
+    assert history[1].text == "The Cardinals play in London sometimes [1]."
+    out = capsys.readouterr().out
+    assert "stage 2a" in out and "kept [1] docs/" in out
+
+
+@pytest.mark.slow
+def test_real_model_over_two_sample_collections(sample_indexes, local_llm):
+    data = sample_indexes.data
+    collections = open_collections({d: sample_indexes.collection(d) for d in ("cloud", "fiqa")}, "hybrid")
+    pipeline = Pipeline(collections, make_strategy("progressive", local_llm, sample_indexes.embedder),
+                        merge_settings=MergeSettings(max_tokens=700, max_passages=4), generator=AnswerGenerator(local_llm))
+    task = next(t for t in data.tasks("cloud") if t.turn == 2)
+    result = pipeline.answer([*task.history, Message("user", task.question)])
+    assert result.text.strip()
+    assert set(result.trace["search"]["hits"]) == {"cloud", "fiqa"} and not result.trace["search"]["failures"]
+    assert result.trace["answer"]["llm_call"]["prompt_tokens"] > 0
+    assert sum(r.tokens for r in result.merged.results) <= 700
+    merged_ids = {(r.hit.collection, r.hit.passage_id) for r in result.merged.results}
+    assert all((c.collection, c.passage_id) in merged_ids for c in result.citations)
+    assert result.citations or result.declined, result.text
