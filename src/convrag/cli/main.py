@@ -169,6 +169,7 @@ def evaluate(
     retriever: Annotated[str, typer.Option("--retriever", "-r", help="Comma-separated: bm25, dense, hybrid.")] = "bm25,dense,hybrid",
     queries: Annotated[str, typer.Option("--queries", "-q", help="Comma-separated query sources (lastturn, rewrite, questions) or .jsonl query files; '' for none.")] = "lastturn,rewrite",
     strategy: Annotated[str, typer.Option("--strategy", "-s", help="Comma-separated conversational strategies: last_turn, full_rewrite, targeted, mmr_cluster, summary, progressive.")] = "",
+    fuse: Annotated[str, typer.Option("--fuse", help="Multi-query fusion runs: comma-separated groups of '+'-joined sources or strategies, e.g. lastturn+progressive.")] = "",
     tasks: Annotated[Optional[Path], typer.Option("--tasks", help="Generation-task JSONL to evaluate instead of the benchmark's retrieval tasks.")] = None,
     llm: LLMOpt = "local",
     llm_url: LLMUrlOpt = None,
@@ -200,15 +201,22 @@ def evaluate(
     retrievers = _split(retriever)
     sources: list = _split(queries)
     reporter = RichReporter()
-    if strategy:
+    groups = [g.split("+") for g in _split(fuse)]
+    from ..strategies import STRATEGIES
+
+    fused_strategies = [m for g in groups for m in g if m in STRATEGIES]
+    strategy_sources: dict = {}
+    if strategy or fused_strategies:
         from ..queries.strategy import StrategySource
         from ..strategies import make_strategy
         from ..strategies.registry import NEEDS_LLM
 
-        names = _split(strategy)
+        names = list(dict.fromkeys(_split(strategy) + fused_strategies))
         model = _llm(llm, llm_url, no_llm_cache) if any(n in NEEDS_LLM for n in names) else None
-        sources += [StrategySource(make_strategy(n, model), workers if llm != "local" else 1, reporter) for n in names]
-    if not sources:
+        strategy_sources = {n: StrategySource(make_strategy(n, model), workers if llm != "local" else 1, reporter) for n in names}
+        sources += [strategy_sources[n] for n in _split(strategy)]
+    fused_groups = [[strategy_sources.get(m, m) for m in g] for g in groups]
+    if not sources and not fused_groups:
         raise ConfigError("nothing to evaluate: give --queries and/or --strategy")
     _check_backend(backend)
     indexes = BenchmarkIndexes(
@@ -225,7 +233,7 @@ def evaluate(
         from ..data.generation_tasks import load_generation_tasks
 
         generation = load_generation_tasks(tasks)
-    results = run_grid(indexes, chosen, retrievers, sources, k, {"fusion": fusion, "alpha": alpha}, reporter, generation)
+    results = run_grid(indexes, chosen, retrievers, sources, k, {"fusion": fusion, "alpha": alpha}, reporter, generation, fused_groups)
     baseline = baseline or results[0].name
     summary = write_outputs(results, out, baseline)
     print_results_table(results, baseline)

@@ -12,6 +12,7 @@ from ..progress import SILENT, Reporter
 from ..queries.sources import QuerySource, make_query_source
 from ..types import Task
 from .metrics import metric_names
+from .multi_query import run_multi_query
 from .report import markdown_table
 from .runner import BenchmarkIndexes, MilvusIndexes, RunResult, run_retrieval, score_run
 from .significance import paired_test
@@ -29,6 +30,7 @@ def run_grid(
     retriever_options: Mapping[str, Any] | None = None,
     reporter: Reporter = SILENT,
     generation_tasks: Sequence[GenerationTask] | None = None,
+    fused_sources: Sequence[Sequence[str | QuerySource]] = (),
 ) -> list[RunResult]:
     """Every retriever with every query source (a name, a file, or a source such as a strategy), scored."""
     data = indexes.data
@@ -37,12 +39,22 @@ def run_grid(
     if generation_tasks is not None:
         tasks_by_domain, qrels = generation_task_inputs(generation_tasks, domains, qrels)
     results = []
+    built = []
     for spec in sources:
         source = make_query_source(spec, data) if isinstance(spec, str) else spec
+        built.append(source)
         for retriever in retrievers:
             options = dict(retriever_options or {}) if retriever == "hybrid" else {}
             result = run_retrieval(indexes, domains, retriever, source, k, options, reporter, tasks_by_domain)
             results.append(score_run(result, qrels))
+    by_name = {s.name: s for s in built}
+    for group in fused_sources:
+        members = [by_name.get(m, None) if isinstance(m, str) else m for m in group]
+        members = [m if m is not None else make_query_source(str(g), data) for m, g in zip(members, group)]
+        for retriever in retrievers:
+            options = dict(retriever_options or {}) if retriever == "hybrid" else {}
+            fused = run_multi_query(indexes, domains, retriever, members, k, 50, options, reporter, tasks_by_domain)
+            results.append(score_run(fused, qrels))
     return results
 
 
