@@ -400,6 +400,17 @@ def bench_milvus(
     run_milvus_benchmark(data, out)
 
 
+@bench_app.command("merge")
+def bench_merge(
+    data: Annotated[Path, typer.Option("--data", help="MT-RAG data folder.")] = Path("../shared/mtrag"),
+    out: Annotated[Path, typer.Option("--out", help="Where to write the benchmark's results.")] = Path("runs/bench-merge"),
+) -> None:
+    """Merge latency (10 and 50 collections x 100 results) and the four domains merged as four collections."""
+    from ..bench.merge import run_merge_benchmark
+
+    run_merge_benchmark(data, out)
+
+
 @bench_app.command("strategies")
 def bench_strategies(
     data: Annotated[Path, typer.Option("--data", help="MT-RAG data folder.")] = Path("../shared/mtrag"),

@@ -7,7 +7,7 @@ near-duplicate drop) within a token budget -> prompt order, with conflicts marke
 Every kept passage carries its fused and final scores and a selection reason; every
 dropped candidate its reason (duplicate, diversity, budget).
 
-The pool (``pool_factor`` x ``max_passages``, at least 30) bounds the work: the penalty can
+The pool (``pool_factor`` x ``max_passages``, at least 20) bounds the work: the penalty can
 lower a score by at most ``diversity`` (10-20 %), so passages far below the pool cannot win;
 they are counted in ``settings["not_considered"]`` rather than listed one by one.
 """
@@ -44,7 +44,7 @@ class MergeSettings:
     drop_at: float = 0.9
     max_tokens: int = 2000
     max_passages: int = 10
-    pool_factor: int = 3
+    pool_factor: int = 2
     order: str = "edges"
     query_type: str | None = None  # None: classify the query
     detect_conflicts: bool = True
@@ -91,7 +91,7 @@ def enhanced_merge(
     diversity = preset.diversity if settings.diversity is None else settings.diversity
     use_diversity = diversity > 0 or settings.drop_at <= 1.0
 
-    pool_size = max(30, settings.pool_factor * settings.max_passages)
+    pool_size = max(20, settings.pool_factor * settings.max_passages)
     pool_hits, fused = fuse(results, settings.fusion, weights, settings.k, settings.norm, top=pool_size)
     hits, also_in, dropped = deduplicate(pool_hits)
 

@@ -36,14 +36,15 @@ def rrf_by_position(lists: Sequence[Sequence[SourcedHit]], k: float, weights: Se
     Equal to :func:`convrag.fusion.rrf.reciprocal_rank_fusion` on the same rankings (tested),
     without re-sorting lists that are sorted already."""
     fused: dict[str, float] = {}
+    get = fused.get
     for hits, weight in zip(lists, weights):
         seen: set[str] = set()
+        add = seen.add
         for rank, hit in enumerate(hits, start=1):
             key = hit.passage_id
-            if key in seen:
-                continue
-            seen.add(key)
-            fused[key] = fused.get(key, 0.0) + weight / (k + rank)
+            if key not in seen:
+                add(key)
+                fused[key] = get(key, 0.0) + weight / (k + rank)
     return fused
 
 

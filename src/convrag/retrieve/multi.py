@@ -96,7 +96,9 @@ def search_collections(
     pool = ThreadPoolExecutor(max_workers or min(16, max(1, len(collections))))
     futures = {pool.submit(run, c): c for c in collections}
     done, pending = wait(futures, timeout=timeout_s)
-    for future in done:
+    # Report in the configured collection order, whatever order the threads finished in,
+    # so that merges (whose ties follow collection order) are deterministic.
+    for future in [f for f in futures if f in done]:
         c = futures[future]
         try:
             name, results, seconds = future.result()
