@@ -366,6 +366,41 @@ def chat(
     chat_loop(_pipeline(collections, store, retriever, strategy, merge, multi_query, 0, llm, llm_url, no_llm_cache))
 
 
+@app.command("run-incremental")
+def run_incremental_cmd(
+    data: Annotated[Path, typer.Option("--data", help="MT-RAG data folder.")],
+    domains: Annotated[str, typer.Option("--domains", help="Comma-separated domains, or 'all'.")] = "all",
+    strategy: Annotated[str, typer.Option("--strategy", "-s", help="Query strategy.")] = "progressive",
+    retriever: Annotated[str, typer.Option("--retriever", "-r", help="bm25, dense or hybrid.")] = "hybrid",
+    out: Annotated[Path, typer.Option("--out", help="Output folder (datasets/, intermediate/, summary).")] = Path("runs/incremental"),
+    conversations: Annotated[Optional[int], typer.Option("--conversations", help="Only the first N conversations per domain.")] = None,
+    k: Annotated[int, typer.Option("-k", help="Passages retrieved per turn.")] = 10,
+    llm: LLMOpt = "local",
+    llm_url: LLMUrlOpt = None,
+    no_llm_cache: NoCacheOpt = False,
+) -> None:
+    """Turn by turn with convrag's own answers as history; writes the seed's dataset and intermediate JSONL; resumable."""
+    from ..data.domains import parse_domains
+    from ..data.layout import MTRAGData
+    from ..eval.experiment import write_outputs
+    from ..eval.incremental import run_incremental
+    from ..eval.runner import BenchmarkIndexes
+    from ..generate import AnswerGenerator
+    from ..strategies import make_strategy
+
+    layout = MTRAGData.discover(data)
+    chosen = parse_domains(domains)
+    reporter = RichReporter()
+    indexes = BenchmarkIndexes(layout, dense=retriever != "bm25", reporter=reporter)
+    model = _llm(llm, llm_url, no_llm_cache)
+    result = run_incremental(layout, chosen, {d: indexes.retriever(d, retriever) for d in chosen},
+                             make_strategy(strategy, model, indexes.embedder), AnswerGenerator(model), out, k,
+                             max_conversations=conversations, reporter=reporter)
+    summary = write_outputs([result], out / "eval")
+    print_results_table([result])
+    console.print(f"\nwrote {out / 'datasets'}, {out / 'intermediate'} and {summary}")
+
+
 @app.command()
 def demo(
     rebuild: Annotated[bool, typer.Option("--rebuild", help="Rebuild the sample's collections.")] = False,
