@@ -36,6 +36,7 @@ def run_demo(rebuild: bool = False) -> list[RunResult]:
     )
     show_conversation(data, next(r for r in results if r.name == SHOWN_RUN))
     show_progressive(data, indexes)
+    show_cited_answer(data, indexes)
     console.print(f"\nFull tables, official result files and TREC runs: {summary.parent}")
     return results
 
@@ -95,3 +96,34 @@ def show_conversation(data: MTRAGData, result: RunResult, top: int = 3) -> None:
             mark = "[green]relevant[/green]" if judged.get(hit.doc_id, 0) > 0 else "[dim]-[/dim]"
             lines.append(f"  {hit.rank}. {mark} {hit.doc_id} [dim]{hit.score:.4f}[/dim]  {_snippet(hit.text, 150)}")
         console.print(Panel("\n".join(lines), expand=True), highlight=False, soft_wrap=False)
+
+
+def show_cited_answer(data: MTRAGData, indexes: BenchmarkIndexes) -> None:
+    """A follow-up question answered over two collections at once (cloud and fiqa), with citations."""
+    from ..generate import AnswerGenerator
+    from ..llm import make_llm
+    from ..merge import MergeSettings
+    from ..pipeline import Pipeline, default_fusion
+    from ..retrieve.multi import open_collections
+    from ..strategies import make_strategy
+    from ..strategies.standalone import standalone_verdict
+    from ..types import Message
+    from .chat import print_answer, print_decisions
+
+    task = next(t for t in data.tasks("cloud") if t.turn >= 2 and any(m.startswith("pronoun:") for m in standalone_verdict(t.question).markers))
+    llm = make_llm("local")
+    searches = open_collections({d: indexes.collection(d) for d in ("cloud", "fiqa")}, "dense")
+    pipeline = Pipeline(
+        searches,
+        make_strategy("progressive", llm, indexes.embedder),
+        merge_settings=MergeSettings(max_tokens=1000, max_passages=5, fusion=default_fusion(searches), norm="none"),
+        generator=AnswerGenerator(llm),
+    )
+    console.print()
+    console.rule("a cited answer to a follow-up question, over two collections (cloud + fiqa, dense, raw-score merge)")
+    for message in task.history[-2:]:
+        console.print(f"[dim]{message.speaker}:[/dim] {_snippet(message.text, 200)}", highlight=False)
+    console.print(f"[bold]user:[/bold] {task.question}", highlight=False)
+    result = pipeline.answer([*task.history, Message("user", task.question)], task.task_id)
+    print_answer(result)
+    print_decisions(result)

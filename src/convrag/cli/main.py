@@ -318,7 +318,7 @@ def ask(
     collections: PipelineCollectionsOpt,
     history: Annotated[Optional[Path], typer.Option("--history", help="JSON list of earlier messages.")] = None,
     store: StoreOpt = None,
-    retriever: Annotated[str, typer.Option("--retriever", "-r", help="bm25, dense or hybrid (every collection).")] = "hybrid",
+    retriever: Annotated[str, typer.Option("--retriever", "-r", help="auto (hybrid for one collection, dense with raw-score merge for several), bm25, dense or hybrid.")] = "auto",
     strategy: Annotated[str, typer.Option("--strategy", "-s", help="Query strategy.")] = "progressive",
     merge: Annotated[str, typer.Option("--merge", help="rrf, combsum, combmnz or enhanced.")] = "enhanced",
     multi_query: Annotated[bool, typer.Option("--multi-query", help="Also search with the question as asked and the summary query (RRF).")] = False,
@@ -352,7 +352,7 @@ def ask(
 def chat(
     collections: PipelineCollectionsOpt,
     store: StoreOpt = None,
-    retriever: Annotated[str, typer.Option("--retriever", "-r", help="bm25, dense or hybrid (every collection).")] = "hybrid",
+    retriever: Annotated[str, typer.Option("--retriever", "-r", help="auto (hybrid for one collection, dense with raw-score merge for several), bm25, dense or hybrid.")] = "auto",
     strategy: Annotated[str, typer.Option("--strategy", "-s", help="Query strategy.")] = "progressive",
     merge: Annotated[str, typer.Option("--merge", help="rrf, combsum, combmnz or enhanced.")] = "enhanced",
     multi_query: Annotated[bool, typer.Option("--multi-query", help="Multi-query fusion.")] = False,
