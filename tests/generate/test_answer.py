@@ -44,3 +44,18 @@ def test_no_passages_declines_without_a_call_and_errors_fall_back():
     assert empty.declined and empty.trace["fallback"] == "empty answer"
     uncited = AnswerGenerator(ScriptedLLM(answer=["It is free."])).answer("q?", [], results(1))
     assert uncited.trace["warning"] == "answer cites no passage"
+
+
+def test_uncited_sentences_copied_from_a_passage_get_inferred_citations():
+    from convrag.generate.answer import infer_citations
+    from convrag.merge.base import MergedResult, SourcedHit
+
+    passages = [
+        MergedResult(SourcedHit("c", "p1", "p1", "Selling stock has tax effects when you realize a gain or a loss."), 0.1, 0.1, "r"),
+        MergedResult(SourcedHit("c", "p2", "p2", "Preferred stocks pay fixed dividends to their holders."), 0.1, 0.1, "r"),
+    ]
+    text, added = infer_citations("Selling stock has tax effects when you realize a gain. The weather is nice today.", passages)
+    assert text == "Selling stock has tax effects when you realize a gain [1]. The weather is nice today." and added == [1]
+    llm = ScriptedLLM(answer=["Preferred stocks pay fixed dividends to holders."])
+    answer = AnswerGenerator(llm).answer("q?", [], passages)
+    assert [(c.number, c.inferred) for c in answer.citations] == [(2, True)] and answer.trace["inferred_citations"] == [2]

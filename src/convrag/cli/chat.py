@@ -17,10 +17,11 @@ HELP = "commands: /trace (decisions of the last turn), /json (its full trace), /
 
 
 def print_answer(result: PipelineResult) -> None:
-    console.print(Panel(escape(result.text), title="answer", expand=True), highlight=False)
+    console.print(Panel(escape(result.text), title="answer", expand=True), highlight=False, soft_wrap=False)
     for c in result.citations:
         where = f" {c.url}" if c.url else ""
-        console.print(f"  [{c.number}] {escape(c.collection)} / {escape(c.title or c.document_id)} ({c.passage_id}){escape(where)}",
+        how = " [dim](matched by wording)[/dim]" if c.inferred else ""
+        console.print(f"  \\[{c.number}] {escape(c.collection)} / {escape(c.title or c.document_id)} ({c.passage_id}){escape(where)}{how}",
                       highlight=False)
     if not result.citations:
         console.print("  [dim](no citations)[/dim]")
@@ -42,7 +43,7 @@ def print_decisions(result: PipelineResult) -> None:
     for d in t["merge"]["dropped"][:10]:
         lines.append(f"[dim]dropped {d['collection']}/{d['passage_id']}: {d['reason']} ({escape(d['detail'])})[/dim]")
     lines.append("timings: " + ", ".join(f"{k} {v:.2f} s" for k, v in t["timings_s"].items()))
-    console.print(Panel("\n".join(lines), title="decisions", expand=True), highlight=False)
+    console.print(Panel("\n".join(lines), title="decisions", expand=True), highlight=False, soft_wrap=False)
 
 
 def chat_loop(pipeline: Pipeline, read: Callable[[str], str] = input) -> list[Message]:

@@ -14,6 +14,7 @@ from .main import _snippet, print_results_table
 RETRIEVERS = ("bm25", "dense", "hybrid")
 SOURCES = ("lastturn", "rewrite")
 SHOWN_RUN = "hybrid+rewrite"
+DEMO_TASK = "4751cd8210b4adb8bce5cbc3fe913096<::>3"
 
 
 def run_demo(rebuild: bool = False) -> list[RunResult]:
@@ -110,7 +111,11 @@ def show_cited_answer(data: MTRAGData, indexes: BenchmarkIndexes) -> None:
     from ..types import Message
     from .chat import print_answer, print_decisions
 
-    task = next(t for t in data.tasks("cloud") if t.turn >= 2 and any(m.startswith("pronoun:") for m in standalone_verdict(t.question).markers))
+    # A follow-up that only makes sense with its history ("Tax-wise, how does it work?"); any other
+    # pronoun follow-up of the sample if the sample changes.
+    candidates = [t for d in ("fiqa", "cloud") for t in data.tasks(d)
+                  if t.turn >= 2 and any(m.startswith("pronoun:") for m in standalone_verdict(t.question).markers)]
+    task = next((t for t in candidates if t.task_id == DEMO_TASK), candidates[0])
     llm = make_llm("local")
     searches = open_collections({d: indexes.collection(d) for d in ("cloud", "fiqa")}, "dense")
     pipeline = Pipeline(

@@ -47,6 +47,7 @@ class Citation(NamedTuple):
     document_id: str
     title: str
     url: str
+    inferred: bool = False  # added by matching the answer's wording to the passage, not written by the model
 
 
 @dataclass
@@ -91,6 +92,34 @@ def parse_citations(text: str, results: Sequence[MergedResult]) -> tuple[list[Ci
     return cited, invalid
 
 
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+
+
+def infer_citations(text: str, results: Sequence[MergedResult], min_overlap: float = 0.5) -> tuple[str, list[int]]:
+    """Small models often answer from a passage without citing it. Each uncited sentence whose
+    content words come mostly (>= ``min_overlap``) from one passage gets that passage's number.
+    Returns the text with the added markers and the numbers added."""
+    from ..strategies.checks import content_stems
+
+    stems = [content_stems(r.hit.text) for r in results]
+    out, added = [], []
+    for sentence in _SENTENCE.split(text.strip()):
+        words = content_stems(sentence)
+        if _CITATION.search(sentence) or len(words) < 4:
+            out.append(sentence)
+            continue
+        scores = [len(words & s) / len(words) for s in stems]
+        best = max(range(len(scores)), key=scores.__getitem__) if scores else -1
+        if best >= 0 and scores[best] >= min_overlap:
+            n = best + 1
+            added.append(n)
+            stripped = sentence.rstrip()
+            end = stripped[-1] if stripped and stripped[-1] in ".!?" else ""
+            sentence = f"{stripped[: len(stripped) - len(end)]} [{n}]{end}"
+        out.append(sentence)
+    return " ".join(out), list(dict.fromkeys(added))
+
+
 def is_decline(text: str) -> bool:
     return DECLINE.lower().rstrip(".") in text.lower() or bool(_DECLINED.search(text))
 
@@ -117,8 +146,13 @@ class AnswerGenerator:
             trace.update(fallback="llm_error", error=str(exc), latency_s=time.perf_counter() - start)
             return Answer(f"I could not generate an answer: the language model failed ({exc}).", [], False, trace)
         text = completion.text.strip()
-        citations, invalid = parse_citations(text, results)
         declined = is_decline(text)
+        citations, invalid = parse_citations(text, results)
+        if not citations and not declined and text:
+            text, inferred = infer_citations(text, results)
+            if inferred:
+                trace["inferred_citations"] = inferred
+                citations = [c._replace(inferred=True) for c in parse_citations(text, results)[0]]
         trace["llm_call"] = {
             "messages": messages, "answer": completion.text, "prompt_tokens": completion.prompt_tokens,
             "completion_tokens": completion.completion_tokens, "latency_s": completion.latency_s, "cached": completion.cached,
