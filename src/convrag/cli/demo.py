@@ -8,6 +8,7 @@ from ..config import home
 from ..data.layout import MTRAGData, sample_root
 from ..eval.experiment import run_grid, write_outputs
 from ..eval.runner import BenchmarkIndexes, RunResult
+from ..llm.base import LLM
 from .console import RichReporter, console
 from .main import _snippet, print_results_table
 
@@ -36,23 +37,24 @@ def run_demo(rebuild: bool = False) -> list[RunResult]:
         "not comparable to the benchmark's; `convrag eval --data ../shared/mtrag` runs the real thing.[/dim]"
     )
     show_conversation(data, next(r for r in results if r.name == SHOWN_RUN))
-    show_progressive(data, indexes)
-    show_cited_answer(data, indexes)
+    from ..llm import make_llm
+
+    llm = make_llm("local")  # one model instance for both parts below
+    show_progressive(data, indexes, llm)
+    show_cited_answer(data, indexes, llm)
     console.print(f"\nFull tables, official result files and TREC runs: {summary.parent}")
     return results
 
 
-def show_progressive(data: MTRAGData, indexes: BenchmarkIndexes, conversations: int = 2, top: int = 3) -> None:
+def show_progressive(data: MTRAGData, indexes: BenchmarkIndexes, llm: LLM, conversations: int = 2, top: int = 3) -> None:
     """The progressive strategy with the local LLM on a few sample conversations: for each turn the
     question, the stage that resolved it, the query used, and the top hybrid passages."""
-    from ..llm import make_llm
     from ..queries.strategy import StrategySource
     from ..strategies import make_strategy
 
     chosen = [c for c in data.conversations if c.domain in ("cloud", "clapnq")][:conversations]
     console.print()
     console.rule("progressive context escalation with the local LLM (Qwen2.5-Coder-1.5B, llama.cpp)")
-    llm = make_llm("local")
     source = StrategySource(make_strategy("progressive", llm, indexes.embedder), reporter=RichReporter())
     for conversation in chosen:
         tasks = [t for t in conversation.tasks() if t.task_id in {x.task_id for x in data.tasks(conversation.domain)}]
@@ -99,10 +101,9 @@ def show_conversation(data: MTRAGData, result: RunResult, top: int = 3) -> None:
         console.print(Panel("\n".join(lines), expand=True), highlight=False, soft_wrap=False)
 
 
-def show_cited_answer(data: MTRAGData, indexes: BenchmarkIndexes) -> None:
+def show_cited_answer(data: MTRAGData, indexes: BenchmarkIndexes, llm: LLM) -> None:
     """A follow-up question answered over two collections at once (cloud and fiqa), with citations."""
     from ..generate import AnswerGenerator
-    from ..llm import make_llm
     from ..merge import MergeSettings
     from ..pipeline import Pipeline, default_fusion
     from ..retrieve.multi import open_collections
@@ -116,7 +117,6 @@ def show_cited_answer(data: MTRAGData, indexes: BenchmarkIndexes) -> None:
     candidates = [t for d in ("fiqa", "cloud") for t in data.tasks(d)
                   if t.turn >= 2 and any(m.startswith("pronoun:") for m in standalone_verdict(t.question).markers)]
     task = next((t for t in candidates if t.task_id == DEMO_TASK), candidates[0])
-    llm = make_llm("local")
     searches = open_collections({d: indexes.collection(d) for d in ("cloud", "fiqa")}, "dense")
     pipeline = Pipeline(
         searches,

@@ -27,7 +27,7 @@ from .budget import token_counter
 from .conflicts import find_conflicts
 from .dedup import deduplicate
 from .diversity import jaccard, word_set
-from .fuse import fuse, hit_key  # noqa: F401
+from .fuse import fuse, hit_key
 from .ordering import edges_first
 from .presets import PRESETS, classify_query, preset_weights
 from .signals import QualitySignals, quality_multiplier

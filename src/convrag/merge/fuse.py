@@ -17,12 +17,11 @@ from .base import SourcedHit
 FUSIONS = ("rrf", "combsum", "combmnz")
 
 
-def _run(hits: Sequence[SourcedHit], by_position: bool) -> dict[str, float]:
-    """One collection's list as ``{passage id: score}``, first occurrence winning. For RRF the
-    "score" is a descending position, so ranks come from the list's own order, not its scores."""
+def _run(hits: Sequence[SourcedHit]) -> dict[str, float]:
+    """One collection's list as ``{passage id: score}``, first occurrence winning."""
     run: dict[str, float] = {}
-    for i, h in enumerate(hits):
-        run.setdefault(hit_key(h), float(len(hits) - i) if by_position else h.score)
+    for h in hits:
+        run.setdefault(hit_key(h), h.score)
     return run
 
 
@@ -60,7 +59,7 @@ def fuse(
     per passage id. With ``top``, only the hits of the ``top`` best passage ids (every collection's
     copy of each, so duplicates can still be attributed)."""
     names = [name for name in results if results[name]]
-    runs = [_run(results[n], by_position=False) for n in names] if method != "rrf" else []
+    runs = [_run(results[n]) for n in names] if method != "rrf" else []
     w = [float((weights or {}).get(n, 1.0)) for n in names]
     if method == "rrf":
         fused = rrf_by_position([results[n] for n in names], k, w)

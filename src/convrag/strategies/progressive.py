@@ -117,7 +117,7 @@ class Progressive:
             trace.details["stage_2b"] = "skipped: same turns as stage 2a"
 
         # Stage 3: MMR-cluster over the full history.
-        self._mmr._embedder = self.embedder
+        self._mmr._embedder = self.embedder  # share the loaded model with the stage-3 helper
         query, used = self._mmr.resolve(task, trace, "3")
         trace.context.extend(used)
         if query is not None:
