@@ -12,6 +12,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, NamedTuple, Protocol
 
+from ..embeddings import Embedder, load_embedder
 from ..errors import ConvragError
 from ..llm.base import ChatMessage
 from ..types import Task
@@ -94,6 +95,19 @@ class Strategy(Protocol):
     name: str
 
     def rewrite(self, task: Task) -> Rewrite: ...
+
+
+class UsesEmbedder:
+    """For strategies that embed turns: the embedder given, else the default model, loaded on first use
+    (so that constructing a strategy, e.g. to validate a configuration, loads nothing)."""
+
+    _embedder: Embedder | None = None
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = load_embedder()
+        return self._embedder
 
 
 class EmptyQuestionError(ConvragError):

@@ -19,10 +19,10 @@ from typing import Any
 import numpy as np
 from sklearn.cluster import KMeans
 
-from ..embeddings import Embedder, load_embedder
+from ..embeddings import Embedder
 from ..llm.base import LLM
 from ..types import Task
-from .base import Fallback, Rewrite, Trace, finish, start_trace
+from .base import Fallback, Rewrite, Trace, UsesEmbedder, finish, start_trace
 from .checks import tidy, words
 from .context import Budget, render_context, turn_pairs
 from .mmr import mmr_select
@@ -125,7 +125,7 @@ def sentence_blocks(sentences: Sequence[Sentence]) -> list[list[str]]:
     return [[f"{'User' if s.speaker == 'user' else 'Assistant'}: {s.text}"] for s in sentences]
 
 
-class MMRCluster:
+class MMRCluster(UsesEmbedder):
     name = "mmr_cluster"
 
     def __init__(
@@ -143,12 +143,6 @@ class MMRCluster:
         self.domain_lambda = dict(domain_lambda or {})
         self.budget = budget
         self.checks = checks
-
-    @property
-    def embedder(self) -> Embedder:
-        if self._embedder is None:
-            self._embedder = load_embedder()
-        return self._embedder
 
     def resolve(self, task: Task, trace: Trace, stage: str) -> tuple[str | None, list[dict[str, Any]]]:
         """Select context and rewrite: the query (None when it failed, recorded) and the context used.

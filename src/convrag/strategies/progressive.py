@@ -15,10 +15,10 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ..embeddings import Embedder, load_embedder
+from ..embeddings import Embedder
 from ..llm.base import LLM
 from ..types import Task
-from .base import Rewrite, Trace, finish, start_trace
+from .base import Rewrite, Trace, UsesEmbedder, finish, start_trace
 from .context import Budget, TurnPair, pair_lines, render_context, turn_pairs
 from .mmr_cluster import MMRCluster, MMRSettings
 from .rewriter import CheckSettings, is_disambiguated, rewrite
@@ -34,7 +34,7 @@ def similar_turns(similarities: np.ndarray, threshold: float = 0.7, top_k: int =
     return sorted(int(i) for i in np.argsort(-similarities, kind="stable")[:top_k]), False
 
 
-class Progressive:
+class Progressive(UsesEmbedder):
     name = "progressive"
 
     def __init__(
@@ -59,12 +59,6 @@ class Progressive:
         self.budget = budget
         self.checks = checks
         self._mmr = MMRCluster(llm, embedder, mmr, domain_lambda, budget, checks)
-
-    @property
-    def embedder(self) -> Embedder:
-        if self._embedder is None:
-            self._embedder = load_embedder()
-        return self._embedder
 
     def _rewrite_with(self, task: Task, trace: Trace, stage: str, pairs: list[TurnPair]) -> tuple[str | None, list[dict]]:
         blocks = [pair_lines(p, self.budget.answer_words) for p in pairs]

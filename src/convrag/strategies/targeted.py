@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..embeddings import Embedder, load_embedder
+from ..embeddings import Embedder
 from ..llm.base import LLM
 from ..types import Task
-from .base import Rewrite, finish, start_trace
+from .base import Rewrite, UsesEmbedder, finish, start_trace
 from .context import Budget, TurnPair, pair_lines, render_context, turn_pairs
 from .rewriter import CheckSettings, rewrite
 
@@ -31,7 +31,7 @@ def select_turns(
     return sorted(chosen)
 
 
-class Targeted:
+class Targeted(UsesEmbedder):
     name = "targeted"
 
     def __init__(
@@ -51,12 +51,6 @@ class Targeted:
         self.include_last = include_last
         self.budget = budget
         self.checks = checks
-
-    @property
-    def embedder(self) -> Embedder:
-        if self._embedder is None:
-            self._embedder = load_embedder()
-        return self._embedder
 
     def rewrite(self, task: Task) -> Rewrite:
         trace, started = start_trace(task, self.name)
