@@ -19,15 +19,17 @@ class ScriptedLLM:
     backend = "scripted"
     model = "scripted"
 
-    def __init__(self, rewrite=(), check=(), summary=(), answer=()) -> None:  # type: ignore[no-untyped-def]
-        self.queues = {"rewrite": deque(rewrite), "check": deque(check), "summary": deque(summary), "answer": deque(answer)}
+    def __init__(self, rewrite=(), check=(), summary=(), answer=(), reformulate=()) -> None:  # type: ignore[no-untyped-def]
+        self.queues = {"rewrite": deque(rewrite), "check": deque(check), "summary": deque(summary), "answer": deque(answer),
+                       "reformulate": deque(reformulate), "unknown": deque()}
         self.requests: list[tuple[str, list[ChatMessage]]] = []
 
     def count_tokens(self, text: str) -> int:
         return len(text.split())
 
     def complete(self, messages: list[ChatMessage], params: GenerationParams = GenerationParams()) -> Completion:
-        kind = KINDS[messages[0]["content"]]
+        system = messages[0]["content"]
+        kind = KINDS.get(system) or ("reformulate" if system.startswith("You write search engine queries") else "unknown")
         self.requests.append((kind, messages))
         queue = self.queues[kind]
         if not queue:

@@ -78,3 +78,21 @@ def test_real_model_over_two_sample_collections(sample_indexes, local_llm):
     merged_ids = {(r.hit.collection, r.hit.passage_id) for r in result.merged.results}
     assert all((c.collection, c.passage_id) in merged_ids for c in result.citations)
     assert result.citations or result.declined, result.text
+
+
+def test_multi_query_searches_every_rendering_and_fuses_them(tiny_collection):
+    bm25 = open_collections({"x": tiny_collection}, "bm25")[0].retriever
+    summary = ("Summary: The user asks about the Arizona Cardinals, an NFL team, and where the team has played its games "
+               "abroad.\nQuestion: Did the Arizona Cardinals play in London?")
+    llm = ScriptedLLM(summary=[summary], reformulate=["Arizona Cardinals London game\n1. Cardinals international games"],
+                      answer=["They played the Rams in London in 2017 [1]."])
+    pipeline = Pipeline([CollectionSearch("docs", bm25)], make_strategy("last_turn"), generator=AnswerGenerator(llm),
+                        multi_query=True, summary=make_strategy("summary", llm), reformulate=2, reformulate_llm=llm)
+    history = [Message("user", "Tell me about the Arizona Cardinals."), Message("agent", "An NFL team from Glendale.")]
+    result = pipeline.answer([*history, Message("user", "Did they play in London?")])
+    queries = result.trace["queries"]
+    assert queries[0] == "Did they play in London?" and len(queries) == 4  # as asked (= last_turn), summary, 2 reformulations
+    assert queries[1].startswith("Summary: ") and queries[2:] == ["Arizona Cardinals London game", "Cardinals international games"]
+    assert len(result.trace["search"]["hits"]["docs"]) == 4  # one result list per rendering, fused before the merge
+    assert "p3" in [r.hit.passage_id for r in result.merged.results]
+    assert result.citations[0].passage_id == result.merged.results[0].hit.passage_id
