@@ -446,6 +446,19 @@ def bench_merge(
     run_merge_benchmark(data, out)
 
 
+@bench_app.command("answers")
+def bench_answers(
+    data: Annotated[Path, typer.Option("--data", help="MT-RAG data folder.")] = Path("../shared/mtrag"),
+    out: Annotated[Path, typer.Option("--out", help="Where to write the benchmark's results.")] = Path("runs/bench-answers"),
+    per_label: Annotated[int, typer.Option("--per-label", help="Turns sampled per answerability label.")] = 40,
+    llm: LLMOpt = "local",
+) -> None:
+    """Cited answers on sampled MT-RAG turns: citing share, decline share on unanswerable turns, latency."""
+    from ..bench.answers import run_answer_benchmark
+
+    run_answer_benchmark(data, out, per_label, llm_spec=llm)
+
+
 @bench_app.command("strategies")
 def bench_strategies(
     data: Annotated[Path, typer.Option("--data", help="MT-RAG data folder.")] = Path("../shared/mtrag"),
