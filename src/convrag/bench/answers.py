@@ -1,7 +1,7 @@
 """`convrag bench answers`: grounded answers on MT-RAG turns with the local LLM.
 
-A seeded sample of turns per answerability label (ANSWERABLE, UNANSWERABLE) across the four
-domains; each turn answered by the pipeline over its domain's collection (progressive strategy,
+A seeded sample of conversation turns per answerability label (ANSWERABLE, UNANSWERABLE) across
+the four domains (from conversations.json: the retrieval tasks exclude unanswerable turns); each turn answered by the pipeline over its domain's collection (progressive strategy,
 hybrid retrieval, enhanced merge within 1,000 tokens), history = the benchmark's own turns.
 Reports the share of answerable turns whose answer cites at least one passage (model-written
 citations, and with inferred ones), the share of unanswerable turns the answer declines, and
@@ -45,8 +45,12 @@ def run_answer_benchmark(data_root: Path, out: Path, per_label: int = 40, seed: 
     }
     rng = random.Random(seed)
     by_label: dict[str, list[Any]] = {"ANSWERABLE": [], "UNANSWERABLE": []}
-    for d in data.domains:
-        for t in data.tasks(d):
+    # All conversation turns, not only the retrieval tasks: the benchmark's retrieval tasks leave out
+    # the UNANSWERABLE turns, which are exactly the ones where an answer should decline.
+    for conversation in data.conversations:
+        if conversation.domain not in pipelines:
+            continue
+        for t in conversation.tasks():
             label = t.enrichments.answerability[0] if t.enrichments.answerability else ""
             if label in by_label:
                 by_label[label].append(t)
@@ -81,11 +85,14 @@ def run_answer_benchmark(data_root: Path, out: Path, per_label: int = 40, seed: 
     report = {"date": dt.date.today().isoformat(), "machine": machine_description(), "llm": f"{llm.backend}:{llm.model}",
               "summary": {k: (float(v) if isinstance(v, np.floating) else v) for k, v in summary.items()}, "turns": rows}
     write_json(out / "report.json", report)
+    def share(key: str) -> str:
+        return "n/a (no such turns)" if summary[key] is None else f"{summary[key]:.1%}"
+
     table = markdown_table(["measure", "value"], [
-        ["answerable turns whose answer cites >= 1 passage (incl. inferred)", f"{summary['answerable_citing_share']:.1%} of {len(answerable)}"],
-        ["... with a citation the model wrote itself", f"{summary['answerable_model_citing_share']:.1%}"],
-        ["answerable turns declined", f"{summary['answerable_declined_share']:.1%}"],
-        ["unanswerable turns declined", f"{summary['unanswerable_declined_share']:.1%} of {len(unanswerable)}"],
+        ["answerable turns whose answer cites >= 1 passage (incl. inferred)", f"{share('answerable_citing_share')} of {len(answerable)}"],
+        ["... with a citation the model wrote itself", share("answerable_model_citing_share")],
+        ["answerable turns declined", share("answerable_declined_share")],
+        ["unanswerable turns declined", f"{share('unanswerable_declined_share')} of {len(unanswerable)}"],
         ["latency per turn p50 / p95", f"{lat['p50']:.1f} / {lat['p95']:.1f} s"],
     ])
     markdown = f"Machine: {report['machine']}; LLM {report['llm']}; date {report['date']}.\n\n{table}\n"
