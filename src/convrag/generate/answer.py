@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 
 from ..llm.base import LLM, ChatMessage, GenerationParams, LLMError
 from ..merge.base import MergedResult
-from ..strategies.context import Budget, pair_lines, render_context, turn_pairs
+from ..strategies.context import Budget, render_pairs, turn_pairs
 from ..types import Message
 
 DECLINE = "I do not have specific information about that in the available sources."
@@ -70,7 +70,7 @@ def passage_block(results: Sequence[MergedResult], max_words: int = 180) -> str:
 
 def answer_messages(question: str, history: Sequence[Message], results: Sequence[MergedResult], history_budget: Budget,
                     count_tokens: Any) -> list[ChatMessage]:
-    context, _ = render_context([pair_lines(p, history_budget.answer_words) for p in turn_pairs(history)], count_tokens, history_budget)
+    context, _ = render_pairs(turn_pairs(history), count_tokens, history_budget)
     user = (
         f"Passages:\n{passage_block(results) or '(none)'}\n\n"
         f"Conversation so far:\n{context or '(none)'}\n\n"

@@ -130,3 +130,10 @@ def finish(trace: Trace, started: float, query: str, stage: str) -> Rewrite:
     trace.noop = bool(trace.calls) and same_query(query, trace.original_query)
     trace.latency_s = time.perf_counter() - started
     return Rewrite(query, trace)
+
+
+def finish_rewrite(trace: Trace, started: float, task: Task, query: str | None) -> Rewrite:
+    """Close a single-rewrite strategy's trace: the accepted rewrite, else the question as asked."""
+    if query is None:
+        return finish(trace, started, task.question, "fallback_original")
+    return finish(trace, started, query, "rewrite")

@@ -89,3 +89,8 @@ def render_context(
             parts = parts[: max(1, int(len(parts) * 0.8))]
         text = " ".join(parts) + " …"
     return text, dropped
+
+
+def render_pairs(pairs: Sequence[TurnPair], count_tokens: Callable[[str], int], budget: Budget) -> tuple[str, int]:
+    """Exchanges rendered as "User: …/Assistant: …" lines within ``budget`` (see :func:`render_context`)."""
+    return render_context([pair_lines(p, budget.answer_words) for p in pairs], count_tokens, budget)

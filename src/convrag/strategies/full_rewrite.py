@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from ..llm.base import LLM
 from ..types import Task
-from .base import Rewrite, finish, start_trace
-from .context import Budget, pair_lines, render_context, turn_pairs
+from .base import Rewrite, finish, finish_rewrite, start_trace
+from .context import Budget, render_pairs, turn_pairs
 from .rewriter import CheckSettings, rewrite
 
 
@@ -22,11 +22,8 @@ class FullRewrite:
         pairs = turn_pairs(task.history)
         if not pairs:
             return finish(trace, started, task.question, "first_turn")
-        blocks = [pair_lines(p, self.budget.answer_words) for p in pairs]
-        context, dropped = render_context(blocks, self.llm.count_tokens, self.budget)
+        context, dropped = render_pairs(pairs, self.llm.count_tokens, self.budget)
         trace.trimmed_turns = dropped
         trace.context = [{"turn": p.turn, "user": p.user} for p in pairs[dropped:]]
         query = rewrite(self.llm, trace, "rewrite", task.question, context, task.user_questions[:-1], self.checks)
-        if query is None:
-            return finish(trace, started, task.question, "fallback_original")
-        return finish(trace, started, query, "rewrite")
+        return finish_rewrite(trace, started, task, query)

@@ -19,7 +19,7 @@ from ..embeddings import Embedder
 from ..llm.base import LLM
 from ..types import Task
 from .base import Rewrite, Trace, UsesEmbedder, finish, start_trace
-from .context import Budget, TurnPair, pair_lines, render_context, turn_pairs
+from .context import Budget, TurnPair, render_pairs, turn_pairs
 from .mmr_cluster import MMRCluster, MMRSettings
 from .rewriter import CheckSettings, is_disambiguated, rewrite
 from .standalone import MIN_WORDS, standalone_verdict
@@ -61,8 +61,7 @@ class Progressive(UsesEmbedder):
         self._mmr = MMRCluster(llm, embedder, mmr, domain_lambda, budget, checks)
 
     def _rewrite_with(self, task: Task, trace: Trace, stage: str, pairs: list[TurnPair]) -> tuple[str | None, list[dict]]:
-        blocks = [pair_lines(p, self.budget.answer_words) for p in pairs]
-        context, dropped = render_context(blocks, self.llm.count_tokens, self.budget)
+        context, dropped = render_pairs(pairs, self.llm.count_tokens, self.budget)
         trace.trimmed_turns = max(trace.trimmed_turns, dropped)
         selected = [{"stage": stage, "turn": p.turn, "user": p.user} for p in pairs[dropped:]]
         trace.context.extend(selected)

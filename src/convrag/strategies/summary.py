@@ -11,7 +11,7 @@ from ..llm.base import LLM, GenerationParams
 from ..types import Task
 from .base import Fallback, Rewrite, finish, start_trace
 from .checks import check_rewrite, clean_answer, words
-from .context import Budget, clip_words, pair_lines, render_context, turn_pairs
+from .context import Budget, clip_words, render_pairs, turn_pairs
 from .prompts import summary_messages
 from .rewriter import CheckSettings, call
 
@@ -67,7 +67,7 @@ class Summary:
         pairs = turn_pairs(task.history)
         if not pairs:
             return finish(trace, started, task.question, "first_turn")
-        context, dropped = render_context([pair_lines(p, self.budget.answer_words) for p in pairs], self.llm.count_tokens, self.budget)
+        context, dropped = render_pairs(pairs, self.llm.count_tokens, self.budget)
         trace.trimmed_turns = dropped
         trace.context = [{"turn": p.turn, "user": p.user} for p in pairs[dropped:]]
         answer = call(self.llm, trace, "summarize", "summary", summary_messages(context, task.question), SUMMARY_PARAMS)

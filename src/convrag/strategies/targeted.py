@@ -12,8 +12,8 @@ import numpy as np
 from ..embeddings import Embedder
 from ..llm.base import LLM
 from ..types import Task
-from .base import Rewrite, UsesEmbedder, finish, start_trace
-from .context import Budget, TurnPair, pair_lines, render_context, turn_pairs
+from .base import Rewrite, UsesEmbedder, finish, finish_rewrite, start_trace
+from .context import Budget, TurnPair, render_pairs, turn_pairs
 from .rewriter import CheckSettings, rewrite
 
 
@@ -62,10 +62,8 @@ class Targeted(UsesEmbedder):
         keep = select_turns(sims, self.threshold, self.max_turns, self.include_last)
         selected: list[TurnPair] = [pairs[i] for i in keep]
         trace.details["similarities"] = {p.turn: round(float(s), 4) for p, s in zip(pairs, sims)}
-        context, dropped = render_context([pair_lines(p, self.budget.answer_words) for p in selected], self.llm.count_tokens, self.budget)
+        context, dropped = render_pairs(selected, self.llm.count_tokens, self.budget)
         trace.trimmed_turns = dropped
         trace.context = [{"turn": p.turn, "user": p.user, "similarity": round(float(sims[p.turn - 1]), 4)} for p in selected[dropped:]]
         query = rewrite(self.llm, trace, "rewrite", task.question, context, task.user_questions[:-1], self.checks)
-        if query is None:
-            return finish(trace, started, task.question, "fallback_original")
-        return finish(trace, started, query, "rewrite")
+        return finish_rewrite(trace, started, task, query)
