@@ -4,6 +4,7 @@ import pytest
 
 from convrag.errors import DataFormatError
 from convrag.ingest.documents import iter_documents, read_document
+from tests.pdfs import make_pdf
 
 
 def test_html_keeps_title_url_and_drops_scripts(tmp_path: Path) -> None:
@@ -38,6 +39,19 @@ def test_text_and_folder_ids(tmp_path: Path) -> None:
 
 
 def test_unsupported_type(tmp_path: Path) -> None:
-    (tmp_path / "x.pdf").write_bytes(b"%PDF")
+    (tmp_path / "x.docx").write_bytes(b"PK")
     with pytest.raises(DataFormatError, match="unsupported document type"):
+        read_document(tmp_path / "x.docx")
+
+
+def test_pdf_text_layer_and_title(tmp_path: Path) -> None:
+    (tmp_path / "fees.pdf").write_bytes(make_pdf(["Passport renewal costs 130 dollars.", "Apply by mail."], title="Passport fees"))
+    doc = read_document(tmp_path / "fees.pdf", url="https://example.org/fees")
+    assert doc.title == "Passport fees" and doc.url == "https://example.org/fees"
+    assert "Passport renewal costs 130 dollars." in doc.text and "Apply by mail." in doc.text
+
+
+def test_broken_pdf_is_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "x.pdf").write_bytes(b"%PDF-1.4 this is not a pdf")
+    with pytest.raises(DataFormatError, match="not a readable PDF"):
         read_document(tmp_path / "x.pdf")

@@ -130,11 +130,14 @@ class Collection:
         source: str = "",
         force: bool = False,
         reporter: Reporter = SILENT,
+        reuse: Collection | None = None,
     ) -> Collection:
         """Build (or reuse, if identical) the collection at ``path`` from ``passages``.
 
         ``embedder=None`` builds BM25 only. The previous version stays live until
-        the new one is complete.
+        the new one is complete. ``reuse``: a collection embedded with the same model whose
+        vectors are taken for passages it already holds (same id and text), so adding a few
+        documents to a large collection embeds only the new passages.
         """
         path = Path(path)
         passages = list(passages)
@@ -175,14 +178,17 @@ class Collection:
             probe = None
             if embedder is not None:
                 staging = path / STAGING_DIR / f"{digest[:16]}-{_slug(embedder.name)}"
-                with reporter.stage(f"{name}: embedding {len(passages)} passages", total=len(passages)) as advance:
-                    vectors = embed_resumable(
-                        texts,
+                vectors, todo = _reused_vectors(passages, reuse, embedder)
+                with reporter.stage(f"{name}: embedding {len(todo)} passages", total=len(todo)) as advance:
+                    fresh = embed_resumable(
+                        [texts[i] for i in todo],
                         embedder,
                         staging,
-                        {"corpus_sha256": digest, "model": embedder.name},
+                        {"corpus_sha256": digest, "model": embedder.name, "reused": len(passages) - len(todo)},
                         progress=advance,
                     )
+                if len(todo):
+                    vectors[todo] = fresh
                 DenseIndex(vectors).save(building / "dense")
                 probe = embedder.probe()
             manifest = Manifest(
@@ -208,6 +214,22 @@ class Collection:
             raise
         _remove_stale(path, keep=version)
         return cls(path, final, manifest, passages)
+
+
+def _reused_vectors(passages: Sequence[Passage], reuse: Collection | None, embedder: Embedder) -> tuple[np.ndarray, list[int]]:
+    """A matrix with the rows ``reuse`` already has for identical passages, and the positions still to embed."""
+    vectors = np.zeros((len(passages), embedder.dimension), dtype=np.float32)
+    if reuse is None or reuse.manifest.embedding_model != embedder.name or reuse.manifest.embedding_dimension != embedder.dimension:
+        return vectors, list(range(len(passages)))
+    known = {(p.doc_id, p.searchable_text): row for row, p in enumerate(reuse.passages)}
+    todo = []
+    for i, p in enumerate(passages):
+        row = known.get((p.doc_id, p.searchable_text))
+        if row is None:
+            todo.append(i)
+        else:
+            vectors[i] = reuse.dense.embeddings[row]
+    return vectors, todo
 
 
 def _slug(text: str) -> str:

@@ -1,4 +1,4 @@
-"""Read plain text, Markdown and HTML files into :class:`Document` values (title, text, url kept)."""
+"""Read plain text, Markdown, HTML and PDF files into :class:`Document` values (title, text, url kept)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from markdown_it import MarkdownIt
 
 from ..errors import DataFormatError
 
-SUFFIXES = {".txt": "text", ".text": "text", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html"}
+SUFFIXES = {".txt": "text", ".text": "text", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html", ".pdf": "pdf"}
 
 
 _BLOCK_TAGS = [
@@ -57,18 +57,38 @@ def _markdown_to_text(markdown: str) -> tuple[str, str]:
     return text, match.group(1).strip() if match else ""
 
 
-def read_document(path: Path, doc_id: str | None = None) -> Document:
-    """Read one file; the format follows the suffix."""
+def _pdf_to_text(path: Path) -> tuple[str, str]:
+    """The text layer of a PDF (pypdf; scanned pages without one give no text) and its title."""
+    from pypdf import PdfReader
+    from pypdf.errors import PdfReadError
+
+    try:
+        reader = PdfReader(path)
+        pages = [page.extract_text() or "" for page in reader.pages]
+        title = str((reader.metadata or {}).get("/Title") or "")
+    except (PdfReadError, ValueError, KeyError, OSError) as exc:
+        raise DataFormatError(path, f"not a readable PDF ({exc})") from None
+    lines = [" ".join(line.split()) for page in pages for line in page.splitlines()]
+    return "\n".join(line for line in lines if line), title.strip()
+
+
+def read_document(path: Path, doc_id: str | None = None, url: str | None = None) -> Document:
+    """Read one file; the format follows the suffix. ``url`` overrides the file's own address."""
     path = Path(path)
     kind = SUFFIXES.get(path.suffix.lower())
     if kind is None:
         raise DataFormatError(path, f"unsupported document type {path.suffix!r} (expected {', '.join(sorted(SUFFIXES))})")
+    if kind == "pdf":
+        text, title = _pdf_to_text(path)
+        doc_id = doc_id or path.stem
+        return Document(doc_id=doc_id, title=title or path.stem.replace("_", " ").replace("-", " "), text=text,
+                        url=url or path.resolve().as_uri())
     try:
         raw = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         raw = path.read_text(encoding="latin-1")
     doc_id = doc_id or path.stem
-    url = path.resolve().as_uri()
+    url = url or path.resolve().as_uri()
     if kind == "html":
         text, title, canonical = _html_to_text(raw)
         url = canonical or url
