@@ -61,6 +61,10 @@ class LocalLLM:
         self.max_slots = max(1, slots)
         self._slots: list[_Slot] = []
         self._lock = threading.Lock()
+        # Counting tokens must not wait for a generation in progress (a server counts tokens for
+        # other requests meanwhile): a vocabulary-only copy of the model, with its own lock.
+        self._vocab: Any = None
+        self._vocab_lock = threading.Lock()
 
     @property
     def model_path(self) -> Path:
@@ -94,9 +98,18 @@ class LocalLLM:
         return min(self._slots, key=lambda s: s.last_used)
 
     def count_tokens(self, text: str) -> int:
-        with self._lock:
-            slot = self._slots[0] if self._slots else self._new_slot()
-            return len(slot.llama.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+        with self._vocab_lock:
+            if self._vocab is None:
+                import llama_cpp
+                from llama_cpp._internals import LlamaModel  # the model without a context: tokenizer only
+
+                params = llama_cpp.llama_model_default_params()
+                params.vocab_only = True
+                try:
+                    self._vocab = LlamaModel(path_model=str(self.model_path), params=params, verbose=False)
+                except (ValueError, RuntimeError) as exc:
+                    raise LLMError(f"could not load {self.model_path}: {exc}") from exc
+            return len(self._vocab.tokenize(text.encode("utf-8"), add_bos=False, special=False))
 
     def complete(self, messages: list[ChatMessage], params: GenerationParams = GenerationParams()) -> Completion:
         prompt = _render(messages)
