@@ -478,6 +478,26 @@ def bench_strategies(
     run_strategy_benchmark(data, out, names, _split(retriever), llm)
 
 
+@app.command()
+def serve(
+    config: Annotated[Optional[Path], typer.Option("--config", help="YAML settings file (see docs/service.md).")] = None,
+    host: Annotated[Optional[str], typer.Option("--host", help="Address to bind (default 127.0.0.1; others need CONVRAG_API_KEY).")] = None,
+    port: Annotated[Optional[int], typer.Option("--port", help="Port (default 8000).")] = None,
+    data_dir: Annotated[Optional[Path], typer.Option("--data-dir", help="Collections, uploads and the database (default $CONVRAG_HOME/service).")] = None,
+    llm: Annotated[Optional[str], typer.Option("--llm", help="LLM backend (default local).")] = None,
+    llm_url: LLMUrlOpt = None,
+) -> None:
+    """Start the chat service: OpenAI-compatible API, collections, conversations and the web chat."""
+    import uvicorn
+
+    from ..service import ServiceSettings, create_app
+
+    settings = ServiceSettings.load(config, host=host, port=port, data_dir=data_dir, llm=llm, llm_url=llm_url)
+    application = create_app(settings)
+    console.print(f"convrag serving on http://{settings.host}:{settings.port} (data in {settings.data_dir})")
+    uvicorn.run(application, host=settings.host, port=settings.port, log_level="info")
+
+
 def main() -> None:
     """Entry point: run the app, turning user errors into one line and exit status 1."""
     try:

@@ -1,0 +1,79 @@
+"""The FastAPI application: ``create_app(settings)`` wires the database, collections, pipelines,
+indexer and routes. ``llm`` may be given (tests, embedding in another program); otherwise the
+settings' backend is made with the persistent completion cache."""
+
+from __future__ import annotations
+
+import logging
+import shutil
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from importlib import resources
+from pathlib import Path
+
+from fastapi import Depends, FastAPI
+from fastapi.responses import HTMLResponse
+from fastapi.staticfiles import StaticFiles
+
+from .. import __version__
+from ..index.collection import CollectionStore
+from ..llm.base import LLM
+from . import errors, native_api, openai_api
+from .auth import require_key
+from .body_limit import BodyLimit
+from .gate import GenerationGate
+from .indexing import Indexer
+from .pipelines import Pipelines
+from .settings import ServiceSettings
+from .state import ServiceState
+from .store import Store
+
+log = logging.getLogger("convrag.service")
+
+
+def _make_llm(settings: ServiceSettings) -> LLM:
+    from ..llm import make_llm
+
+    options = {"base_url": settings.llm_url} if settings.llm.startswith("openai") and settings.llm_url else {}
+    return make_llm(settings.llm, **options)
+
+
+def create_app(settings: ServiceSettings | None = None, llm: LLM | None = None) -> FastAPI:
+    settings = settings or ServiceSettings.load()
+    settings.check()
+    data = Path(settings.data_dir)
+    data.mkdir(parents=True, exist_ok=True)
+    uploads = data / "uploads"
+    uploads.mkdir(exist_ok=True)
+    for leftover in uploads.glob(".incoming-*"):  # an upload cut off before its job was recorded
+        shutil.rmtree(leftover, ignore_errors=True)
+    store = Store(data / "convrag.sqlite")
+    collections = CollectionStore(data / "collections")
+    indexer = Indexer(store, collections.root, uploads)
+    pipelines = Pipelines(settings, collections.root, llm or _make_llm(settings))
+    indexer.on_change = pipelines.forget
+    state = ServiceState(settings, store, collections, uploads, pipelines, indexer,
+                         GenerationGate(settings.limits.max_concurrent_generations))
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        indexer.start()
+        yield
+        indexer.stop()
+
+    app = FastAPI(title="convrag", version=__version__, lifespan=lifespan,
+                  description="Conversational RAG: OpenAI-compatible chat over your collections, with citations and "
+                              "the trace of every decision.")
+    app.state.convrag = state
+    errors.install(app)
+    app.add_middleware(BodyLimit, max_body=settings.limits.max_body_bytes, max_upload=settings.limits.max_upload_bytes)
+    app.include_router(openai_api.router(), dependencies=[Depends(require_key)])
+    app.include_router(native_api.router(settings.limits), dependencies=[Depends(require_key)])
+    static = resources.files("convrag.service") / "static"
+    app.mount("/static", StaticFiles(directory=str(static)), name="static")
+
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    def page() -> str:
+        return (static / "index.html").read_text(encoding="utf-8")
+
+    return app

@@ -1,0 +1,178 @@
+"""Background indexing of uploaded documents, one job at a time, with progress in the database.
+
+A job reads its staged files, chunks them, and builds a new version of the collection that
+holds the previous passages (their vectors reused) plus the new ones; the collection switches
+to it atomically at the very end (see :mod:`convrag.index.collection`). A crash or kill at any
+point before that leaves the collection as it was; at the next start such a job is reported as
+failed. The built version records its job id, so a job killed after the switch but before its
+database update is recognised and completed instead.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import shutil
+import threading
+import time
+import traceback
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from ..embeddings import load_embedder
+from ..errors import ConvragError
+from ..index.collection import CURRENT_FILE, Collection
+from ..ingest.chunking import chunk_document
+from ..ingest.documents import read_document
+from ..merge.base import document_of
+from .store import Store
+
+log = logging.getLogger("convrag.service")
+
+INTERRUPTED = "interrupted: the server stopped before indexing finished; the collection is unchanged"
+
+
+class JobReporter:
+    """A :class:`~convrag.progress.Reporter` that writes progress to the job's row (at most 4 times a second)."""
+
+    def __init__(self, store: Store, job_id: str) -> None:
+        self.store, self.job_id = store, job_id
+
+    @contextmanager
+    def stage(self, description: str, total: int | None = None) -> Iterator[Callable[[int], None]]:
+        done = 0
+        last = 0.0
+        self.store.update_job(self.job_id, stage=description, done=0, total=total or 0)
+
+        def advance(n: int = 1) -> None:
+            nonlocal done, last
+            done += n
+            if time.monotonic() - last > 0.25 or (total and done >= total):
+                last = time.monotonic()
+                self.store.update_job(self.job_id, done=done)
+
+        yield advance
+        self.store.update_job(self.job_id, done=total or done)
+
+
+def job_source(job_id: str) -> str:
+    return f"job:{job_id}"
+
+
+class Indexer:
+    """Runs indexing jobs on one worker thread (jobs of one collection must not interleave, and
+    embedding already uses every core)."""
+
+    def __init__(self, store: Store, collections_root: Path, uploads_root: Path) -> None:
+        self.store = store
+        self.collections_root = collections_root
+        self.uploads_root = uploads_root
+        self._queue: queue.Queue[str | None] = queue.Queue()
+        self._thread = threading.Thread(target=self._work, name="convrag-indexer", daemon=True)
+        self._active: set[str] = set()
+        self._lock = threading.Lock()
+        self.on_change: Callable[[str], None] = lambda name: None
+
+    def start(self) -> None:
+        self.recover()
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._queue.put(None)
+
+    def submit(self, job_id: str, collection: str) -> None:
+        with self._lock:
+            self._active.add(collection)
+        self._queue.put(job_id)
+
+    def busy(self, collection: str) -> bool:
+        with self._lock:
+            return collection in self._active
+
+    def recover(self) -> None:
+        """Settle the jobs a previous process left queued or running."""
+        for job in self.store.unfinished_jobs():
+            path = self.collections_root / job["collection"]
+            applied = False
+            if (path / CURRENT_FILE).exists():
+                try:
+                    applied = Collection.open(path).manifest.source == job_source(job["id"])
+                except ConvragError:
+                    applied = False
+            if applied:
+                collection = Collection.open(path)
+                self.store.finish_job(job["id"], job["collection"], self._document_rows(job, collection))
+                log.info("job %s had finished its index before the stop; recorded it", job["id"])
+            else:
+                self.store.update_job(job["id"], status="failed", error=INTERRUPTED, finished=time.time())
+                shutil.rmtree(self.uploads_root / job["id"], ignore_errors=True)
+
+    def _document_rows(self, job: dict[str, Any], collection: Collection) -> list[dict[str, Any]]:
+        counts = Counter(document_of(p.doc_id) for p in collection.passages)
+        titles = {document_of(p.doc_id): p.title for p in collection.passages}
+        return [
+            {"doc_id": f["doc_id"], "filename": f["filename"], "title": titles.get(f["doc_id"], f["filename"]),
+             "bytes": f["bytes"], "passages": counts.get(f["doc_id"], 0)}
+            for f in job["files"] if counts.get(f["doc_id"], 0)
+        ]
+
+    def _work(self) -> None:
+        while True:
+            job_id = self._queue.get()
+            if job_id is None:
+                return
+            job = self.store.job(job_id)
+            if job is None:
+                continue
+            try:
+                self.run(job)
+            except Exception as exc:  # a job's failure is recorded, never fatal to the server
+                log.warning("indexing job %s failed: %s", job_id, exc)
+                log.debug("%s", traceback.format_exc())
+                self.store.update_job(job_id, status="failed", error=f"{type(exc).__name__}: {exc}", finished=time.time())
+                shutil.rmtree(self.uploads_root / job_id, ignore_errors=True)
+            finally:
+                with self._lock:
+                    self._active.discard(job["collection"])
+                self.on_change(job["collection"])
+
+    def run(self, job: dict[str, Any]) -> None:
+        job_id, name = job["id"], job["collection"]
+        record = self.store.collection(name)
+        if record is None:
+            raise ConvragError(f"collection {name!r} was deleted")
+        self.store.update_job(job_id, status="running", started=time.time(), stage="reading documents")
+        embedder = load_embedder(record["embedding_model"])
+        folder = self.uploads_root / job_id
+        reporter = JobReporter(self.store, job_id)
+        new_passages = []
+        skipped = []
+        with reporter.stage("reading and chunking documents", total=len(job["files"])) as advance:
+            for f in job["files"]:
+                try:
+                    document = read_document(folder / f["stored"], doc_id=f["doc_id"],
+                                             url=f"/api/collections/{name}/documents/{f['doc_id']}/file")
+                except ConvragError as exc:
+                    skipped.append(f"{f['filename']}: {exc}")
+                    advance(1)
+                    continue
+                passages = chunk_document(document, embedder.tokenizer)
+                if not passages:
+                    skipped.append(f"{f['filename']}: no text")
+                new_passages += passages
+                advance(1)
+        if not new_passages:
+            raise ConvragError("no readable text in the uploaded files" + (f" ({'; '.join(skipped)})" if skipped else ""))
+        path = self.collections_root / name
+        existing = Collection.open(path) if (path / CURRENT_FILE).exists() else None
+        replaced = {f["doc_id"] for f in job["files"]}
+        kept = [p for p in (existing.passages if existing else []) if document_of(p.doc_id) not in replaced]
+        collection = Collection.build(path, kept + new_passages, name=name, embedder=embedder, source=job_source(job_id),
+                                      reuse=existing, reporter=reporter, force=True)
+        self.store.finish_job(job_id, name, self._document_rows(job, collection))
+        if skipped:
+            self.store.update_job(job_id, error="skipped " + "; ".join(skipped))
+        self.on_change(name)

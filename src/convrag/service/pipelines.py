@@ -1,0 +1,85 @@
+"""Which pipeline answers a request, built once per set of collection versions.
+
+An OpenAI ``model`` name selects a pipeline configured in the settings, or ``collection:NAME``
+(``collection:a+b`` for several) for any collection of the service. Pipelines are cached and
+rebuilt when one of their collections gets a new version (an upload finished).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..index.collection import CURRENT_FILE
+from ..llm.base import LLM
+from ..pipeline import Pipeline, build_pipeline
+from ..strategies import STRATEGIES
+from .settings import PipelineConfig, ServiceSettings
+
+COLLECTION_PREFIX = "collection:"
+
+
+class UnknownModel(LookupError):
+    pass
+
+
+@dataclass(frozen=True)
+class Route:
+    """What a request runs: collections (those without documents yet are left out and named)."""
+
+    name: str
+    config: PipelineConfig
+
+
+class Pipelines:
+    def __init__(self, settings: ServiceSettings, collections_root: Path, llm: LLM) -> None:
+        self.settings = settings
+        self.root = collections_root
+        self.llm = llm
+        self._cache: dict[tuple[object, ...], Pipeline] = {}
+        self._lock = threading.Lock()
+
+    def models(self, collection_names: Sequence[str]) -> list[tuple[str, str]]:
+        """(model id, description) for every configured pipeline and every collection."""
+        out = [(name, p.description or f"pipeline over {', '.join(p.collections)}") for name, p in self.settings.pipelines.items()]
+        out += [(f"{COLLECTION_PREFIX}{c}", f"the collection {c}") for c in collection_names]
+        return out
+
+    def route(self, model: str, known: Sequence[str]) -> Route:
+        if model in self.settings.pipelines:
+            return Route(model, self.settings.pipelines[model])
+        if model.startswith(COLLECTION_PREFIX):
+            names = [n for n in model[len(COLLECTION_PREFIX):].split("+") if n]
+            missing = [n for n in names if n not in known]
+            if names and not missing:
+                return Route(model, PipelineConfig(collections=names, strategy=self.settings.strategy))
+        raise UnknownModel(
+            f"unknown model {model!r}: use a configured pipeline ({', '.join(self.settings.pipelines) or 'none configured'}) "
+            f"or collection:NAME with one of: {', '.join(known) or 'no collections yet'}"
+        )
+
+    def ready(self, names: Sequence[str]) -> tuple[list[str], list[str]]:
+        """The collections that have an index, and those that have no documents yet."""
+        ready = [n for n in names if (self.root / n / CURRENT_FILE).exists()]
+        return ready, [n for n in names if n not in ready]
+
+    def get(self, config: PipelineConfig) -> Pipeline:
+        if config.strategy not in STRATEGIES:
+            raise UnknownModel(f"unknown strategy {config.strategy!r}; expected one of {', '.join(STRATEGIES)}")
+        ready, _ = self.ready(config.collections)
+        versions = tuple((n, (self.root / n / CURRENT_FILE).read_text().strip()) for n in ready)
+        key = (versions, config.strategy, config.retriever, config.merge, config.multi_query)
+        with self._lock:
+            pipeline = self._cache.get(key)
+            if pipeline is None:
+                pipeline = build_pipeline(ready, store=self.root, retriever=config.retriever, strategy=config.strategy,
+                                          llm=self.llm, merge=config.merge, multi_query=config.multi_query)
+                self._cache = {k: v for k, v in self._cache.items() if k[0] != versions} | {key: pipeline}
+            return pipeline
+
+    def forget(self, collection: str) -> None:
+        """Drop cached pipelines that read ``collection`` (it changed or was deleted)."""
+        with self._lock:
+            self._cache = {k: v for k, v in self._cache.items() if all(n != collection for n, _ in k[0])}  # type: ignore[union-attr]

@@ -1,0 +1,117 @@
+"""Service configuration: defaults, then a YAML config file, then ``CONVRAG_*`` environment
+variables, then command-line flags (each overrides the one before).
+
+Nested values use ``__`` in the environment: ``CONVRAG_LIMITS__MAX_QUESTION_CHARS=2000``.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, Field, SecretStr
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+from .. import config
+from ..errors import ConfigError
+
+_CONFIG_FILE: ContextVar[Path | None] = ContextVar("convrag_config_file", default=None)
+
+
+class Limits(BaseModel):
+    """Bounds on what one request may ask; each exceeded limit is a 4xx with its own message."""
+
+    max_body_bytes: int = 1_000_000  # JSON requests
+    max_upload_bytes: int = 50_000_000  # one upload request (all its files)
+    max_upload_files: int = 2_000
+    max_question_chars: int = 4_000
+    max_history_messages: int = 100
+    max_concurrent_generations: int = 8  # pipeline runs at once; more get 429
+    max_search_k: int = 100
+
+
+class PipelineConfig(BaseModel):
+    """A named pipeline, selectable as an OpenAI ``model``."""
+
+    collections: list[str]
+    strategy: str = "progressive"
+    retriever: str = "auto"
+    merge: str = "enhanced"
+    multi_query: bool = False
+    description: str = ""
+
+
+class ServiceSettings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="CONVRAG_", env_nested_delimiter="__", extra="forbid")
+
+    host: str = "127.0.0.1"
+    port: int = 8000
+    data_dir: Path = Field(default_factory=lambda: config.home() / "service")
+    api_key: SecretStr | None = None
+    llm: str = "local"
+    llm_url: str | None = None
+    embedding_model: str = "all-MiniLM-L6-v2"
+    strategy: str = "progressive"
+    pipelines: dict[str, PipelineConfig] = Field(default_factory=dict)
+    limits: Limits = Field(default_factory=Limits)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return init_settings, env_settings, _YamlSource(settings_cls)
+
+    @classmethod
+    def load(cls, config_file: Path | None = None, **overrides: Any) -> ServiceSettings:
+        """Settings from ``config_file`` (YAML), the environment and ``overrides`` (None values ignored)."""
+        if config_file is not None and not Path(config_file).is_file():
+            raise ConfigError(f"config file {config_file} does not exist")
+        token = _CONFIG_FILE.set(Path(config_file) if config_file else None)
+        try:
+            return cls(**{k: v for k, v in overrides.items() if v is not None})
+        finally:
+            _CONFIG_FILE.reset(token)
+
+    @property
+    def loopback(self) -> bool:
+        if self.host == "localhost":
+            return True
+        try:
+            return ipaddress.ip_address(self.host).is_loopback
+        except ValueError:
+            return False
+
+    def check(self) -> None:
+        """Refuse settings that would expose the service: any non-loopback address needs an API key."""
+        if not self.loopback and (self.api_key is None or not self.api_key.get_secret_value()):
+            raise ConfigError(
+                f"refusing to listen on {self.host} without an API key: set CONVRAG_API_KEY (clients send it as "
+                "'Authorization: Bearer <key>'), or bind to 127.0.0.1"
+            )
+
+
+class _YamlSource(PydanticBaseSettingsSource):
+    """The config file named by :meth:`ServiceSettings.load`."""
+
+    def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:  # pragma: no cover - unused
+        return None, field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        path = _CONFIG_FILE.get()
+        if path is None:
+            return {}
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"{path}: not valid YAML ({exc})") from None
+        if not isinstance(data, dict):
+            raise ConfigError(f"{path}: expected a mapping of settings at the top level")
+        return data

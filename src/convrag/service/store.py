@@ -1,0 +1,226 @@
+"""Conversations, turns, collection records, documents and indexing jobs in one SQLite file
+(WAL mode) next to the collections. Every write is one transaction: a crash loses at most the
+write in flight, never what was already stored."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS collections (
+    name TEXT PRIMARY KEY,
+    description TEXT NOT NULL DEFAULT '',
+    embedding_model TEXT NOT NULL,
+    created REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS documents (
+    collection TEXT NOT NULL REFERENCES collections(name) ON DELETE CASCADE,
+    doc_id TEXT NOT NULL,
+    filename TEXT NOT NULL,
+    title TEXT NOT NULL,
+    bytes INTEGER NOT NULL,
+    passages INTEGER NOT NULL,
+    job_id TEXT NOT NULL,
+    added REAL NOT NULL,
+    PRIMARY KEY (collection, doc_id)
+);
+CREATE TABLE IF NOT EXISTS jobs (
+    id TEXT PRIMARY KEY,
+    collection TEXT NOT NULL,
+    status TEXT NOT NULL,           -- queued, running, succeeded, failed
+    stage TEXT NOT NULL DEFAULT '',
+    done INTEGER NOT NULL DEFAULT 0,
+    total INTEGER NOT NULL DEFAULT 0,
+    files TEXT NOT NULL,            -- JSON list of {filename, stored, bytes}
+    error TEXT,
+    created REAL NOT NULL,
+    started REAL,
+    finished REAL
+);
+CREATE TABLE IF NOT EXISTS conversations (
+    id TEXT PRIMARY KEY,
+    title TEXT NOT NULL,
+    collections TEXT NOT NULL,      -- JSON list
+    strategy TEXT NOT NULL,
+    created REAL NOT NULL,
+    updated REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS turns (
+    conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+    idx INTEGER NOT NULL,
+    question TEXT NOT NULL,
+    answer TEXT NOT NULL,
+    declined INTEGER NOT NULL,
+    citations TEXT NOT NULL,        -- JSON
+    trace TEXT NOT NULL,            -- JSON
+    created REAL NOT NULL,
+    PRIMARY KEY (conversation_id, idx)
+);
+"""
+
+
+def new_id() -> str:
+    return uuid.uuid4().hex[:16]
+
+
+class Store:
+    """Thread-safe access to the service database (one connection, one lock)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=30, isolation_level=None)
+        self._db.row_factory = sqlite3.Row
+        self._lock = threading.RLock()
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA foreign_keys=ON")
+        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.executescript(SCHEMA)
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def _all(self, sql: str, *args: Any) -> list[dict[str, Any]]:
+        with self._lock:
+            return [dict(r) for r in self._db.execute(sql, args).fetchall()]
+
+    def _one(self, sql: str, *args: Any) -> dict[str, Any] | None:
+        rows = self._all(sql, *args)
+        return rows[0] if rows else None
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    # collections and documents
+    def add_collection(self, name: str, description: str, embedding_model: str) -> dict[str, Any]:
+        with self.transaction() as db:
+            db.execute("INSERT INTO collections (name, description, embedding_model, created) VALUES (?, ?, ?, ?)",
+                       (name, description, embedding_model, time.time()))
+        return self.collection(name) or {}
+
+    def collection(self, name: str) -> dict[str, Any] | None:
+        return self._one("SELECT * FROM collections WHERE name = ?", name)
+
+    def collections(self) -> list[dict[str, Any]]:
+        return self._all("SELECT * FROM collections ORDER BY name")
+
+    def delete_collection(self, name: str) -> None:
+        with self.transaction() as db:
+            db.execute("DELETE FROM collections WHERE name = ?", (name,))
+
+    def documents(self, collection: str) -> list[dict[str, Any]]:
+        return self._all("SELECT doc_id, filename, title, bytes, passages, job_id, added FROM documents WHERE collection = ? "
+                         "ORDER BY added, doc_id", collection)
+
+    # jobs
+    def add_job(self, collection: str, files: list[dict[str, Any]]) -> dict[str, Any]:
+        job_id = new_id()
+        with self.transaction() as db:
+            db.execute("INSERT INTO jobs (id, collection, status, files, created) VALUES (?, ?, 'queued', ?, ?)",
+                       (job_id, collection, json.dumps(files), time.time()))
+        return self.job(job_id) or {}
+
+    def job(self, job_id: str) -> dict[str, Any] | None:
+        row = self._one("SELECT * FROM jobs WHERE id = ?", job_id)
+        if row is not None:
+            row["files"] = json.loads(row["files"])
+        return row
+
+    def jobs(self, collection: str | None = None) -> list[dict[str, Any]]:
+        rows = (self._all("SELECT * FROM jobs WHERE collection = ? ORDER BY created DESC", collection) if collection
+                else self._all("SELECT * FROM jobs ORDER BY created DESC"))
+        for row in rows:
+            row["files"] = json.loads(row["files"])
+        return rows
+
+    def update_job(self, job_id: str, **fields: Any) -> None:
+        names = ", ".join(f"{k} = ?" for k in fields)
+        with self.transaction() as db:
+            db.execute(f"UPDATE jobs SET {names} WHERE id = ?", (*fields.values(), job_id))
+
+    def finish_job(self, job_id: str, collection: str, documents: list[dict[str, Any]]) -> None:
+        """Mark the job succeeded and record its documents, in one transaction."""
+        now = time.time()
+        with self.transaction() as db:
+            for d in documents:
+                db.execute(
+                    "INSERT OR REPLACE INTO documents (collection, doc_id, filename, title, bytes, passages, job_id, added)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (collection, d["doc_id"], d["filename"], d["title"], d["bytes"], d["passages"], job_id, now),
+                )
+            db.execute("UPDATE jobs SET status = 'succeeded', stage = 'done', finished = ?, error = NULL WHERE id = ?", (now, job_id))
+
+    def unfinished_jobs(self) -> list[dict[str, Any]]:
+        rows = self._all("SELECT * FROM jobs WHERE status IN ('queued', 'running') ORDER BY created")
+        for row in rows:
+            row["files"] = json.loads(row["files"])
+        return rows
+
+    # conversations
+    def add_conversation(self, title: str, collections: list[str], strategy: str) -> dict[str, Any]:
+        conv_id, now = new_id(), time.time()
+        with self.transaction() as db:
+            db.execute("INSERT INTO conversations (id, title, collections, strategy, created, updated) VALUES (?, ?, ?, ?, ?, ?)",
+                       (conv_id, title, json.dumps(collections), strategy, now, now))
+        return self.conversation(conv_id) or {}
+
+    def conversation(self, conv_id: str, with_turns: bool = False) -> dict[str, Any] | None:
+        row = self._one("SELECT * FROM conversations WHERE id = ?", conv_id)
+        if row is None:
+            return None
+        row["collections"] = json.loads(row["collections"])
+        if with_turns:
+            row["turns"] = self.turns(conv_id)
+        return row
+
+    def conversations(self) -> list[dict[str, Any]]:
+        rows = self._all("SELECT c.*, (SELECT COUNT(*) FROM turns t WHERE t.conversation_id = c.id) AS turn_count "
+                         "FROM conversations c ORDER BY updated DESC")
+        for row in rows:
+            row["collections"] = json.loads(row["collections"])
+        return rows
+
+    def turns(self, conv_id: str) -> list[dict[str, Any]]:
+        rows = self._all("SELECT * FROM turns WHERE conversation_id = ? ORDER BY idx", conv_id)
+        for row in rows:
+            row["citations"] = json.loads(row["citations"])
+            row["trace"] = json.loads(row["trace"])
+            row["declined"] = bool(row["declined"])
+        return rows
+
+    def add_turn(self, conv_id: str, question: str, answer: str, declined: bool, citations: list[dict[str, Any]],
+                 trace: dict[str, Any], title: str | None = None) -> dict[str, Any]:
+        now = time.time()
+        with self.transaction() as db:
+            idx = db.execute("SELECT COALESCE(MAX(idx), -1) + 1 FROM turns WHERE conversation_id = ?", (conv_id,)).fetchone()[0]
+            db.execute(
+                "INSERT INTO turns (conversation_id, idx, question, answer, declined, citations, trace, created)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (conv_id, idx, question, answer, int(declined), json.dumps(citations), json.dumps(trace, default=str), now),
+            )
+            if title is not None:
+                db.execute("UPDATE conversations SET updated = ?, title = ? WHERE id = ?", (now, title, conv_id))
+            else:
+                db.execute("UPDATE conversations SET updated = ? WHERE id = ?", (now, conv_id))
+        return self.turns(conv_id)[idx]
+
+    def delete_conversation(self, conv_id: str) -> bool:
+        with self.transaction() as db:
+            return db.execute("DELETE FROM conversations WHERE id = ?", (conv_id,)).rowcount > 0

@@ -1,0 +1,62 @@
+"""One conversational turn through the service: limits, the pipeline, and the JSON the API
+returns (answer, citations with their passages, the full trace)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from ..generate.answer import DECLINE
+from ..types import Message
+from .pipelines import Pipelines
+from .settings import Limits, PipelineConfig
+
+
+class TurnError(ValueError):
+    """A request the service refuses; ``status`` and ``code`` go into the HTTP error."""
+
+    def __init__(self, message: str, status: int = 400, code: str = "invalid_request") -> None:
+        super().__init__(message)
+        self.status, self.code = status, code
+
+
+def check_turn(messages: Sequence[Message], limits: Limits) -> None:
+    if not messages or messages[-1].speaker != "user":
+        raise TurnError("the conversation must end with a user message", code="no_question")
+    question = messages[-1].text
+    if not question.strip():
+        raise TurnError("the question is empty", code="empty_question")
+    if len(question) > limits.max_question_chars:
+        raise TurnError(f"the question is {len(question):,} characters; the limit is {limits.max_question_chars:,}",
+                        413, "question_too_long")
+    if len(messages) > limits.max_history_messages:
+        raise TurnError(f"the conversation has {len(messages)} messages; the limit is {limits.max_history_messages} "
+                        "(start a new conversation)", 413, "history_too_long")
+
+
+def run_turn(pipelines: Pipelines, config: PipelineConfig, messages: Sequence[Message]) -> dict[str, Any]:
+    """Answer the last user message; collections without documents are skipped and named in the trace."""
+    start = time.perf_counter()
+    ready, empty = pipelines.ready(config.collections)
+    if not ready:
+        trace = {"fallback": "no chosen collection has documents yet: declined without a model call",
+                 "empty_collections": empty, "timings_s": {"total": time.perf_counter() - start}}
+        return {"answer": DECLINE, "declined": True, "citations": [], "trace": trace}
+    pipeline = pipelines.get(config)
+    result = pipeline.answer(list(messages))
+    trace = dict(result.trace)
+    if empty:
+        trace["empty_collections"] = empty
+    texts = {(r.hit.collection, r.hit.passage_id): r.hit.text for r in result.merged.results}
+    citations = [
+        {**c._asdict(), "text": texts.get((c.collection, c.passage_id), "")}
+        for c in result.citations
+    ]
+    passages = [
+        {"number": i, "collection": r.hit.collection, "passage_id": r.hit.passage_id, "title": r.hit.title,
+         "url": r.hit.url, "text": r.hit.text, "selection_reason": r.selection_reason}
+        for i, r in enumerate(result.merged.results, start=1)
+    ]
+    trace["passages"] = passages
+    return {"answer": result.text, "declined": result.declined, "citations": citations, "trace": trace}

@@ -1,0 +1,236 @@
+"""The HTTP API against a real uvicorn server on 127.0.0.1, real collections and embeddings.
+Answers come from a scripted stand-in LLM so that the tests can assert on control flow; the
+real local model answers in ``test_browser.py`` and ``test_schema.py``."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from openai import OpenAI
+
+from convrag.service import ServiceSettings
+from convrag.service.settings import Limits
+from tests.pdfs import make_pdf
+from tests.scripted import ScriptedLLM
+
+from .conftest import ThreadServer, wait_job
+
+PASSPORT = "# Passport renewal\n\nRenewing an adult passport by mail costs 130 dollars. Processing takes 6 to 8 weeks.\n"
+EVIL = ("<html><head><title>Fishing &lt;script&gt;alert(1)&lt;/script&gt;</title></head><body>"
+        "<p>Fishing licenses cost 25 dollars a year. &lt;script&gt;alert('x')&lt;/script&gt;</p></body></html>")
+
+
+def upload(client: httpx.Client, name: str, files: list[tuple[str, bytes]]) -> dict:
+    response = client.post(f"/api/collections/{name}/documents", files=[("files", (f, data)) for f, data in files])
+    assert response.status_code == 202, response.text
+    return wait_job(client, response.json()["id"])
+
+
+@pytest.fixture
+def llm() -> ScriptedLLM:
+    return ScriptedLLM(answer=["Renewal by mail costs 130 dollars [1]."] * 10)
+
+
+@pytest.fixture
+def server(settings: ServiceSettings, llm: ScriptedLLM):  # type: ignore[no-untyped-def]
+    with ThreadServer(settings, llm) as running:
+        yield running
+
+
+@pytest.fixture
+def client(server: ThreadServer):  # type: ignore[no-untyped-def]
+    with httpx.Client(base_url=server.url, timeout=120) as c:
+        yield c
+
+
+@pytest.fixture
+def gov(client: httpx.Client) -> str:
+    assert client.post("/api/collections", json={"name": "gov", "description": "government"}).status_code == 201
+    job = upload(client, "gov", [("passports.md", PASSPORT.encode()), ("fishing.html", EVIL.encode()),
+                                 ("fees.pdf", make_pdf(["Court filing fees can be waived for low income."], title="Fee waivers"))])
+    assert job["status"] == "succeeded", job
+    return "gov"
+
+
+def test_collection_lifecycle_upload_and_search(client: httpx.Client, gov: str) -> None:
+    info = client.get("/api/collections/gov").json()
+    assert info["documents"] == 3 and info["passages"] == 3 and info["version"]
+    assert {d["doc_id"] for d in info["documents_list"]} == {"passports", "fishing", "fees"}
+    assert info["jobs"][0]["status"] == "succeeded" and info["jobs"][0]["done"] == info["jobs"][0]["total"]
+    hits = client.post("/api/search", json={"collections": ["gov"], "query": "passport renewal cost", "k": 2}).json()["hits"]
+    assert hits[0]["document_id"] == "passports" and hits[0]["collection"] == "gov" and len(hits) == 2
+    pdf_hit = client.post("/api/search", json={"collections": ["gov"], "query": "court fee waiver", "k": 1}).json()["hits"][0]
+    assert pdf_hit["title"] == "Fee waivers"
+    passage = client.get(f"/api/collections/gov/passages/{hits[0]['passage_id']}").json()
+    assert "130 dollars" in passage["text"]
+    original = client.get("/api/collections/gov/documents/passports/file")
+    assert original.status_code == 200 and original.content == PASSPORT.encode()
+    # re-uploading a name replaces that document; the others keep their passages
+    job = upload(client, "gov", [("passports.md", b"# Passport renewal\n\nRenewal now costs 165 dollars.\n")])
+    assert job["status"] == "succeeded"
+    assert client.get("/api/collections/gov").json()["passages"] == 3
+    top = client.post("/api/search", json={"collections": ["gov"], "query": "passport renewal", "k": 1}).json()["hits"][0]
+    assert "165 dollars" in top["text"]
+    assert client.delete("/api/collections/gov").status_code == 204
+    assert client.get("/api/collections/gov").status_code == 404
+    assert client.get("/api/collections").json() == []
+
+
+def test_conversation_turns_are_stored_with_citations_and_trace(client: httpx.Client, gov: str, llm: ScriptedLLM) -> None:
+    conv = client.post("/api/conversations", json={"collections": ["gov"]}).json()
+    turn = client.post(f"/api/conversations/{conv['id']}/messages", json={"question": "How much does passport renewal by mail cost?"})
+    assert turn.status_code == 200, turn.text
+    turn = turn.json()
+    assert turn["answer"] == "Renewal by mail costs 130 dollars [1]."
+    assert turn["citations"][0]["collection"] == "gov" and turn["citations"][0]["document_id"] == "passports"
+    assert turn["trace"]["strategy"]["stage"] == "1" and turn["trace"]["merge"]["results"]
+    assert set(turn["trace"]["timings_s"]) >= {"strategy", "search", "merge", "answer", "total"}
+    stored = client.get(f"/api/conversations/{conv['id']}").json()
+    assert stored["title"].startswith("How much does passport") and len(stored["turns"]) == 1
+    assert stored["turns"][0]["trace"]["strategy"]["final_query"] == turn["trace"]["strategy"]["final_query"]
+    assert client.get("/api/conversations").json()[0]["turn_count"] == 1
+    # the next turn's history is the stored question and convrag's own answer
+    llm.queues["rewrite"].append("How long does passport renewal by mail take?")
+    llm.queues["check"].append("CLEAR")
+    client.post(f"/api/conversations/{conv['id']}/messages", json={"question": "How long does it take?"})
+    answer_prompt = llm.last_user_prompt("answer")
+    assert "Renewal by mail costs 130 dollars" in answer_prompt and "How long does it take?" in answer_prompt
+    assert client.delete(f"/api/conversations/{conv['id']}").status_code == 204
+    assert client.get(f"/api/conversations/{conv['id']}").status_code == 404
+
+
+def test_openai_clients_chat_with_a_collection(server: ThreadServer, gov: str) -> None:
+    openai = OpenAI(base_url=f"{server.url}/v1", api_key="unused", max_retries=0)
+    assert "collection:gov" in [m.id for m in openai.models.list()]
+    question = [{"role": "system", "content": "be nice"}, {"role": "user", "content": "How much does passport renewal by mail cost?"}]
+    reply = openai.chat.completions.create(model="collection:gov", messages=question)
+    assert reply.choices[0].message.content == "Renewal by mail costs 130 dollars [1]."
+    extra = reply.model_extra["convrag"]
+    assert extra["citations"][0]["document_id"] == "passports" and "strategy" in extra["trace"]
+    stream = openai.chat.completions.create(model="collection:gov", messages=question, stream=True)
+    chunks = list(stream)
+    assert "".join(c.choices[0].delta.content or "" for c in chunks) == "Renewal by mail costs 130 dollars [1]."
+    assert chunks[-1].choices[0].finish_reason == "stop" and chunks[-1].model_extra["convrag"]["citations"]
+
+
+def test_errors_are_clear_4xx(client: httpx.Client, gov: str) -> None:
+    def error(response: httpx.Response, status: int, code: str) -> None:
+        assert response.status_code == status, response.text
+        assert response.json()["error"]["code"] == code and response.json()["error"]["message"]
+
+    chat = "/v1/chat/completions"
+    error(client.post(chat, json={"model": "nope", "messages": [{"role": "user", "content": "hi"}]}), 404, "model_not_found")
+    error(client.post(chat, json={"model": "collection:gov", "messages": [{"role": "user", "content": "  "}]}), 400, "empty_question")
+    error(client.post(chat, json={"model": "collection:gov", "messages": [{"role": "user", "content": "x" * 4001}]}), 413,
+          "question_too_long")
+    history = [{"role": r, "content": "hello"} for _ in range(51) for r in ("user", "assistant")] + [{"role": "user", "content": "q?"}]
+    error(client.post(chat, json={"model": "collection:gov", "messages": history}), 413, "history_too_long")
+    error(client.post(chat, json={"model": "collection:gov", "messages": []}), 422, "invalid_request")
+    error(client.post(chat, content=b"{not json", headers={"content-type": "application/json"}), 422, "invalid_request")
+    error(client.post("/api/collections", json={"name": "../etc"}), 422, "invalid_request")
+    error(client.post("/api/collections", json={"name": "gov"}), 409, "collection_exists")
+    error(client.get("/api/collections/missing"), 404, "collection_not_found")
+    error(client.post("/api/conversations", json={"collections": ["missing"]}), 404, "collection_not_found")
+    error(client.post("/api/conversations/nope/messages", json={"question": "hi"}), 404, "conversation_not_found")
+    error(client.get("/api/jobs/nope"), 404, "job_not_found")
+    error(client.post("/api/search", json={"collections": ["gov"], "query": "x", "k": 1000}), 422, "k_too_large")
+    error(client.post("/api/collections/gov/documents", files=[("files", ("notes.exe", b"MZ"))]), 415, "invalid_upload")
+    error(client.post("/api/collections/gov/documents", files=[("files", ("a.txt", b"1")), ("files", ("a.txt", b"2"))]), 400,
+          "invalid_upload")
+    error(client.post("/api/collections", content=json.dumps({"name": "big", "description": "x" * 1_100_000}),
+                      headers={"content-type": "application/json"}), 413, "body_too_large")
+
+
+def test_a_broken_file_fails_its_job_and_leaves_the_collection(client: httpx.Client, gov: str) -> None:
+    before = client.get("/api/collections/gov").json()
+    job = upload(client, "gov", [("broken.pdf", b"%PDF-1.4 not really")])
+    assert job["status"] == "failed" and "broken.pdf" in job["error"]
+    after = client.get("/api/collections/gov").json()
+    assert after["version"] == before["version"] and after["passages"] == before["passages"]
+
+
+def test_uploaded_names_cannot_escape_the_data_folder(client: httpx.Client, gov: str, settings: ServiceSettings) -> None:
+    job = upload(client, "gov", [("../../../outside.txt", b"Sneaky text about boats and harbours.")])
+    assert job["status"] == "succeeded" and job["files"][0]["filename"] == "outside.txt"
+    data = Path(settings.data_dir)
+    assert not (data.parent / "outside.txt").exists() and not (data / "outside.txt").exists()
+    stored = [p for p in (data / "uploads").rglob("*outside.txt")]
+    assert stored and all(data / "uploads" in p.parents for p in stored)
+
+
+def test_empty_collection_declines_without_a_model_call(client: httpx.Client, llm: ScriptedLLM) -> None:
+    client.post("/api/collections", json={"name": "empty"})
+    conv = client.post("/api/conversations", json={"collections": ["empty"]}).json()
+    turn = client.post(f"/api/conversations/{conv['id']}/messages", json={"question": "Anything in here about taxes?"}).json()
+    assert turn["declined"] and turn["trace"]["empty_collections"] == ["empty"] and llm.kinds() == []
+
+
+def test_concurrent_generations_over_the_limit_get_429(tmp_path: Path, gov_files: list[tuple[str, bytes]]) -> None:
+    release = threading.Event()
+
+    class SlowLLM(ScriptedLLM):
+        def complete(self, messages, params=None):  # type: ignore[no-untyped-def]
+            release.wait(60)
+            return super().complete(messages)
+
+    settings = ServiceSettings.load(data_dir=tmp_path / "svc", limits=Limits(max_concurrent_generations=1))
+    with ThreadServer(settings, SlowLLM(answer=["It costs 130 dollars [1]."] * 3)) as server, \
+            httpx.Client(base_url=server.url, timeout=120) as client:
+        client.post("/api/collections", json={"name": "gov"})
+        upload(client, "gov", gov_files)
+        body = {"model": "collection:gov", "messages": [{"role": "user", "content": "How much does passport renewal cost?"}]}
+        first: dict = {}
+        thread = threading.Thread(target=lambda: first.update(r=client.post("/v1/chat/completions", json=body)))
+        thread.start()
+        deadline = time.monotonic() + 30
+        while server.app.state.convrag.gate._sem._value and time.monotonic() < deadline:  # the first holds the slot
+            time.sleep(0.02)
+        second = client.post("/v1/chat/completions", json=body)
+        assert second.status_code == 429 and second.headers["retry-after"] == "1"
+        health = client.get("/api/health")  # other requests are served while the generation runs
+        assert health.status_code == 200
+        release.set()
+        thread.join(60)
+        assert first["r"].status_code == 200
+
+
+@pytest.fixture
+def gov_files() -> list[tuple[str, bytes]]:
+    return [("passports.md", PASSPORT.encode())]
+
+
+def test_api_key_is_required_and_never_logged(tmp_path: Path, gov_files: list[tuple[str, bytes]],
+                                              caplog: pytest.LogCaptureFixture) -> None:
+    key = "sk-test-0123456789abcdef"
+    settings = ServiceSettings.load(data_dir=tmp_path / "svc", api_key=key)
+    llm = ScriptedLLM(answer=["It costs 130 dollars [1]."])
+    caplog.set_level("DEBUG")
+    with ThreadServer(settings, llm) as server, httpx.Client(base_url=server.url, timeout=120) as client:
+        assert client.get("/api/collections").status_code == 401
+        assert client.get("/api/collections", headers={"Authorization": "Bearer wrong"}).status_code == 401
+        assert client.get("/v1/models").json()["error"]["code"] == "invalid_api_key"
+        assert client.get("/").status_code == 200  # the page loads and asks for the key
+        client.headers["Authorization"] = f"Bearer {key}"
+        client.post("/api/collections", json={"name": "gov"})
+        upload(client, "gov", gov_files)
+        conv = client.post("/api/conversations", json={"collections": ["gov"]}).json()
+        turn = client.post(f"/api/conversations/{conv['id']}/messages", json={"question": "How much does passport renewal cost?"})
+        assert turn.status_code == 200
+        assert key not in turn.text
+        db = (Path(settings.data_dir) / "convrag.sqlite").read_bytes()
+        assert key.encode() not in db
+    assert key not in caplog.text
+
+
+def test_binding_beyond_loopback_needs_a_key(tmp_path: Path) -> None:
+    from convrag.errors import ConfigError
+    from convrag.service import create_app
+
+    with pytest.raises(ConfigError, match="without an API key"):
+        create_app(ServiceSettings.load(data_dir=tmp_path, host="0.0.0.0"), llm=ScriptedLLM())
+    create_app(ServiceSettings.load(data_dir=tmp_path, host="0.0.0.0", api_key="k"), llm=ScriptedLLM()).state.convrag.store.close()
