@@ -5,6 +5,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.convrag-installed
+CHROMIUM ?= /usr/bin/chromium
 # llama-cpp-python is built from source; the default native build crashes in AMX code on some
 # CPUs, so build a portable AVX2 one.
 export CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
@@ -15,8 +16,12 @@ export CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=O
 run: $(STAMP)
 	$(PY) -m convrag demo
 
-test: $(STAMP)
+test: $(STAMP) $(CHROMIUM)
 	$(PY) -m pytest
+
+# The web chat's browser test drives Debian's Chromium through Playwright (no browser download).
+$(CHROMIUM):
+	if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium; else sudo apt-get install -y chromium; fi
 
 install: $(STAMP)
 
