@@ -138,7 +138,8 @@ def test_errors_are_clear_4xx(client: httpx.Client, gov: str) -> None:
     error(client.post("/api/conversations", json={"collections": ["missing"]}), 404, "collection_not_found")
     error(client.post("/api/conversations/nope/messages", json={"question": "hi"}), 404, "conversation_not_found")
     error(client.get("/api/jobs/nope"), 404, "job_not_found")
-    error(client.post("/api/search", json={"collections": ["gov"], "query": "x", "k": 1000}), 422, "k_too_large")
+    error(client.post("/api/search", json={"collections": ["gov"], "query": "x", "k": 1000}), 422, "invalid_request")
+    error(client.post("/api/search", json={"collections": ["gov"], "query": "x" * 4001}), 422, "invalid_request")
     error(client.post("/api/collections/gov/documents", files=[("files", ("notes.exe", b"MZ"))]), 415, "invalid_upload")
     error(client.post("/api/collections/gov/documents", files=[("files", ("a.txt", b"1")), ("files", ("a.txt", b"2"))]), 400,
           "invalid_upload")

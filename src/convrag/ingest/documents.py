@@ -72,17 +72,18 @@ def _pdf_to_text(path: Path) -> tuple[str, str]:
     return "\n".join(line for line in lines if line), title.strip()
 
 
-def read_document(path: Path, doc_id: str | None = None, url: str | None = None) -> Document:
-    """Read one file; the format follows the suffix. ``url`` overrides the file's own address."""
+def read_document(path: Path, doc_id: str | None = None, url: str | None = None, name: str | None = None) -> Document:
+    """Read one file; the format follows the suffix. ``url`` overrides the file's own address;
+    ``name`` (e.g. an upload's original file name) gives the title of a document without one."""
     path = Path(path)
+    fallback = Path(name or path.name).stem.replace("_", " ").replace("-", " ")
     kind = SUFFIXES.get(path.suffix.lower())
     if kind is None:
         raise DataFormatError(path, f"unsupported document type {path.suffix!r} (expected {', '.join(sorted(SUFFIXES))})")
     if kind == "pdf":
         text, title = _pdf_to_text(path)
         doc_id = doc_id or path.stem
-        return Document(doc_id=doc_id, title=title or path.stem.replace("_", " ").replace("-", " "), text=text,
-                        url=url or path.resolve().as_uri())
+        return Document(doc_id=doc_id, title=title or fallback, text=text, url=url or path.resolve().as_uri())
     try:
         raw = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
@@ -96,7 +97,7 @@ def read_document(path: Path, doc_id: str | None = None, url: str | None = None)
         text, title = _markdown_to_text(raw)
     else:
         text, title = raw.strip(), ""
-    return Document(doc_id=doc_id, title=title or path.stem.replace("_", " ").replace("-", " "), text=text, url=url)
+    return Document(doc_id=doc_id, title=title or fallback, text=text, url=url)
 
 
 def iter_documents(folder: Path) -> Iterator[Document]:

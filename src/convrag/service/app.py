@@ -67,8 +67,8 @@ def create_app(settings: ServiceSettings | None = None, llm: LLM | None = None) 
     app.state.convrag = state
     errors.install(app)
     app.add_middleware(BodyLimit, max_body=settings.limits.max_body_bytes, max_upload=settings.limits.max_upload_bytes)
-    app.include_router(openai_api.router(), dependencies=[Depends(require_key)])
-    app.include_router(native_api.router(settings.limits), dependencies=[Depends(require_key)])
+    app.include_router(openai_api.router(), dependencies=[Depends(require_key)], responses=errors.COMMON_ERRORS)
+    app.include_router(native_api.router(settings.limits), dependencies=[Depends(require_key)], responses=errors.COMMON_ERRORS)
     static = resources.files("convrag.service") / "static"
     app.mount("/static", StaticFiles(directory=str(static)), name="static")
 

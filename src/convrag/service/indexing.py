@@ -153,7 +153,7 @@ class Indexer:
         with reporter.stage("reading and chunking documents", total=len(job["files"])) as advance:
             for f in job["files"]:
                 try:
-                    document = read_document(folder / f["stored"], doc_id=f["doc_id"],
+                    document = read_document(folder / f["stored"], doc_id=f["doc_id"], name=f["filename"],
                                              url=f"/api/collections/{name}/documents/{f['doc_id']}/file")
                 except ConvragError as exc:
                     skipped.append(f"{f['filename']}: {exc}")

@@ -1,7 +1,9 @@
 """convrag's own API: collections and their documents (uploads indexed by background jobs),
-jobs, passages, search without generation, and stored conversations."""
+jobs, passages, search without generation, and stored conversations.
 
-from __future__ import annotations
+(No ``from __future__ import annotations`` here: the request models are built per service from
+its limits, and FastAPI must see the classes themselves in the endpoints' annotations.)"""
+
 
 import re
 import shutil
@@ -9,7 +11,7 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, File, Response, UploadFile
 from fastapi.responses import FileResponse
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
 from starlette.concurrency import run_in_threadpool
 
 from ..errors import ConvragError
@@ -31,20 +33,20 @@ class CollectionIn(BaseModel):
     description: str = Field("", max_length=2000)
 
 
-class SearchIn(BaseModel):
-    collections: list[str] = Field(min_length=1, max_length=50)
-    query: str = Field(min_length=1)
-    k: int = Field(10, ge=1)
-
-
 class ConversationIn(BaseModel):
     collections: list[str] = Field(min_length=1, max_length=50)
     title: str = Field("", max_length=200)
     strategy: str | None = None
 
 
-class MessageIn(BaseModel):
-    question: str
+def request_models(limits: Limits) -> tuple[type[BaseModel], type[BaseModel]]:
+    """The search and question bodies, with this service's limits in their schema (so the OpenAPI
+    description says what is accepted)."""
+    text = (str, Field(min_length=1, max_length=limits.max_question_chars, pattern=r"\S"))
+    search = create_model("SearchIn", collections=(list[str], Field(min_length=1, max_length=50)), query=text,
+                          k=(int, Field(10, ge=1, le=limits.max_search_k)))
+    message = create_model("MessageIn", question=text)
+    return search, message
 
 
 def _collection_info(state: ServiceState, record: dict[str, Any]) -> dict[str, Any]:
@@ -78,6 +80,7 @@ def _require(state: ServiceState, name: str) -> dict[str, Any]:
 def router(limits: Limits) -> APIRouter:
     """The ``/api`` routes; ``limits`` sets the upload route's body and file-count bounds."""
     api = APIRouter(prefix="/api")
+    SearchIn, MessageIn = request_models(limits)  # noqa: N806 - classes
 
     @api.get("/health", tags=["service"])
     def health(state: ServiceState = Depends(get_state)) -> dict[str, Any]:
@@ -175,14 +178,8 @@ def router(limits: Limits) -> APIRouter:
 
     # search -------------------------------------------------------------------------------
     @api.post("/search", tags=["search"])
-    def search(body: SearchIn, state: ServiceState = Depends(get_state)) -> dict[str, Any]:
+    def search(body: SearchIn, state: ServiceState = Depends(get_state)) -> dict[str, Any]:  # type: ignore[valid-type]
         """Passages for a query from one or more collections, without rewriting or generation."""
-        limits = state.settings.limits
-        if body.k > limits.max_search_k:
-            raise ApiError(422, f"k is {body.k}; the limit is {limits.max_search_k}", "k_too_large")
-        if len(body.query) > limits.max_question_chars:
-            raise ApiError(413, f"the query is {len(body.query):,} characters; the limit is {limits.max_question_chars:,}",
-                           "query_too_long")
         for name in body.collections:
             _require(state, name)
         ready, empty = state.pipelines.ready(body.collections)
