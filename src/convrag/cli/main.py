@@ -459,6 +459,20 @@ def bench_answers(
     run_answer_benchmark(data, out, per_label, llm_spec=llm)
 
 
+@bench_app.command("service")
+def bench_service(
+    out: Annotated[Path, typer.Option("--out", help="Where to write the results and the server's data.")] = Path("runs/bench-service"),
+    documents: Annotated[int, typer.Option("--documents", help="Documents uploaded and indexed through the API.")] = 1000,
+    conversations: Annotated[int, typer.Option("--conversations", help="Concurrent conversations.")] = 20,
+    turns: Annotated[int, typer.Option("--turns", help="Turns per conversation.")] = 10,
+) -> None:
+    """A real `convrag serve` under load: indexing uploads, concurrent conversations, a slow generation."""
+    from ..bench.service import run_service_benchmark
+
+    report = run_service_benchmark(out, documents, conversations, turns)
+    console.print_json(data=report)
+
+
 @bench_app.command("strategies")
 def bench_strategies(
     data: Annotated[Path, typer.Option("--data", help="MT-RAG data folder.")] = Path("../shared/mtrag"),
