@@ -22,7 +22,7 @@ def _convrag(*args: str, home: Path) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "convrag", *args], capture_output=True, text=True, env=env, timeout=300)
 
 
-@pytest.mark.parametrize("command", [[], ["index"], ["search"], ["eval"], ["demo"], ["bench", "retrieval"], ["rewrite"], ["bench", "strategies"], ["bench", "answers"], ["bench", "merge"], ["ask"], ["chat"], ["run-incremental"]])
+@pytest.mark.parametrize("command", [[], ["index"], ["search"], ["eval"], ["demo"], ["bench", "retrieval"], ["rewrite"], ["bench", "strategies"], ["bench", "answers"], ["bench", "merge"], ["bench", "service"], ["ask"], ["chat"], ["run-incremental"], ["serve"]])
 def test_help(command: list[str]) -> None:
     result = runner.invoke(app, [*command, "--help"])
     assert result.exit_code == 0 and "Usage" in result.output
@@ -163,3 +163,13 @@ def test_eval_over_a_generation_task_file(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     scored = json.loads((out / "bm25_last_turn" / "metrics.json").read_text())
     assert scored["counts"] == {"govt": 4} and len(scored["per_query"]) == 4
+
+
+def test_serve_refuses_a_public_address_without_a_key(tmp_path: Path) -> None:
+    result = _convrag("serve", "--host", "0.0.0.0", "--data-dir", str(tmp_path / "svc"), home=tmp_path / "home")
+    assert result.returncode == 1 and "refusing to listen on 0.0.0.0 without an API key" in result.stderr
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("limits: {max_question_chars: many}\n")
+    result = _convrag("serve", "--config", str(bad), home=tmp_path / "home")
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert f"invalid settings ({bad}): limits.max_question_chars: Input should be a valid integer" in result.stderr

@@ -30,6 +30,8 @@ from .store import Store
 
 log = logging.getLogger("convrag.service")
 
+CSP = "default-src 'self'; script-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+
 
 def _make_llm(settings: ServiceSettings) -> LLM:
     from ..llm import make_llm
@@ -73,7 +75,8 @@ def create_app(settings: ServiceSettings | None = None, llm: LLM | None = None) 
     app.mount("/static", StaticFiles(directory=str(static)), name="static")
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
-    def page() -> str:
-        return (static / "index.html").read_text(encoding="utf-8")
+    def page() -> HTMLResponse:
+        # Defence in depth beside the page's text-only rendering: no inline or foreign scripts.
+        return HTMLResponse((static / "index.html").read_text(encoding="utf-8"), headers={"Content-Security-Policy": CSP})
 
     return app

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, Field, SecretStr
+from pydantic import BaseModel, Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from .. import config
@@ -77,6 +77,9 @@ class ServiceSettings(BaseSettings):
         token = _CONFIG_FILE.set(Path(config_file) if config_file else None)
         try:
             return cls(**{k: v for k, v in overrides.items() if v is not None})
+        except ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
+            raise ConfigError(f"invalid settings ({config_file or 'environment'}): {problems}") from None
         finally:
             _CONFIG_FILE.reset(token)
 
