@@ -238,6 +238,15 @@ function showTrace(index) {
     for (const d of merge.dropped) row(dropped, [d.collection, d.title || d.passage_id, `${d.reason}: ${d.detail}`], "dropped");
     body.append(dropped);
   }
+  const answer = t.answer || {};
+  if (answer.llm_call) {
+    const call = answer.llm_call;
+    body.append(el("h3", `Answer: ${call.prompt_tokens} prompt tokens, ${Number(call.latency_s).toFixed(2)} s${call.cached ? ", cached" : ""}`));
+    body.append(el("pre", "asked: " + call.messages.map((m) => m.content).join("\n---\n") + "\n\nanswered: " + call.answer));
+  }
+  for (const key of ["fallback", "warning", "inferred_citations", "invalid_citations"]) {
+    if (answer[key] !== undefined) body.append(el("div", `answer ${key.replace("_", " ")}: ${JSON.stringify(answer[key])}`));
+  }
   body.append(el("h3", "Timings (s)"));
   const timings = el("table");
   for (const [k, v] of Object.entries(t.timings_s || {})) row(timings, [k, Number(v).toFixed(3)]);
