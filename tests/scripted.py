@@ -44,3 +44,14 @@ class ScriptedLLM:
 
     def last_user_prompt(self, kind: str) -> str:
         return [m for k, m in self.requests if k == kind][-1][-1]["content"]
+
+
+class StreamingScriptedLLM(ScriptedLLM):
+    """A :class:`ScriptedLLM` that also streams: each answer word by word, then the completion."""
+
+    def stream(self, messages: list[ChatMessage], params: GenerationParams = GenerationParams()):  # type: ignore[no-untyped-def]
+        completion = self.complete(messages, params)
+        words = completion.text.split(" ")
+        for i, word in enumerate(words):
+            yield word if i == 0 else " " + word
+        yield completion

@@ -9,7 +9,7 @@ merge -> grounded answer, with one trace that records every decision and its tim
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -114,17 +114,37 @@ class Pipeline:
 
     def answer(self, messages: Sequence[Message], task_id: str = "turn") -> PipelineResult:
         """The cited answer to the last user message, with the full trace."""
+        result: PipelineResult | None = None
+        for item in self.stream(messages, task_id, stream_text=False):
+            if isinstance(item, PipelineResult):
+                result = item
+        assert result is not None
+        return result
+
+    def stream(self, messages: Sequence[Message], task_id: str = "turn", stream_text: bool = True) -> Iterator[str | PipelineResult]:
+        """:meth:`answer`, yielding the answer's text in pieces as the model writes it (after
+        retrieval) and the :class:`PipelineResult` last."""
         start = time.perf_counter()
         merged, trace = self.retrieve(messages, task_id)
         if self.generator is None:
             answer = Answer("", [], False, {"skipped": "no generator configured"})
         else:
             t = time.perf_counter()
-            answer = self.generator.answer(messages[-1].text, messages[:-1], merged.results)
+            question, history = messages[-1].text, messages[:-1]
+            if stream_text:
+                answer = None
+                for item in self.generator.stream(question, history, merged.results):
+                    if isinstance(item, Answer):
+                        answer = item
+                    else:
+                        yield item
+                assert answer is not None
+            else:
+                answer = self.generator.answer(question, history, merged.results)
             trace["timings_s"]["answer"] = time.perf_counter() - t
         trace["answer"] = answer.trace
         trace["timings_s"]["total"] = time.perf_counter() - start
-        return PipelineResult(answer.text, answer.citations, answer.declined, merged, trace)
+        yield PipelineResult(answer.text, answer.citations, answer.declined, merged, trace)
 
 
 def default_fusion(searches: Sequence[CollectionSearch]) -> str:

@@ -59,3 +59,19 @@ def test_uncited_sentences_copied_from_a_passage_get_inferred_citations():
     llm = ScriptedLLM(answer=["Preferred stocks pay fixed dividends to holders."])
     answer = AnswerGenerator(llm).answer("q?", [], passages)
     assert [(c.number, c.inferred) for c in answer.citations] == [(2, True)] and answer.trace["inferred_citations"] == [2]
+
+
+def test_streamed_answer_ends_with_the_same_answer_as_a_plain_call():
+    from convrag.generate.answer import Answer
+    from tests.scripted import StreamingScriptedLLM
+
+    text = "The Lite plan is free [1]."
+    items = list(AnswerGenerator(StreamingScriptedLLM(answer=[text])).stream("Is it free?", [], results(2)))
+    pieces, final = items[:-1], items[-1]
+    assert "".join(pieces) == text and len(pieces) == 6 and isinstance(final, Answer)
+    plain = AnswerGenerator(ScriptedLLM(answer=[text])).answer("Is it free?", [], results(2))
+    assert (final.text, final.citations, final.declined) == (plain.text, plain.citations, plain.declined)
+    declined = list(AnswerGenerator(StreamingScriptedLLM()).stream("q?", [], []))
+    assert declined[0] == DECLINE and declined[-1].declined
+    failed = list(AnswerGenerator(StreamingScriptedLLM(answer=[LLMError("down")])).stream("q?", [], results(1)))
+    assert "failed" in failed[0] and failed[-1].trace["fallback"] == "llm_error"

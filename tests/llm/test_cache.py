@@ -33,3 +33,22 @@ def test_errors_are_not_cached(tmp_path):
     with pytest.raises(LLMError):
         cached.complete(messages)
     assert cached.complete(messages).text == "How old is the Moon?"
+
+
+def test_streams_are_stored_when_complete_and_replayed_in_one_piece(tmp_path):
+    from convrag.llm.base import Completion, stream
+    from tests.scripted import StreamingScriptedLLM
+
+    inner = StreamingScriptedLLM(rewrite=["How old is the Moon?", "How old is the Sun?"])
+    cached = CachedLLM(inner, tmp_path / "c.sqlite")
+    messages = rewrite_messages("User: the moon", "How old is it?")
+    first = list(stream(cached, messages))
+    assert first[:-1] == ["How", " old", " is", " the", " Moon?"] and isinstance(first[-1], Completion)
+    second = list(stream(cached, messages))
+    assert second[0] == "How old is the Moon?" and second[-1].cached and len(inner.requests) == 1
+    assert cached.complete(messages).cached  # streaming and plain calls share the cache
+    other = rewrite_messages("User: the sun", "How old is it?")
+    pieces = stream(cached, other)
+    next(pieces)
+    pieces.close()  # a client that went away: nothing half-written is stored
+    assert cached._lookup(cache_key(cached.backend, cached.model, other, GenerationParams())) is None

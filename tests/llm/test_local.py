@@ -25,3 +25,16 @@ def test_a_prompt_over_the_context_window_is_a_clear_error(local_llm):
 
     with pytest.raises(LLMError, match="local model failed"):
         local_llm.complete([{"role": "user", "content": "word " * 5000}], GenerationParams(max_tokens=4))
+
+
+def test_streaming_gives_the_same_greedy_answer_in_pieces(local_llm):
+    from convrag.llm.base import Completion, stream
+
+    messages = [{"role": "user", "content": "List three colours, comma-separated."}]
+    params = GenerationParams(max_tokens=16)
+    plain = local_llm.complete(messages, params)
+    items = list(stream(local_llm, messages, params))
+    pieces, completion = items[:-1], items[-1]
+    assert isinstance(completion, Completion) and len(pieces) > 1
+    assert "".join(pieces) == completion.text == plain.text
+    assert completion.completion_tokens > 0 and completion.prompt_tokens > 5

@@ -56,6 +56,16 @@ def test_chat_completion_through_the_server(server):
     assert out.text.strip() and out.prompt_tokens > 5 and out.completion_tokens >= 1 and out.model == "qwen-local"
 
 
+def test_streaming_through_the_server(server):
+    from convrag.llm.base import Completion, stream
+
+    llm = OpenAICompatibleLLM("qwen-local", base_url=server)
+    messages = [{"role": "user", "content": "List three colours, comma-separated."}]
+    items = list(stream(llm, messages, GenerationParams(max_tokens=16)))
+    assert len(items) > 2 and isinstance(items[-1], Completion)
+    assert "".join(items[:-1]) == items[-1].text == llm.complete(messages, GenerationParams(max_tokens=16)).text
+
+
 def test_a_strategy_runs_over_the_server(server, embedder):
     llm = OpenAICompatibleLLM("qwen-local", base_url=server)
     result = Progressive(llm, embedder).rewrite(make_task("Do they play outside the US?", CARDINALS[:2]))

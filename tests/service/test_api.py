@@ -235,3 +235,28 @@ def test_binding_beyond_loopback_needs_a_key(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="without an API key"):
         create_app(ServiceSettings.load(data_dir=tmp_path, host="0.0.0.0"), llm=ScriptedLLM())
     create_app(ServiceSettings.load(data_dir=tmp_path, host="0.0.0.0", api_key="k"), llm=ScriptedLLM()).state.convrag.store.close()
+
+
+def test_streaming_sends_the_answer_as_the_model_writes_it(tmp_path: Path, gov_files: list[tuple[str, bytes]]) -> None:
+    from tests.scripted import StreamingScriptedLLM
+
+    answer = "Renewal by mail costs 130 dollars for adults [1]."
+    settings = ServiceSettings.load(data_dir=tmp_path / "svc")
+    with ThreadServer(settings, StreamingScriptedLLM(answer=[answer])) as server, \
+            httpx.Client(base_url=server.url, timeout=120) as client:
+        client.post("/api/collections", json={"name": "gov"})
+        upload(client, "gov", gov_files)
+        openai = OpenAI(base_url=f"{server.url}/v1", api_key="unused", max_retries=0)
+        question = [{"role": "user", "content": "How much does passport renewal by mail cost?"}]
+        chunks = list(openai.chat.completions.create(model="collection:gov", messages=question, stream=True))
+        deltas = [c.choices[0].delta.content for c in chunks if c.choices[0].delta.content]
+        assert len(deltas) == len(answer.split(" ")) and "".join(deltas) == answer
+        final = chunks[-1]
+        assert final.choices[0].finish_reason == "stop" and final.model_extra["convrag"]["answer"] == answer
+        assert final.model_extra["convrag"]["citations"][0]["document_id"] == "passports"
+        # a failure after the stream started arrives as an error event, and the slot is released
+        follow_up = [*question, {"role": "assistant", "content": answer}, {"role": "user", "content": "And it?"}]
+        response = client.post("/v1/chat/completions", json={"model": "collection:gov", "messages": follow_up, "stream": True})
+        events = [line[6:] for line in response.text.splitlines() if line.startswith("data: ")]
+        assert events[-1] == "[DONE]" and json.loads(events[-2])["error"]["code"] == "generation_failed"
+        assert server.app.state.convrag.gate._sem._value == server.app.state.convrag.gate.limit

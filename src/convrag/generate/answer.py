@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from ..llm.base import LLM, ChatMessage, GenerationParams, LLMError
+from ..llm.base import LLM, ChatMessage, Completion, GenerationParams, LLMError, stream
 from ..merge.base import MergedResult
 from ..strategies.context import Budget, render_pairs, turn_pairs
 from ..types import Message
@@ -137,14 +137,42 @@ class AnswerGenerator:
         start = time.perf_counter()
         trace: dict[str, Any] = {"passages": len(results)}
         if not results:
-            trace["fallback"] = "no passages retrieved: declined without a model call"
-            return Answer(DECLINE, [], True, {**trace, "latency_s": time.perf_counter() - start})
+            return _no_passages(trace, start)
         messages = answer_messages(question, history, results, self.history_budget, self.llm.count_tokens)
         try:
             completion = self.llm.complete(messages, self.params)
         except LLMError as exc:
-            trace.update(fallback="llm_error", error=str(exc), latency_s=time.perf_counter() - start)
-            return Answer(f"I could not generate an answer: the language model failed ({exc}).", [], False, trace)
+            return _model_failed(exc, trace, start)
+        return self._finish(completion, messages, results, trace, start)
+
+    def stream(self, question: str, history: Sequence[Message], results: Sequence[MergedResult]) -> Iterator[str | Answer]:
+        """:meth:`answer`, with the model's text in pieces as it is written before the :class:`Answer`.
+        The final text may differ from the pieces: inferred citation markers are added, and an
+        empty answer becomes the decline sentence."""
+        start = time.perf_counter()
+        trace: dict[str, Any] = {"passages": len(results)}
+        if not results:
+            yield DECLINE
+            yield _no_passages(trace, start)
+            return
+        messages = answer_messages(question, history, results, self.history_budget, self.llm.count_tokens)
+        completion: Completion | None = None
+        try:
+            for item in stream(self.llm, messages, self.params):
+                if isinstance(item, Completion):
+                    completion = item
+                else:
+                    yield item
+        except LLMError as exc:
+            failed = _model_failed(exc, trace, start)
+            yield failed.text
+            yield failed
+            return
+        assert completion is not None
+        yield self._finish(completion, messages, results, trace, start)
+
+    def _finish(self, completion: Completion, messages: list[ChatMessage], results: Sequence[MergedResult],
+                trace: dict[str, Any], start: float) -> Answer:
         text = completion.text.strip()
         declined = is_decline(text)
         citations, invalid = parse_citations(text, results)
@@ -166,3 +194,13 @@ class AnswerGenerator:
             trace["warning"] = "answer cites no passage"
         trace["latency_s"] = time.perf_counter() - start
         return Answer(text, citations, declined, trace)
+
+
+def _no_passages(trace: dict[str, Any], start: float) -> Answer:
+    trace["fallback"] = "no passages retrieved: declined without a model call"
+    return Answer(DECLINE, [], True, {**trace, "latency_s": time.perf_counter() - start})
+
+
+def _model_failed(exc: LLMError, trace: dict[str, Any], start: float) -> Answer:
+    trace.update(fallback="llm_error", error=str(exc), latency_s=time.perf_counter() - start)
+    return Answer(f"I could not generate an answer: the language model failed ({exc}).", [], False, trace)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol, TypedDict
 
@@ -61,6 +62,19 @@ class LLM(Protocol):
     def count_tokens(self, text: str) -> int:
         """Tokens ``text`` costs in a prompt; strategies use it to keep within their budget."""
         ...
+
+
+def stream(llm: LLM, messages: list[ChatMessage], params: GenerationParams = GenerationParams()) -> Iterator[str | Completion]:
+    """The answer's text in pieces as the model writes them, then its :class:`Completion` (the
+    same text). Backends with a ``stream`` method stream for real; the others answer in one piece."""
+    method = getattr(llm, "stream", None)
+    if method is not None:
+        yield from method(messages, params)
+        return
+    completion = llm.complete(messages, params)
+    if completion.text:
+        yield completion.text
+    yield completion
 
 
 _JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)

@@ -11,9 +11,10 @@ import hashlib
 import json
 import sqlite3
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
-from .base import LLM, ChatMessage, Completion, GenerationParams
+from .base import LLM, ChatMessage, Completion, GenerationParams, stream
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS completions (
@@ -57,16 +58,41 @@ class CachedLLM:
     def count_tokens(self, text: str) -> int:
         return self.inner.count_tokens(text)
 
-    def complete(self, messages: list[ChatMessage], params: GenerationParams = GenerationParams()) -> Completion:
-        key = cache_key(self.backend, self.model, messages, params)
+    def _lookup(self, key: str) -> Completion | None:
         with self._lock:
             row = self._db.execute(
                 "SELECT text, prompt_tokens, completion_tokens, latency_s FROM completions WHERE key = ?", (key,)
             ).fetchone()
-        if row is not None:
-            self.hits += 1
-            return Completion(row[0], row[1], row[2], row[3], self.model, cached=True)
+        if row is None:
+            return None
+        self.hits += 1
+        return Completion(row[0], row[1], row[2], row[3], self.model, cached=True)
+
+    def complete(self, messages: list[ChatMessage], params: GenerationParams = GenerationParams()) -> Completion:
+        key = cache_key(self.backend, self.model, messages, params)
+        hit = self._lookup(key)
+        if hit is not None:
+            return hit
         completion = self.inner.complete(messages, params)
+        self._store(key, messages, params, completion)
+        return completion
+
+    def stream(self, messages: list[ChatMessage], params: GenerationParams = GenerationParams()) -> Iterator[str | Completion]:
+        """A cached answer in one piece; otherwise the backend's stream, stored once it completes
+        (a stream closed early stores nothing)."""
+        key = cache_key(self.backend, self.model, messages, params)
+        hit = self._lookup(key)
+        if hit is not None:
+            if hit.text:
+                yield hit.text
+            yield hit
+            return
+        for item in stream(self.inner, messages, params):
+            if isinstance(item, Completion):
+                self._store(key, messages, params, item)
+            yield item
+
+    def _store(self, key: str, messages: list[ChatMessage], params: GenerationParams, completion: Completion) -> None:
         self.misses += 1
         request = json.dumps({"messages": messages, "params": params.as_dict()}, ensure_ascii=False)
         with self._lock:
@@ -77,7 +103,6 @@ class CachedLLM:
                  completion.completion_tokens, completion.latency_s),
             )
             self._db.commit()
-        return completion
 
     def close(self) -> None:
         with self._lock:

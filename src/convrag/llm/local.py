@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -110,6 +111,34 @@ class LocalLLM:
                 except (ValueError, RuntimeError) as exc:
                     raise LLMError(f"could not load {self.model_path}: {exc}") from exc
             return len(self._vocab.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    def stream(self, messages: list[ChatMessage], params: GenerationParams = GenerationParams()) -> Iterator[str | Completion]:
+        """Pieces of the answer as llama.cpp decodes them, then the :class:`Completion`. The model is
+        held for the whole generation; closing the iterator early releases it."""
+        prompt = _render(messages)
+        with self._lock:
+            slot = self._pick_slot(prompt)
+            start = time.perf_counter()
+            pieces: list[str] = []
+            slot.last_prompt = ""  # until the generation completes, the slot's state is not this prompt's
+            try:
+                for chunk in slot.llama.create_chat_completion(
+                    messages=list(messages), temperature=params.temperature, max_tokens=params.max_tokens,
+                    stop=list(params.stop) or None, stream=True,
+                ):
+                    piece = chunk["choices"][0]["delta"].get("content")
+                    if piece:
+                        pieces.append(piece)
+                        yield piece
+            except (ValueError, RuntimeError) as exc:
+                raise LLMError(f"local model failed: {exc}") from exc
+            latency = time.perf_counter() - start
+            slot.last_prompt = prompt
+            slot.last_used = time.monotonic()
+            used = int(slot.llama.n_tokens)  # prompt and answer tokens now in the context
+        text = "".join(pieces)
+        completion_tokens = self.count_tokens(text)
+        yield Completion(text, max(0, used - completion_tokens), completion_tokens, latency, self.model)
 
     def complete(self, messages: list[ChatMessage], params: GenerationParams = GenerationParams()) -> Completion:
         prompt = _render(messages)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Iterator
 
 from .base import ChatMessage, Completion, GenerationParams, LLMError
 from .tokens import approximate_counter
@@ -62,3 +63,28 @@ class OpenAICompatibleLLM:
             latency,
             self.model,
         )
+
+    def stream(self, messages: list[ChatMessage], params: GenerationParams = GenerationParams()) -> Iterator[str | Completion]:
+        """Server-sent pieces of the answer, then the :class:`Completion` (token counts estimated:
+        not every compatible server reports usage when streaming)."""
+        start = time.perf_counter()
+        pieces: list[str] = []
+        try:
+            chunks = self._client.chat.completions.create(
+                model=self.model,
+                messages=list(messages),  # type: ignore[arg-type]
+                temperature=params.temperature,
+                max_tokens=params.max_tokens,
+                stop=list(params.stop) or None,
+                stream=True,
+            )
+            for chunk in chunks:
+                piece = chunk.choices[0].delta.content if chunk.choices else None
+                if piece:
+                    pieces.append(piece)
+                    yield piece
+        except self._openai.OpenAIError as exc:
+            raise LLMError(f"{self.base_url or 'OpenAI'} ({self.model}): {type(exc).__name__}: {exc}") from exc
+        text = "".join(pieces)
+        yield Completion(text, self._count(" ".join(m["content"] for m in messages)), self._count(text),
+                         time.perf_counter() - start, self.model)

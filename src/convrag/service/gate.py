@@ -17,11 +17,18 @@ class GenerationGate:
         self.limit = limit
         self._sem = threading.BoundedSemaphore(limit)
 
-    @contextmanager
-    def slot(self) -> Iterator[None]:
+    def acquire(self) -> None:
+        """Take a slot or raise :class:`Busy`; whoever takes one must :meth:`release` it."""
         if not self._sem.acquire(blocking=False):
             raise Busy(f"{self.limit} answers are being generated; retry shortly")
+
+    def release(self) -> None:
+        self._sem.release()
+
+    @contextmanager
+    def slot(self) -> Iterator[None]:
+        self.acquire()
         try:
             yield
         finally:
-            self._sem.release()
+            self.release()

@@ -6,6 +6,8 @@ clients ignore. Stateless: the client sends the whole conversation each time."""
 from __future__ import annotations
 
 import json
+import queue
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -16,12 +18,13 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
+from ..errors import ConvragError
 from ..types import Message
-from .errors import ApiError
+from .errors import ApiError, body
 from .gate import Busy
 from .pipelines import UnknownModel
 from .state import ServiceState, get_state
-from .turns import TurnError, check_turn, run_turn
+from .turns import TurnError, check_turn, run_turn, stream_turn
 
 
 class ContentPart(BaseModel):
@@ -93,21 +96,25 @@ def router() -> APIRouter:
         except TurnError as exc:
             raise ApiError(exc.status, str(exc), exc.code) from None
 
-        def work() -> dict[str, Any]:
-            with state.gate.slot():
-                return run_turn(state.pipelines, route.config, messages)
-
-        try:
-            result = await run_in_threadpool(work)
-        except Busy as exc:
-            raise ApiError(429, str(exc), "too_many_generations") from None
         completion_id = f"chatcmpl-{uuid.uuid4().hex[:24]}"
         created = int(time.time())
+        try:
+            state.gate.acquire()
+        except Busy as exc:
+            raise ApiError(429, str(exc), "too_many_generations") from None
+        if request.stream:
+            pieces = _start_turn(state, route.config, messages)
+            return StreamingResponse(_events(completion_id, created, request.model, pieces), media_type="text/event-stream")
+
+        def work() -> dict[str, Any]:
+            try:
+                return run_turn(state.pipelines, route.config, messages)
+            finally:
+                state.gate.release()
+
+        result = await run_in_threadpool(work)
         usage = _usage(result)
         extra = {"citations": result["citations"], "declined": result["declined"], "trace": result["trace"]}
-        if request.stream:
-            return StreamingResponse(_chunks(completion_id, created, request.model, result["answer"], extra, usage),
-                                     media_type="text/event-stream")
         return {
             "id": completion_id, "object": "chat.completion", "created": created, "model": request.model,
             "choices": [{"index": 0, "message": {"role": "assistant", "content": result["answer"]}, "finish_reason": "stop",
@@ -130,19 +137,46 @@ def _usage(result: dict[str, Any]) -> dict[str, int]:
     return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
 
 
-def _chunks(completion_id: str, created: int, model: str, text: str, extra: dict[str, Any],
-            usage: dict[str, int]) -> Iterator[str]:
-    """The answer as chat.completion.chunk events (a few words each), then the final chunk with
-    the finish reason, usage and convrag's extra field, then ``[DONE]``."""
+_END = object()
+
+
+def _start_turn(state: ServiceState, config: Any, messages: list[Message]) -> queue.Queue[Any]:
+    """Run the turn on its own thread (which releases the generation slot the caller took, however
+    it ends) and return the queue its pieces arrive on: text, then the turn's JSON or an
+    exception, then an end marker. A client that goes away does not stop the generation; its
+    answer still reaches the cache."""
+    pieces: queue.Queue[Any] = queue.Queue()
+
+    def work() -> None:
+        try:
+            for item in stream_turn(state.pipelines, config, messages):
+                pieces.put(item)
+        except Exception as exc:  # reported to the client as an error event
+            pieces.put(exc)
+        finally:
+            state.gate.release()
+            pieces.put(_END)
+
+    threading.Thread(target=work, name="convrag-stream", daemon=True).start()
+    return pieces
+
+
+def _events(completion_id: str, created: int, model: str, pieces: queue.Queue[Any]) -> Iterator[str]:
+    """chat.completion.chunk events as the model writes, then a final chunk with the finish reason,
+    usage and convrag's extra field (the final answer text, citations, trace), then ``[DONE]``."""
     def event(delta: dict[str, Any], finish: str | None = None, **more: Any) -> str:
         chunk = {"id": completion_id, "object": "chat.completion.chunk", "created": created, "model": model,
                  "choices": [{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}], **more}
         return f"data: {json.dumps(chunk)}\n\n"
 
     yield event({"role": "assistant", "content": ""})
-    words = text.split(" ")
-    for i in range(0, len(words), 4):
-        piece = " ".join(words[i:i + 4])
-        yield event({"content": piece if i == 0 else " " + piece})
-    yield event({}, "stop", usage=usage, convrag=extra)
+    while (item := pieces.get()) is not _END:
+        if isinstance(item, Exception):
+            message = str(item) if isinstance(item, ConvragError) else f"{type(item).__name__}: {item}"
+            yield f"data: {json.dumps(body(500, message, 'generation_failed'))}\n\n"
+        elif isinstance(item, dict):
+            extra = {"answer": item["answer"], "citations": item["citations"], "declined": item["declined"], "trace": item["trace"]}
+            yield event({}, "stop", usage=_usage(item), convrag=extra)
+        else:
+            yield event({"content": item})
     yield "data: [DONE]\n\n"

@@ -4,10 +4,11 @@ returns (answer, citations with their passages, the full trace)."""
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ..generate.answer import DECLINE
+from ..pipeline import PipelineResult
 from ..types import Message
 from .pipelines import Pipelines
 from .settings import Limits, PipelineConfig
@@ -37,14 +38,31 @@ def check_turn(messages: Sequence[Message], limits: Limits) -> None:
 
 def run_turn(pipelines: Pipelines, config: PipelineConfig, messages: Sequence[Message]) -> dict[str, Any]:
     """Answer the last user message; collections without documents are skipped and named in the trace."""
+    *_, result = stream_turn(pipelines, config, messages, stream_text=False)
+    assert isinstance(result, dict)
+    return result
+
+
+def stream_turn(pipelines: Pipelines, config: PipelineConfig, messages: Sequence[Message],
+                stream_text: bool = True) -> Iterator[str | dict[str, Any]]:
+    """:func:`run_turn` with the answer's text in pieces as the model writes it; the turn's JSON last."""
     start = time.perf_counter()
     ready, empty = pipelines.ready(config.collections)
     if not ready:
         trace = {"fallback": "no chosen collection has documents yet: declined without a model call",
                  "empty_collections": empty, "timings_s": {"total": time.perf_counter() - start}}
-        return {"answer": DECLINE, "declined": True, "citations": [], "trace": trace}
+        yield DECLINE
+        yield {"answer": DECLINE, "declined": True, "citations": [], "trace": trace}
+        return
     pipeline = pipelines.get(config)
-    result = pipeline.answer(list(messages))
+    for item in pipeline.stream(list(messages), stream_text=stream_text):
+        if isinstance(item, PipelineResult):
+            yield _turn_json(item, empty)
+        else:
+            yield item
+
+
+def _turn_json(result: PipelineResult, empty: list[str]) -> dict[str, Any]:
     trace = dict(result.trace)
     if empty:
         trace["empty_collections"] = empty
