@@ -260,3 +260,20 @@ def test_streaming_sends_the_answer_as_the_model_writes_it(tmp_path: Path, gov_f
         events = [line[6:] for line in response.text.splitlines() if line.startswith("data: ")]
         assert events[-1] == "[DONE]" and json.loads(events[-2])["error"]["code"] == "generation_failed"
         assert server.app.state.convrag.gate._sem._value == server.app.state.convrag.gate.limit
+
+
+def test_upload_limits(tmp_path: Path) -> None:
+    limits = Limits(max_upload_bytes=20_000, max_upload_files=2, max_body_bytes=2_000)
+    settings = ServiceSettings.load(data_dir=tmp_path / "svc", limits=limits)
+    with ThreadServer(settings, ScriptedLLM()) as server, httpx.Client(base_url=server.url, timeout=120) as client:
+        client.post("/api/collections", json={"name": "gov"})
+        big = client.post("/api/collections/gov/documents", files=[("files", ("big.txt", b"x" * 30_000))])
+        assert big.status_code == 413 and big.json()["error"]["code"] == "body_too_large"
+        many = client.post("/api/collections/gov/documents", files=[("files", (f"{i}.txt", b"words")) for i in range(3)])
+        assert 400 <= many.status_code < 500 and many.json()["error"]["message"]
+        # a body sent without Content-Length is counted while it is read
+        chunked = client.post("/api/collections", headers={"content-type": "application/json"},
+                              content=(b'{"name": "x", "description": "' + b"y" * 500 + b'"' if i == 0 else b" " * 500 for i in range(6)))
+        assert chunked.status_code == 413 and chunked.json()["error"]["code"] == "body_too_large"
+        assert client.get("/api/collections").json()[0]["documents"] == 0  # nothing half-applied
+        assert list((Path(settings.data_dir) / "uploads").iterdir()) == []
