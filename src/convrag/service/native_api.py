@@ -15,7 +15,8 @@ from pydantic import BaseModel, Field, create_model
 from starlette.concurrency import run_in_threadpool
 
 from ..errors import ConvragError
-from ..index.collection import CURRENT_FILE, Collection
+from ..index.collection import CURRENT_FILE
+from ..index.manifest import Manifest
 from ..retrieve.multi import open_collections, search_collections
 from ..types import Message
 from .errors import ApiError
@@ -56,9 +57,9 @@ def _collection_info(state: ServiceState, record: dict[str, Any]) -> dict[str, A
                             "indexing": state.indexer.busy(name)}
     if (path / CURRENT_FILE).exists():
         try:
-            collection = Collection.open(path)
-            info.update(passages=len(collection), version=collection.version_dir.name)
-        except ConvragError as exc:
+            version = (path / CURRENT_FILE).read_text().strip()
+            info.update(passages=Manifest.read(path / version).passage_count, version=version)
+        except (ConvragError, OSError) as exc:
             info["problem"] = str(exc)
     return info
 
@@ -156,8 +157,8 @@ def router(limits: Limits) -> APIRouter:
     def passage(name: str, passage_id: str, state: ServiceState = Depends(get_state)) -> dict[str, Any]:
         _require(state, name)
         try:
-            collection = state.collections.open(name)
-        except ConvragError:
+            collection = state.collection(name)
+        except (ConvragError, OSError):
             raise ApiError(404, f"collection {name!r} has no documents yet", "passage_not_found") from None
         for p in collection.passages:
             if p.doc_id == passage_id:
@@ -183,7 +184,7 @@ def router(limits: Limits) -> APIRouter:
         for name in body.collections:
             _require(state, name)
         ready, empty = state.pipelines.ready(body.collections)
-        searches = open_collections({n: state.collections.open(n) for n in ready}, "hybrid", body.k)
+        searches = open_collections({n: state.collection(n) for n in ready}, "hybrid", body.k)
         report = search_collections(searches, [body.query])
         hits = [
             {"collection": h.collection, "passage_id": h.passage_id, "document_id": h.document_id, "title": h.title,

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from fastapi import Request
 
-from ..index.collection import CollectionStore
+from ..index.collection import CURRENT_FILE, Collection, CollectionStore
 from .gate import GenerationGate
 from .indexing import Indexer
 from .pipelines import Pipelines
@@ -24,6 +25,17 @@ class ServiceState:
     pipelines: Pipelines
     indexer: Indexer
     gate: GenerationGate
+    _opened: dict[str, Collection] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def collection(self, name: str) -> Collection:
+        """The live version of a collection, opened once per version (opening reads every passage)."""
+        version = (self.collections.path(name) / CURRENT_FILE).read_text().strip()
+        with self._lock:
+            opened = self._opened.get(name)
+            if opened is None or opened.version_dir.name != version:
+                opened = self._opened[name] = self.collections.open(name)
+            return opened
 
 
 def get_state(request: Request) -> ServiceState:
