@@ -277,3 +277,27 @@ def test_upload_limits(tmp_path: Path) -> None:
         assert chunked.status_code == 413 and chunked.json()["error"]["code"] == "body_too_large"
         assert client.get("/api/collections").json()[0]["documents"] == 0  # nothing half-applied
         assert list((Path(settings.data_dir) / "uploads").iterdir()) == []
+
+
+def test_a_configured_pipeline_is_an_openai_model(tmp_path: Path, gov_files: list[tuple[str, bytes]]) -> None:
+    from convrag.service.settings import PipelineConfig
+
+    pipelines = {"support": PipelineConfig(collections=["gov", "faq"], strategy="last_turn", description="help desk")}
+    settings = ServiceSettings.load(data_dir=tmp_path / "svc", pipelines=pipelines)
+    with ThreadServer(settings, ScriptedLLM(answer=["It costs 130 dollars [1]."] * 2)) as server, \
+            httpx.Client(base_url=server.url, timeout=120) as client:
+        for name in ("gov", "faq"):
+            client.post("/api/collections", json={"name": name})
+        upload(client, "gov", gov_files)
+        models = {m["id"]: m["description"] for m in client.get("/v1/models").json()["data"]}
+        assert models["support"] == "help desk" and {"collection:gov", "collection:faq"} <= set(models)
+        reply = client.post("/v1/chat/completions", json={"model": "support", "messages": [
+            {"role": "user", "content": "How much does renewal cost?"}]}).json()
+        extra = reply["convrag"]
+        assert extra["trace"]["strategy"]["strategy"] == "last_turn" and extra["trace"]["empty_collections"] == ["faq"]
+        assert extra["citations"][0]["collection"] == "gov"
+        both = client.post("/v1/chat/completions", json={"model": "collection:gov+faq", "messages": [
+            {"role": "user", "content": "How much does renewal cost?"}]})
+        assert both.status_code == 200 and both.json()["convrag"]["trace"]["strategy"]["strategy"] == "progressive"
+        assert client.post("/v1/chat/completions", json={"model": "collection:gov+nope", "messages": [
+            {"role": "user", "content": "q"}]}).status_code == 404
