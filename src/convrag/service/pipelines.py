@@ -19,6 +19,7 @@ from ..strategies import STRATEGIES
 from .settings import PipelineConfig, ServiceSettings
 
 COLLECTION_PREFIX = "collection:"
+MAX_CACHED = 32
 
 
 class UnknownModel(LookupError):
@@ -76,7 +77,9 @@ class Pipelines:
             if pipeline is None:
                 pipeline = build_pipeline(ready, store=self.root, retriever=config.retriever, strategy=config.strategy,
                                           llm=self.llm, merge=config.merge, multi_query=config.multi_query)
-                self._cache = {k: v for k, v in self._cache.items() if k[0] != versions} | {key: pipeline}
+                self._cache[key] = pipeline
+                while len(self._cache) > MAX_CACHED:  # oldest first
+                    self._cache.pop(next(iter(self._cache)))
             return pipeline
 
     def forget(self, collection: str) -> None:
