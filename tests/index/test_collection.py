@@ -121,3 +121,24 @@ def test_store(tmp_path: Path, tiny_passages: list[Passage]) -> None:
         store.open("wiki")
     with pytest.raises(CollectionError, match="invalid collection name"):
         store.path("../escape")
+
+
+def test_reuse_embeds_only_new_passages(tmp_path: Path, tiny_passages: list[Passage], embedder: Embedder,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    import numpy as np
+
+    first = Collection.build(tmp_path / "c", tiny_passages[:4], embedder=embedder)
+    encoded: list[str] = []
+    original = type(embedder).encode
+
+    def spy(self, texts, *args, **kwargs):  # type: ignore[no-untyped-def]
+        encoded.extend(texts)
+        return original(self, texts, *args, **kwargs)
+
+    monkeypatch.setattr(type(embedder), "encode", spy)
+    changed = tiny_passages[1]._replace(text="Passport renewal now costs 165 dollars.")
+    passages = [tiny_passages[0], changed, *tiny_passages[2:]]
+    second = Collection.build(tmp_path / "c", passages, embedder=embedder, reuse=first)
+    assert sorted(encoded) == sorted(p.searchable_text for p in [changed, *tiny_passages[4:]])
+    fresh = embedder.encode([p.searchable_text for p in passages])
+    assert np.allclose(second.dense.embeddings, fresh, atol=1e-5)  # same vectors as a full rebuild
