@@ -96,3 +96,19 @@ def test_multi_query_searches_every_rendering_and_fuses_them(tiny_collection):
     assert len(result.trace["search"]["hits"]["docs"]) == 4  # one result list per rendering, fused before the merge
     assert "p3" in [r.hit.passage_id for r in result.merged.results]
     assert result.citations[0].passage_id == result.merged.results[0].hit.passage_id
+
+
+@pytest.mark.parametrize("with_question", [False, True])
+def test_multi_query_adds_the_question_as_asked_only_when_asked(tiny_collection, with_question):
+    """The measured default fuses the rewrite with the summary query; the bare follow-up is opt-in."""
+    bm25 = open_collections({"x": tiny_collection}, "bm25")[0].retriever
+    summary = "Summary: The user asks about the Arizona Cardinals, an NFL team.\nQuestion: Did the Arizona Cardinals play in London?"
+    llm = ScriptedLLM(rewrite=["Did the Arizona Cardinals play a game in London?"], summary=[summary])
+    pipeline = Pipeline([CollectionSearch("docs", bm25)], make_strategy("full_rewrite", llm), multi_query=True,
+                        summary=make_strategy("summary", llm), with_question=with_question)
+    history = [Message("user", "Tell me about the Arizona Cardinals."), Message("agent", "An NFL team from Glendale.")]
+    result = pipeline.answer([*history, Message("user", "Did they play in London?")])
+    queries = result.trace["queries"]
+    assert queries[0] == "Did the Arizona Cardinals play a game in London?"
+    assert ("Did they play in London?" in queries) is with_question
+    assert queries[-1].startswith("Summary: ") and len(queries) == 2 + with_question

@@ -40,8 +40,11 @@ class PipelineResult:
 class Pipeline:
     """Collections, a strategy, a merge method and (optionally) an answer generator.
 
-    ``multi_query``: also search with the question as asked, the ``summary`` strategy's query
-    (when ``summary`` is given) and ``reformulate`` extra LLM queries, fused with RRF.
+    ``multi_query``: also search with the ``summary`` strategy's query (when ``summary`` is
+    given), ``reformulate`` extra LLM queries and, with ``with_question``, the question as
+    asked; the lists are fused with RRF. The question is left out by default: on MT-RAG,
+    rewrite + summary reached 0.372 ALL-3 nDCG@10 (hybrid) and adding the bare follow-up
+    lowered it to 0.365 (docs/benchmarks.md, "Multi-query fusion").
     """
 
     collections: Sequence[CollectionSearch]
@@ -51,6 +54,7 @@ class Pipeline:
     generator: AnswerGenerator | None = None
     multi_query: bool = False
     summary: Strategy | None = None
+    with_question: bool = False
     reformulate: int = 0
     reformulate_llm: LLM | None = None
     timeout_s: float = 30.0
@@ -77,7 +81,8 @@ class Pipeline:
 
         renderings = [rewrite.query]
         if self.multi_query:
-            renderings.append(task.question)
+            if self.with_question:
+                renderings.append(task.question)
             if self.summary is not None:
                 summary = self.summary.rewrite(task)
                 trace["summary_strategy"] = summary.trace.to_dict()

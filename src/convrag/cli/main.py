@@ -321,7 +321,7 @@ def ask(
     retriever: Annotated[str, typer.Option("--retriever", "-r", help="auto (hybrid for one collection, dense with raw-score merge for several), bm25, dense or hybrid.")] = "auto",
     strategy: Annotated[str, typer.Option("--strategy", "-s", help="Query strategy.")] = "progressive",
     merge: Annotated[str, typer.Option("--merge", help="rrf, combsum, combmnz or enhanced.")] = "enhanced",
-    multi_query: Annotated[bool, typer.Option("--multi-query", help="Also search with the question as asked and the summary query (RRF).")] = False,
+    multi_query: Annotated[bool, typer.Option("--multi-query", help="Also search with the summary query and fuse it with the rewrite (RRF).")] = False,
     reformulate: Annotated[int, typer.Option("--reformulate", help="Extra LLM reformulations for multi-query fusion.")] = 0,
     llm: LLMOpt = "local",
     llm_url: LLMUrlOpt = None,
