@@ -38,3 +38,29 @@ def test_streaming_gives_the_same_greedy_answer_in_pieces(local_llm):
     assert isinstance(completion, Completion) and len(pieces) > 1
     assert "".join(pieces) == completion.text == plain.text
     assert completion.completion_tokens > 0 and completion.prompt_tokens > 5
+
+
+def test_without_prefix_reuse_every_call_reads_its_whole_prompt(model_path):
+    """The same prompt twice: with reuse the second call evaluates almost nothing new; without,
+    it reads every prompt token again. Counted by llama.cpp's own timings, not by the clock."""
+    from convrag.llm.local import LocalLLM
+
+    messages = rewrite_messages("User: Tell me about the Arizona Cardinals.", "Do they play outside the US?")
+    params = GenerationParams(max_tokens=8, stop=("\n",))
+
+    def evaluated_on_repeat(llm: LocalLLM) -> int:
+        llm.complete(messages, params)
+        llama = llm._slots[0].llama
+        before = _prompt_tokens_evaluated(llama)
+        llm.complete(messages, params)
+        return _prompt_tokens_evaluated(llama) - before
+
+    reused = evaluated_on_repeat(LocalLLM(model_path, n_ctx=2048, slots=1))
+    fresh = evaluated_on_repeat(LocalLLM(model_path, n_ctx=2048, slots=1, reuse_prefix=False))
+    assert reused <= 2 < 100 < fresh
+
+
+def _prompt_tokens_evaluated(llama) -> int:  # type: ignore[no-untyped-def]
+    import llama_cpp
+
+    return int(llama_cpp.llama_perf_context(llama._ctx.ctx).n_p_eval)

@@ -492,6 +492,26 @@ def bench_strategies(
     run_strategy_benchmark(data, out, names, _split(retriever), llm)
 
 
+@bench_app.command("strategy-latency")
+def bench_strategy_latency(
+    data: Annotated[Path, typer.Option("--data", help="MT-RAG data folder.")] = Path("../shared/mtrag"),
+    out: Annotated[Path, typer.Option("--out", help="Where to write the benchmark's results.")] = Path("runs/bench-strategy-latency"),
+    strategies: Annotated[str, typer.Option("--strategies", help="Comma-separated strategies, timed with prefix reuse.")] = "full_rewrite,targeted,mmr_cluster,summary,progressive",
+    without_reuse: Annotated[str, typer.Option("--without-reuse", help="Strategies also timed with the local backend's prefix reuse off ('' for none).")] = "full_rewrite,mmr_cluster,progressive",
+    per_domain: Annotated[int, typer.Option("--per-domain", min=1, help="Conversations per domain (the first by id).")] = 2,
+    llm: LLMOpt = "local",
+) -> None:
+    """Live (uncached) latency per turn of each strategy on an idle machine, with the latency targets."""
+    from ..bench.strategy_latency import run_strategy_latency_benchmark
+    from ..strategies import STRATEGIES
+
+    names, plain = _split(strategies), _split(without_reuse)
+    unknown = [n for n in names + plain if n not in STRATEGIES]
+    if unknown:
+        raise ConfigError(f"unknown strategy {unknown[0]!r}; expected one of {', '.join(STRATEGIES)}")
+    run_strategy_latency_benchmark(data, out, names, per_domain, plain, llm)
+
+
 @app.command()
 def serve(
     config: Annotated[Optional[Path], typer.Option("--config", help="YAML settings file (see docs/service.md).")] = None,

@@ -54,12 +54,16 @@ class LocalLLM:
         n_ctx: int = 4096,
         n_threads: int | None = None,
         slots: int = 4,
+        reuse_prefix: bool = True,
     ) -> None:
         self._path = Path(model_path) if model_path else None
         self.model = self._path.stem if self._path else DEFAULT_MODEL_NAME
         self.n_ctx = n_ctx
         self.n_threads = n_threads or max(1, len(os.sched_getaffinity(0)))
         self.max_slots = max(1, slots)
+        #: False makes every call read its whole prompt (as a backend without prefix caching
+        #: would); the strategy latency benchmark uses it to show what the reuse is worth
+        self.reuse_prefix = reuse_prefix
         self._slots: list[_Slot] = []
         self._lock = threading.Lock()
         # Counting tokens must not wait for a generation in progress (a server counts tokens for
@@ -89,6 +93,12 @@ class LocalLLM:
         return slot
 
     def _pick_slot(self, prompt: str) -> _Slot:
+        slot = self._choose_slot(prompt)
+        if not self.reuse_prefix:
+            slot.llama.reset()  # forget the evaluated tokens: llama.cpp then reads the whole prompt
+        return slot
+
+    def _choose_slot(self, prompt: str) -> _Slot:
         if not self._slots:
             return self._new_slot()
         best = max(self._slots, key=lambda s: _shared_prefix(s.last_prompt, prompt))
