@@ -15,10 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from ..cli.console import RichReporter, console
+from ..data.domains import COMPARABLE_DOMAINS
 from ..data.layout import MTRAGData
 from ..eval.experiment import run_grid, write_outputs
 from ..eval.report import markdown_table
 from ..eval.runner import BenchmarkIndexes, RunResult
+from ..eval.significance import paired_test
 from ..eval.strategy_stats import stats_markdown, strategy_stats
 from ..index.atomic import write_json, write_text
 from ..llm import make_llm
@@ -57,6 +59,23 @@ def targets(results: Sequence[RunResult], stats: dict[str, Any]) -> list[tuple[s
     return rows
 
 
+def paired_against(results: Sequence[RunResult], baseline: str = "full_rewrite") -> list[list[object]]:
+    """Every strategy against ``baseline`` with the same retriever, paired over the ALL-3 tasks
+    (randomization test on nDCG@10): which differences in the quality table are more than noise."""
+    rows: list[list[object]] = []
+    for retriever in dict.fromkeys(r.retriever for r in results):
+        base = next((r for r in results if r.name == f"{retriever}+{baseline}"), None)
+        if base is None:
+            continue
+        ids = [tid for tid, task in base.tasks.items() if task.domain in COMPARABLE_DOMAINS]
+        for r in results:
+            if r.retriever != retriever or r is base or r.query_source not in STRATEGIES:
+                continue
+            test = paired_test({q: base.per_query[q] for q in ids}, {q: r.per_query[q] for q in ids if q in r.per_query})
+            rows.append([r.name, base.name, test.n, test.mean_run, test.mean_baseline, test.delta, test.p_randomization])
+    return rows
+
+
 def quality_table(results: Sequence[RunResult]) -> str:
     domains = list(dict.fromkeys(d for r in results for d in r.domains))
     rows = []
@@ -89,6 +108,7 @@ def run_strategy_benchmark(
         "llm": f"{llm.backend}:{llm.model}",
         "llm_cache": {"hits": getattr(llm, "hits", None), "misses": getattr(llm, "misses", None)},
         "quality": {r.name: r.summary()["metrics"] for r in results},
+        "paired_vs_full_rewrite": [dict(zip(["run", "baseline", "tasks", "run_mean", "baseline_mean", "delta", "p"], row)) for row in paired_against(results)],
         "strategy_stats": stats,
         "targets": [{"target": t, "measured": m, "met": ok} for t, m, ok in rows],
         "peak_rss_mb": peak_rss_mb(),
@@ -100,6 +120,8 @@ def run_strategy_benchmark(
             f"Machine: {report['machine']}; LLM {report['llm']} (greedy); date {report['date']}.\n",
             "### Retrieval quality (official MT-RAG scoring; history = the benchmark's agent answers)\n",
             quality_table(results),
+            "\n### Paired against full_rewrite (ALL-3 tasks, nDCG@10, randomization test)\n",
+            markdown_table(["run", "baseline", "tasks", "run mean", "baseline mean", "delta", "p"], paired_against(results)),
             "\n### Decisions and cost per strategy (latency = time per turn when the model calls were made)\n",
             stats_markdown(stats),
             "\n### Targets\n",
