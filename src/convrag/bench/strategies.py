@@ -102,13 +102,14 @@ def run_strategy_benchmark(
     by_task = {tid: t for r in results for tid, t in r.tasks.items()}
     stats = {s.name: strategy_stats(s.traces, by_task) for s in strategy_sources}
     rows = targets(results, stats)
+    paired = paired_against(results)
     report = {
         "date": dt.date.today().isoformat(),
         "machine": machine_description(),
         "llm": f"{llm.backend}:{llm.model}",
         "llm_cache": {"hits": getattr(llm, "hits", None), "misses": getattr(llm, "misses", None)},
         "quality": {r.name: r.summary()["metrics"] for r in results},
-        "paired_vs_full_rewrite": [dict(zip(["run", "baseline", "tasks", "run_mean", "baseline_mean", "delta", "p"], row)) for row in paired_against(results)],
+        "paired_vs_full_rewrite": [dict(zip(["run", "baseline", "tasks", "run_mean", "baseline_mean", "delta", "p"], row)) for row in paired],
         "strategy_stats": stats,
         "targets": [{"target": t, "measured": m, "met": ok} for t, m, ok in rows],
         "peak_rss_mb": peak_rss_mb(),
@@ -121,7 +122,7 @@ def run_strategy_benchmark(
             "### Retrieval quality (official MT-RAG scoring; history = the benchmark's agent answers)\n",
             quality_table(results),
             "\n### Paired against full_rewrite (ALL-3 tasks, nDCG@10, randomization test)\n",
-            markdown_table(["run", "baseline", "tasks", "run mean", "baseline mean", "delta", "p"], paired_against(results)),
+            markdown_table(["run", "baseline", "tasks", "run mean", "baseline mean", "delta", "p"], paired),
             "\n### Decisions and cost per strategy (latency = time per turn when the model calls were made)\n",
             stats_markdown(stats),
             "\n### Targets\n",

@@ -111,13 +111,14 @@ def run_strategy_latency_benchmark(
 ) -> dict[str, Any]:
     data = MTRAGData.discover(data_root)
     conversations = sample_conversations(data, per_domain)
+    local = llm_spec.partition(":")[0] == "local"
     settings: list[tuple[str, bool, Sequence[str]]] = [("prefix reuse", True, strategies)]
-    if llm_spec.partition(":")[0] == "local" and without_reuse:
+    if local and without_reuse:
         settings.append(("no prefix reuse", False, without_reuse))
     results: dict[str, dict[str, dict[str, float]]] = {}
     turns: dict[str, dict[str, list[dict[str, Any]]]] = {}
     for setting, reuse, names in settings:
-        options = {"reuse_prefix": reuse} if llm_spec.partition(":")[0] == "local" else {}
+        options = {"reuse_prefix": reuse} if local else {}
         llm = make_llm(llm_spec, cache=False, **options)
         results[setting], turns[setting] = {}, {}
         for name in names:
