@@ -16,8 +16,9 @@ import json
 import re
 from pathlib import Path
 
+from convrag.data.domains import COMPARABLE_DOMAINS
 from convrag.data.layout import MTRAGData
-from convrag.eval.metrics import per_query_scores
+from convrag.eval.metrics import collection_score, per_query_scores, weighted_average
 from convrag.eval.writers import read_trec_run
 
 # Topics of the few-shot examples (see convrag/strategies/prompts.py).
@@ -27,7 +28,7 @@ EXAMPLE_TOPICS = {
     "Kubernetes cluster in IBM Cloud": r"kubernetes",
     "index funds / Roth IRA": r"index funds?\b|roth ira",
 }
-ALL3 = ("clapnq", "cloud", "fiqa")
+ALL3 = tuple(COMPARABLE_DOMAINS)
 
 
 def overlapping_conversations(conversations_file: Path) -> dict[str, str]:
@@ -42,14 +43,12 @@ def overlapping_conversations(conversations_file: Path) -> dict[str, str]:
 
 
 def all3_ndcg(scores: dict[str, dict[str, float]], qrels_domain: dict[str, str], keep: set[str]) -> float:
-    """Official ALL-3: per-domain means weighted by the domain's task count, over ``keep``."""
-    total, count = 0.0, 0
+    """Official ALL-3 (the project's scorer: per-domain means weighted by task count), over ``keep``."""
+    parts = []
     for domain in ALL3:
         tasks = [q for q, d in qrels_domain.items() if d == domain and q in keep]
-        values = [scores[q]["nDCG@10"] for q in tasks if q in scores]
-        total += sum(values) / len(values) * len(tasks)
-        count += len(tasks)
-    return total / count
+        parts.append(collection_score(domain, {q: scores[q] for q in tasks if q in scores}, len(tasks)))
+    return weighted_average(parts).means["nDCG@10"]
 
 
 def main() -> None:
