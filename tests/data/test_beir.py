@@ -5,7 +5,7 @@ import pytest
 
 from convrag.data.beir import read_corpus, read_qrels, read_queries, strip_user_prefix
 from convrag.errors import DataFormatError
-from tests.conftest import write_jsonl
+from tests.helpers import write_jsonl
 
 ROWS = [{"_id": "a", "title": "A", "text": "alpha", "url": "u"}, {"_id": "b", "text": "beta"}]
 

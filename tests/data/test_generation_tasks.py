@@ -4,7 +4,7 @@ import pytest
 
 from convrag.data.generation_tasks import load_generation_tasks
 from convrag.errors import DataFormatError
-from tests.conftest import write_jsonl
+from tests.helpers import write_jsonl
 
 LINE = {
     "conversation_id": "c9",

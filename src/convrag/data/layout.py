@@ -21,6 +21,7 @@ from ..types import Message, Task
 from .beir import read_qrels, read_queries
 from .conversations import Conversation, assign_conversation_ids, load_conversations
 from .domains import DOMAINS
+from .splits import assign_splits, check_split, conversation_of, in_split
 
 QUERY_KINDS = ("lastturn", "rewrite", "questions")
 
@@ -62,9 +63,11 @@ class MTRAGData:
     conversations_path: Path | None
     tasks_root: Path
     corpus_paths: dict[str, Path] = field(default_factory=dict)
+    #: which half of the conversations :meth:`tasks` returns: ``dev``, ``test`` or ``all``
+    split: str = "all"
 
     @classmethod
-    def discover(cls, root: Path | str) -> MTRAGData:
+    def discover(cls, root: Path | str, split: str = "all") -> MTRAGData:
         root = Path(root)
         if not root.is_dir():
             raise ConfigError(f"data folder {root} does not exist")
@@ -83,7 +86,18 @@ class MTRAGData:
             conversations_path=_first_existing(root, _CONVERSATION_CANDIDATES),
             tasks_root=tasks_root,
             corpus_paths=corpora,
+            split=check_split(split),
         )
+
+    def with_split(self, split: str) -> MTRAGData:
+        """The same files, with :meth:`tasks` limited to another half."""
+        return MTRAGData(self.root, self.conversations_path, self.tasks_root, dict(self.corpus_paths), check_split(split))
+
+    @cached_property
+    def splits(self) -> dict[str, str]:
+        """``{conversation_id: "dev" | "test"}`` over every domain (see :mod:`convrag.data.splits`)."""
+        by_domain = {d: [conversation_of(t) for t in self.queries(d, "lastturn")] for d in self.domains}
+        return assign_splits(by_domain)
 
     @property
     def domains(self) -> list[str]:
@@ -122,13 +136,18 @@ class MTRAGData:
         return conversations
 
     def tasks(self, domain: str) -> list[Task]:
-        """The benchmark's retrieval tasks of a domain (those in its ``lastturn`` file), in file order.
+        """The benchmark's retrieval tasks of a domain (those in its ``lastturn`` file) in the
+        chosen :attr:`split`, in file order.
 
         History comes from ``conversations.json`` (questions and the benchmark's own
         agent answers). Without that file, history is rebuilt from the ``questions``
         file and holds the user's questions only.
         """
-        lastturn = self.queries(domain, "lastturn")
+        lastturn = {
+            task_id: text
+            for task_id, text in self.queries(domain, "lastturn").items()
+            if in_split(conversation_of(task_id), self.split, self.splits)
+        }
         by_id: dict[str, Task] = {}
         for conversation in self.conversations:
             if conversation.domain == domain:

@@ -3,52 +3,82 @@
 Each prompt keeps its fixed part (instructions and few-shot examples) first and the
 conversation last: the local backend then reuses the evaluated prefix between calls.
 The examples are written for a 1.5B model, which copies a pattern far better than it
-follows an abstract instruction; they show the two failures we saw most (returning an
-earlier question, answering instead of rewriting) being avoided.
+follows an abstract instruction; they show the failures we saw most (returning an earlier
+question, answering instead of rewriting, leaving a follow-up without its topic) being avoided.
+
+Every example is about a topic that appears in no MT-RAG conversation (hanseatic trade,
+Grafana alerting, amateur radio licences, octopuses and tardigrades, chess, sourdough), and
+declares its topics in :attr:`FewShot.topics`: ``tests/strategies/test_prompts.py`` fails when
+one of them occurs in the benchmark's conversations, so no figure is flattered by an example
+that already knows the answer's subject.
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from ..llm.base import ChatMessage
+
+
+class FewShot(NamedTuple):
+    """One worked example: the conversation, the last question, the reply we want, and the named
+    topics it is about (checked against the benchmark data by the test suite)."""
+
+    context: str
+    question: str
+    answer: str
+    topics: tuple[str, ...]
+
 
 REWRITE_SYSTEM = (
     "You rewrite the user's LAST question so that a search engine can understand it without the conversation. "
     "Replace pronouns and vague references (it, they, this, that, those, the former, the second one) with the names "
-    "they refer to in the conversation. Keep the user's own words and intent. Do not answer the question. "
-    "Do not return an earlier question. If the last question is already clear on its own, repeat it unchanged. "
-    "Reply with the rewritten question only, on one line."
+    "they refer to in the conversation, and add the topic when the question leaves it out. Keep the user's own words "
+    "and intent. Do not answer the question. Do not return an earlier question. If the last question is already "
+    "clear on its own, repeat it unchanged. Reply with the rewritten question only, on one line."
 )
 
-_REWRITE_EXAMPLES: list[tuple[str, str, str]] = [
-    (
-        "User: Tell me about the Arizona Cardinals.\n"
-        "Assistant: The Arizona Cardinals are an NFL team based in Glendale, Arizona, founded in 1898 in Chicago.",
-        "Do they play outside the US?",
-        "Do the Arizona Cardinals play games outside the US?",
+REWRITE_EXAMPLES: tuple[FewShot, ...] = (
+    FewShot(
+        "User: What was the Hanseatic League?\n"
+        "Assistant: A medieval alliance of merchant guilds and market towns around the Baltic Sea, led by the city of Lübeck.",
+        "Why did it decline?",
+        "Why did the Hanseatic League decline?",
+        ("Hanseatic League", "Lübeck", "Baltic Sea"),
     ),
-    (
-        "User: How do I create a Kubernetes cluster in IBM Cloud?\n"
-        "Assistant: Open the Kubernetes Service page in the console, choose a plan and a location, and click Create.\n"
-        "User: What plans are there?\n"
-        "Assistant: There is a free plan with one worker node and a standard plan for production workloads.",
-        "how much does the standard one cost?",
-        "how much does the standard plan of a Kubernetes cluster in IBM Cloud cost?",
+    FewShot(
+        "User: How do I set up alerting in Grafana?\n"
+        "Assistant: Open a dashboard panel, create an alert rule with a query and a condition, and pick a contact point.\n"
+        "User: What kinds of contact points are there?\n"
+        "Assistant: Email, chat integrations and generic webhooks.",
+        "do webhooks need authentication?",
+        "do Grafana alerting webhook contact points need authentication?",
+        ("Grafana",),
     ),
-    (
-        "User: what is an index fund\n"
-        "Assistant: An index fund is a mutual fund or ETF that tracks a market index such as the S&P 500.",
-        "What are the tax benefits of a Roth IRA?",
-        "What are the tax benefits of a Roth IRA?",
+    FewShot(
+        "User: how do I keep a sourdough starter alive?\n"
+        "Assistant: Feed it flour and water every day at room temperature, or once a week if you keep it in the fridge.",
+        "What is the best way to learn chess as an adult?",
+        "What is the best way to learn chess as an adult?",
+        ("sourdough", "chess"),
     ),
-    (
-        "User: When did the Roman Empire fall?\n"
-        "Assistant: The Western Roman Empire fell in 476 AD; the Eastern part lasted until 1453.\n"
-        "User: Who were the Ottomans?\n"
-        "Assistant: The Ottomans were a Turkish dynasty whose empire conquered Constantinople in 1453.",
-        "Did they conquer Egypt?",
-        "Did the Ottomans conquer Egypt?",
+    FewShot(
+        "User: How do I get an amateur radio license?\n"
+        "Assistant: You pass a written exam given by volunteer examiners, and the licensing office then issues a call sign.",
+        "What does the exam cost?",
+        "What does the amateur radio license exam cost?",
+        ("amateur radio", "call sign"),
     ),
-]
+    FewShot(
+        "User: How long do octopuses live?\n"
+        "Assistant: Most species live one to two years; the giant Pacific octopus can live up to five.\n"
+        "User: And tardigrades?\n"
+        "Assistant: Usually a few months, but dried out they can survive for decades.",
+        "which of the two can survive in space?",
+        "Can octopuses or tardigrades survive in space?",
+        ("octopus", "giant Pacific octopus", "tardigrade"),
+    ),
+)
 
 
 def _rewrite_user(context: str, question: str) -> str:
@@ -57,33 +87,10 @@ def _rewrite_user(context: str, question: str) -> str:
 
 def rewrite_messages(context: str, question: str) -> list[ChatMessage]:
     messages: list[ChatMessage] = [{"role": "system", "content": REWRITE_SYSTEM}]
-    for ex_context, ex_question, ex_answer in _REWRITE_EXAMPLES:
-        messages.append({"role": "user", "content": _rewrite_user(ex_context, ex_question)})
-        messages.append({"role": "assistant", "content": ex_answer})
+    for example in REWRITE_EXAMPLES:
+        messages.append({"role": "user", "content": _rewrite_user(example.context, example.question)})
+        messages.append({"role": "assistant", "content": example.answer})
     messages.append({"role": "user", "content": _rewrite_user(context, question)})
-    return messages
-
-
-AMBIGUITY_SYSTEM = (
-    "You judge search queries. A query is CLEAR when every person, product, place or topic it is about is named in it, "
-    "so a search engine needs no earlier conversation. It is UNCLEAR when it depends on something unnamed "
-    "(it, they, this, that one, the previous). Reply with one word: CLEAR or UNCLEAR."
-)
-
-_AMBIGUITY_EXAMPLES = [
-    ("Do the Arizona Cardinals play games outside the US?", "CLEAR"),
-    ("How much does it cost per month?", "UNCLEAR"),
-    ("What are the tax benefits of a Roth IRA?", "CLEAR"),
-    ("Did they win the second one?", "UNCLEAR"),
-]
-
-
-def ambiguity_messages(query: str) -> list[ChatMessage]:
-    messages: list[ChatMessage] = [{"role": "system", "content": AMBIGUITY_SYSTEM}]
-    for example, verdict in _AMBIGUITY_EXAMPLES:
-        messages.append({"role": "user", "content": f"Query: {example}"})
-        messages.append({"role": "assistant", "content": verdict})
-    messages.append({"role": "user", "content": f"Query: {query}"})
     return messages
 
 
@@ -94,37 +101,46 @@ SUMMARY_SYSTEM = (
     "Summary: <40-50 words>\nQuestion: <the question>"
 )
 
-_SUMMARY_EXAMPLES: list[tuple[str, str, str, str]] = [
+SUMMARY_EXAMPLES: tuple[tuple[FewShot, str], ...] = (
     (
-        "User: Tell me about the Arizona Cardinals.\n"
-        "Assistant: The Arizona Cardinals are an NFL team based in Glendale, Arizona, founded in 1898 in Chicago.\n"
-        "User: Do they play outside the US?\n"
-        "Assistant: Yes, they played in London in 2017 against the Los Angeles Rams.",
-        "Are they and the Chicago Cardinals the same team?",
-        "The user is asking about the Arizona Cardinals, an NFL team based in Glendale, Arizona that was founded in "
-        "Chicago in 1898, and about the international games they have played, including a 2017 game in London "
-        "against the Los Angeles Rams.",
-        "Are the Arizona Cardinals and the Chicago Cardinals the same team?",
+        FewShot(
+            "User: What was the Hanseatic League?\n"
+            "Assistant: A medieval alliance of merchant guilds and market towns around the Baltic Sea, led by Lübeck.\n"
+            "User: What did they trade?\n"
+            "Assistant: Mostly timber, furs, grain, fish and wax from the Baltic, and cloth from Flanders.",
+            "Why did it decline?",
+            "Why did the Hanseatic League decline?",
+            ("Hanseatic League", "Lübeck", "Baltic Sea", "Flanders"),
+        ),
+        "The user is learning about the Hanseatic League, a medieval alliance of merchant guilds and market towns "
+        "around the Baltic Sea led by Lübeck, which traded timber, furs, grain, fish and wax from the Baltic and cloth "
+        "from Flanders, and now asks about its decline.",
     ),
     (
-        "User: How do I create a Kubernetes cluster in IBM Cloud?\n"
-        "Assistant: Open the Kubernetes Service page in the console, choose a plan and a location, and click Create.",
-        "Can I change its location later?",
-        "The user wants to create a Kubernetes cluster in IBM Cloud. The assistant explained that the cluster is created "
-        "from the Kubernetes Service page of the console by choosing a plan and a location and clicking Create, and the "
-        "user now asks about the location setting.",
-        "Can I change the location of a Kubernetes cluster in IBM Cloud after creating it?",
+        FewShot(
+            "User: How do I set up alerting in Grafana?\n"
+            "Assistant: Open a dashboard panel, create an alert rule with a query and a condition, and pick a contact point.",
+            "Can one rule notify two teams?",
+            "Can one Grafana alert rule notify two teams?",
+            ("Grafana",),
+        ),
+        "The user wants to set up alerting in Grafana. The assistant explained that an alert rule is created from a "
+        "dashboard panel with a query and a condition and sends notifications to a contact point, and the user now "
+        "asks how notifications reach more than one team.",
     ),
     (
-        "User: what is an index fund\n"
-        "Assistant: An index fund is a mutual fund or ETF that tracks a market index such as the S&P 500, with low fees.",
-        "are they safer than stocks?",
-        "The user is learning about index funds, which are mutual funds or exchange-traded funds that track a market "
-        "index such as the S&P 500 and charge low fees, and wants to know how their risk compares with buying "
-        "individual stocks.",
-        "Are index funds safer than investing in individual stocks?",
+        FewShot(
+            "User: How long do octopuses live?\n"
+            "Assistant: Most species live one to two years; the giant Pacific octopus can live up to five.",
+            "why so short?",
+            "Why do octopuses have such short lives?",
+            ("octopus", "giant Pacific octopus"),
+        ),
+        "The user is asking about the lifespan of octopuses. Most octopus species live only one to two years, and the "
+        "giant Pacific octopus, the longest-lived, reaches about five years; the user wants to know the reasons for "
+        "such a short life.",
     ),
-]
+)
 
 
 def _summary_user(context: str, question: str) -> str:
@@ -133,8 +149,8 @@ def _summary_user(context: str, question: str) -> str:
 
 def summary_messages(context: str, question: str) -> list[ChatMessage]:
     messages: list[ChatMessage] = [{"role": "system", "content": SUMMARY_SYSTEM}]
-    for ex_context, ex_question, ex_summary, ex_rewrite in _SUMMARY_EXAMPLES:
-        messages.append({"role": "user", "content": _summary_user(ex_context, ex_question)})
-        messages.append({"role": "assistant", "content": f"Summary: {ex_summary}\nQuestion: {ex_rewrite}"})
+    for example, summary in SUMMARY_EXAMPLES:
+        messages.append({"role": "user", "content": _summary_user(example.context, example.question)})
+        messages.append({"role": "assistant", "content": f"Summary: {summary}\nQuestion: {example.answer}"})
     messages.append({"role": "user", "content": _summary_user(context, question)})
     return messages
