@@ -3,8 +3,6 @@ all-MiniLM-L6-v2 model from its registry package, real indexes on disk."""
 
 from __future__ import annotations
 
-import gzip
-import json
 import os
 from pathlib import Path
 
@@ -15,15 +13,7 @@ from convrag.embeddings import Embedder, load_embedder
 from convrag.eval.runner import BenchmarkIndexes
 from convrag.index.collection import Collection
 from convrag.types import Passage
-
-TINY = [
-    Passage("p1", "The Arizona Cardinals play their home games at State Farm Stadium in Glendale.", "Arizona Cardinals"),
-    Passage("p2", "Passport renewal costs 130 dollars for adults applying by mail.", "Passports"),
-    Passage("p3", "The Cardinals played the Los Angeles Rams in London in 2017.", "2017 Arizona Cardinals season"),
-    Passage("p4", "Index funds track a market index and usually have low fees.", "Index funds"),
-    Passage("p5", "IBM Cloud Object Storage keeps data in buckets with storage classes.", "Object Storage"),
-    Passage("p6", "A fee waiver lets people with low income skip court filing fees.", "Fee waivers"),
-]
+from tests.helpers import TINY
 
 
 @pytest.fixture(autouse=True)
@@ -61,14 +51,6 @@ def sample_indexes(tmp_path_factory: pytest.TempPathFactory, sample: MTRAGData) 
     return indexes
 
 
-def write_jsonl(path: Path, rows: list[object], compress: bool = False) -> Path:
-    text = "".join(json.dumps(r) + "\n" for r in rows)
-    if compress:
-        with gzip.open(path, "wt", encoding="utf-8") as handle:
-            handle.write(text)
-    else:
-        path.write_text(text, encoding="utf-8")
-    return path
 
 
 # The real default model is joined once into the user's convrag folder (outside the per-test

@@ -6,8 +6,9 @@ cached result can be passed around without defensive copies.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 
 class Passage(NamedTuple):
@@ -35,6 +36,37 @@ class Hit(NamedTuple):
     title: str
     url: str = ""
     rank: int = 0
+
+    @property
+    def key(self) -> str:
+        """What fusion matches hits on: the passage id."""
+        return self.doc_id
+
+
+class SourcedHit(NamedTuple):
+    """A search hit with its attribution: the collection, the passage (chunk) id, the document it
+    belongs to, and its original score and rank within that collection's result list."""
+
+    collection: str
+    passage_id: str
+    document_id: str
+    text: str
+    title: str = ""
+    url: str = ""
+    score: float = 0.0
+    rank: int = 0
+    metadata: Mapping[str, Any] = {}
+
+    @property
+    def key(self) -> str:
+        """What fusion matches hits on: the passage id (one passage found in two collections is one passage)."""
+        return self.passage_id
+
+
+def document_of(passage_id: str) -> str:
+    """The document id inside an MT-RAG style passage id ``<doc>-<start>-<end>`` (else the id itself)."""
+    parts = passage_id.rsplit("-", 2)
+    return parts[0] if len(parts) == 3 and parts[1].isdigit() and parts[2].isdigit() else passage_id
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from convrag.llm import make_llm
 from convrag.llm.anthropic_api import AnthropicLLM
 from convrag.llm.base import LLMError, complete_json, parse_json_object
 from convrag.llm.cache import CachedLLM
-from tests.scripted import ScriptedLLM
+from tests.helpers import ScriptedLLM
 
 
 def test_anthropic_needs_a_key(monkeypatch):

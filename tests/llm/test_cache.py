@@ -3,7 +3,7 @@ import pytest
 from convrag.llm.base import GenerationParams, LLMError
 from convrag.llm.cache import CachedLLM, cache_key
 from convrag.strategies.prompts import rewrite_messages
-from tests.scripted import ScriptedLLM
+from tests.helpers import ScriptedLLM
 
 
 def test_hits_are_served_from_disk_and_survive_a_reopen(tmp_path):
@@ -37,7 +37,7 @@ def test_errors_are_not_cached(tmp_path):
 
 def test_streams_are_stored_when_complete_and_replayed_in_one_piece(tmp_path):
     from convrag.llm.base import Completion, stream
-    from tests.scripted import StreamingScriptedLLM
+    from tests.helpers import StreamingScriptedLLM
 
     inner = StreamingScriptedLLM(rewrite=["How old is the Moon?", "How old is the Sun?"])
     cached = CachedLLM(inner, tmp_path / "c.sqlite")

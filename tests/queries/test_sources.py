@@ -5,7 +5,7 @@ import pytest
 from convrag.data.layout import MTRAGData
 from convrag.errors import ConfigError
 from convrag.queries import QUERY_SOURCES, make_query_source
-from tests.conftest import write_jsonl
+from tests.helpers import write_jsonl
 
 
 def test_benchmark_sources_reproduce_the_query_files(sample: MTRAGData) -> None:

@@ -1,7 +1,6 @@
 from convrag.queries.strategy import StrategySource
 from convrag.strategies.full_rewrite import FullRewrite
-from tests.scripted import ScriptedLLM
-from tests.strategies.conftest import CARDINALS, make_task
+from tests.helpers import CARDINALS, ScriptedLLM, make_task
 
 
 def test_rewrites_once_in_conversation_order_and_keeps_traces():

@@ -8,10 +8,10 @@ from collections.abc import Callable
 from rich.markup import escape
 from rich.panel import Panel
 
+from ..console import console
 from ..errors import ConvragError
 from ..pipeline import Pipeline, PipelineResult
 from ..types import Message
-from .console import console
 
 HELP = "commands: /trace (decisions of the last turn), /json (its full trace), /reset, /quit"
 
@@ -29,20 +29,32 @@ def print_answer(result: PipelineResult) -> None:
 
 def print_decisions(result: PipelineResult) -> None:
     t = result.trace
-    s = t["strategy"]
-    lines = [
-        f"strategy {s['strategy']}: stage {s['stage']}, {s['llm_calls']} LLM call(s), {s['prompt_tokens']} prompt tokens",
-        f"queries: {' | '.join(t['queries'])}",
-    ]
-    lines += [f"fallback at {f['stage']}: {f['reason']}" for f in s["fallbacks"]]
-    search = t["search"]
-    lines.append("collections: " + ", ".join(f"{n} {sec * 1000:.0f} ms" for n, sec in search["seconds"].items()))
-    lines += [f"[red]failed[/red] {n}: {escape(why)}" for n, why in search["failures"].items()]
-    for i, r in enumerate(t["merge"]["results"], start=1):
-        lines.append(f"kept [{i}] {r['collection']}/{r['passage_id']}: {escape(r['selection_reason'])}")
-    for d in t["merge"]["dropped"][:10]:
-        lines.append(f"[dim]dropped {d['collection']}/{d['passage_id']}: {d['reason']} ({escape(d['detail'])})[/dim]")
-    lines.append("timings: " + ", ".join(f"{k} {v:.2f} s" for k, v in t["timings_s"].items()))
+    lines = []
+    if t.strategy is not None:
+        s = t.strategy
+        lines.append(f"strategy {s.strategy}: stage {s.stage}, {len(s.calls)} LLM call(s), {s.prompt_tokens} prompt tokens")
+        lines += [f"fallback at {f.stage}: {f.reason}" for f in s.fallbacks]
+    lines.append(f"queries: {' | '.join(t.queries)}")
+    if t.routing is not None:
+        scores = ", ".join(f"{n} {v:.2f}" for n, v in t.routing.scores.items())
+        lines.append(f"routing: searched {', '.join(t.routing.kept)} (scores {scores})")
+    if t.search is not None:
+        lines.append("collections: " + ", ".join(f"{n} {sec * 1000:.0f} ms" for n, sec in t.search.seconds.items()))
+        lines += [f"[red]failed[/red] {n}: {escape(why)}" for n, why in t.search.failures.items()]
+    if t.merge is not None:
+        for i, r in enumerate(t.merge.results, start=1):
+            lines.append(f"kept [{i}] {r.hit.collection}/{r.hit.passage_id}: {escape(r.selection_reason)}")
+        for d in t.merge.dropped[:10]:
+            lines.append(f"[dim]dropped {d.hit.collection}/{d.hit.passage_id}: {d.reason} ({escape(d.detail)})[/dim]")
+    answer = t.answer or {}
+    for key in ("fallback", "warning"):
+        if answer.get(key):
+            lines.append(f"answer {key}: {escape(str(answer[key]))}")
+    details = answer.get("details") or {}
+    if "compression" in details:
+        c = details["compression"]
+        lines.append(f"answer prompt: {sum(c['kept_sentences'])} of {sum(c['total_sentences'])} passage sentences, relevance {c['relevance']:.2f}")
+    lines.append("timings: " + ", ".join(f"{k} {v:.2f} s" for k, v in t.timings_s.items()))
     console.print(Panel("\n".join(lines), title="decisions", expand=True), highlight=False, soft_wrap=False)
 
 
@@ -70,7 +82,7 @@ def chat_loop(pipeline: Pipeline, read: Callable[[str], str] = input) -> list[Me
             elif line == "/trace":
                 print_decisions(last)
             else:
-                console.print_json(json.dumps(last.trace, ensure_ascii=False, default=str))
+                console.print_json(json.dumps(last.trace.to_dict(), ensure_ascii=False, default=str))
             continue
         try:
             last = pipeline.answer([*history, Message("user", line)], task_id=f"chat-{len(history) // 2 + 1}")

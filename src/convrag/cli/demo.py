@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
+import typer
 from rich.panel import Panel
 
 from ..config import home
+from ..console import RichReporter, console
 from ..data.layout import MTRAGData, sample_root
 from ..eval.experiment import run_grid, write_outputs
 from ..eval.runner import BenchmarkIndexes, RunResult
 from ..llm.base import LLM
-from .console import RichReporter, console
-from .main import _snippet, print_results_table
+from .app import app
+from .output import print_results_table, snippet
 
 RETRIEVERS = ("bm25", "dense", "hybrid")
 SOURCES = ("lastturn", "rewrite")
@@ -49,6 +53,7 @@ def run_demo(rebuild: bool = False) -> list[RunResult]:
 def show_progressive(data: MTRAGData, indexes: BenchmarkIndexes, llm: LLM, conversations: int = 2, top: int = 3) -> None:
     """The progressive strategy with the local LLM on a few sample conversations: for each turn the
     question, the stage that resolved it, the query used, and the top hybrid passages."""
+    from ..fusion import fuse_lists
     from ..queries.strategy import StrategySource
     from ..strategies import make_strategy
 
@@ -58,9 +63,9 @@ def show_progressive(data: MTRAGData, indexes: BenchmarkIndexes, llm: LLM, conve
     source = StrategySource(make_strategy("progressive", llm, indexes.embedder), reporter=RichReporter())
     for conversation in chosen:
         tasks = [t for t in conversation.tasks() if t.task_id in {x.task_id for x in data.tasks(conversation.domain)}]
-        queries = source.queries(tasks)
+        sets = source.query_sets(tasks)
         search = indexes.retriever(conversation.domain, "hybrid")
-        hits = search.search([queries[t.task_id] for t in tasks], top)
+        hits = [fuse_lists(search.search(list(sets[t.task_id]), 20), depth=top) for t in tasks]
         qrels = data.qrels(conversation.domain)
         for task, task_hits in zip(tasks, hits):
             trace = source.results[task.task_id].trace
@@ -69,11 +74,13 @@ def show_progressive(data: MTRAGData, indexes: BenchmarkIndexes, llm: LLM, conve
             lines.append(f"[dim]stage {trace.stage} ({cost})[/dim]")
             if trace.final_query != task.question:
                 lines.append(f"[dim]query:[/dim] {trace.final_query}")
+            for other in trace.details.get("fused_with", []):
+                lines.append(f"[dim]fused with:[/dim] {other}")
             for fb in trace.fallbacks:
                 lines.append(f"[yellow]fallback at {fb.stage}: {fb.reason}[/yellow]")
             for hit in task_hits:
                 mark = "[green]relevant[/green]" if qrels.get(task.task_id, {}).get(hit.doc_id, 0) > 0 else "[dim]-[/dim]"
-                lines.append(f"  {hit.rank}. {mark} {hit.doc_id}  {_snippet(hit.text, 140)}")
+                lines.append(f"  {hit.rank}. {mark} {hit.doc_id}  {snippet(hit.text, 140)}")
             console.print(Panel("\n".join(lines), expand=True), highlight=False, soft_wrap=False)
     hits_misses = f"{getattr(llm, 'hits', 0)} cached, {getattr(llm, 'misses', 0)} computed"
     console.print(f"[dim]LLM calls: {hits_misses} (cache: $CONVRAG_HOME/llm-cache.sqlite). "
@@ -97,17 +104,13 @@ def show_conversation(data: MTRAGData, result: RunResult, top: int = 3) -> None:
         lines.append(f"[dim]nDCG@10 {scores.get('nDCG@10', 0):.3f}   Recall@5 {scores.get('Recall@5', 0):.3f}[/dim]")
         for hit in result.hits[task.task_id][:top]:
             mark = "[green]relevant[/green]" if judged.get(hit.doc_id, 0) > 0 else "[dim]-[/dim]"
-            lines.append(f"  {hit.rank}. {mark} {hit.doc_id} [dim]{hit.score:.4f}[/dim]  {_snippet(hit.text, 150)}")
+            lines.append(f"  {hit.rank}. {mark} {hit.doc_id} [dim]{hit.score:.4f}[/dim]  {snippet(hit.text, 150)}")
         console.print(Panel("\n".join(lines), expand=True), highlight=False, soft_wrap=False)
 
 
 def show_cited_answer(data: MTRAGData, indexes: BenchmarkIndexes, llm: LLM) -> None:
     """A follow-up question answered over two collections at once (cloud and fiqa), with citations."""
-    from ..generate import AnswerGenerator
-    from ..merge import MergeSettings
-    from ..pipeline import Pipeline, default_fusion
-    from ..retrieve.multi import open_collections
-    from ..strategies import make_strategy
+    from ..pipeline import PipelineSpec, build_pipeline
     from ..strategies.standalone import standalone_verdict
     from ..types import Message
     from .chat import print_answer, print_decisions
@@ -117,18 +120,21 @@ def show_cited_answer(data: MTRAGData, indexes: BenchmarkIndexes, llm: LLM) -> N
     candidates = [t for d in ("fiqa", "cloud") for t in data.tasks(d)
                   if t.turn >= 2 and any(m.startswith("pronoun:") for m in standalone_verdict(t.question).markers)]
     task = next((t for t in candidates if t.task_id == DEMO_TASK), candidates[0])
-    searches = open_collections({d: indexes.collection(d) for d in ("cloud", "fiqa")}, "dense")
-    pipeline = Pipeline(
-        searches,
-        make_strategy("progressive", llm, indexes.embedder),
-        merge_settings=MergeSettings(max_tokens=1000, max_passages=5, fusion=default_fusion(searches), norm="none"),
-        generator=AnswerGenerator(llm),
-    )
+    spec = PipelineSpec(("cloud", "fiqa"))  # several collections: the multi-collection default
+    pipeline = build_pipeline(spec, llm=llm, opened={d: indexes.collection(d) for d in spec.collections}, embedder=indexes.embedder)
     console.print()
-    console.rule("a cited answer to a follow-up question, over two collections (cloud + fiqa, dense, raw-score merge)")
+    console.rule("a cited answer to a follow-up question, over two collections (cloud + fiqa, routed hybrid, enhanced merge)")
     for message in task.history[-2:]:
-        console.print(f"[dim]{message.speaker}:[/dim] {_snippet(message.text, 200)}", highlight=False)
+        console.print(f"[dim]{message.speaker}:[/dim] {snippet(message.text, 200)}", highlight=False)
     console.print(f"[bold]user:[/bold] {task.question}", highlight=False)
     result = pipeline.answer([*task.history, Message("user", task.question)], task.task_id)
     print_answer(result)
     print_decisions(result)
+
+
+@app.command(rich_help_panel="Demo")
+def demo(
+    rebuild: Annotated[bool, typer.Option("--rebuild", help="Rebuild the sample's collections.")] = False,
+) -> None:
+    """Index the bundled MT-RAG sample, compare retrievers and query sources, and show one conversation."""
+    run_demo(rebuild=rebuild)

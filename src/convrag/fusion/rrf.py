@@ -1,31 +1,40 @@
 """Reciprocal Rank Fusion (Cormack, Clarke and Büttcher, SIGIR 2009).
 
-Each list contributes ``weight / (k + rank)`` for every document it ranks, ranks
-starting at 1. It ignores score scales, which is why it is the default way to
-combine retrievers (and collections) whose scores are not comparable.
+Each list contributes ``weight / (rrf_k + rank)`` for every id it ranks, ranks starting at 1.
+It ignores score scales, which is why it is the default way to combine retrievers (and query
+renderings) whose scores are not comparable. ``rrf_k`` is the RRF constant, never a depth.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
-Run = Mapping[str, float]
+from .base import Ranking, Run, check_weights
+
+RRF_K = 60.0
 
 
 def ranked_ids(run: Run) -> list[str]:
-    """Document ids of a run, best first; equal scores are ordered by id so fusion is deterministic."""
+    """Ids of a run, best first; equal scores are ordered by id so fusion is deterministic."""
     return [doc_id for doc_id, _ in sorted(run.items(), key=lambda item: (-item[1], item[0]))]
 
 
-def reciprocal_rank_fusion(
-    runs: Sequence[Run], k: float = 60.0, weights: Sequence[float] | None = None
-) -> dict[str, float]:
-    """Fuse runs by RRF; returns ``{doc_id: fused score}`` (unsorted)."""
-    if weights is not None and len(weights) != len(runs):
-        raise ValueError(f"{len(weights)} weights for {len(runs)} runs")
+def rrf(rankings: Sequence[Ranking], rrf_k: float = RRF_K, weights: Sequence[float] | None = None) -> dict[str, float]:
+    """RRF over rankings taken as they are (list position = rank); a repeated id counts once per list."""
     fused: dict[str, float] = {}
-    for index, run in enumerate(runs):
-        weight = 1.0 if weights is None else weights[index]
-        for rank, doc_id in enumerate(ranked_ids(run), start=1):
-            fused[doc_id] = fused.get(doc_id, 0.0) + weight / (k + rank)
+    get = fused.get
+    for ranking, weight in zip(rankings, check_weights(weights, len(rankings))):
+        seen: set[str] = set()
+        rank = 0
+        for key in ranking:
+            if key in seen:
+                continue
+            seen.add(key)
+            rank += 1
+            fused[key] = get(key, 0.0) + weight / (rrf_k + rank)
     return fused
+
+
+def reciprocal_rank_fusion(runs: Sequence[Run], rrf_k: float = RRF_K, weights: Sequence[float] | None = None) -> dict[str, float]:
+    """RRF over scored runs, each ranked by score (ties by id); returns ``{id: fused score}``."""
+    return rrf([ranked_ids(run) for run in runs], rrf_k, weights)

@@ -7,9 +7,10 @@ as they are; normalization puts every run on a comparable scale first.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
-Run = Mapping[str, float]
+from .base import Run, check_weights
+
 NORMALIZERS = ("minmax", "zscore", "max", "none")
 
 
@@ -37,11 +38,8 @@ def normalize(run: Run, method: str = "minmax") -> dict[str, float]:
 
 def combsum(runs: Sequence[Run], weights: Sequence[float] | None = None, norm: str = "minmax") -> dict[str, float]:
     """Weighted sum of normalized scores; a document missing from a run gets nothing from it."""
-    if weights is not None and len(weights) != len(runs):
-        raise ValueError(f"{len(weights)} weights for {len(runs)} runs")
     fused: dict[str, float] = {}
-    for index, run in enumerate(runs):
-        weight = 1.0 if weights is None else weights[index]
+    for run, weight in zip(runs, check_weights(weights, len(runs))):
         for doc_id, score in normalize(run, norm).items():
             fused[doc_id] = fused.get(doc_id, 0.0) + weight * score
     return fused

@@ -11,7 +11,9 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, NamedTuple, Protocol, TypedDict
+from typing import Any, NamedTuple, Protocol
+
+from typing_extensions import TypedDict  # pydantic (the service, the trace schema) needs this one on Python < 3.12
 
 from ..errors import ConvragError
 
@@ -36,8 +38,9 @@ class GenerationParams:
 
 
 class Completion(NamedTuple):
-    """What a backend answered. ``latency_s`` is the time the call took when it was made
-    (a cache hit keeps the original figure and sets ``cached``)."""
+    """What a backend answered. ``latency_s`` is the time the call took when it was made, and
+    ``first_token_s`` the time its first piece of text arrived when it was streamed (a cache hit
+    keeps both original figures and sets ``cached``)."""
 
     text: str
     prompt_tokens: int
@@ -45,6 +48,7 @@ class Completion(NamedTuple):
     latency_s: float
     model: str
     cached: bool = False
+    first_token_s: float | None = None
 
 
 class LLMError(ConvragError):

@@ -26,7 +26,8 @@ CREATE TABLE IF NOT EXISTS completions (
     prompt_tokens INTEGER NOT NULL,
     completion_tokens INTEGER NOT NULL,
     latency_s REAL NOT NULL,
-    created TEXT NOT NULL DEFAULT (datetime('now'))
+    created TEXT NOT NULL DEFAULT (datetime('now')),
+    first_token_s REAL
 )
 """
 
@@ -50,6 +51,8 @@ class CachedLLM:
         self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute(_SCHEMA)
+        if "first_token_s" not in {row[1] for row in self._db.execute("PRAGMA table_info(completions)")}:
+            self._db.execute("ALTER TABLE completions ADD COLUMN first_token_s REAL")  # caches made before it was kept
         self._db.commit()
         self._lock = threading.Lock()
         self.hits = 0
@@ -61,12 +64,12 @@ class CachedLLM:
     def _lookup(self, key: str) -> Completion | None:
         with self._lock:
             row = self._db.execute(
-                "SELECT text, prompt_tokens, completion_tokens, latency_s FROM completions WHERE key = ?", (key,)
+                "SELECT text, prompt_tokens, completion_tokens, latency_s, first_token_s FROM completions WHERE key = ?", (key,)
             ).fetchone()
         if row is None:
             return None
         self.hits += 1
-        return Completion(row[0], row[1], row[2], row[3], self.model, cached=True)
+        return Completion(row[0], row[1], row[2], row[3], self.model, cached=True, first_token_s=row[4])
 
     def complete(self, messages: list[ChatMessage], params: GenerationParams = GenerationParams()) -> Completion:
         key = cache_key(self.backend, self.model, messages, params)
@@ -97,10 +100,10 @@ class CachedLLM:
         request = json.dumps({"messages": messages, "params": params.as_dict()}, ensure_ascii=False)
         with self._lock:
             self._db.execute(
-                "INSERT OR REPLACE INTO completions (key, backend, model, request, text, prompt_tokens, completion_tokens, latency_s)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT OR REPLACE INTO completions (key, backend, model, request, text, prompt_tokens, completion_tokens, latency_s,"
+                " first_token_s) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (key, self.backend, self.model, request, completion.text, completion.prompt_tokens,
-                 completion.completion_tokens, completion.latency_s),
+                 completion.completion_tokens, completion.latency_s, completion.first_token_s),
             )
             self._db.commit()
 

@@ -130,6 +130,7 @@ class LocalLLM:
             slot = self._pick_slot(prompt)
             start = time.perf_counter()
             pieces: list[str] = []
+            first: float | None = None
             slot.last_prompt = ""  # until the generation completes, the slot's state is not this prompt's
             try:
                 for chunk in slot.llama.create_chat_completion(
@@ -138,6 +139,8 @@ class LocalLLM:
                 ):
                     piece = chunk["choices"][0]["delta"].get("content")
                     if piece:
+                        if first is None:
+                            first = time.perf_counter() - start
                         pieces.append(piece)
                         yield piece
             except (ValueError, RuntimeError) as exc:
@@ -148,7 +151,7 @@ class LocalLLM:
             used = int(slot.llama.n_tokens)  # prompt and answer tokens now in the context
         text = "".join(pieces)
         completion_tokens = self.count_tokens(text)
-        yield Completion(text, max(0, used - completion_tokens), completion_tokens, latency, self.model)
+        yield Completion(text, max(0, used - completion_tokens), completion_tokens, latency, self.model, first_token_s=first)
 
     def complete(self, messages: list[ChatMessage], params: GenerationParams = GenerationParams()) -> Completion:
         prompt = _render(messages)

@@ -69,6 +69,7 @@ class OpenAICompatibleLLM:
         not every compatible server reports usage when streaming)."""
         start = time.perf_counter()
         pieces: list[str] = []
+        first: float | None = None
         try:
             chunks = self._client.chat.completions.create(
                 model=self.model,
@@ -81,10 +82,12 @@ class OpenAICompatibleLLM:
             for chunk in chunks:
                 piece = chunk.choices[0].delta.content if chunk.choices else None
                 if piece:
+                    if first is None:
+                        first = time.perf_counter() - start
                     pieces.append(piece)
                     yield piece
         except self._openai.OpenAIError as exc:
             raise LLMError(f"{self.base_url or 'OpenAI'} ({self.model}): {type(exc).__name__}: {exc}") from exc
         text = "".join(pieces)
         yield Completion(text, self._count(" ".join(m["content"] for m in messages)), self._count(text),
-                         time.perf_counter() - start, self.model)
+                         time.perf_counter() - start, self.model, first_token_s=first)

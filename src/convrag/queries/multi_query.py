@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..fusion import RRF_K, fuse_lists
 from ..llm.base import LLM, GenerationParams, LLMError
-from ..merge.base import SourcedHit
-from ..merge.fuse import rrf_by_position
-from ..strategies.checks import clean_answer, normalize
+from ..strategies.checks import clean_answer
+from ..text import normalize
+from ..types import SourcedHit
 
 REFORMULATE_SYSTEM = (
     "You write search engine queries. Given a question, write {n} different short search queries that would find "
@@ -48,14 +49,7 @@ def distinct(renderings: Sequence[str]) -> list[str]:
     return out
 
 
-def fuse_renderings(lists: Sequence[Sequence[SourcedHit]], k: int, rrf_k: float = 60.0) -> list[SourcedHit]:
-    """One ranked list from the lists of several renderings (RRF), keeping each passage's best hit."""
-    if len(lists) == 1:
-        return list(lists[0][:k])
-    fused = rrf_by_position(lists, rrf_k, [1.0] * len(lists))
-    best: dict[str, SourcedHit] = {}
-    for hits in lists:
-        for h in hits:
-            best.setdefault(h.passage_id, h)
-    ranked = sorted(fused, key=lambda pid: (-fused[pid], pid))[:k]
-    return [best[pid]._replace(score=fused[pid], rank=i) for i, pid in enumerate(ranked, start=1)]
+def fuse_renderings(lists: Sequence[Sequence[SourcedHit]], k: int, rrf_k: float = RRF_K) -> list[SourcedHit]:
+    """One ranked list from the lists of several renderings (RRF), keeping each passage's first hit;
+    a single rendering's list is kept as it is (with its own scores)."""
+    return fuse_lists(lists, "rrf", rrf_k=rrf_k, depth=k)

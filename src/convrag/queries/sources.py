@@ -13,11 +13,19 @@ from ..types import Task
 
 
 class QuerySource(Protocol):
-    """Produces one query per task, keyed by task id."""
+    """Produces one query per task, keyed by task id. A source may also offer
+    ``query_sets(tasks) -> {task_id: (query, *more)}``: renderings whose results are fused (RRF)."""
 
     name: str
 
     def queries(self, tasks: Sequence[Task]) -> dict[str, str]: ...
+
+
+def query_sets(source: QuerySource, tasks: Sequence[Task]) -> dict[str, tuple[str, ...]]:
+    """Every rendering a source gives per task (one, unless it fuses several)."""
+    if hasattr(source, "query_sets"):
+        return source.query_sets(tasks)  # type: ignore[no-any-return]
+    return {task_id: (query,) for task_id, query in source.queries(tasks).items()}
 
 
 class LastTurn:

@@ -53,3 +53,8 @@ class StrategySource:
                         for pairs in pool.map(run, by_conv.values()):
                             self.results.update(pairs)
         return {t.task_id: self.results[t.task_id].query for t in tasks}
+
+    def query_sets(self, tasks: Sequence[Task]) -> dict[str, tuple[str, ...]]:
+        """Every rendering per task (the query first, then those the strategy fuses with it)."""
+        self.queries(tasks)
+        return {t.task_id: self.results[t.task_id].queries for t in tasks}

@@ -18,7 +18,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from ..progress import Advance
+from .progress import Advance
 
 # Piped output (CI logs, files) gets a wide fixed width so tables are not squeezed to 80 columns.
 console = Console(width=None if sys.stdout.isatty() else 120, soft_wrap=True)

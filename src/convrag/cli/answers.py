@@ -1,0 +1,88 @@
+"""``convrag ask`` and ``convrag chat``: cited answers from a pipeline over collections."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from ..console import console
+from .app import (
+    DepthOpt,
+    LLMOpt,
+    LLMUrlOpt,
+    NoCacheOpt,
+    PipelineCollectionsOpt,
+    QueriesOpt,
+    StoreOpt,
+    app,
+    make_llm_from,
+    split_list,
+)
+
+
+def pipeline_from(collections: str, store: Optional[Path], retriever: str, strategy: str, merge: str, queries: str, k: int,
+              llm: str, llm_url: Optional[str], no_llm_cache: bool):  # type: ignore[no-untyped-def]
+    from ..pipeline import PipelineSpec, build_pipeline
+
+    spec = PipelineSpec(tuple(split_list(collections)), strategy=strategy, queries=tuple(split_list(queries)), retriever=retriever,
+                        merge=merge, k=k)
+    return build_pipeline(spec, llm=make_llm_from(llm, llm_url, no_llm_cache), store=store)
+
+
+
+@app.command(rich_help_panel="Answers")
+def ask(
+    question: Annotated[str, typer.Argument(help="The user's question.")],
+    collections: PipelineCollectionsOpt,
+    history: Annotated[Optional[Path], typer.Option("--history", help="JSON list of earlier messages.")] = None,
+    store: StoreOpt = None,
+    retriever: Annotated[str, typer.Option("--retriever", "-r", help="auto (hybrid for one collection, dense with raw-score merge for several), bm25, dense or hybrid.")] = "auto",
+    strategy: Annotated[str, typer.Option("--strategy", "-s", help="Query strategy.")] = "progressive",
+    merge: Annotated[str, typer.Option("--merge", help="rrf, combsum, combmnz or enhanced.")] = "enhanced",
+    queries: QueriesOpt = "strategy",
+    k: DepthOpt = 10,
+    llm: LLMOpt = "local",
+    llm_url: LLMUrlOpt = None,
+    no_llm_cache: NoCacheOpt = False,
+    trace: Annotated[bool, typer.Option("--trace", help="Also print the decisions; --json for the full trace.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the answer, citations and full trace as JSON.")] = False,
+) -> None:
+    """Answer one question (optionally after a conversation) from one or more collections, with citations."""
+    import json
+
+    from ..data.messages import read_history
+    from ..types import Message
+    from .chat import print_answer, print_decisions
+
+    messages = [*(read_history(history) if history else ()), Message("user", question)]
+    pipeline = pipeline_from(collections, store, retriever, strategy, merge, queries, k, llm, llm_url, no_llm_cache)
+    result = pipeline.answer(messages)
+    if as_json:
+        payload = {"answer": result.text, "declined": result.declined, "citations": [c._asdict() for c in result.citations],
+                   "trace": result.trace.to_dict()}
+        console.print_json(json.dumps(payload, ensure_ascii=False, default=str))
+        return
+    print_answer(result)
+    if trace:
+        print_decisions(result)
+
+
+@app.command(rich_help_panel="Answers")
+def chat(
+    collections: PipelineCollectionsOpt,
+    store: StoreOpt = None,
+    retriever: Annotated[str, typer.Option("--retriever", "-r", help="auto (hybrid for one collection, dense with raw-score merge for several), bm25, dense or hybrid.")] = "auto",
+    strategy: Annotated[str, typer.Option("--strategy", "-s", help="Query strategy.")] = "progressive",
+    merge: Annotated[str, typer.Option("--merge", help="rrf, combsum, combmnz or enhanced.")] = "enhanced",
+    queries: QueriesOpt = "strategy",
+    k: DepthOpt = 10,
+    llm: LLMOpt = "local",
+    llm_url: LLMUrlOpt = None,
+    no_llm_cache: NoCacheOpt = False,
+) -> None:
+    """Chat in the terminal over chosen collections; answers show citations, /trace shows the decisions."""
+    from .chat import chat_loop
+
+    chat_loop(pipeline_from(collections, store, retriever, strategy, merge, queries, k, llm, llm_url, no_llm_cache))

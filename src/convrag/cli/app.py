@@ -1,0 +1,99 @@
+"""The ``convrag`` Typer app, the options its command groups share, and the entry point.
+
+The commands live by group in this package (``collections``, ``evaluate``, ``answers``,
+``bench``, ``service``, ``demo``); :mod:`convrag.cli.main` imports them all. Every user error
+(bad file, unknown collection, mismatched model) is printed as one line and the command exits
+with status 1.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.markup import escape
+
+from ..console import err_console
+from ..errors import ConfigError, ConvragError
+
+app = typer.Typer(
+    name="convrag",
+    help="Conversational retrieval-augmented generation, measured on MT-RAG.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+bench_app = typer.Typer(help="Benchmarks whose results go into docs/benchmarks.md.", no_args_is_help=True)
+app.add_typer(bench_app, name="bench")
+
+MAX_QUERY_CHARS = 20_000
+
+StoreOpt = Annotated[Optional[Path], typer.Option("--store", help="Folder of collections [default: $CONVRAG_HOME/collections].")]
+ModelOpt = Annotated[str, typer.Option("--embedding-model", help="Sentence-transformers model name or path.")]
+BackendOpt = Annotated[str, typer.Option("--backend", help="embedded (indexes in a folder) or milvus.")]
+MilvusUriOpt = Annotated[
+    str,
+    typer.Option("--milvus-uri", envvar="CONVRAG_MILVUS_URI", help="Milvus Lite file, or http://host:19530 for a server or cluster."),
+]
+LLMOpt = Annotated[
+    str,
+    typer.Option("--llm", envvar="CONVRAG_LLM", help="LLM backend: local, local:/path/model.gguf, openai:MODEL, anthropic:MODEL."),
+]
+LLMUrlOpt = Annotated[
+    Optional[str], typer.Option("--llm-url", envvar="CONVRAG_OPENAI_BASE_URL", help="Base URL of an OpenAI-compatible endpoint.")
+]
+WorkersOpt = Annotated[int, typer.Option("--workers", help="Concurrent LLM calls (remote backends; the local model runs one at a time).")]
+NoCacheOpt = Annotated[bool, typer.Option("--no-llm-cache", help="Do not read or write the persistent LLM completion cache.")]
+SplitOpt = Annotated[
+    str,
+    typer.Option("--split", help="MT-RAG conversations to use: dev (tune here), test (report here) or all; split by conversation."),
+]
+
+
+def make_llm_from(spec: str, url: str | None, no_cache: bool):  # type: ignore[no-untyped-def]
+    """The LLM backend a command's --llm, --llm-url and --no-llm-cache options describe."""
+    from ..llm import make_llm
+
+    options = {"base_url": url} if spec.startswith("openai") else {}
+    return make_llm(spec, cache=not no_cache, **options)
+
+
+# The token is read from the environment only, so it never shows up in shell history or process lists.
+BACKENDS = ("embedded", "milvus")
+
+
+def milvus_token() -> str | None:
+    return os.environ.get("CONVRAG_MILVUS_TOKEN") or None
+
+
+def check_backend(backend: str) -> None:
+    if backend not in BACKENDS:
+        raise ConfigError(f"unknown backend {backend!r}; expected one of {', '.join(BACKENDS)}")
+
+
+def split_list(value: str) -> list[str]:
+    return [part.strip() for part in value.split(",") if part.strip()]
+
+
+PipelineCollectionsOpt = Annotated[str, typer.Option("--collections", "-c", help="Comma-separated collection names.")]
+QueriesOpt = Annotated[str, typer.Option("--queries", help="Queries searched and fused: 'strategy' first, then any of summary, "
+                                                          "question, reformulations (e.g. strategy,summary).")]
+DepthOpt = Annotated[int, typer.Option("-k", help="Passages retrieved per collection and query.")]
+
+
+def main() -> None:
+    """Entry point: run the app, turning user errors into one line and exit status 1."""
+    try:
+        app()
+    except ConvragError as exc:
+        err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
+        sys.exit(1)
+    except (FileNotFoundError, PermissionError, IsADirectoryError) as exc:
+        err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
+        sys.exit(1)
+    except KeyboardInterrupt:
+        err_console.print("interrupted")
+        sys.exit(130)

@@ -1,0 +1,111 @@
+"""``convrag index`` and ``convrag search``: building and searching collections."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..console import RichReporter, console
+from ..errors import ConfigError
+from .app import (
+    BackendOpt,
+    MilvusUriOpt,
+    ModelOpt,
+    StoreOpt,
+    app,
+    check_backend,
+    milvus_token,
+)
+from .output import snippet
+
+MAX_QUERY_CHARS = 20_000
+
+
+@app.command(rich_help_panel="Collections")
+def index(
+    source: Annotated[Path, typer.Argument(help="A BEIR corpus (.jsonl, .jsonl.gz, .jsonl.zip) or a folder of .txt/.md/.html documents.")],
+    collection: Annotated[str, typer.Option("--collection", "-c", help="Name of the collection to create or update.")],
+    store: StoreOpt = None,
+    embedding_model: ModelOpt = "all-MiniLM-L6-v2",
+    dense: Annotated[bool, typer.Option("--dense/--no-dense", help="Also build the dense index.")] = True,
+    windows: Annotated[bool, typer.Option("--windows/--no-windows", help="Also embed the further windows of passages longer than the model reads.")] = True,
+    max_tokens: Annotated[int, typer.Option(help="Passage length in tokens, for documents.")] = 512,
+    overlap: Annotated[int, typer.Option(help="Token overlap between passages, for documents.")] = 100,
+    rebuild: Annotated[bool, typer.Option("--rebuild", help="Rebuild even if nothing changed.")] = False,
+    backend: BackendOpt = "embedded",
+    milvus_uri: MilvusUriOpt = "./data/convrag.db",
+) -> None:
+    """Build a collection (BM25 + dense indexes) from a corpus file or a folder of documents."""
+    from ..config import default_store
+    from ..data.beir import read_corpus
+    from ..embeddings import load_embedder
+    from ..index.collection import Collection, CollectionStore
+    from ..index.windows import WindowSettings
+    from ..ingest.chunking import chunk_documents
+    from ..ingest.documents import iter_documents
+
+    check_backend(backend)
+    if backend == "milvus" and not dense:
+        raise ConfigError("the milvus backend always stores dense vectors; drop --no-dense")
+    target = CollectionStore(store or default_store()).path(collection)
+    embedder = load_embedder(embedding_model) if dense else None
+    reporter = RichReporter()
+    if source.is_dir():
+        tokenizer = (embedder or load_embedder(embedding_model)).tokenizer
+        with reporter.stage(f"chunking documents under {source}"):
+            passages = list(chunk_documents(iter_documents(source), tokenizer, max_tokens, overlap))
+    else:
+        with reporter.stage(f"reading {source}"):
+            passages = list(read_corpus(source))
+    if backend == "milvus":
+        from ..backends.milvus import MilvusStore
+
+        milvus = MilvusStore(milvus_uri, milvus_token())
+        if rebuild:
+            milvus.delete(collection)
+        assert embedder is not None
+        target_collection = milvus.create(collection, embedder.name, embedder.dimension)
+        written = target_collection.ingest(passages, embedder, reporter=reporter)
+        console.print(f"Milvus collection [bold]{collection}[/bold] at {milvus_uri}: {written} passages upserted, {len(target_collection)} in total")
+        return
+    built = Collection.build(target, passages, name=collection, embedder=embedder, source=str(source), force=rebuild, reporter=reporter,
+                             windows=WindowSettings() if windows and embedder is not None else None)
+    console.print(f"collection [bold]{built.name}[/bold]: {len(built)} passages, embedding {built.manifest.embedding_model}, at {built.path}")
+
+
+@app.command(rich_help_panel="Collections")
+def search(
+    query: Annotated[str, typer.Argument(help="The query text.")],
+    collection: Annotated[str, typer.Option("--collection", "-c", help="Collection to search.")],
+    store: StoreOpt = None,
+    retriever: Annotated[str, typer.Option("--retriever", "-r", help="bm25, dense or hybrid.")] = "hybrid",
+    k: Annotated[int, typer.Option("-k", help="Number of results.")] = 5,
+    backend: BackendOpt = "embedded",
+    milvus_uri: MilvusUriOpt = "./data/convrag.db",
+) -> None:
+    """Search one collection and print the ranked passages."""
+    from ..config import default_store
+    from ..index.collection import CollectionStore
+    from ..retrieve.registry import make_retriever
+
+    if not query.strip():
+        raise ConfigError("the query is empty")
+    if len(query) > MAX_QUERY_CHARS:
+        raise ConfigError(f"the query is {len(query)} characters long; the limit is {MAX_QUERY_CHARS}")
+    if k < 1:
+        raise ConfigError("-k must be at least 1")
+    check_backend(backend)
+    if backend == "milvus":
+        from ..backends.milvus import MilvusRetriever, MilvusStore
+
+        searcher = MilvusRetriever(MilvusStore(milvus_uri, milvus_token()).open(collection), retriever)
+    else:
+        searcher = make_retriever(retriever, CollectionStore(store or default_store()).open(collection))
+    hits = searcher.search([query], k)[0]
+    if not hits:
+        console.print("no passage matches the query")
+    for hit in hits:
+        console.print(f"[bold]{hit.rank}.[/bold] {hit.doc_id}  [dim]score {hit.score:.4f}[/dim]  {hit.title}")
+        console.print(f"   {snippet(hit.text)}", highlight=False)

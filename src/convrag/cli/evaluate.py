@@ -1,0 +1,244 @@
+"""``convrag eval``, ``rewrite``, ``run-incremental`` and ``trace-schema``: measuring strategies and retrievers on MT-RAG."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.markup import escape
+
+from ..console import RichReporter, console
+from ..errors import ConfigError
+from .app import (
+    BackendOpt,
+    LLMOpt,
+    LLMUrlOpt,
+    MilvusUriOpt,
+    ModelOpt,
+    NoCacheOpt,
+    SplitOpt,
+    WorkersOpt,
+    app,
+    check_backend,
+    make_llm_from,
+    milvus_token,
+    split_list,
+)
+from .output import print_results_table
+
+MAX_QUERY_CHARS = 20_000
+
+
+@app.command("eval", rich_help_panel="Evaluation on MT-RAG")
+def evaluate(
+    data: Annotated[Path, typer.Option("--data", help="MT-RAG data folder (the shared folder or the official repository layout).")],
+    domains: Annotated[str, typer.Option("--domains", help="Comma-separated domains, or 'all'.")] = "all",
+    retriever: Annotated[str, typer.Option("--retriever", "-r", help="Comma-separated: bm25, dense, hybrid.")] = "bm25,dense,hybrid",
+    queries: Annotated[str, typer.Option("--queries", "-q", help="Comma-separated query sources (lastturn, rewrite, questions) or .jsonl query files; '' for none.")] = "lastturn,rewrite",
+    strategy: Annotated[str, typer.Option("--strategy", "-s", help="Comma-separated conversational strategies: last_turn, full_rewrite, targeted, mmr_cluster, summary, progressive.")] = "",
+    fuse: Annotated[str, typer.Option("--fuse", help="Multi-query fusion runs: comma-separated groups of '+'-joined sources or strategies, e.g. lastturn+progressive.")] = "",
+    tasks: Annotated[Optional[Path], typer.Option("--tasks", help="Generation-task JSONL to evaluate instead of the benchmark's retrieval tasks.")] = None,
+    llm: LLMOpt = "local",
+    llm_url: LLMUrlOpt = None,
+    workers: WorkersOpt = 1,
+    no_llm_cache: NoCacheOpt = False,
+    out: Annotated[Path, typer.Option("--out", help="Output folder for results, run files and tables.")] = Path("runs/eval"),
+    baseline: Annotated[Optional[str], typer.Option(help="Run to test the others against, e.g. bm25+lastturn [default: the first run].")] = None,
+    k: Annotated[int, typer.Option("-k", help="Passages retrieved per task.")] = 10,
+    fusion: Annotated[Optional[str], typer.Option(help="Hybrid fusion: rrf (constant 60), combsum or combmnz (min-max normalized scores) [default: combsum].")] = None,
+    alpha: Annotated[Optional[float], typer.Option(help="Hybrid: weight of dense vs BM25 in [0, 1] [default: 0.7].")] = None,
+    windows: Annotated[Optional[str], typer.Option(help="Dense scoring of long passages: first, max or mix (their mean) [default: mix].")] = None,
+    prf: Annotated[Optional[str], typer.Option(help="Pseudo-relevance feedback: none, rm3 (BM25), rocchio (dense) or both [default: none].")] = None,
+    index_dir: Annotated[Optional[Path], typer.Option(help="Where the per-domain collections live [default: under $CONVRAG_HOME].")] = None,
+    embedding_model: ModelOpt = "all-MiniLM-L6-v2",
+    rebuild: Annotated[bool, typer.Option("--rebuild", help="Rebuild the per-domain collections.")] = False,
+    backend: BackendOpt = "embedded",
+    milvus_uri: MilvusUriOpt = "./data/convrag.db",
+    split: SplitOpt = "all",
+) -> None:
+    """Evaluate retrievers x query sources (and conversational strategies) on MT-RAG; write official results,
+    run files, tables and, for strategies, BEIR queries, every trace and the decision statistics."""
+    from ..data.domains import parse_domains
+    from ..data.layout import MTRAGData
+    from ..eval.experiment import run_grid, write_outputs
+    from ..eval.runner import BenchmarkIndexes
+
+    layout = MTRAGData.discover(data, split)
+    chosen = parse_domains(domains)
+    missing = [d for d in chosen if d not in layout.domains]
+    if missing:
+        raise ConfigError(f"no corpus or tasks for {', '.join(missing)} under {data}")
+    retrievers = split_list(retriever)
+    sources: list = split_list(queries)
+    reporter = RichReporter()
+    groups = [g.split("+") for g in split_list(fuse)]
+    from ..strategies import STRATEGIES
+
+    fused_strategies = [m for g in groups for m in g if m in STRATEGIES]
+    strategy_sources: dict = {}
+    if strategy or fused_strategies:
+        from ..queries.strategy import StrategySource
+        from ..strategies import make_strategy
+        from ..strategies.registry import NEEDS_LLM
+
+        names = list(dict.fromkeys(split_list(strategy) + fused_strategies))
+        model = make_llm_from(llm, llm_url, no_llm_cache) if any(n in NEEDS_LLM for n in names) else None
+        strategy_sources = {n: StrategySource(make_strategy(n, model), workers if llm != "local" else 1, reporter) for n in names}
+        sources += [strategy_sources[n] for n in split_list(strategy)]
+    fused_groups = [[strategy_sources.get(m, m) for m in g] for g in groups]
+    if not sources and not fused_groups:
+        raise ConfigError("nothing to evaluate: give --queries and/or --strategy")
+    check_backend(backend)
+    indexes = BenchmarkIndexes(
+        layout, index_dir, embedding_model, dense=backend == "milvus" or any(r != "bm25" for r in retrievers), rebuild=rebuild, reporter=reporter
+    )
+    if backend == "milvus":
+        from ..eval.runner import MilvusIndexes
+
+        indexes = MilvusIndexes(indexes, milvus_uri, milvus_token(), reporter)  # type: ignore[assignment]
+    if alpha is not None and not 0.0 <= alpha <= 1.0:
+        raise ConfigError(f"--alpha must be between 0 and 1, got {alpha}")
+    generation = None
+    if tasks is not None:
+        from ..data.generation_tasks import load_generation_tasks
+
+        generation = load_generation_tasks(tasks)
+    options = {k: v for k, v in {"fusion": fusion, "alpha": alpha, "windows": windows, "prf": prf}.items() if v is not None}
+    results = run_grid(indexes, chosen, retrievers, sources, k, options, reporter, generation, fused_groups)
+    baseline = baseline or results[0].name
+    summary = write_outputs(results, out, baseline)
+    print_results_table(results, baseline)
+    console.print(f"\nwrote {summary} and one folder per run under {out}")
+
+
+@app.command(rich_help_panel="Evaluation on MT-RAG")
+def rewrite(
+    question: Annotated[str, typer.Argument(help="The user's question.")],
+    history: Annotated[Optional[Path], typer.Option("--history", help="JSON file: a list of {speaker|role, text|content} messages before the question.")] = None,
+    strategy: Annotated[str, typer.Option("--strategy", "-s", help="Strategy name.")] = "progressive",
+    llm: LLMOpt = "local",
+    llm_url: LLMUrlOpt = None,
+    no_llm_cache: NoCacheOpt = False,
+    trace: Annotated[bool, typer.Option("--trace", help="Print the full trace as JSON.")] = False,
+) -> None:
+    """Turn one conversational question into a retrieval query and show how the strategy decided."""
+    import json
+
+    from ..data.messages import read_history
+    from ..strategies import make_strategy
+    from ..strategies.registry import NEEDS_LLM
+    from ..types import Task
+
+    if len(question) > MAX_QUERY_CHARS:
+        raise ConfigError(f"the question is {len(question):,} characters; the limit is {MAX_QUERY_CHARS:,}")
+    messages = read_history(history) if history else ()
+    model = make_llm_from(llm, llm_url, no_llm_cache) if strategy in NEEDS_LLM else None
+    task = Task("cli", "cli", 1 + sum(m.speaker == "user" for m in messages), "", question, tuple(messages))
+    result = make_strategy(strategy, model).rewrite(task)
+    t = result.trace
+    console.print(f"[bold]query:[/bold] {escape(result.query)}")
+    console.print(
+        f"[dim]strategy {t.strategy}, stage {t.stage}, {len(t.calls)} LLM call(s), {t.prompt_tokens} prompt tokens, "
+        f"{t.effective_latency_s:.2f} s{', no-op' if t.noop else ''}[/dim]"
+    )
+    for fb in t.fallbacks:
+        console.print(f"[yellow]fallback[/yellow] stage {fb.stage}: {fb.reason} {escape(fb.rejected[:120])}")
+    if trace:
+        console.print_json(json.dumps(t.to_dict(), ensure_ascii=False))
+
+
+@app.command("run-incremental", rich_help_panel="Evaluation on MT-RAG")
+def run_incremental_cmd(
+    data: Annotated[Path, typer.Option("--data", help="MT-RAG data folder.")],
+    domains: Annotated[str, typer.Option("--domains", help="Comma-separated domains, or 'all'.")] = "all",
+    strategy: Annotated[str, typer.Option("--strategy", "-s", help="Query strategy.")] = "progressive",
+    retriever: Annotated[str, typer.Option("--retriever", "-r", help="bm25, dense or hybrid.")] = "hybrid",
+    out: Annotated[Path, typer.Option("--out", help="Output folder (datasets/, intermediate/, summary).")] = Path("runs/incremental"),
+    conversations: Annotated[Optional[int], typer.Option("--conversations", help="Only the first N conversations per domain.")] = None,
+    k: Annotated[int, typer.Option("-k", help="Passages retrieved per turn.")] = 10,
+    llm: LLMOpt = "local",
+    llm_url: LLMUrlOpt = None,
+    no_llm_cache: NoCacheOpt = False,
+    split: SplitOpt = "all",
+) -> None:
+    """Turn by turn with convrag's own answers as history; writes the seed's dataset and intermediate JSONL; resumable."""
+    from ..data.domains import parse_domains
+    from ..data.layout import MTRAGData
+    from ..eval.experiment import write_outputs
+    from ..eval.incremental import run_incremental
+    from ..eval.runner import BenchmarkIndexes
+    from ..pipeline import PipelineSpec, build_pipeline
+
+    layout = MTRAGData.discover(data, split)
+    chosen = parse_domains(domains)
+    reporter = RichReporter()
+    indexes = BenchmarkIndexes(layout, dense=retriever != "bm25", reporter=reporter)
+    model = make_llm_from(llm, llm_url, no_llm_cache)
+    pipelines = {d: build_pipeline(PipelineSpec((d,), strategy=strategy, retriever=retriever, k=k), llm=model,
+                                   opened={d: indexes.collection(d)}, embedder=indexes.embedder) for d in chosen}
+    result = run_incremental(layout, chosen, pipelines, out, max_conversations=conversations, reporter=reporter)
+    summary = write_outputs([result], out / "eval")
+    print_results_table([result])
+    console.print(f"\nwrote {out / 'datasets'}, {out / 'intermediate'} and {summary}")
+
+
+@app.command("trace-schema", rich_help_panel="Evaluation on MT-RAG")
+def trace_schema() -> None:
+    """Print the JSON schema of a turn's trace (what `ask --json`, the service and the web page exchange)."""
+    import json
+
+    from ..pipeline import turn_trace_schema
+
+    print(json.dumps(turn_trace_schema(), indent=2, sort_keys=True))
+
+
+@app.command("eval-answers", rich_help_panel="Evaluation on MT-RAG")
+def eval_answers(
+    data: Annotated[Path, typer.Option("--data", help="MT-RAG data folder.")] = Path("../shared/mtrag"),
+    split: SplitOpt = "test",
+    answerable: Annotated[int, typer.Option("--answerable", help="ANSWERABLE turns sampled (seeded).")] = 60,
+    partial: Annotated[int, typer.Option("--partial", help="PARTIAL turns sampled (seeded).")] = 20,
+    unanswerable: Annotated[int, typer.Option("--unanswerable", help="UNANSWERABLE turns sampled (-1: all).")] = -1,
+    answers: Annotated[str, typer.Option("--answers", help="Answer settings: default, first (the first prompt, no compression, no decline gate) or ungated (the default without the decline gate).")] = "default",
+    compare: Annotated[bool, typer.Option("--compare/--no-compare", help="Also answer the same turns with the first prompt, for the overlap target.")] = True,
+    strategy: Annotated[str, typer.Option("--strategy", "-s", help="Query strategy.")] = "progressive",
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the turn sample.")] = 0,
+    out: Annotated[Path, typer.Option("--out", help="Output folder.")] = Path("runs/eval-answers"),
+    llm: LLMOpt = "local",
+    llm_url: LLMUrlOpt = None,
+    no_llm_cache: NoCacheOpt = False,
+) -> None:
+    """Answers on MT-RAG turns: declines on unanswerable turns, false declines, ROUGE-L and token recall against
+    the reference answers, citation correctness, time to first token and to the whole answer; with the targets."""
+    import datetime as dt
+
+    from ..bench.timing import machine_description
+    from ..data.layout import MTRAGData
+    from ..eval.answers import answer_turns, breakdowns, report_markdown, run_answer_eval, summarize
+    from ..eval.runner import BenchmarkIndexes
+    from ..index.atomic import write_json, write_jsonl, write_text
+    from ..pipeline import PipelineSpec, build_pipeline
+
+    layout = MTRAGData.discover(data, split)
+    reporter = RichReporter()
+    indexes = BenchmarkIndexes(layout, reporter=reporter)
+    model = make_llm_from(llm, llm_url, no_llm_cache)
+    turns = answer_turns(layout, {"ANSWERABLE": answerable, "PARTIAL": partial, "UNANSWERABLE": None if unanswerable < 0 else unanswerable}, seed)
+
+    def run(preset: str) -> list[dict]:
+        pipelines = {d: build_pipeline(PipelineSpec((d,), strategy=strategy, answer=preset), llm=model,
+                                       opened={d: indexes.collection(d)}, embedder=indexes.embedder) for d in layout.domains}
+        rows = run_answer_eval(pipelines, turns, reporter)
+        write_jsonl(out / f"answers-{preset}.jsonl", rows)
+        return rows
+
+    rows = run(answers)
+    baseline = summarize(run("first")) if compare and answers != "first" else None
+    summary = summarize(rows)
+    header = (f"Answers on MT-RAG ({split} split), settings `{answers}`, strategy {strategy}, {model.backend}:{model.model}; "
+              f"machine: {machine_description()}; date {dt.date.today().isoformat()}.")
+    markdown = report_markdown(summary, breakdowns(rows), header, baseline)
+    write_json(out / "summary.json", {"summary": summary, "first_prompt": baseline, "breakdowns": breakdowns(rows)})
+    write_text(out / "summary.md", markdown)
+    console.print(markdown, highlight=False, soft_wrap=True)

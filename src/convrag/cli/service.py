@@ -1,0 +1,34 @@
+"""``convrag serve``: the chat service."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from ..console import console
+from .app import (
+    LLMUrlOpt,
+    app,
+)
+
+
+@app.command(rich_help_panel="Service")
+def serve(
+    config: Annotated[Optional[Path], typer.Option("--config", help="YAML settings file (see docs/service.md).")] = None,
+    host: Annotated[Optional[str], typer.Option("--host", help="Address to bind (default 127.0.0.1; others need CONVRAG_API_KEY).")] = None,
+    port: Annotated[Optional[int], typer.Option("--port", help="Port (default 8000).")] = None,
+    data_dir: Annotated[Optional[Path], typer.Option("--data-dir", help="Collections, uploads and the database (default $CONVRAG_HOME/service).")] = None,
+    llm: Annotated[Optional[str], typer.Option("--llm", help="LLM backend (default local).")] = None,
+    llm_url: LLMUrlOpt = None,
+) -> None:
+    """Start the chat service: OpenAI-compatible API, collections, conversations and the web chat."""
+    import uvicorn
+
+    from ..service import ServiceSettings, create_app
+
+    settings = ServiceSettings.load(config, host=host, port=port, data_dir=data_dir, llm=llm, llm_url=llm_url)
+    application = create_app(settings)
+    console.print(f"convrag serving on http://{settings.host}:{settings.port} (data in {settings.data_dir})")
+    uvicorn.run(application, host=settings.host, port=settings.port, log_level="info")

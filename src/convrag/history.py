@@ -1,0 +1,96 @@
+"""Conversation history as prompts see it: turn pairs, and their rendering within a token budget.
+
+Prompt tokens are the cost on a CPU, so every strategy (and the answer prompt) renders the context it selected
+through :func:`render_context`, which clips long agent answers and drops the oldest turns
+until the rendering fits ``budget`` tokens, and says how many it dropped (the trace keeps it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from .types import Message
+
+
+@dataclass(frozen=True)
+class TurnPair:
+    """One exchange: the user's message and the agent's answer. ``turn`` is 1-based."""
+
+    turn: int
+    user: str
+    agent: str
+
+    @property
+    def text(self) -> str:
+        """The seed's rendering for embedding a whole exchange."""
+        return f"User: {self.user} Assistant: {self.agent}".strip()
+
+
+def turn_pairs(history: Sequence[Message]) -> list[TurnPair]:
+    """Group alternating messages into exchanges; an agent message with no user message before it
+    (a history that starts with the agent) becomes a pair with an empty user side."""
+    pairs: list[TurnPair] = []
+    user: str | None = None
+    for message in history:
+        if message.speaker == "user":
+            if user is not None:
+                pairs.append(TurnPair(len(pairs) + 1, user, ""))
+            user = message.text
+        else:
+            pairs.append(TurnPair(len(pairs) + 1, user or "", message.text))
+            user = None
+    if user is not None:
+        pairs.append(TurnPair(len(pairs) + 1, user, ""))
+    return pairs
+
+
+def clip_words(text: str, max_words: int) -> str:
+    """The first ``max_words`` words of ``text`` (an ellipsis marks the cut)."""
+    parts = text.split()
+    if len(parts) <= max_words:
+        return " ".join(parts)
+    return " ".join(parts[:max_words]) + " …"
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How much context a prompt may carry: ``tokens`` in all, ``answer_words`` per agent answer."""
+
+    tokens: int = 600
+    answer_words: int = 80
+
+
+def pair_lines(pair: TurnPair, answer_words: int) -> list[str]:
+    lines = []
+    if pair.user:
+        lines.append(f"User: {' '.join(pair.user.split())}")
+    if pair.agent:
+        lines.append(f"Assistant: {clip_words(pair.agent, answer_words)}")
+    return lines
+
+
+def render_context(
+    blocks: Sequence[list[str]], count_tokens: Callable[[str], int], budget: Budget
+) -> tuple[str, int]:
+    """Join ``blocks`` (each a list of lines, oldest first), dropping whole blocks from the oldest
+    end until the text fits ``budget.tokens``; returns the text and the number of blocks dropped.
+    A single block that alone exceeds the budget is cut word by word from its end."""
+    kept = list(blocks)
+    dropped = 0
+    text = "\n".join(line for block in kept for line in block)
+    while len(kept) > 1 and count_tokens(text) > budget.tokens:
+        kept.pop(0)
+        dropped += 1
+        text = "\n".join(line for block in kept for line in block)
+    if kept and count_tokens(text) > budget.tokens:
+        parts = text.split(" ")
+        while len(parts) > 1 and count_tokens(" ".join(parts)) > budget.tokens:
+            parts = parts[: max(1, int(len(parts) * 0.8))]
+        text = " ".join(parts) + " …"
+    return text, dropped
+
+
+def render_pairs(pairs: Sequence[TurnPair], count_tokens: Callable[[str], int], budget: Budget) -> tuple[str, int]:
+    """Exchanges rendered as "User: …/Assistant: …" lines within ``budget`` (see :func:`render_context`)."""
+    return render_context([pair_lines(p, budget.answer_words) for p in pairs], count_tokens, budget)

@@ -1,0 +1,76 @@
+"""One builder for every pipeline: from a :class:`PipelineSpec` to a runnable :class:`Pipeline`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..embeddings import Embedder
+from ..generate.answer import ANSWER_PRESETS, AnswerGenerator
+from ..llm.base import LLM
+from ..merge.enhanced import MergeSettings
+from ..queries.stages import make_query_stages
+from ..retrieve.multi import CollectionSearch, open_collections
+from ..retrieve.routing import RoutingSettings
+from .core import Pipeline
+from .spec import PipelineSpec
+
+
+def choose_retriever(spec: PipelineSpec) -> str:
+    """``auto``: hybrid, for one collection or several. Several collections are routed (only those
+    the turn is about are searched, then fused by RRF): on MT-RAG's four domains as four
+    collections (dev half, human rewrites), routing kept ALL-3 nDCG@10 at 0.329 against 0.330 for
+    each domain searched alone, where RRF over all four fell to 0.144 (docs/benchmarks.md)."""
+    return "hybrid" if spec.retriever == "auto" else spec.retriever
+
+
+def default_fusion(searches: Sequence[CollectionSearch]) -> str:
+    """``combsum`` on raw scores when every collection is searched densely with one model (cosines
+    are comparable), else ``rrf``."""
+    models = {getattr(c.embedder, "name", None) for c in searches}
+    dense = all(getattr(c.retriever, "name", "") == "dense" for c in searches)
+    return "combsum" if len(searches) > 1 and dense and len(models) == 1 and None not in models else "rrf"
+
+
+def merge_settings_for(spec: PipelineSpec, searches: Sequence[CollectionSearch]) -> MergeSettings:
+    fusion = default_fusion(searches)
+    return MergeSettings(max_tokens=spec.answer_tokens, max_passages=spec.answer_passages, fusion=fusion,
+                         norm="none" if fusion == "combsum" else "minmax")
+
+
+def build_pipeline(
+    spec: PipelineSpec,
+    *,
+    llm: LLM | None = None,
+    store: Any = None,
+    opened: Mapping[str, Any] | None = None,
+    embedder: Embedder | None = None,
+    generate: bool = True,
+) -> Pipeline:
+    """The pipeline ``spec`` describes, over collections already ``opened`` (name -> Collection, as
+    the benchmarks have them) or opened by name from ``store`` (default ``$CONVRAG_HOME/collections``).
+    ``llm`` defaults to the local model; ``generate=False`` builds a search-only pipeline."""
+    from ..strategies import make_strategy
+    from ..strategies.registry import NEEDS_LLM
+
+    if opened is None:
+        from ..config import default_store
+        from ..index.collection import CollectionStore
+
+        catalog = CollectionStore(store or default_store())
+        opened = {name: catalog.open(name) for name in spec.collections}
+    needs_llm = generate or spec.strategy in NEEDS_LLM or len(spec.queries) > 1
+    if llm is None and needs_llm:
+        from ..llm import make_llm
+
+        llm = make_llm("local")
+    searches = open_collections({name: opened[name] for name in spec.collections}, choose_retriever(spec), spec.k)
+    return Pipeline(
+        searches,
+        make_strategy(spec.strategy, llm, embedder, **spec.options),
+        renderings=make_query_stages(spec.queries, llm, embedder, reformulations=spec.reformulations),
+        merge=spec.merge,
+        merge_settings=merge_settings_for(spec, searches),
+        generator=AnswerGenerator(llm, ANSWER_PRESETS[spec.answer], embedder) if generate and llm is not None else None,
+        routing=RoutingSettings() if spec.route and len(spec.collections) > 1 else None,
+    )

@@ -1,0 +1,173 @@
+"""The pipeline itself: one turn from messages to a cited answer, recording every step.
+
+    strategy query (+ query stages) -> every collection searched concurrently -> each
+    collection's lists fused (RRF) -> collections merged with attribution -> cited answer
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field, replace
+
+from ..errors import ConvragError
+from ..generate.answer import Answer, AnswerGenerator, Citation
+from ..merge.base import MergeOutcome
+from ..merge.enhanced import MergeSettings
+from ..merge.fuse import fuse
+from ..merge.registry import make_merger
+from ..queries.multi_query import distinct, fuse_renderings
+from ..queries.stages import QueryStage
+from ..retrieve.multi import CollectionSearch, SearchReport, collection_weights, search_collections
+from ..retrieve.routing import Routing, RoutingSettings, route
+from ..strategies.base import Strategy
+from ..types import Message, SourcedHit, Task
+from .trace import TurnTrace
+
+MAX_QUESTION_CHARS = 20_000
+
+
+@dataclass
+class PipelineResult:
+    text: str
+    citations: list[Citation]
+    declined: bool
+    merged: MergeOutcome
+    trace: TurnTrace = field(default_factory=TurnTrace)
+    retrieved: dict[str, list[SourcedHit]] = field(default_factory=dict)  # per collection, before the merge
+
+
+@dataclass
+class Pipeline:
+    """Collections, a strategy, extra query stages, a merge method and (optionally) an answer
+    generator. Build one with :func:`convrag.pipeline.build_pipeline`."""
+
+    collections: Sequence[CollectionSearch]
+    strategy: Strategy
+    renderings: Sequence[QueryStage] = ()
+    merge: str = "enhanced"
+    merge_settings: MergeSettings = field(default_factory=MergeSettings)
+    generator: AnswerGenerator | None = None
+    timeout_s: float = 30.0
+    routing: RoutingSettings | None = None  # with several collections: search only those the turn is about
+
+    def route_collections(self, query: str, earlier: Sequence[str] = ()) -> tuple[list[CollectionSearch], Routing | None]:
+        """The collections to search: all of them, or with routing those within the margin of the
+        best (collections that cannot be scored are always kept)."""
+        if self.routing is None or len(self.collections) < 2:
+            return list(self.collections), None
+        texts = [query, *earlier[: self.routing.earlier]]
+        evidence = {c.name: e for c in self.collections if (e := c.evidence(texts, self.routing.top)) is not None}
+        if not evidence:
+            return list(self.collections), None
+        routing = route({n: e[0] for n, e in evidence.items()}, [{n: e[j] for n, e in evidence.items()} for j in range(1, len(texts))],
+                        self.routing)
+        return [c for c in self.collections if c.name not in evidence or c.name in routing.kept], routing
+
+    def _task(self, messages: Sequence[Message], task_id: str) -> Task:
+        if not messages or messages[-1].speaker != "user":
+            raise ConvragError("the conversation must end with the user's question")
+        question = messages[-1].text
+        if not question.strip():
+            raise ConvragError("the question is empty")
+        if len(question) > MAX_QUESTION_CHARS:
+            raise ConvragError(f"the question is {len(question):,} characters; the limit is {MAX_QUESTION_CHARS:,}")
+        history = tuple(messages[:-1])
+        return Task(task_id, task_id, 1 + sum(m.speaker == "user" for m in history), "", question, history)
+
+    def _settings(self) -> MergeSettings:
+        weights = {**collection_weights(self.collections), **self.merge_settings.collection_weights}
+        if weights == dict(self.merge_settings.collection_weights):
+            return self.merge_settings
+        return replace(self.merge_settings, collection_weights=weights)
+
+    def retrieve(self, messages: Sequence[Message], task_id: str = "turn") -> tuple[MergeOutcome, TurnTrace, dict[str, list[SourcedHit]]]:
+        """Everything but the answer: the merged passages, the trace so far, and each collection's list."""
+        trace = TurnTrace()
+        task = self._task(messages, task_id)
+        t = time.perf_counter()
+        rewrite = self.strategy.rewrite(task)
+        trace.strategy = rewrite.trace
+        trace.timings_s["strategy"] = time.perf_counter() - t
+
+        queries = list(rewrite.queries)
+        for stage in self.renderings:
+            t = time.perf_counter()
+            rendering = stage.render(task, rewrite.query)
+            trace.renderings.append(rendering)
+            trace.timings_s[f"query:{stage.name}"] = time.perf_counter() - t
+            queries += rendering.queries
+        trace.queries = queries = distinct(queries)
+
+        t = time.perf_counter()
+        earlier = [m.text for m in reversed(task.history) if m.speaker == "user"]
+        searched, trace.routing = self.route_collections(rewrite.query, earlier)
+        report = search_collections(searched, queries, self.timeout_s)
+        trace.timings_s["search"] = time.perf_counter() - t
+        trace.search = report
+        k_of = {c.name: c.k for c in self.collections}
+        per_collection = {name: fuse_renderings(lists, k_of[name]) for name, lists in report.results.items()}
+
+        t = time.perf_counter()
+        count = self.generator.llm.count_tokens if self.generator is not None else None
+        merged = make_merger(self.merge)(per_collection, rewrite.query, self._settings(), count_tokens=count)
+        trace.timings_s["merge"] = time.perf_counter() - t
+        trace.merge = merged
+        return merged, trace, per_collection
+
+    def search(self, query: str, k: int = 10) -> tuple[list[SourcedHit], SearchReport]:
+        """Passages for ``query`` as asked: no rewriting, no selection, no answer, but the same
+        collections, retrievers and cross-collection fusion as :meth:`answer` (so a search shows
+        what a chat turn would draw from). One hit per passage, best first, at most ``k``."""
+        if not query.strip():
+            raise ConvragError("the query is empty")
+        searched, _ = self.route_collections(query)
+        report = search_collections(searched, [query], self.timeout_s)
+        per_collection = {name: lists[0] for name, lists in report.results.items()}
+        settings = self._settings()
+        ordered, fused = fuse(per_collection, settings.fusion, settings.collection_weights, settings.rrf_k, settings.norm)
+        hits: list[SourcedHit] = []
+        seen: set[str] = set()
+        for hit in ordered:
+            if hit.passage_id not in seen:
+                seen.add(hit.passage_id)
+                hits.append(hit._replace(score=fused[hit.passage_id], rank=len(hits) + 1))
+            if len(hits) == k:
+                break
+        return hits, report
+
+    def answer(self, messages: Sequence[Message], task_id: str = "turn") -> PipelineResult:
+        """The cited answer to the last user message, with the full trace."""
+        result: PipelineResult | None = None
+        for item in self.stream(messages, task_id, stream_text=False):
+            if isinstance(item, PipelineResult):
+                result = item
+        assert result is not None
+        return result
+
+    def stream(self, messages: Sequence[Message], task_id: str = "turn", stream_text: bool = True) -> Iterator[str | PipelineResult]:
+        """:meth:`answer`, yielding the answer's text in pieces as the model writes it (after
+        retrieval) and the :class:`PipelineResult` last. A model failure raises
+        :class:`~convrag.generate.answer.AnswerFailed`."""
+        start = time.perf_counter()
+        merged, trace, retrieved = self.retrieve(messages, task_id)
+        if self.generator is None:
+            answer = Answer("", [], False, {"skipped": "no generator configured"})
+        else:
+            t = time.perf_counter()
+            question, history = messages[-1].text, messages[:-1]
+            query = trace.strategy.final_query if trace.strategy is not None else question
+            if stream_text:
+                answer = None
+                for item in self.generator.stream(question, history, merged.results, query):
+                    if isinstance(item, Answer):
+                        answer = item
+                    else:
+                        yield item
+                assert answer is not None
+            else:
+                answer = self.generator.answer(question, history, merged.results, query)
+            trace.timings_s["answer"] = time.perf_counter() - t
+        trace.answer = answer.trace
+        trace.timings_s["total"] = time.perf_counter() - start
+        yield PipelineResult(answer.text, answer.citations, answer.declined, merged, trace, retrieved)

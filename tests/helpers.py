@@ -1,0 +1,128 @@
+"""Test helpers: the stand-ins (a scripted LLM, failing and slow retrievers) and small data
+builders that several test modules share. Never shipped, never a default: the scripted LLM only
+drives control-flow tests; everything else in the suite runs the real parts.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import time
+from collections import deque
+from pathlib import Path
+from typing import Any
+
+from convrag.generate.answer import CITED_SYSTEM
+from convrag.generate.answer import SYSTEM as ANSWER_SYSTEM
+from convrag.llm.base import ChatMessage, Completion, GenerationParams
+from convrag.strategies.prompts import REWRITE_SYSTEM, SUMMARY_SYSTEM
+from convrag.types import Message, Passage, Task
+
+# data ------------------------------------------------------------------------------------------
+TINY = [
+    Passage("p1", "The Arizona Cardinals play their home games at State Farm Stadium in Glendale.", "Arizona Cardinals"),
+    Passage("p2", "Passport renewal costs 130 dollars for adults applying by mail.", "Passports"),
+    Passage("p3", "The Cardinals played the Los Angeles Rams in London in 2017.", "2017 Arizona Cardinals season"),
+    Passage("p4", "Index funds track a market index and usually have low fees.", "Index funds"),
+    Passage("p5", "IBM Cloud Object Storage keeps data in buckets with storage classes.", "Object Storage"),
+    Passage("p6", "A fee waiver lets people with low income skip court filing fees.", "Fee waivers"),
+]
+
+
+def write_jsonl(path: Path, rows: list[object], compress: bool = False) -> Path:
+    text = "".join(json.dumps(r) + "\n" for r in rows)
+    if compress:
+        with gzip.open(path, "wt", encoding="utf-8") as handle:
+            handle.write(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    return path
+
+
+def make_task(question: str, exchanges: list[tuple[str, str]] = (), task_id: str = "c1<::>9", domain: str = "clapnq") -> Task:  # type: ignore[assignment]
+    history: list[Message] = []
+    for user, agent in exchanges:
+        history += [Message("user", user), Message("agent", agent)]
+    return Task(task_id, "c1", len(exchanges) + 1, domain, question, tuple(history))
+
+
+CARDINALS = [
+    ("Tell me about the Arizona Cardinals.", "The Arizona Cardinals are an NFL team based in Glendale, Arizona. They were founded in Chicago in 1898."),
+    ("What stadium do they play in?", "They play their home games at State Farm Stadium in Glendale, which has a retractable roof."),
+    ("How do I renew a passport?", "You can renew a US passport by mail with form DS-82 if your old passport is undamaged."),
+]
+
+
+# a scripted LLM -----------------------------------------------------------------------------------
+KINDS = {REWRITE_SYSTEM: "rewrite", SUMMARY_SYSTEM: "summary", ANSWER_SYSTEM: "answer", CITED_SYSTEM: "answer"}
+
+
+class ScriptedLLM:
+    backend = "scripted"
+    model = "scripted"
+
+    def __init__(self, rewrite=(), summary=(), answer=(), reformulate=()) -> None:  # type: ignore[no-untyped-def]
+        self.queues = {"rewrite": deque(rewrite), "summary": deque(summary), "answer": deque(answer),
+                       "reformulate": deque(reformulate), "unknown": deque()}
+        self.requests: list[tuple[str, list[ChatMessage]]] = []
+
+    def count_tokens(self, text: str) -> int:
+        return len(text.split())
+
+    def complete(self, messages: list[ChatMessage], params: GenerationParams = GenerationParams()) -> Completion:
+        system = messages[0]["content"]
+        kind = KINDS.get(system) or ("reformulate" if system.startswith("You write search engine queries") else "unknown")
+        self.requests.append((kind, messages))
+        queue = self.queues[kind]
+        if not queue:
+            raise AssertionError(f"unexpected {kind} call")
+        answer = queue.popleft()
+        if isinstance(answer, BaseException):
+            raise answer
+        return Completion(answer, sum(len(m["content"].split()) for m in messages), len(answer.split()), 0.5, self.model)
+
+    def kinds(self) -> list[str]:
+        return [k for k, _ in self.requests]
+
+    def last_user_prompt(self, kind: str) -> str:
+        return [m for k, m in self.requests if k == kind][-1][-1]["content"]
+
+
+class StreamingScriptedLLM(ScriptedLLM):
+    """A :class:`ScriptedLLM` that also streams: each answer word by word, then the completion."""
+
+    def stream(self, messages: list[ChatMessage], params: GenerationParams = GenerationParams()):  # type: ignore[no-untyped-def]
+        completion = self.complete(messages, params)
+        words = completion.text.split(" ")
+        for i, word in enumerate(words):
+            yield word if i == 0 else " " + word
+        yield completion
+
+
+# retrievers that fail ----------------------------------------------------------------------------
+class Failing:
+    name = "failing"
+
+    def search(self, queries, k=10):  # type: ignore[no-untyped-def]
+        raise RuntimeError("index file is corrupt")
+
+
+class Slow:
+    name = "slow"
+
+    def search(self, queries, k=10):  # type: ignore[no-untyped-def]
+        time.sleep(5)
+        return [[] for _ in queries]
+
+
+# the service -------------------------------------------------------------------------------------
+PASSPORT = "# Passport renewal\n\nRenewing an adult passport by mail costs 130 dollars. Processing takes 6 to 8 weeks.\n"
+
+
+def upload(client: Any, name: str, files: list[tuple[str, bytes]]) -> dict:
+    """Upload files to a collection of a running service and wait for the indexing job."""
+    from tests.service.conftest import wait_job
+
+    response = client.post(f"/api/collections/{name}/documents", files=[("files", (f, data)) for f, data in files])
+    assert response.status_code == 202, response.text
+    return wait_job(client, response.json()["id"])
