@@ -1,4 +1,5 @@
-from convrag.strategies.checks import REASONS, check_rewrite, clean_answer, content_stems, same_query, tidy
+from convrag.strategies.checks import REASONS, check_rewrite, clean_answer, tidy
+from convrag.text import content_stems, same_query
 
 
 def test_a_good_rewrite_passes():

@@ -1,4 +1,4 @@
-from convrag.strategies.context import Budget, pair_lines, render_context, turn_pairs
+from convrag.history import Budget, pair_lines, render_context, turn_pairs
 from convrag.types import Message
 
 

@@ -1,67 +1,103 @@
 """Every stage transition and fallback of the progressive strategy, with a scripted LLM and real embeddings."""
 
+import numpy as np
 import pytest
 
 from convrag.llm.base import LLMError
 from convrag.strategies.base import EmptyQuestionError
-from convrag.strategies.progressive import Progressive, similar_turns
-from tests.scripted import ScriptedLLM
-
-from .conftest import CARDINALS, make_task
+from convrag.strategies.progressive import Progressive, ProgressiveSettings, resolved, similar_turns
+from convrag.types import Message
+from tests.helpers import CARDINALS, ScriptedLLM, make_task
 
 FOLLOW_UP = "Do they play outside the US?"
 GOOD = "Do the Arizona Cardinals play outside the US?"
 
 
-def run(llm, embedder, question=FOLLOW_UP, exchanges=CARDINALS):  # type: ignore[no-untyped-def]
-    return Progressive(llm, embedder).rewrite(make_task(question, exchanges))
+def run(llm, embedder, question=FOLLOW_UP, exchanges=CARDINALS, **settings):  # type: ignore[no-untyped-def]
+    """Every follow-up with a marker goes to the model unless a test says otherwise: these tests walk the model path."""
+    settings.setdefault("rewrite", "markers")
+    return Progressive(llm, embedder, ProgressiveSettings(**settings)).rewrite(make_task(question, exchanges))
 
 
-def test_first_turn_and_standalone_questions_stop_at_stage_1(embedder):
+def test_by_default_a_pronoun_is_resolved_by_the_topic_terms_and_an_explicit_reference_by_the_model(embedder):
+    llm = ScriptedLLM(rewrite=["What about the retractable roof of State Farm Stadium?"])
+    pronoun = Progressive(llm, embedder).rewrite(make_task(FOLLOW_UP, CARDINALS))
+    assert pronoun.trace.stage == "1r" and llm.requests == [] and pronoun.query != FOLLOW_UP
+    explicit = Progressive(llm, embedder).rewrite(make_task("What about the roof you mentioned?", CARDINALS))
+    assert explicit.trace.stage == "2" and llm.kinds() == ["rewrite"]
+
+
+def test_first_turn_and_questions_without_a_marker_stop_at_stage_1(embedder):
     llm = ScriptedLLM()
     assert run(llm, embedder, FOLLOW_UP, []).trace.stage == "1"
     result = run(llm, embedder, "What are the tax benefits of a Roth IRA account?")
     assert result.trace.stage == "1" and result.query == "What are the tax benefits of a Roth IRA account?"
-    assert llm.requests == [] and not result.trace.noop
+    assert result.fuse_with == () and llm.requests == [] and not result.trace.noop
 
 
-def test_stage_2a_resolves_when_the_rewrite_is_unambiguous(embedder):
-    llm = ScriptedLLM(rewrite=[GOOD], check=["CLEAR"])
+def test_a_short_follow_up_is_fused_with_its_topic_expansion_without_a_call(embedder):
+    llm = ScriptedLLM()
+    exchanges = [("How do I renew a passport by mail?", "Send form DS-82 with your old passport and a photo.")]
+    result = run(llm, embedder, "Fees for adults?", exchanges)
+    assert result.trace.stage == "1x" and llm.requests == []
+    terms = result.trace.details["stage_1"]["conversation_terms"]
+    assert "passport" in terms and result.query == "Fees for adults?"
+    assert result.fuse_with == ("Fees for adults? " + " ".join(terms),) and result.queries[0] == "Fees for adults?"
+    assert result.trace.details["fused_with"] == list(result.fuse_with)
+
+
+def test_stage_2_resolves_in_one_call_with_the_last_exchange_and_similar_ones(embedder):
+    llm = ScriptedLLM(rewrite=[GOOD])
     result = run(llm, embedder)
-    assert (result.query, result.trace.stage) == (GOOD, "2a")
-    assert llm.kinds() == ["rewrite", "check"]
-    assert result.trace.details["stage_2a"]["selected_turns"]
-    assert "pronoun:they" in result.trace.details["markers"]
-    assert all(c["stage"] == "2a" for c in result.trace.context)
+    assert (result.query, result.trace.stage, result.fuse_with) == (GOOD, "2", ())
+    assert llm.kinds() == ["rewrite"]
+    stage_2 = result.trace.details["stage_2"]
+    assert stage_2["last_turn"] == 3 and len(stage_2["similar_turns"]) == 2
+    assert "How do I renew a passport?" in llm.last_user_prompt("rewrite")  # the last exchange, always
+    assert "pronoun:they" in result.trace.details["stage_1"]["markers"]
+    assert all(c["stage"] == "2" for c in result.trace.context)
 
 
-def test_ambiguous_2a_escalates_to_2b(embedder):
-    llm = ScriptedLLM(rewrite=["Do they play outside the US?", GOOD], check=["UNCLEAR", "CLEAR"])
-    result = run(llm, embedder)
-    assert (result.query, result.trace.stage) == (GOOD, "2b")
-    assert "User: How do I renew a passport?" in llm.last_user_prompt("rewrite")  # the last two turns
+def test_a_rewrite_can_also_be_fused_with_the_topic_expansion(embedder):
+    result = run(ScriptedLLM(rewrite=[GOOD]), embedder, fuse_rewrite=True)
+    assert result.query == GOOD and result.fuse_with[0].startswith(FOLLOW_UP + " ")
 
 
-def test_ambiguous_2b_escalates_to_stage_3(embedder):
+def test_references_can_be_left_to_the_zero_call_expansion(embedder):
+    llm = ScriptedLLM()
+    result = run(llm, embedder, rewrite="never")
+    assert result.trace.stage == "1r" and llm.requests == [] and result.fuse_with == ()
+    assert result.query.startswith(FOLLOW_UP + " ") and result.query != FOLLOW_UP
+
+
+def test_only_explicit_references_go_to_the_model_when_asked(embedder):
+    llm = ScriptedLLM(rewrite=["What about the Arizona Cardinals stadium?"])
+    assert run(llm, embedder, rewrite="references").trace.stage == "1r" and llm.requests == []  # "they": a pronoun only
+    explicit = run(llm, embedder, "What about the stadium they mentioned?", rewrite="references")
+    assert explicit.trace.stage == "2" and llm.kinds() == ["rewrite"]
+    with pytest.raises(ValueError, match="rewrite policy"):
+        run(llm, embedder, rewrite="sometimes")
+
+
+def test_a_rewrite_that_adds_nothing_escalates_to_stage_3(embedder):
     final = "Do the Arizona Cardinals play games outside the US?"
-    llm = ScriptedLLM(rewrite=[FOLLOW_UP, FOLLOW_UP, final], check=["UNCLEAR", "no idea"])
+    llm = ScriptedLLM(rewrite=["Do they really play outside the US?", final])
     result = run(llm, embedder)
     assert (result.query, result.trace.stage) == (final, "3")
-    assert [f.reason for f in result.trace.fallbacks] == ["unreadable_ambiguity_verdict"]
-    assert "selected_sentences" in result.trace.details
+    assert result.trace.details["stage_2_unresolved"] == ["pronoun:they"]
+    assert "selected_sentences" in result.trace.details and len(result.trace.calls) == 2
 
 
-def test_rejected_rewrites_fall_through_and_end_with_the_original(embedder):
-    answers = ["The Cardinals play in Glendale.", "When did the Arizona Cardinals get founded?", "x " * 80 + "?"]
-    llm = ScriptedLLM(rewrite=answers)
+def test_rejected_rewrites_fall_back_to_the_zero_call_fusion(embedder):
+    llm = ScriptedLLM(rewrite=["The Cardinals play in Glendale.", "x " * 80 + "?"])
     result = run(llm, embedder)
-    assert result.query == FOLLOW_UP and result.trace.stage == "3_fallback_original"
-    assert [f.reason for f in result.trace.fallbacks] == ["not_a_question", "lost_content", "overlong"]
-    assert [f.stage for f in result.trace.fallbacks] == ["2a", "2b", "3"]
+    assert result.trace.stage == "3_fallback_original" and result.query == FOLLOW_UP and result.fuse_with
+    assert [f.reason for f in result.trace.fallbacks] == ["not_a_question", "overlong"]
+    assert [f.stage for f in result.trace.fallbacks] == ["2", "3"]
 
 
-def test_a_failed_stage_3_keeps_the_last_accepted_rewrite(embedder):
-    llm = ScriptedLLM(rewrite=[GOOD, "Do they play outside the US?", LLMError("timeout")], check=["UNCLEAR", "UNCLEAR"])
+def test_a_failed_stage_3_keeps_the_stage_2_rewrite(embedder):
+    llm = ScriptedLLM(rewrite=["Do they play outside the US?", LLMError("timeout")])
     result = run(llm, embedder)
     assert result.query == "Do they play outside the US?" and result.trace.stage == "3_fallback_previous_stage"
     assert result.trace.fallbacks[-1].reason == "llm_error" and result.trace.calls[-1].error == "timeout"
@@ -69,24 +105,9 @@ def test_a_failed_stage_3_keeps_the_last_accepted_rewrite(embedder):
 
 
 def test_backend_errors_never_crash(embedder):
-    llm = ScriptedLLM(rewrite=[LLMError("down")] * 3)
+    llm = ScriptedLLM(rewrite=[LLMError("down")] * 2)
     result = run(llm, embedder)
-    assert result.query == FOLLOW_UP and [f.reason for f in result.trace.fallbacks] == ["llm_error"] * 3
-
-
-def test_stage_2b_is_skipped_when_2a_used_the_same_turns(embedder):
-    exchanges = CARDINALS[:2]
-    llm = ScriptedLLM(rewrite=[FOLLOW_UP, GOOD], check=["UNCLEAR"])
-    result = run(llm, embedder, exchanges=exchanges)
-    assert result.trace.details["stage_2b"].startswith("skipped")
-    assert llm.kinds() == ["rewrite", "check", "rewrite"] and result.trace.stage == "3"
-
-
-def test_an_essay_answer_is_rejected(embedder):
-    essay = "Do the Arizona Cardinals play outside the US? " + "They played in London and Mexico City. " * 10
-    llm = ScriptedLLM(rewrite=[essay, GOOD], check=["CLEAR"])
-    result = run(llm, embedder)
-    assert result.trace.fallbacks[0].reason == "overlong" and result.trace.stage == "2b"
+    assert result.query == FOLLOW_UP and [f.reason for f in result.trace.fallbacks] == ["llm_error"] * 2
 
 
 def test_empty_question_is_refused(embedder):
@@ -94,8 +115,15 @@ def test_empty_question_is_refused(embedder):
         run(ScriptedLLM(), embedder, "   ")
 
 
-def test_similar_turns_threshold_or_top_k():
-    import numpy as np
+def test_the_verdict_needs_new_conversation_words_or_no_reference_left():
+    history = (Message("user", "Tell me about the Arizona Cardinals."), Message("agent", "An NFL team."))
+    assert resolved("Do they play abroad?", "Do the Arizona Cardinals play abroad?", history)
+    assert not resolved("Do they play abroad?", "Do they really play abroad?", history)
+    assert resolved("Does it cost money?", "Does an NFL ticket cost money?", history)  # "it" resolved by words said before
+    assert resolved("Does it cost money?", "How much money does a passport cost?", history)  # no reference left
 
+
+def test_similar_turns_threshold_capped_or_top_k():
     assert similar_turns(np.array([0.2, 0.8, 0.75, 0.1])) == ([1, 2], True)
+    assert similar_turns(np.array([0.9, 0.8, 0.75, 0.71]), top_k=2) == ([0, 1], True)
     assert similar_turns(np.array([0.2, 0.5, 0.1, 0.4]), top_k=3) == ([0, 1, 3], False)

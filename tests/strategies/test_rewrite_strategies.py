@@ -3,16 +3,14 @@
 import pytest
 
 from convrag.errors import ConfigError
+from convrag.history import Budget
 from convrag.strategies import STRATEGIES, make_strategy
-from convrag.strategies.context import Budget
 from convrag.strategies.full_rewrite import FullRewrite
 from convrag.strategies.mmr_cluster import MMRCluster, cluster_count, extract_sentences
 from convrag.strategies.summary import Summary, parse_summary
 from convrag.strategies.targeted import Targeted, select_turns
 from convrag.types import Message, Task
-from tests.scripted import ScriptedLLM
-
-from .conftest import CARDINALS, make_task
+from tests.helpers import CARDINALS, ScriptedLLM, make_task
 
 GOOD = "Do the Arizona Cardinals play outside the US?"
 

@@ -9,11 +9,13 @@ latency), each fallback and why, and the total time. It serialises to the interm
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, NamedTuple, Protocol
 
 from ..embeddings import Embedder, load_embedder
 from ..errors import ConvragError
+from ..history import Budget, TurnPair, render_pairs
 from ..llm.base import ChatMessage
 from ..types import Task
 
@@ -83,10 +85,18 @@ class Trace:
 
 
 class Rewrite(NamedTuple):
-    """A strategy's answer: the query to retrieve with, and the trace that explains it."""
+    """A strategy's answer: the query to retrieve with, the trace that explains it, and any further
+    renderings whose result lists are to be fused with the query's (RRF) — a zero-call way to add
+    the conversation's topic without replacing the user's own words."""
 
     query: str
     trace: Trace
+    fuse_with: tuple[str, ...] = ()
+
+    @property
+    def queries(self) -> tuple[str, ...]:
+        """Every rendering to search, the main query first."""
+        return (self.query, *self.fuse_with)
 
 
 class Strategy(Protocol):
@@ -121,15 +131,34 @@ def start_trace(task: Task, strategy: str) -> tuple[Trace, float]:
     return Trace(task_id=task.task_id, strategy=strategy, original_query=task.question), time.perf_counter()
 
 
-def finish(trace: Trace, started: float, query: str, stage: str) -> Rewrite:
-    """Close the trace: final query, stage, no-op flag and the wall time of the whole decision."""
-    from .checks import same_query
+def record_context(
+    trace: Trace,
+    pairs: Sequence[TurnPair],
+    count_tokens: Callable[[str], int],
+    budget: Budget,
+    describe: Callable[[TurnPair], dict[str, Any]] = lambda p: {"turn": p.turn, "user": p.user},
+) -> str:
+    """The exchanges rendered for a prompt within ``budget``; the trace records the exchanges kept
+    (``describe`` says what of each) and how many of the oldest were dropped to fit."""
+    context, dropped = render_pairs(pairs, count_tokens, budget)
+    trace.trimmed_turns = max(trace.trimmed_turns, dropped)
+    trace.context.extend(describe(p) for p in pairs[dropped:])
+    return context
+
+
+def finish(trace: Trace, started: float, query: str, stage: str, fuse_with: Sequence[str] = ()) -> Rewrite:
+    """Close the trace: final query (and renderings fused with it), stage, no-op flag and the wall
+    time of the whole decision."""
+    from ..text import same_query
 
     trace.final_query = query
     trace.stage = stage
+    extra = tuple(q for q in fuse_with if not same_query(q, query))
+    if extra:
+        trace.details["fused_with"] = list(extra)
     trace.noop = bool(trace.calls) and same_query(query, trace.original_query)
     trace.latency_s = time.perf_counter() - started
-    return Rewrite(query, trace)
+    return Rewrite(query, trace, extra)
 
 
 def finish_rewrite(trace: Trace, started: float, task: Task, query: str | None) -> Rewrite:

@@ -9,14 +9,10 @@ strategy falls back, recording the check's name so that eval can count how often
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Sequence
-from functools import lru_cache
 
-import Stemmer
-from bm25s.stopwords import STOPWORDS_EN
+from ..text import content_stems, words
 
-_WORD = re.compile(r"\w+", re.UNICODE)
 _LABEL = re.compile(
     r"^\s*(?:\*\*)?(?:rewritten|standalone|reformulated|final)?\s*(?:query|question|rewrite)\s*(?:\*\*)?\s*[:：]\s*(?:\*\*)?\s*",
     re.IGNORECASE,
@@ -25,35 +21,9 @@ _QUESTION_WORDS = frozenset(
     "what which who whom whose when where why how is are was were do does did can could should would will shall may might "
     "has have had tell list explain describe compare give show find".split()
 )
-_STOP = frozenset(STOPWORDS_EN)
 
 #: the reasons a check can give, in the order they are tried
 REASONS = ("empty", "multi_line", "overlong", "not_a_question", "lost_content", "repeats_earlier_question")
-
-
-@lru_cache(maxsize=1)
-def _stemmer() -> Stemmer.Stemmer:
-    return Stemmer.Stemmer("english")
-
-
-def words(text: str) -> list[str]:
-    return _WORD.findall(text.lower())
-
-
-def content_stems(text: str) -> set[str]:
-    """Stems of the words that carry meaning (stop words, pronouns included, removed)."""
-    kept = [w for w in words(text) if w not in _STOP]
-    return set(_stemmer().stemWords(kept))
-
-
-def normalize(text: str) -> str:
-    text = unicodedata.normalize("NFKC", text).lower()
-    return " ".join(words(text))
-
-
-def same_query(a: str, b: str) -> bool:
-    """Equal up to case, punctuation and spacing: a rewrite that changed nothing (a no-op)."""
-    return normalize(a) == normalize(b)
 
 
 def clean_answer(text: str) -> str:

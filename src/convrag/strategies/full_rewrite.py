@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from ..history import Budget, turn_pairs
 from ..llm.base import LLM
 from ..types import Task
-from .base import Rewrite, finish, finish_rewrite, start_trace
-from .context import Budget, render_pairs, turn_pairs
+from .base import Rewrite, finish, finish_rewrite, record_context, start_trace
 from .rewriter import CheckSettings, rewrite
 
 
@@ -22,8 +22,6 @@ class FullRewrite:
         pairs = turn_pairs(task.history)
         if not pairs:
             return finish(trace, started, task.question, "first_turn")
-        context, dropped = render_pairs(pairs, self.llm.count_tokens, self.budget)
-        trace.trimmed_turns = dropped
-        trace.context = [{"turn": p.turn, "user": p.user} for p in pairs[dropped:]]
+        context = record_context(trace, pairs, self.llm.count_tokens, self.budget)
         query = rewrite(self.llm, trace, "rewrite", task.question, context, task.user_questions[:-1], self.checks)
         return finish_rewrite(trace, started, task, query)

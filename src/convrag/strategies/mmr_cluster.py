@@ -13,18 +13,18 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
 from sklearn.cluster import KMeans
 
 from ..embeddings import Embedder
+from ..history import Budget, render_context, turn_pairs
 from ..llm.base import LLM
+from ..text import split_sentences, words
 from ..types import Task
 from .base import Fallback, Rewrite, Trace, UsesEmbedder, finish, start_trace
-from .checks import tidy, words
-from .context import Budget, render_context, turn_pairs
+from .checks import tidy
 from .mmr import mmr_select
 from .rewriter import CheckSettings, rewrite
 
@@ -43,13 +43,6 @@ class Sentence:
     turn: int
 
 
-@lru_cache(maxsize=1)
-def _segmenter():  # type: ignore[no-untyped-def]
-    import pysbd
-
-    return pysbd.Segmenter(language="en", clean=False)
-
-
 def extract_sentences(task: Task, min_words: int = MIN_SENTENCE_WORDS) -> list[Sentence]:
     """History sentences in conversation order: user turns whole, agent turns split and filtered."""
     out: list[Sentence] = []
@@ -57,8 +50,7 @@ def extract_sentences(task: Task, min_words: int = MIN_SENTENCE_WORDS) -> list[S
         if pair.user.strip():
             out.append(Sentence(" ".join(pair.user.split()), "user", pair.turn))
         if pair.agent.strip():
-            for raw in _segmenter().segment(pair.agent):
-                sentence = " ".join(raw.split())
+            for sentence in split_sentences(pair.agent):
                 if len(words(sentence)) < min_words or _FILLER.match(sentence):
                     continue
                 out.append(Sentence(sentence, "agent", pair.turn))

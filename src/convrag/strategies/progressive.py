@@ -1,37 +1,80 @@
 """``progressive``: spend only as much context and model time as a turn needs.
 
-Stage 1: a question with no dependency markers and at least 5 words (or the first turn)
-is used as asked, with no model call. Stage 2a: rewrite with the earlier exchanges whose
-user question is most like this one (cosine >= 0.7, else the top 3), then ask the model
-whether the result is unambiguous; stop if so. Stage 2b: the same with the last 2
-exchanges. Stage 3: MMR-cluster context over the whole history, final rewrite.
-A stage whose rewrite fails a check hands over to the next; the query finally used is the
-last accepted rewrite, else the question as asked (progressive-context-escalation seed).
+Designed on MT-RAG's dev half, where a follow-up's need for context shows in its surface:
+
+Stage 1 (no call): the first turn, or a follow-up with no dependency marker (no pronoun, no
+"the previous", at least ``min_words`` words) is searched as asked. On the dev half such turns
+gain nothing from a rewrite, human or model.
+
+Stage 1x (no call): a short follow-up without a pronoun ("Enterprise", "fees for students?")
+leans on the conversation for its topic. It is searched as asked *and* with the conversation's
+most specific terms appended (:mod:`.topic`), the two result lists fused (RRF): the user's own
+words keep their weight, the topic comes back in.
+
+Stage 1r (no call): a follow-up whose only dependency is a pronoun ("Do they play abroad?") is
+searched with the conversation's most specific terms appended: on the dev half that retrieved as
+well as the 1.5B model's rewrite of the same question.
+
+Stage 2 (one call): a follow-up with an explicit reference ("what about", "the previous one",
+"you mentioned"; with ``rewrite="markers"`` every follow-up with a marker) is rewritten with the
+last exchange plus the earlier exchanges whose question is most like this one. The verdict costs
+no call: a rewrite that passes the acceptance checks and either names something the question did
+not or has no reference left is final.
+
+Stage 3 (one call, only when stage 2 failed): MMR-cluster context over the whole history.
+
+When no rewrite survives, the turn falls back to stage 1x's zero-call fusion. Every step, with
+its inputs, is in the trace (progressive-context-escalation seed; the seed's separate "is it
+still ambiguous?" model call is replaced by the rule verdict, and its stage 2a/2b windows by one
+context: the last exchange plus similar ones).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..embeddings import Embedder
+from ..history import Budget, TurnPair, turn_pairs
 from ..llm.base import LLM
+from ..text import content_stems
 from ..types import Task
-from .base import Rewrite, Trace, UsesEmbedder, finish, start_trace
-from .context import Budget, TurnPair, render_pairs, turn_pairs
+from .base import Rewrite, Trace, UsesEmbedder, finish, record_context, start_trace
 from .mmr_cluster import MMRCluster, MMRSettings
-from .rewriter import CheckSettings, is_disambiguated, rewrite
+from .rewriter import CheckSettings, rewrite
 from .standalone import MIN_WORDS, standalone_verdict
+from .topic import TopicSettings, conversation_terms, expand
+
+STAGES = ("1", "1x", "1r", "2", "3", "3_fallback_previous_stage", "3_fallback_original")
+REWRITE_POLICIES = ("markers", "references", "never")
 
 
 def similar_turns(similarities: np.ndarray, threshold: float = 0.7, top_k: int = 3) -> tuple[list[int], bool]:
-    """Indices (chronological) of turns at or above ``threshold``; the ``top_k`` most similar when
-    none is. The flag says whether the threshold selected them."""
-    above = [i for i, s in enumerate(similarities) if s >= threshold]
+    """Indices (chronological) of turns at or above ``threshold`` (at most ``top_k``, the most
+    similar); the ``top_k`` most similar when none is. The flag says whether the threshold selected them."""
+    order = [int(i) for i in np.argsort(-similarities, kind="stable")]
+    above = [i for i in order if similarities[i] >= threshold][:top_k]
     if above:
-        return above, True
-    return sorted(int(i) for i in np.argsort(-similarities, kind="stable")[:top_k]), False
+        return sorted(above), True
+    return sorted(order[:top_k]), False
+
+
+@dataclass(frozen=True)
+class ProgressiveSettings:
+    """The knobs of :class:`Progressive`, chosen on the dev split (docs/benchmarks.md)."""
+
+    min_words: int = MIN_WORDS
+    similarity_threshold: float = 0.7
+    top_k: int = 2  # earlier exchanges added to the last one in stage 2
+    expand_short: bool = True  # stage 1x for short follow-ups without a reference (False: stage 2)
+    #: which follow-ups that refer back go to the model (stage 2): ``markers`` (any pronoun or reference),
+    #: ``references`` (an explicit one: "the previous", "what about", "you mentioned"), ``never``; the
+    #: others are searched as the question with the conversation's terms appended (stage 1r, no call)
+    rewrite: str = "references"
+    fuse_rewrite: bool = False  # also fuse a stage 2/3 rewrite with the topic-expanded question
+    topic: TopicSettings = TopicSettings(max_zipf=5.2)
 
 
 class Progressive(UsesEmbedder):
@@ -41,80 +84,87 @@ class Progressive(UsesEmbedder):
         self,
         llm: LLM,
         embedder: Embedder | None = None,
-        min_words: int = MIN_WORDS,
-        similarity_threshold: float = 0.7,
-        top_k: int = 3,
-        window: int = 2,
+        settings: ProgressiveSettings = ProgressiveSettings(),
         mmr: MMRSettings = MMRSettings(),
         domain_lambda: Mapping[str, float] | None = None,
         budget: Budget = Budget(),
         checks: CheckSettings = CheckSettings(),
     ) -> None:
+        if settings.rewrite not in REWRITE_POLICIES:
+            raise ValueError(f"unknown rewrite policy {settings.rewrite!r}; expected one of {', '.join(REWRITE_POLICIES)}")
         self.llm = llm
         self._embedder = embedder
-        self.min_words = min_words
-        self.similarity_threshold = similarity_threshold
-        self.top_k = top_k
-        self.window = window
+        self.settings = settings
         self.budget = budget
         self.checks = checks
         self._mmr = MMRCluster(llm, embedder, mmr, domain_lambda, budget, checks)
 
-    def _rewrite_with(self, task: Task, trace: Trace, stage: str, pairs: list[TurnPair]) -> tuple[str | None, list[dict]]:
-        context, dropped = render_pairs(pairs, self.llm.count_tokens, self.budget)
-        trace.trimmed_turns = max(trace.trimmed_turns, dropped)
-        selected = [{"stage": stage, "turn": p.turn, "user": p.user} for p in pairs[dropped:]]
-        trace.context.extend(selected)
-        return rewrite(self.llm, trace, stage, task.question, context, task.user_questions[:-1], self.checks), selected
-
     def rewrite(self, task: Task) -> Rewrite:
         trace, started = start_trace(task, self.name)
+        s = self.settings
         pairs = turn_pairs(task.history)
-        verdict = standalone_verdict(task.question, self.min_words)
-        trace.details["markers"] = list(verdict.markers)
         if not pairs:
             return finish(trace, started, task.question, "1")
+        verdict = standalone_verdict(task.question, s.min_words)
+        refers = [m for m in verdict.markers if not m.startswith("short:")]
+        terms = [t for t, _ in conversation_terms(task.history, task.question, s.topic)]
+        expanded = expand(task.question, terms)
+        trace.details["stage_1"] = {"markers": list(verdict.markers), "conversation_terms": terms}
+
         if verdict.standalone:
             return finish(trace, started, task.question, "1")
+        if not refers and s.expand_short:
+            return finish(trace, started, task.question, "1x", (expanded,))
+        explicit = [m for m in refers if m.startswith("reference:")]
+        if refers and terms and (s.rewrite == "never" or (s.rewrite == "references" and not explicit)):
+            return finish(trace, started, expanded, "1r")  # the topic terms stand in for what the pronoun points to
 
-        best: str | None = None  # the last accepted (if still ambiguous) rewrite
-
-        # Stage 2a: the turns whose user question resembles this one.
-        asked = [i for i, p in enumerate(pairs) if p.user.strip()]
-        tried: list[int] = []
-        if asked:
-            vectors = self.embedder.encode([task.question] + [pairs[i].user for i in asked])
-            sims = vectors[1:] @ vectors[0]
-            chosen, by_threshold = similar_turns(sims, self.similarity_threshold, self.top_k)
-            tried = [asked[i] for i in chosen]
-            trace.details["stage_2a"] = {
-                "similarities": {pairs[i].turn: round(float(s), 4) for i, s in zip(asked, sims)},
-                "selected_turns": [pairs[i].turn for i in tried],
-                "by_threshold": by_threshold,
-            }
-            query, _ = self._rewrite_with(task, trace, "2a", [pairs[i] for i in tried])
-            if query is not None:
-                best = query
-                if is_disambiguated(self.llm, trace, "2a", query):
-                    return finish(trace, started, query, "2a")
-
-        # Stage 2b: the local window, unless 2a already used exactly these turns.
-        window = list(range(max(0, len(pairs) - self.window), len(pairs)))
-        if window != tried:
-            query, _ = self._rewrite_with(task, trace, "2b", [pairs[i] for i in window])
-            if query is not None:
-                best = query
-                if is_disambiguated(self.llm, trace, "2b", query):
-                    return finish(trace, started, query, "2b")
-        else:
-            trace.details["stage_2b"] = "skipped: same turns as stage 2a"
+        fuse = (expanded,) if s.fuse_rewrite else ()
+        # Stage 2: the last exchange and the earlier ones whose question resembles this one.
+        chosen = self._stage_2_turns(task, pairs, trace)
+        query = self._rewrite_with(task, trace, "2", [pairs[i] for i in chosen])
+        if query is not None:
+            if resolved(task.question, query, task.history):
+                return finish(trace, started, query, "2", fuse)
+            trace.details["stage_2_unresolved"] = list(standalone_verdict(query, 0).markers)
 
         # Stage 3: MMR-cluster over the full history.
         self._mmr._embedder = self.embedder  # share the loaded model with the stage-3 helper
-        query, used = self._mmr.resolve(task, trace, "3")
+        final, used = self._mmr.resolve(task, trace, "3")
         trace.context.extend(used)
+        if final is not None:
+            return finish(trace, started, final, "3", fuse)
         if query is not None:
-            return finish(trace, started, query, "3")
-        if best is not None:
-            return finish(trace, started, best, "3_fallback_previous_stage")
-        return finish(trace, started, task.question, "3_fallback_original")
+            return finish(trace, started, query, "3_fallback_previous_stage", fuse)
+        return finish(trace, started, task.question, "3_fallback_original", (expanded,))
+
+    def _stage_2_turns(self, task: Task, pairs: list[TurnPair], trace: Trace) -> list[int]:
+        last = len(pairs) - 1
+        earlier = [i for i in range(last) if pairs[i].user.strip()]
+        chosen = {last}
+        details: dict = {"last_turn": pairs[last].turn}
+        if earlier and self.settings.top_k > 0:
+            vectors = self.embedder.encode([task.question] + [pairs[i].user for i in earlier])
+            sims = vectors[1:] @ vectors[0]
+            picked, by_threshold = similar_turns(sims, self.settings.similarity_threshold, self.settings.top_k)
+            chosen |= {earlier[i] for i in picked}
+            details.update(
+                similarities={pairs[i].turn: round(float(x), 4) for i, x in zip(earlier, sims)},
+                similar_turns=[pairs[earlier[i]].turn for i in picked],
+                by_threshold=by_threshold,
+            )
+        trace.details["stage_2"] = details
+        return sorted(chosen)
+
+    def _rewrite_with(self, task: Task, trace: Trace, stage: str, pairs: list[TurnPair]) -> str | None:
+        context = record_context(trace, pairs, self.llm.count_tokens, self.budget,
+                                 lambda p: {"stage": stage, "turn": p.turn, "user": p.user})
+        return rewrite(self.llm, trace, stage, task.question, context, task.user_questions[:-1], self.checks)
+
+
+def resolved(question: str, query: str, history: tuple) -> bool:  # type: ignore[type-arg]
+    """The rule verdict on a rewrite: it brought in something the conversation named and the
+    question did not, or it has no reference left (a standalone question that needed nothing)."""
+    said = set().union(*(content_stems(m.text) for m in history)) if history else set()
+    added = (content_stems(query) - content_stems(question)) & said
+    return bool(added) or not standalone_verdict(query, 0).markers

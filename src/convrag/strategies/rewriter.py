@@ -1,6 +1,6 @@
-"""The two LLM steps strategies share: rewrite a question with some context, and ask whether a
-query is now unambiguous. Both record their call in the trace and never raise on a model
-failure: a backend error, or an answer that fails a check, becomes a recorded fallback.
+"""The LLM step the rewriting strategies share: rewrite a question with some context. It records
+its call in the trace and never raises on a model failure: a backend error, or an answer that
+fails a check, becomes a recorded fallback.
 """
 
 from __future__ import annotations
@@ -11,10 +11,9 @@ from dataclasses import dataclass
 from ..llm.base import LLM, ChatMessage, Completion, GenerationParams, LLMError
 from .base import Fallback, LLMCall, Trace
 from .checks import check_rewrite, clean_answer
-from .prompts import ambiguity_messages, rewrite_messages
+from .prompts import rewrite_messages
 
 REWRITE_PARAMS = GenerationParams(temperature=0.0, max_tokens=64, stop=("\n",))
-AMBIGUITY_PARAMS = GenerationParams(temperature=0.0, max_tokens=3)
 
 
 @dataclass(frozen=True)
@@ -74,17 +73,3 @@ def rewrite(
     if answer is None:
         return None
     return accept(trace, stage, question, answer, earlier_questions, checks)
-
-
-def is_disambiguated(llm: LLM, trace: Trace, stage: str, query: str) -> bool:
-    """Whether the model judges ``query`` understandable on its own. An unreadable verdict or a
-    failed call counts as "not yet" so that the strategy escalates rather than stops early."""
-    answer = call(llm, trace, "ambiguity_check", stage, ambiguity_messages(query), AMBIGUITY_PARAMS)
-    if answer is None:
-        return False
-    verdict = answer.strip().upper()
-    if verdict.startswith("CLEAR"):
-        return True
-    if not verdict.startswith("UNCLEAR"):
-        trace.fallbacks.append(Fallback(stage, "unreadable_ambiguity_verdict", answer.strip()))
-    return False

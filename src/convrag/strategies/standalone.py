@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from .checks import words
+from ..text import words
 
 PRONOUNS = frozenset(
     "he she it they them him her his hers its their theirs this that these those there one ones".split()

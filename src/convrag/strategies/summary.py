@@ -7,11 +7,12 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from ..history import Budget, clip_words, turn_pairs
 from ..llm.base import LLM, GenerationParams
+from ..text import words
 from ..types import Task
-from .base import Fallback, Rewrite, finish, start_trace
-from .checks import check_rewrite, clean_answer, words
-from .context import Budget, clip_words, render_pairs, turn_pairs
+from .base import Fallback, Rewrite, finish, record_context, start_trace
+from .checks import check_rewrite, clean_answer
 from .prompts import summary_messages
 from .rewriter import CheckSettings, call
 
@@ -67,9 +68,7 @@ class Summary:
         pairs = turn_pairs(task.history)
         if not pairs:
             return finish(trace, started, task.question, "first_turn")
-        context, dropped = render_pairs(pairs, self.llm.count_tokens, self.budget)
-        trace.trimmed_turns = dropped
-        trace.context = [{"turn": p.turn, "user": p.user} for p in pairs[dropped:]]
+        context = record_context(trace, pairs, self.llm.count_tokens, self.budget)
         answer = call(self.llm, trace, "summarize", "summary", summary_messages(context, task.question), SUMMARY_PARAMS)
         if answer is None:
             return finish(trace, started, task.question, "fallback_original")

@@ -10,10 +10,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..embeddings import Embedder
+from ..history import Budget, TurnPair, turn_pairs
 from ..llm.base import LLM
 from ..types import Task
-from .base import Rewrite, UsesEmbedder, finish, finish_rewrite, start_trace
-from .context import Budget, TurnPair, render_pairs, turn_pairs
+from .base import Rewrite, UsesEmbedder, finish, finish_rewrite, record_context, start_trace
 from .rewriter import CheckSettings, rewrite
 
 
@@ -62,8 +62,7 @@ class Targeted(UsesEmbedder):
         keep = select_turns(sims, self.threshold, self.max_turns, self.include_last)
         selected: list[TurnPair] = [pairs[i] for i in keep]
         trace.details["similarities"] = {p.turn: round(float(s), 4) for p, s in zip(pairs, sims)}
-        context, dropped = render_pairs(selected, self.llm.count_tokens, self.budget)
-        trace.trimmed_turns = dropped
-        trace.context = [{"turn": p.turn, "user": p.user, "similarity": round(float(sims[p.turn - 1]), 4)} for p in selected[dropped:]]
+        context = record_context(trace, selected, self.llm.count_tokens, self.budget,
+                                 lambda p: {"turn": p.turn, "user": p.user, "similarity": round(float(sims[p.turn - 1]), 4)})
         query = rewrite(self.llm, trace, "rewrite", task.question, context, task.user_questions[:-1], self.checks)
         return finish_rewrite(trace, started, task, query)
