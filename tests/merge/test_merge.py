@@ -9,13 +9,13 @@ from ranx import fuse as ranx_fuse
 
 from convrag.fusion.rrf import reciprocal_rank_fusion
 from convrag.merge import MERGERS, MergeSettings, SourcedHit, enhanced_merge, make_merger
-from convrag.merge.base import document_of
 from convrag.merge.budget import select_within_budget
 from convrag.merge.conflicts import find_conflicts
-from convrag.merge.fuse import fuse, rrf_by_position
+from convrag.merge.fuse import fuse
 from convrag.merge.ordering import edges_first
 from convrag.merge.presets import classify_query
 from convrag.merge.signals import QualitySignals, quality_multiplier
+from convrag.types import document_of
 
 
 def words(text: str) -> int:
@@ -33,10 +33,10 @@ def hits(collection: str, ids: list[str], texts: dict[str, str] | None = None) -
 
 def test_rrf_on_a_hand_made_example():
     results = {"a": hits("a", ["x", "y"]), "b": hits("b", ["y", "z"])}
-    ordered, fused = fuse(results, "rrf", k=60)
+    ordered, fused = fuse(results, "rrf", rrf_k=60)
     assert fused == pytest.approx({"x": 1 / 61, "y": 1 / 62 + 1 / 61, "z": 1 / 62})
     assert [h.passage_id for h in ordered] == ["y", "y", "x", "z"]
-    _, weighted = fuse(results, "rrf", weights={"a": 2.0}, k=60)
+    _, weighted = fuse(results, "rrf", weights={"a": 2.0}, rrf_k=60)
     assert weighted["x"] == pytest.approx(2 / 61)
 
 
@@ -44,9 +44,9 @@ def test_rrf_parity_with_the_fusion_module_and_ranx():
     rng = random.Random(1)
     lists = [[f"d{i}" for i in rng.sample(range(40), 15)] for _ in range(5)]
     results = {f"c{n}": hits(f"c{n}", ids) for n, ids in enumerate(lists)}
-    ours = rrf_by_position(list(results.values()), 60, [1.0] * 5)
+    _, ours = fuse(results, "rrf", rrf_k=60)
     runs = [{pid: float(100 - r) for r, pid in enumerate(ids)} for ids in lists]
-    assert ours == pytest.approx(reciprocal_rank_fusion(runs, k=60))
+    assert ours == pytest.approx(reciprocal_rank_fusion(runs, rrf_k=60))
     theirs = ranx_fuse([Run({"q": r}, name=f"r{i}") for i, r in enumerate(runs)], method="rrf", params={"k": 60}).to_dict()["q"]
     assert ours == pytest.approx(theirs)
 

@@ -1,23 +1,7 @@
-import time
-
 from convrag.embeddings import Embedder
 from convrag.retrieve.dense import DenseRetriever
 from convrag.retrieve.multi import CollectionSearch, SharedQueryEmbedder, open_collections, search_collections
-
-
-class Failing:
-    name = "failing"
-
-    def search(self, queries, k=10):  # type: ignore[no-untyped-def]
-        raise RuntimeError("index file is corrupt")
-
-
-class Slow:
-    name = "slow"
-
-    def search(self, queries, k=10):  # type: ignore[no-untyped-def]
-        time.sleep(5)
-        return [[] for _ in queries]
+from tests.helpers import Failing, Slow
 
 
 def test_one_embedding_per_model_and_attribution(tiny_collection, embedder: Embedder):

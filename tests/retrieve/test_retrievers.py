@@ -36,22 +36,22 @@ def test_empty_query_list_and_empty_query(tiny_collection: Collection) -> None:
 
 
 def test_hybrid_rrf_scores(tiny_collection: Collection) -> None:
-    hybrid = make_retriever("hybrid", tiny_collection)
+    hybrid = make_retriever("hybrid", tiny_collection, fusion="rrf", alpha=None)
     hits = hybrid.search(["passport renewal cost"], 6)[0]
     # p2 is first in both lists: 2 / (60 + 1)
     assert hits[0].doc_id == "p2" and hits[0].score == pytest.approx(2 / 61)
 
 
 def test_hybrid_weighted_rrf(tiny_collection: Collection) -> None:
-    plain = make_retriever("hybrid", tiny_collection).search(["passport renewal cost"], 6)[0]
-    dense_only = make_retriever("hybrid", tiny_collection, alpha=1.0).search(["passport renewal cost"], 6)[0]
+    plain = make_retriever("hybrid", tiny_collection, fusion="rrf", alpha=None).search(["passport renewal cost"], 6)[0]
+    dense_only = make_retriever("hybrid", tiny_collection, fusion="rrf", alpha=1.0).search(["passport renewal cost"], 6)[0]
     dense = make_retriever("dense", tiny_collection).search(["passport renewal cost"], 6)[0]
     assert [h.doc_id for h in dense_only] == [h.doc_id for h in dense]
     assert dense_only[0].score == pytest.approx(2 / 61) and plain[0].score == pytest.approx(2 / 61)
 
 
 def test_hybrid_score_fusion_option(tiny_collection: Collection) -> None:
-    hybrid = make_retriever("hybrid", tiny_collection, fusion="score", alpha=0.5)
+    hybrid = make_retriever("hybrid", tiny_collection, fusion="combsum", alpha=0.5)
     top = hybrid.search(["passport renewal cost"], 3)[0][0]
     assert top.doc_id == "p2" and top.score == pytest.approx(1.0)  # max-normalized in both lists
     with pytest.raises(ValueError, match="unknown fusion"):
@@ -61,3 +61,10 @@ def test_hybrid_score_fusion_option(tiny_collection: Collection) -> None:
 def test_unknown_retriever(tiny_collection: Collection) -> None:
     with pytest.raises(ConfigError, match="unknown retriever 'elser'"):
         make_retriever("elser", tiny_collection)
+
+
+def test_the_default_hybrid_is_dense_weighted_score_fusion(tiny_collection: Collection) -> None:
+    hybrid = make_retriever("hybrid", tiny_collection)
+    assert (hybrid.fusion, hybrid.alpha) == ("combsum", 0.7)
+    hits = hybrid.search(["passport renewal cost"], 6)[0]
+    assert hits[0].doc_id == "p2" and hits[0].score == pytest.approx(1.0)  # best of both lists: 0.3 + 0.7

@@ -30,7 +30,7 @@ from bm25s.stopwords import STOPWORDS_EN
 from ..embeddings import Embedder, load_embedder
 from ..errors import CollectionError, ConfigError
 from ..progress import SILENT, Reporter
-from ..types import Hit, Passage
+from ..types import Hit, Passage, document_of
 
 DEFAULT_URI = "./data/convrag.db"
 SCHEMA_VERSION = 1
@@ -53,12 +53,6 @@ def milvus_name(name: str) -> str:
     if not re.fullmatch(r"[A-Za-z0-9_-]{1,200}", name or ""):
         raise ConfigError(f"invalid collection name {name!r} (use letters, digits, '-' or '_')")
     return "convrag_" + name.replace("-", "_")
-
-
-def source_document(passage_id: str) -> str:
-    """The document a passage comes from: its id without the trailing ``-<start>-<end>`` span."""
-    parts = passage_id.rsplit("-", 2)
-    return parts[0] if len(parts) == 3 and parts[1].isdigit() and parts[2].isdigit() else passage_id
 
 
 @dataclass(frozen=True)
@@ -236,7 +230,7 @@ class MilvusCollection:
                 rows = [
                     {
                         "id": p.doc_id,
-                        "doc_id": source_document(p.doc_id),
+                        "doc_id": document_of(p.doc_id),
                         "title": p.title[:2048],
                         "url": p.url[:2048],
                         "text": p.searchable_text[:MAX_TEXT],

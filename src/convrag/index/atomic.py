@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
@@ -56,6 +56,10 @@ def write_text(path: Path, text: str) -> None:
 
 def write_json(path: Path, obj: Any) -> None:
     write_text(path, json.dumps(obj, indent=2, ensure_ascii=False) + "\n")
+
+
+def write_jsonl(path: Path, rows: Iterable[Any]) -> None:
+    write_text(path, "".join(json.dumps(row, ensure_ascii=False, default=str) + "\n" for row in rows))
 
 
 def save_npy(path: Path, array: np.ndarray) -> None:

@@ -18,6 +18,7 @@ import Stemmer
 from bm25s.tokenization import Tokenizer
 
 from .atomic import write_json
+from .topk import top_k
 
 PARAMS_FILE = "convrag_bm25.json"
 
@@ -90,18 +91,9 @@ class BM25Index:
                 scores_out.append(np.zeros(0, dtype=np.float32))
                 continue
             scores = self.model.get_scores(tokens)
-            top = _top_k(scores, k)
+            top = top_k(scores, k)
             top = top[scores[top] > 0]
             positions_out.append(top)
             scores_out.append(scores[top].astype(np.float32))
         return positions_out, scores_out
 
-
-def _top_k(scores: np.ndarray, k: int) -> np.ndarray:
-    """Indices of the ``k`` largest scores, best first; ties broken by lower index for determinism."""
-    if k >= scores.shape[0]:
-        candidates = np.arange(scores.shape[0])
-    else:
-        candidates = np.argpartition(-scores, k - 1)[:k]
-    order = np.lexsort((candidates, -scores[candidates]))
-    return candidates[order]

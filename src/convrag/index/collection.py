@@ -33,6 +33,7 @@ from .atomic import atomic_open, fsync_dir, write_json, write_text
 from .bm25 import BM25Index, BM25Params
 from .dense import DenseIndex, embed_resumable
 from .manifest import MANIFEST_FILE, Manifest, corpus_sha256
+from .windows import WindowSettings, window_plan
 
 CURRENT_FILE = "CURRENT"
 PASSAGES_FILE = "passages.jsonl"
@@ -73,6 +74,9 @@ class Collection:
                 f"collection {self.name!r}: embeddings are {index.size}x{index.dimension}, manifest says "
                 f"{len(self.passages)}x{self.manifest.embedding_dimension}; rebuild it"
             )
+        expected = (self.manifest.dense_windows or {}).get("count", 0)
+        if (index.owners is None and expected) or (index.owners is not None and len(index.owners) != expected):
+            raise CollectionError(f"collection {self.name!r}: the window embeddings do not match the manifest; rebuild it")
         return index
 
     def check_embedder(self, embedder: Embedder) -> None:
@@ -131,13 +135,15 @@ class Collection:
         force: bool = False,
         reporter: Reporter = SILENT,
         reuse: Collection | None = None,
+        windows: WindowSettings | None = None,
     ) -> Collection:
         """Build (or reuse, if identical) the collection at ``path`` from ``passages``.
 
         ``embedder=None`` builds BM25 only. The previous version stays live until
         the new one is complete. ``reuse``: a collection embedded with the same model whose
         vectors are taken for passages it already holds (same id and text), so adding a few
-        documents to a large collection embeds only the new passages.
+        documents to a large collection embeds only the new passages. ``windows``: also embed
+        the further windows of passages longer than the model reads (see :mod:`.windows`).
         """
         path = Path(path)
         passages = list(passages)
@@ -159,6 +165,7 @@ class Collection:
                 and existing.manifest.embedding_model == model
                 and existing.manifest.bm25 == bm25_params.__dict__
                 and existing.name == name
+                and _window_settings(existing.manifest) == (windows if embedder is not None else None)
             ):
                 return existing
 
@@ -176,6 +183,7 @@ class Collection:
             with reporter.stage(f"{name}: BM25 index", total=None):
                 BM25Index.build(texts, bm25_params).save(building / "bm25")
             probe = None
+            window_info: dict[str, int] | None = None
             if embedder is not None:
                 staging = path / STAGING_DIR / f"{digest[:16]}-{_slug(embedder.name)}"
                 vectors, todo = _reused_vectors(passages, reuse, embedder)
@@ -189,7 +197,11 @@ class Collection:
                     )
                 if len(todo):
                     vectors[todo] = fresh
-                DenseIndex(vectors).save(building / "dense")
+                window_vectors, owners = (None, None)
+                if windows is not None:
+                    window_vectors, owners = _window_vectors(passages, embedder, windows, reuse, staging, digest, reporter, name)
+                    window_info = {**windows.to_json(), "count": len(owners)}
+                DenseIndex(vectors, window_vectors, owners).save(building / "dense")
                 probe = embedder.probe()
             manifest = Manifest(
                 name=name,
@@ -203,6 +215,7 @@ class Collection:
                 embedding_probe=probe,
                 source=source,
                 build_seconds=round(time.perf_counter() - started, 2),
+                dense_windows=window_info,
             )
             write_json(building / MANIFEST_FILE, manifest.to_json())
             final = path / version
@@ -214,6 +227,53 @@ class Collection:
             raise
         _remove_stale(path, keep=version)
         return cls(path, final, manifest, passages)
+
+
+def _window_settings(manifest: Manifest) -> WindowSettings | None:
+    info = manifest.dense_windows
+    return WindowSettings(info["size"], info["stride"]) if info else None
+
+
+def _window_vectors(
+    passages: Sequence[Passage], embedder: Embedder, settings: WindowSettings, reuse: Collection | None, staging: Path,
+    digest: str, reporter: Reporter, name: str,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Every extra window's vector and owner; windows of passages ``reuse`` already holds with the
+    same window settings are taken from it, the others embedded (resumable, like the passages)."""
+    texts, owners = window_plan(passages, embedder.tokenizer, settings)
+    vectors = np.zeros((len(texts), embedder.dimension), dtype=np.float32)
+    known: dict[tuple[str, str], np.ndarray] = {}
+    if reuse is not None and _window_settings(reuse.manifest) == settings and reuse.manifest.embedding_model == embedder.name:
+        old = reuse.dense
+        if old.windows is not None and old.owners is not None:
+            for position in np.unique(old.owners):
+                p = reuse.passages[int(position)]
+                known[(p.doc_id, p.searchable_text)] = np.asarray(old.windows[old.owners == position])
+    todo: list[int] = []
+    start = 0
+    for position in np.unique(owners) if len(owners) else []:
+        count = int((owners == position).sum())
+        p = passages[int(position)]
+        old_rows = known.get((p.doc_id, p.searchable_text))
+        if old_rows is not None and len(old_rows) == count:
+            vectors[start : start + count] = old_rows
+        else:
+            todo.extend(range(start, start + count))
+        start += count
+    with reporter.stage(f"{name}: embedding {len(todo)} extra windows of long passages", total=len(todo)) as advance:
+        fresh = embed_resumable([texts[i] for i in todo], embedder, staging.with_name(staging.name + "-windows"),
+                                {"corpus_sha256": digest, "model": embedder.name, "windows": settings.to_json()}, progress=advance)
+    if todo:
+        vectors[todo] = fresh
+    return vectors, owners
+
+
+def live_version(path: Path) -> str | None:
+    """The live version folder named by ``path/CURRENT``; None when the collection has no index yet."""
+    try:
+        return (Path(path) / CURRENT_FILE).read_text().strip() or None
+    except FileNotFoundError:
+        return None
 
 
 def _reused_vectors(passages: Sequence[Passage], reuse: Collection | None, embedder: Embedder) -> tuple[np.ndarray, list[int]]:
@@ -278,6 +338,10 @@ class CollectionStore:
         if not self.root.is_dir():
             return []
         return sorted(p.name for p in self.root.iterdir() if (p / CURRENT_FILE).exists())
+
+    def version(self, name: str) -> str | None:
+        """The name of the collection's live version folder; None when it has no index yet."""
+        return live_version(self.path(name))
 
     def open(self, name: str) -> Collection:
         path = self.path(name)

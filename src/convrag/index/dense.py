@@ -17,25 +17,44 @@ import numpy as np
 
 from ..embeddings import Embedder
 from .atomic import save_npy, write_json
+from .topk import top_k
+from .windows import AGGREGATIONS, best_window_scores
 
 EMBEDDINGS_FILE = "embeddings.npy"
+WINDOWS_FILE = "windows.npy"
+OWNERS_FILE = "window_owners.npy"
 SHARD_SIZE = 2048
+PROGRESS_CHUNK = 256
 
 
 class DenseIndex:
-    """A matrix of normalized passage embeddings, one row per passage position."""
+    """A matrix of normalized passage embeddings, one row per passage position, and optionally the
+    embeddings of further windows of long passages (``windows``, with ``owners``: the passage
+    position of each window, ascending; see :mod:`convrag.index.windows`)."""
 
-    def __init__(self, embeddings: np.ndarray) -> None:
+    def __init__(self, embeddings: np.ndarray, windows: np.ndarray | None = None, owners: np.ndarray | None = None) -> None:
         if embeddings.ndim != 2:
             raise ValueError(f"embeddings must be a 2-d matrix, got shape {embeddings.shape}")
+        if (windows is None) != (owners is None) or (windows is not None and len(windows) != len(owners)):  # type: ignore[arg-type]
+            raise ValueError("window embeddings need one owner position each")
         self.embeddings = embeddings
+        self.windows = windows
+        self.owners = owners
 
     @classmethod
     def load(cls, folder: Path, mmap: bool = False) -> DenseIndex:
-        return cls(np.load(folder / EMBEDDINGS_FILE, mmap_mode="r" if mmap else None, allow_pickle=False))
+        mode = "r" if mmap else None
+        embeddings = np.load(folder / EMBEDDINGS_FILE, mmap_mode=mode, allow_pickle=False)
+        if (folder / WINDOWS_FILE).exists():
+            return cls(embeddings, np.load(folder / WINDOWS_FILE, mmap_mode=mode, allow_pickle=False),
+                       np.load(folder / OWNERS_FILE, allow_pickle=False))
+        return cls(embeddings)
 
     def save(self, folder: Path) -> None:
         save_npy(folder / EMBEDDINGS_FILE, np.ascontiguousarray(self.embeddings, dtype=np.float32))
+        if self.windows is not None and self.owners is not None:
+            save_npy(folder / WINDOWS_FILE, np.ascontiguousarray(self.windows, dtype=np.float32))
+            save_npy(folder / OWNERS_FILE, np.ascontiguousarray(self.owners, dtype=np.int64))
 
     @property
     def size(self) -> int:
@@ -45,7 +64,20 @@ class DenseIndex:
     def dimension(self) -> int:
         return int(self.embeddings.shape[1])
 
-    def search(self, query_vectors: np.ndarray, k: int, batch: int = 64) -> tuple[np.ndarray, np.ndarray]:
+    def scores(self, query_vectors: np.ndarray, aggregate: str = "first") -> np.ndarray:
+        """Passage scores for each query row. ``first``: the passage embedding (its first window);
+        ``max``: the best of its windows (MaxP); ``mix``: the mean of the two."""
+        sims = query_vectors @ self.embeddings.T
+        if aggregate == "first" or self.windows is None or self.owners is None or not len(self.owners):
+            return sims
+        best = best_window_scores(sims, query_vectors @ self.windows.T, self.owners)
+        if aggregate == "max":
+            return best
+        if aggregate == "mix":
+            return (sims + best) / 2
+        raise ValueError(f"unknown window aggregation {aggregate!r}; expected one of {', '.join(AGGREGATIONS)}")
+
+    def search(self, query_vectors: np.ndarray, k: int, batch: int = 64, aggregate: str = "first") -> tuple[np.ndarray, np.ndarray]:
         """Top-``k`` positions and scores for each query row, best first (ties: lower position first)."""
         n_queries = query_vectors.shape[0]
         k = min(k, self.size)
@@ -54,17 +86,11 @@ class DenseIndex:
         if k == 0:
             return positions, scores
         for start in range(0, n_queries, batch):
-            block = query_vectors[start : start + batch]
-            sims = block @ self.embeddings.T
-            if k < self.size:
-                top = np.argpartition(-sims, k - 1, axis=1)[:, :k]
-            else:
-                top = np.broadcast_to(np.arange(self.size), (block.shape[0], self.size)).copy()
-            top_scores = np.take_along_axis(sims, top, axis=1)
-            for row in range(block.shape[0]):
-                order = np.lexsort((top[row], -top_scores[row]))
-                positions[start + row] = top[row][order]
-                scores[start + row] = top_scores[row][order]
+            sims = self.scores(query_vectors[start : start + batch], aggregate)
+            for row in range(sims.shape[0]):
+                best = top_k(sims[row], k)
+                positions[start + row] = best
+                scores[start + row] = sims[row][best]
         return positions, scores
 
 
@@ -106,11 +132,12 @@ def embed_resumable(
             if vectors is not None and vectors.shape != (len(block), embedder.dimension):
                 vectors = None
         if vectors is None:
-            vectors = embedder.encode(block)
+            # progress in small steps, so that a build of a few thousand passages does not sit at 0
+            vectors = embedder.encode(block, progress=progress, chunk=PROGRESS_CHUNK)
             save_npy(shard_path, vectors)
-        shards.append(vectors)
-        if progress is not None:
+        elif progress is not None:
             progress(len(block))
+        shards.append(vectors)
     if not shards:
         return np.zeros((0, embedder.dimension), dtype=np.float32)
     return np.concatenate(shards, axis=0)

@@ -36,6 +36,8 @@ class Manifest:
     source: str = ""
     #: Wall-clock seconds the build took (BM25 + embedding), for the benchmark report.
     build_seconds: float | None = None
+    #: Extra dense windows for passages longer than the model reads: {"size", "stride", "count"}; None without.
+    dense_windows: dict[str, int] | None = None
     format_version: int = FORMAT_VERSION
 
     def to_json(self) -> dict[str, Any]:

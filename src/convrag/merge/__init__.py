@@ -5,7 +5,8 @@ One module per step: ``fuse`` (RRF, CombSUM, CombMNZ with collection weights), `
 ``presets`` (query types), ``conflicts``; ``enhanced`` composes them; ``registry`` names them.
 """
 
-from .base import Dropped, MergedResult, MergeOutcome, SourcedHit
+from ..types import SourcedHit
+from .base import Dropped, MergedResult, MergeOutcome
 from .enhanced import MergeSettings, enhanced_merge
 from .registry import MERGERS, make_merger
 

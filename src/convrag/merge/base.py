@@ -3,30 +3,10 @@ results that say why they were kept, and the record of what was dropped and why.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-
-class SourcedHit(NamedTuple):
-    """A search hit with its attribution: the collection, the passage (chunk) id, the document it
-    belongs to, and its original score and rank within that collection's result list."""
-
-    collection: str
-    passage_id: str
-    document_id: str
-    text: str
-    title: str = ""
-    url: str = ""
-    score: float = 0.0
-    rank: int = 0
-    metadata: Mapping[str, Any] = {}
-
-
-def document_of(passage_id: str) -> str:
-    """The document id inside an MT-RAG style passage id ``<doc>-<start>-<end>`` (else the id itself)."""
-    parts = passage_id.rsplit("-", 2)
-    return parts[0] if len(parts) == 3 and parts[1].isdigit() and parts[2].isdigit() else passage_id
+from ..types import SourcedHit
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,8 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 
-from .base import Dropped, SourcedHit
+from ..types import SourcedHit
+from .base import Dropped
 
 
 def text_key(text: str) -> str:

@@ -22,12 +22,14 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from .base import Dropped, MergedResult, MergeOutcome, SourcedHit
+from ..fusion import RRF_K
+from ..types import SourcedHit
+from .base import Dropped, MergedResult, MergeOutcome
 from .budget import token_counter
 from .conflicts import find_conflicts
 from .dedup import deduplicate
 from .diversity import jaccard, word_set
-from .fuse import fuse, hit_key
+from .fuse import fuse
 from .ordering import edges_first
 from .presets import PRESETS, classify_query, preset_weights
 from .signals import QualitySignals, quality_multiplier
@@ -36,7 +38,7 @@ from .signals import QualitySignals, quality_multiplier
 @dataclass(frozen=True)
 class MergeSettings:
     fusion: str = "rrf"
-    k: float = 60.0
+    rrf_k: float = RRF_K  # the RRF constant (not a depth)
     norm: str = "minmax"
     collection_weights: Mapping[str, float] = field(default_factory=dict)
     signals: QualitySignals | None = QualitySignals()
@@ -92,12 +94,12 @@ def enhanced_merge(
     use_diversity = diversity > 0 or settings.drop_at <= 1.0
 
     pool_size = max(20, settings.pool_factor * settings.max_passages)
-    pool_hits, fused = fuse(results, settings.fusion, weights, settings.k, settings.norm, top=pool_size)
+    pool_hits, fused = fuse(results, settings.fusion, weights, settings.rrf_k, settings.norm, top=pool_size)
     hits, also_in, dropped = deduplicate(pool_hits)
 
     candidates: list[_Candidate] = []
     for i, hit in enumerate(hits):
-        base = fused[hit_key(hit)]
+        base = fused[hit.key]
         factor, reasons = quality_multiplier(hit, settings.signals, now) if settings.signals else (1.0, [])
         if preset.long_passage_bonus != 1.0 and len(hit.text) > 600:
             factor *= preset.long_passage_bonus

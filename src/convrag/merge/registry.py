@@ -9,7 +9,8 @@ from dataclasses import replace
 from typing import Any
 
 from ..errors import ConfigError
-from .base import MergeOutcome, SourcedHit
+from ..types import SourcedHit
+from .base import MergeOutcome
 from .enhanced import MergeSettings, enhanced_merge
 
 Merger = Callable[..., MergeOutcome]

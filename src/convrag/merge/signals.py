@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
-from .base import SourcedHit
+from ..types import SourcedHit
 
 
 @dataclass(frozen=True)

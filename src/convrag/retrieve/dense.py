@@ -5,16 +5,26 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..embeddings import Embedder, load_embedder
-from ..errors import CollectionError
+from ..errors import CollectionError, ConfigError
 from ..index.collection import Collection
+from ..index.windows import AGGREGATIONS
 from ..types import Hit
 from .base import hits_from_positions
 
+#: how a passage with extra windows is scored when the collection has them (chosen on the dev split)
+DEFAULT_WINDOWS = "mix"
+
 
 class DenseRetriever:
+    """``windows``: for collections built with extra windows of long passages, ``first`` (the passage
+    embedding), ``max`` (its best window) or ``mix`` (their mean); ignored without windows."""
+
     name = "dense"
 
-    def __init__(self, collection: Collection, embedder: Embedder | None = None) -> None:
+    def __init__(self, collection: Collection, embedder: Embedder | None = None, windows: str = DEFAULT_WINDOWS) -> None:
+        if windows not in AGGREGATIONS:
+            raise ConfigError(f"unknown window scoring {windows!r}; expected one of {', '.join(AGGREGATIONS)}")
+        self.windows = windows
         if collection.manifest.embedding_model is None:
             raise CollectionError(
                 f"collection {collection.name!r} was built without embeddings; rebuild it with an embedding model"
@@ -27,5 +37,5 @@ class DenseRetriever:
         if not queries:
             return []
         vectors = self.embedder.encode(list(queries))
-        positions, scores = self.collection.dense.search(vectors, k)
+        positions, scores = self.collection.dense.search(vectors, k, aggregate=self.windows)
         return [hits_from_positions(self.collection, p, s) for p, s in zip(positions, scores)]

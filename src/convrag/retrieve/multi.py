@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..embeddings import Embedder
-from ..merge.base import SourcedHit, document_of
+from ..types import SourcedHit, document_of
 from .base import Retriever
 
 
@@ -60,6 +60,17 @@ class CollectionSearch:
     embedder: SharedQueryEmbedder | None = None
     k: int = 10
     weight: float = 1.0
+    collection: Any = None  # the opened collection, when its dense index can score queries for routing
+
+    def evidence(self, texts: Sequence[str], top: int = 3) -> list[float] | None:
+        """How strongly this collection matches each text (mean of its ``top`` best cosines); None
+        when it cannot say (no dense index or no embedder)."""
+        from .routing import evidence
+
+        if self.collection is None or self.embedder is None or self.collection.manifest.embedding_model is None:
+            return None
+        sims = self.collection.dense.scores(self.embedder.encode(list(texts)))
+        return [evidence(row, top) for row in sims]
 
 
 @dataclass
@@ -138,5 +149,6 @@ def open_collections(
             if model not in shared:
                 shared[model] = SharedQueryEmbedder(load_embedder(model))
             embedder = shared[model]
-        out.append(CollectionSearch(name, make_retriever(kind, collection, embedder), embedder, k, (weights or {}).get(name, 1.0)))
+        out.append(CollectionSearch(name, make_retriever(kind, collection, embedder), embedder, k, (weights or {}).get(name, 1.0),
+                                    collection if embedder is not None else None))
     return out

@@ -12,16 +12,36 @@ from .base import Retriever
 from .bm25 import BM25Retriever
 from .dense import DenseRetriever
 from .hybrid import HybridRetriever
+from .prf import RM3, Rocchio
+
+PRF = ("none", "rm3", "rocchio", "both")
 
 
-def _hybrid(collection: Collection, embedder: Embedder | None = None, **options: Any) -> Retriever:
-    return HybridRetriever(BM25Retriever(collection), DenseRetriever(collection, embedder), **options)
+def _bm25(collection: Collection, prf: str = "none") -> Retriever:
+    return RM3(collection) if prf in ("rm3", "both") else BM25Retriever(collection)
 
 
+def _dense(collection: Collection, embedder: Embedder | None = None, prf: str = "none", **options: Any) -> Retriever:
+    dense = DenseRetriever(collection, embedder, **options)
+    return Rocchio(dense) if prf in ("rocchio", "both") else dense
+
+
+def _hybrid(collection: Collection, embedder: Embedder | None = None, prf: str = "none", **options: Any) -> Retriever:
+    dense = {k: options.pop(k) for k in ("windows",) if k in options}
+    return HybridRetriever(_bm25(collection, prf), _dense(collection, embedder, prf, **dense), **options)
+
+
+def _check_prf(prf: str) -> str:
+    if prf not in PRF:
+        raise ConfigError(f"unknown pseudo-relevance feedback {prf!r}; expected one of {', '.join(PRF)}")
+    return prf
+
+
+#: ``prf``: pseudo-relevance feedback (``rm3`` for BM25, ``rocchio`` for dense, ``both``), an option
 RETRIEVERS: dict[str, Callable[..., Retriever]] = {
-    "bm25": lambda collection, embedder=None, **options: BM25Retriever(collection, **options),
-    "dense": lambda collection, embedder=None, **options: DenseRetriever(collection, embedder, **options),
-    "hybrid": _hybrid,
+    "bm25": lambda collection, embedder=None, prf="none", **options: _bm25(collection, _check_prf(prf)),
+    "dense": lambda collection, embedder=None, prf="none", **options: _dense(collection, embedder, _check_prf(prf), **options),
+    "hybrid": lambda collection, embedder=None, prf="none", **options: _hybrid(collection, embedder, _check_prf(prf), **options),
 }
 
 
