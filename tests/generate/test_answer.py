@@ -1,15 +1,34 @@
-from convrag.generate.answer import DECLINE, AnswerGenerator, is_decline, parse_citations
+import pytest
+
+from convrag.generate.answer import (
+    DECLINE,
+    Answer,
+    AnswerFailed,
+    AnswerGenerator,
+    AnswerSettings,
+    infer_citations,
+    is_decline,
+    parse_citations,
+)
+from convrag.generate.decline import DeclineSettings, grounding
 from convrag.llm.base import LLMError
-from convrag.merge.base import MergedResult, SourcedHit
-from convrag.types import Message
-from tests.scripted import ScriptedLLM
+from convrag.merge.base import MergedResult
+from convrag.types import Message, SourcedHit
+from tests.helpers import ScriptedLLM, StreamingScriptedLLM
+
+PLANS = [
+    "The Lite plan of Object Storage is free. It includes 25 GB of storage per month. Requests beyond the quota are refused.",
+    "The Standard plan is billed per gigabyte stored. Archive storage is cheaper but slower to read.",
+]
+FIRST = AnswerSettings.first()
 
 
-def results(n: int, conflict: bool = False) -> list[MergedResult]:
+def results(texts: list[str] | int, conflict: bool = False) -> list[MergedResult]:
+    texts = [f"text {i}" for i in range(texts)] if isinstance(texts, int) else texts
     return [
-        MergedResult(SourcedHit(f"c{i % 2}", f"p{i}", f"d{i}", f"text {i}", f"T{i}", f"https://x/{i}", 1.0, i + 1), 0.1, 0.1, "r",
+        MergedResult(SourcedHit(f"c{i % 2}", f"p{i}", f"d{i}", t, f"T{i}", f"https://x/{i}", 1.0, i + 1), 0.1, 0.1, "r",
                      conflicts_with=(1 - i,) if conflict and i < 2 else ())
-        for i in range(n)
+        for i, t in enumerate(texts)
     ]
 
 
@@ -25,53 +44,92 @@ def test_decline_detection():
     assert not is_decline("The fee is 130 dollars [1].")
 
 
-def test_generator_answers_with_citations_and_flags_conflicts():
+def test_the_first_prompt_answers_with_citations_and_flags_conflicts():
     llm = ScriptedLLM(answer=["The Lite plan is free [1], though sources disagree on storage [1][2]."])
-    answer = AnswerGenerator(llm).answer("Is it free?", [Message("user", "Tell me about Lite"), Message("agent", "It is a plan.")], results(2, True))
+    history = [Message("user", "Tell me about Lite"), Message("agent", "It is a plan.")]
+    answer = AnswerGenerator(llm, FIRST).answer("Is it free?", history, results(2, True))
     assert [c.number for c in answer.citations] == [1, 2] and not answer.declined
     prompt = llm.last_user_prompt("answer")
     assert "[1] (conflicting) (c0; T0) text 0" in prompt and "User: Tell me about Lite" in prompt
     assert answer.trace["llm_call"]["prompt_tokens"] > 0
 
 
-def test_no_passages_declines_without_a_call_and_errors_fall_back():
+def test_the_cited_prompt_shows_examples_history_first_and_only_the_relevant_sentences(embedder):
+    llm = ScriptedLLM(answer=["The Lite plan is free and includes 25 GB of storage per month [1]."])
+    history = [Message("user", "What storage plans are there?"), Message("agent", "Lite and Standard.")]
+    settings = AnswerSettings(compression=AnswerSettings().compression.__class__(max_tokens=25))
+    answer = AnswerGenerator(llm, settings, embedder).answer("Is it free?", history, results(PLANS), "Is the Lite plan free?")
+    messages = llm.requests[-1][1]
+    assert messages[2]["content"].endswith("[1].") and len(messages) == 6  # system, two worked examples, the turn
+    prompt = messages[-1]["content"]
+    assert prompt.index("User: What storage plans") < prompt.index("Passages:")  # history first: a reusable prefix
+    assert "Lite plan of Object Storage is free" in prompt and "Requests beyond the quota" not in prompt  # compressed
+    assert "…" in prompt
+    compression = answer.trace["details"]["compression"]
+    assert compression["total_sentences"] == [3, 2] and compression["kept_sentences"][0] < 3
+    assert answer.citations[0].passage_id == "p0" and not answer.citations[0].inferred
+
+
+def test_nothing_relevant_is_declined_without_a_call(embedder):
     llm = ScriptedLLM()
-    answer = AnswerGenerator(llm).answer("q?", [], [])
+    answer = AnswerGenerator(llm, AnswerSettings(decline=DeclineSettings(min_relevance=0.6)), embedder).answer(
+        "Who won the chess olympiad in 1980?", [], results(PLANS))
     assert answer.declined and answer.text == DECLINE and llm.requests == []
-    failed = AnswerGenerator(ScriptedLLM(answer=[LLMError("down")])).answer("q?", [], results(1))
-    assert failed.trace["fallback"] == "llm_error" and "failed" in failed.text
-    empty = AnswerGenerator(ScriptedLLM(answer=["   "])).answer("q?", [], results(1))
+    assert "without a model call" in answer.trace["fallback"]
+
+
+def test_an_answer_not_grounded_in_the_passages_is_declined(embedder):
+    invented = "The Lite plan was launched in 1998 by a team in Toronto after a merger [1]."
+    llm = ScriptedLLM(answer=[invented])
+    only_grounding = AnswerSettings(decline=DeclineSettings(min_relevance=0.0))
+    answer = AnswerGenerator(llm, only_grounding, embedder).answer("When was the Lite plan launched?", [], results(PLANS))
+    assert answer.declined and answer.text == DECLINE and answer.citations == []
+    assert answer.trace["details"]["grounding"] < 0.5 and answer.trace["llm_call"]["answer"] == invented
+    assert grounding("The Lite plan is free.", PLANS) == 1.0 and grounding("", PLANS) == 1.0
+
+
+def test_any_decline_wording_becomes_the_one_decline_sentence(embedder):
+    llm = ScriptedLLM(answer=["The passages do not contain information about the launch date."])
+    answer = AnswerGenerator(llm, AnswerSettings(decline=DeclineSettings(min_relevance=0.0)), embedder).answer("When was the Lite plan launched?", [], results(PLANS))
+    assert answer.declined and answer.text == DECLINE
+
+
+def test_no_passages_declines_without_a_call_and_a_model_failure_is_raised_not_answered(embedder):
+    llm = ScriptedLLM()
+    answer = AnswerGenerator(llm, embedder=embedder).answer("q?", [], [])
+    assert answer.declined and answer.text == DECLINE and llm.requests == []
+    with pytest.raises(AnswerFailed) as failed:
+        AnswerGenerator(ScriptedLLM(answer=[LLMError("http://10.0.0.1:9 refused")]), FIRST).answer("q?", [], results(1))
+    assert "10.0.0.1" not in str(failed.value) and "10.0.0.1" in failed.value.detail
+    with pytest.raises(AnswerFailed):
+        list(AnswerGenerator(StreamingScriptedLLM(answer=[LLMError("down")]), FIRST).stream("q?", [], results(1)))
+    empty = AnswerGenerator(ScriptedLLM(answer=["   "]), FIRST).answer("q?", [], results(1))
     assert empty.declined and empty.trace["fallback"] == "empty answer"
-    uncited = AnswerGenerator(ScriptedLLM(answer=["It is free."])).answer("q?", [], results(1))
+    uncited = AnswerGenerator(ScriptedLLM(answer=["It is free."]), FIRST).answer("q?", [], results(1))
     assert uncited.trace["warning"] == "answer cites no passage"
 
 
 def test_uncited_sentences_copied_from_a_passage_get_inferred_citations():
-    from convrag.generate.answer import infer_citations
-    from convrag.merge.base import MergedResult, SourcedHit
-
-    passages = [
-        MergedResult(SourcedHit("c", "p1", "p1", "Selling stock has tax effects when you realize a gain or a loss."), 0.1, 0.1, "r"),
-        MergedResult(SourcedHit("c", "p2", "p2", "Preferred stocks pay fixed dividends to their holders."), 0.1, 0.1, "r"),
-    ]
+    passages = results(["Selling stock has tax effects when you realize a gain or a loss.",
+                        "Preferred stocks pay fixed dividends to their holders."])
     text, added = infer_citations("Selling stock has tax effects when you realize a gain. The weather is nice today.", passages)
     assert text == "Selling stock has tax effects when you realize a gain [1]. The weather is nice today." and added == [1]
     llm = ScriptedLLM(answer=["Preferred stocks pay fixed dividends to holders."])
-    answer = AnswerGenerator(llm).answer("q?", [], passages)
+    answer = AnswerGenerator(llm, FIRST).answer("q?", [], passages)
     assert [(c.number, c.inferred) for c in answer.citations] == [(2, True)] and answer.trace["inferred_citations"] == [2]
 
 
-def test_streamed_answer_ends_with_the_same_answer_as_a_plain_call():
-    from convrag.generate.answer import Answer
-    from tests.scripted import StreamingScriptedLLM
-
-    text = "The Lite plan is free [1]."
-    items = list(AnswerGenerator(StreamingScriptedLLM(answer=[text])).stream("Is it free?", [], results(2)))
+def test_streamed_answer_ends_with_the_same_answer_as_a_plain_call(embedder):
+    text = "The Lite plan of Object Storage is free [1]."
+    items = list(AnswerGenerator(StreamingScriptedLLM(answer=[text]), embedder=embedder).stream("Is it free?", [], results(PLANS)))
     pieces, final = items[:-1], items[-1]
-    assert "".join(pieces) == text and len(pieces) == 6 and isinstance(final, Answer)
-    plain = AnswerGenerator(ScriptedLLM(answer=[text])).answer("Is it free?", [], results(2))
+    assert "".join(pieces) == text and len(pieces) == len(text.split(" ")) and isinstance(final, Answer)
+    plain = AnswerGenerator(ScriptedLLM(answer=[text]), embedder=embedder).answer("Is it free?", [], results(PLANS))
     assert (final.text, final.citations, final.declined) == (plain.text, plain.citations, plain.declined)
-    declined = list(AnswerGenerator(StreamingScriptedLLM()).stream("q?", [], []))
+    declined = list(AnswerGenerator(StreamingScriptedLLM(), embedder=embedder).stream("q?", [], []))
     assert declined[0] == DECLINE and declined[-1].declined
-    failed = list(AnswerGenerator(StreamingScriptedLLM(answer=[LLMError("down")])).stream("q?", [], results(1)))
-    assert "failed" in failed[0] and failed[-1].trace["fallback"] == "llm_error"
+
+
+def test_unknown_prompt_is_refused():
+    with pytest.raises(ValueError, match="unknown answer prompt"):
+        AnswerSettings(prompt="chatty")

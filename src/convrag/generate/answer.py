@@ -1,11 +1,22 @@
 """Writing a cited answer from the merged passages and the conversation.
 
-Passages are numbered in prompt order; the model cites them as [n]. Citations are parsed
-back to the merged results (collection, passage, title, url); numbers that match no passage
-are dropped and recorded. When the passages do not hold the answer the model is told to say
-so with a fixed sentence, which is how a declined answer is recognised. Passages the merge
-marked as conflicting are flagged in the prompt and the model is asked to say that the
-sources disagree. A model failure yields a recorded fallback answer, never an exception.
+Passages are numbered in prompt order; the model cites them as [n]. Citations are parsed back to
+the merged results (collection, passage, title, url); numbers that match no passage are dropped
+and recorded, and an uncited sentence copied from a passage gets that passage's number, marked
+``inferred``. Passages the merge marked as conflicting are flagged in the prompt.
+
+What the default settings add to that (each measured on the dev split, docs/benchmarks.md):
+
+* a prompt with worked examples (topics absent from MT-RAG) that show the citation format and the
+  decline sentence: a 1.5B model copies an example far better than it follows an instruction;
+* extractive compression (:mod:`.compress`): only the sentences that bear on the question, within a
+  token budget, so the prompt is read sooner; the conversation comes before the passages, so the
+  backend reuses the evaluated prefix from one turn to the next;
+* a decline decision that does not rely on the model (:mod:`.decline`): nothing relevant retrieved,
+  or an answer not grounded in the passages, becomes the decline sentence.
+
+``AnswerSettings.first()`` is the prompt and behaviour before these, kept for comparison.
+A model failure raises :class:`AnswerFailed`: it is never passed off as an answer.
 """
 
 from __future__ import annotations
@@ -16,10 +27,15 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from ..embeddings import Embedder, load_embedder
+from ..errors import ConvragError
+from ..history import Budget, render_pairs, turn_pairs
 from ..llm.base import LLM, ChatMessage, Completion, GenerationParams, LLMError, stream
 from ..merge.base import MergedResult
-from ..strategies.context import Budget, render_pairs, turn_pairs
+from ..text import content_stems
 from ..types import Message
+from .compress import CompressedPassage, CompressionSettings, compress
+from .decline import DeclineSettings, grounding
 
 DECLINE = "I do not have specific information about that in the available sources."
 
@@ -30,12 +46,80 @@ SYSTEM = (
     "sources disagree and cite each."
 )
 
+CITED_SYSTEM = (
+    "Answer the user's last question from the numbered passages only. Write at most 3 short sentences and end every "
+    "sentence with the number of the passage it comes from, like [1]. If the passages do not answer the question, "
+    f"reply exactly: \"{DECLINE}\" If passages marked (conflicting) disagree, say so and cite each."
+)
+
+
+class AnswerExample(NamedTuple):
+    """A worked example for the cited prompt, with the named topics it is about (checked against the
+    benchmark data by tests/strategies/test_prompts.py)."""
+
+    passages: str
+    question: str
+    answer: str
+    topics: tuple[str, ...]
+
+
+ANSWER_EXAMPLES: tuple[AnswerExample, ...] = (
+    AnswerExample(
+        "[1] (Sourdough starter) A starter is fed with equal weights of flour and water. At room temperature it needs "
+        "feeding every day … Kept in the fridge, once a week is enough.\n"
+        "[2] (Baking) Steam in the first minutes of baking gives the loaf a crisp outside.",
+        "How often does a sourdough starter need feeding?",
+        "At room temperature a sourdough starter needs feeding every day [1]. In the fridge, once a week is enough [1].",
+        ("sourdough", "baking"),
+    ),
+    AnswerExample(
+        "[1] (Sourdough starter) A starter is fed with equal weights of flour and water.\n"
+        "[2] (Baking) Steam in the first minutes of baking gives the loaf a crisp outside.",
+        "Who invented the chess clock?",
+        DECLINE,
+        ("sourdough", "baking", "chess"),
+    ),
+)
+
 _CITATION = re.compile(r"\[(\d{1,3})\]")
 _DECLINED = re.compile(
     r"(do not|don't|does not|doesn't) (have|contain|provide|include|mention) (any |specific |enough )?(information|details|answer)"
     r"|no (specific )?information|cannot (find|answer)|can't (find|answer)|not (mentioned|specified|provided) in the (passages|sources)",
     re.IGNORECASE,
 )
+PROMPTS = ("cited", "plain")
+
+
+@dataclass(frozen=True)
+class AnswerSettings:
+    """How answers are written. ``prompt``: ``cited`` (worked examples, history first) or ``plain``
+    (the first prompt); ``compression`` and ``decline`` off with None."""
+
+    prompt: str = "cited"
+    compression: CompressionSettings | None = CompressionSettings()
+    decline: DeclineSettings | None = DeclineSettings()
+    max_tokens: int = 160
+    history: Budget = Budget(tokens=400, answer_words=60)
+    passage_words: int = 180  # without compression, each passage is clipped to this many words
+
+    def __post_init__(self) -> None:
+        if self.prompt not in PROMPTS:
+            raise ValueError(f"unknown answer prompt {self.prompt!r}; expected one of {', '.join(PROMPTS)}")
+
+    @classmethod
+    def first(cls) -> AnswerSettings:
+        """The answers before compression, the decline gate and the cited prompt (for comparison)."""
+        return cls(prompt="plain", compression=None, decline=None, max_tokens=200)
+
+
+#: named settings, so that a pipeline spec, the CLI and the evaluation can pick one
+ANSWER_PRESETS: dict[str, AnswerSettings] = {
+    "default": AnswerSettings(),
+    "first": AnswerSettings.first(),
+    # the default without the decline gate: every turn reaches the model, so that relevance and
+    # grounding can be recorded for all of them and the thresholds chosen (tools/tune_on_dev.py)
+    "ungated": AnswerSettings(decline=DeclineSettings(min_relevance=0.0, min_grounding=0.0)),
+}
 
 
 class Citation(NamedTuple):
@@ -58,18 +142,40 @@ class Answer:
     trace: dict[str, Any] = field(default_factory=dict)
 
 
+class AnswerFailed(ConvragError):
+    """The language model could not write the answer (backend down, timeout, refused request).
+
+    Raised rather than turned into an answer: a failure is not something to show as the
+    assistant's words, store as a conversation turn or feed back as history. ``detail`` keeps
+    the backend's own message for logs; ``str()`` is safe to show (no URL, no key).
+    """
+
+    def __init__(self, detail: str) -> None:
+        super().__init__("the language model could not answer; try again")
+        self.detail = detail
+
+
+def _label(r: MergedResult) -> str:
+    flag = " (conflicting)" if r.conflicts_with else ""
+    return f"{flag} ({r.hit.collection}; {r.hit.title or r.hit.document_id})"
+
+
 def passage_block(results: Sequence[MergedResult], max_words: int = 180) -> str:
     lines = []
     for i, r in enumerate(results, start=1):
-        flag = " (conflicting)" if r.conflicts_with else ""
         words = r.hit.text.split()
         text = " ".join(words[:max_words]) + (" …" if len(words) > max_words else "")
-        lines.append(f"[{i}]{flag} ({r.hit.collection}; {r.hit.title or r.hit.document_id}) {text}")
+        lines.append(f"[{i}]{_label(r)} {text}")
     return "\n".join(lines)
+
+
+def compressed_block(passages: Sequence[CompressedPassage]) -> str:
+    return "\n".join(f"[{i}]{_label(p.result)} {p.text}" for i, p in enumerate(passages, start=1))
 
 
 def answer_messages(question: str, history: Sequence[Message], results: Sequence[MergedResult], history_budget: Budget,
                     count_tokens: Any) -> list[ChatMessage]:
+    """The first (``plain``) prompt: passages, then the conversation, then the question."""
     context, _ = render_pairs(turn_pairs(history), count_tokens, history_budget)
     user = (
         f"Passages:\n{passage_block(results) or '(none)'}\n\n"
@@ -77,6 +183,22 @@ def answer_messages(question: str, history: Sequence[Message], results: Sequence
         f"Question: {question}\nAnswer with citations:"
     )
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
+
+
+def _cited_user(context: str, block: str, question: str) -> str:
+    return f"Conversation so far:\n{context or '(none)'}\n\nPassages:\n{block or '(none)'}\n\nQuestion: {question}\nAnswer:"
+
+
+def cited_messages(question: str, history: Sequence[Message], block: str, history_budget: Budget, count_tokens: Any) -> list[ChatMessage]:
+    """The ``cited`` prompt: instructions and worked examples (a fixed prefix), then the conversation
+    (which grows turn by turn, so the prefix up to it is reused), the passages and the question."""
+    messages: list[ChatMessage] = [{"role": "system", "content": CITED_SYSTEM}]
+    for example in ANSWER_EXAMPLES:
+        messages.append({"role": "user", "content": _cited_user("", example.passages, example.question)})
+        messages.append({"role": "assistant", "content": example.answer})
+    context, _ = render_pairs(turn_pairs(history), count_tokens, history_budget)
+    messages.append({"role": "user", "content": _cited_user(context, block, question)})
+    return messages
 
 
 def parse_citations(text: str, results: Sequence[MergedResult]) -> tuple[list[Citation], list[int]]:
@@ -99,8 +221,6 @@ def infer_citations(text: str, results: Sequence[MergedResult], min_overlap: flo
     """Small models often answer from a passage without citing it. Each uncited sentence whose
     content words come mostly (>= ``min_overlap``) from one passage gets that passage's number.
     Returns the text with the added markers and the numbers added."""
-    from ..strategies.checks import content_stems
-
     stems = [content_stems(r.hit.text) for r in results]
     out, added = [], []
     for sentence in _SENTENCE.split(text.strip()):
@@ -124,83 +244,126 @@ def is_decline(text: str) -> bool:
     return DECLINE.lower().rstrip(".") in text.lower() or bool(_DECLINED.search(text))
 
 
+@dataclass
+class _Prepared:
+    """What the model is asked, or the answer decided without asking it."""
+
+    messages: list[ChatMessage] | None
+    shown: list[str]
+    trace: dict[str, Any]
+    early: Answer | None = None
+
+
 class AnswerGenerator:
-    """Answers from merged passages with any backend of the LLM layer (the local model by default)."""
+    """Answers from merged passages with any backend of the LLM layer (the local model by default).
+    ``embedder`` scores sentences for compression (the default model, loaded on first use)."""
 
-    def __init__(self, llm: LLM, params: GenerationParams = GenerationParams(max_tokens=200),
-                 history_budget: Budget = Budget(tokens=400, answer_words=60)) -> None:
+    def __init__(self, llm: LLM, settings: AnswerSettings = AnswerSettings(), embedder: Embedder | None = None) -> None:
         self.llm = llm
-        self.params = params
-        self.history_budget = history_budget
+        self.settings = settings
+        self._embedder = embedder
+        self.params = GenerationParams(max_tokens=settings.max_tokens)
 
-    def answer(self, question: str, history: Sequence[Message], results: Sequence[MergedResult]) -> Answer:
-        start = time.perf_counter()
-        trace: dict[str, Any] = {"passages": len(results)}
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = load_embedder()
+        return self._embedder
+
+    def _prepare(self, question: str, history: Sequence[Message], results: Sequence[MergedResult], query: str | None,
+                 start: float) -> _Prepared:
+        s = self.settings
+        trace: dict[str, Any] = {"passages": len(results), "details": {"prompt": s.prompt}}
         if not results:
-            return _no_passages(trace, start)
-        messages = answer_messages(question, history, results, self.history_budget, self.llm.count_tokens)
-        try:
-            completion = self.llm.complete(messages, self.params)
-        except LLMError as exc:
-            return _model_failed(exc, trace, start)
-        return self._finish(completion, messages, results, trace, start)
+            trace["fallback"] = "no passages retrieved: declined without a model call"
+            return _Prepared(None, [], trace, Answer(DECLINE, [], True, {**trace, "latency_s": time.perf_counter() - start}))
+        if s.prompt == "plain":
+            return _Prepared(answer_messages(question, history, results, s.history, self.llm.count_tokens),
+                             [r.hit.text for r in results], trace)
+        if s.compression is not None:
+            passages = compress(query or question, results, self.embedder, self.llm.count_tokens, s.compression)
+            relevance = max(p.best for p in passages)
+            trace["details"]["compression"] = {"kept_sentences": [p.kept for p in passages],
+                                               "total_sentences": [p.total for p in passages], "relevance": round(relevance, 4)}
+            if s.decline is not None and relevance < s.decline.min_relevance:
+                trace["fallback"] = (f"declined without a model call: no passage sentence is close to the question "
+                                     f"(best cosine {relevance:.2f} < {s.decline.min_relevance})")
+                return _Prepared(None, [], trace, Answer(DECLINE, [], True, {**trace, "latency_s": time.perf_counter() - start}))
+            block, shown = compressed_block(passages), [p.text for p in passages]
+        else:
+            block, shown = passage_block(results, s.passage_words), [r.hit.text for r in results]
+        return _Prepared(cited_messages(question, history, block, s.history, self.llm.count_tokens), shown, trace)
 
-    def stream(self, question: str, history: Sequence[Message], results: Sequence[MergedResult]) -> Iterator[str | Answer]:
+    def answer(self, question: str, history: Sequence[Message], results: Sequence[MergedResult], query: str | None = None) -> Answer:
+        """The cited answer; ``query`` (the strategy's standalone query) scores sentences for compression."""
+        start = time.perf_counter()
+        prepared = self._prepare(question, history, results, query, start)
+        if prepared.early is not None:
+            return prepared.early
+        assert prepared.messages is not None
+        try:
+            completion = self.llm.complete(prepared.messages, self.params)
+        except LLMError as exc:
+            raise AnswerFailed(str(exc)) from exc
+        return self._finish(completion, prepared, results, start)
+
+    def stream(self, question: str, history: Sequence[Message], results: Sequence[MergedResult],
+               query: str | None = None) -> Iterator[str | Answer]:
         """:meth:`answer`, with the model's text in pieces as it is written before the :class:`Answer`.
         The final text may differ from the pieces: inferred citation markers are added, and an
-        empty answer becomes the decline sentence."""
+        empty or ungrounded answer becomes the decline sentence."""
         start = time.perf_counter()
-        trace: dict[str, Any] = {"passages": len(results)}
-        if not results:
-            yield DECLINE
-            yield _no_passages(trace, start)
+        prepared = self._prepare(question, history, results, query, start)
+        if prepared.early is not None:
+            yield prepared.early.text
+            yield prepared.early
             return
-        messages = answer_messages(question, history, results, self.history_budget, self.llm.count_tokens)
+        assert prepared.messages is not None
         completion: Completion | None = None
         try:
-            for item in stream(self.llm, messages, self.params):
+            for item in stream(self.llm, prepared.messages, self.params):
                 if isinstance(item, Completion):
                     completion = item
                 else:
                     yield item
         except LLMError as exc:
-            failed = _model_failed(exc, trace, start)
-            yield failed.text
-            yield failed
-            return
+            raise AnswerFailed(str(exc)) from exc
         assert completion is not None
-        yield self._finish(completion, messages, results, trace, start)
+        yield self._finish(completion, prepared, results, start)
 
-    def _finish(self, completion: Completion, messages: list[ChatMessage], results: Sequence[MergedResult],
-                trace: dict[str, Any], start: float) -> Answer:
+    def _finish(self, completion: Completion, prepared: _Prepared, results: Sequence[MergedResult], start: float) -> Answer:
+        trace = prepared.trace
         text = completion.text.strip()
         declined = is_decline(text)
-        citations, invalid = parse_citations(text, results)
+        trace["llm_call"] = {
+            "purpose": "answer", "stage": "answer", "messages": prepared.messages, "answer": completion.text,
+            "prompt_tokens": completion.prompt_tokens, "completion_tokens": completion.completion_tokens,
+            "latency_s": completion.latency_s, "cached": completion.cached, "error": None,
+        }
+        if completion.first_token_s is not None:
+            trace["details"]["first_token_s"] = completion.first_token_s
+        decline = self.settings.decline
+        if text and not declined and decline is not None:
+            grounded = grounding(_CITATION.sub("", text), prepared.shown)
+            trace["details"]["grounding"] = round(grounded, 4)
+            if grounded < decline.min_grounding:
+                trace["fallback"] = (f"declined: the answer is not grounded in the passages (grounding {grounded:.2f} < "
+                                     f"{decline.min_grounding}); the model's text is in llm_call")
+                text, declined = DECLINE, True
+        citations, invalid = parse_citations(text, results) if not declined else ([], [])
         if not citations and not declined and text:
             text, inferred = infer_citations(text, results)
             if inferred:
                 trace["inferred_citations"] = inferred
                 citations = [c._replace(inferred=True) for c in parse_citations(text, results)[0]]
-        trace["llm_call"] = {
-            "messages": messages, "answer": completion.text, "prompt_tokens": completion.prompt_tokens,
-            "completion_tokens": completion.completion_tokens, "latency_s": completion.latency_s, "cached": completion.cached,
-        }
         if invalid:
             trace["invalid_citations"] = invalid
         if not text:
             trace["fallback"] = "empty answer"
             text, declined = DECLINE, True
+        elif declined and text != DECLINE and self.settings.decline is not None:
+            text = DECLINE  # one decline sentence, whatever words the model used
         elif not citations and not declined:
             trace["warning"] = "answer cites no passage"
         trace["latency_s"] = time.perf_counter() - start
         return Answer(text, citations, declined, trace)
-
-
-def _no_passages(trace: dict[str, Any], start: float) -> Answer:
-    trace["fallback"] = "no passages retrieved: declined without a model call"
-    return Answer(DECLINE, [], True, {**trace, "latency_s": time.perf_counter() - start})
-
-
-def _model_failed(exc: LLMError, trace: dict[str, Any], start: float) -> Answer:
-    trace.update(fallback="llm_error", error=str(exc), latency_s=time.perf_counter() - start)
-    return Answer(f"I could not generate an answer: the language model failed ({exc}).", [], False, trace)

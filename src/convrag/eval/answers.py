@@ -1,0 +1,249 @@
+"""Evaluating answers on MT-RAG turns: do they decline when they should, say what the reference
+answer says, cite passages that are relevant and support them, and how fast do they come?
+
+Turns are the user turns of ``conversations.json`` in the chosen split, with their answerability
+label and the benchmark's own (human-edited) answer as the reference; the history is the
+benchmark's. Per turn:
+
+* *declined*: the pipeline's decline decision (the ANSWERABLE and PARTIAL ones are false declines);
+* *reference overlap* (ANSWERABLE and PARTIAL): ROUGE-L F1 and ROUGE-1 recall (the share of the
+  reference's words the answer has: "token recall"), rouge-score with stemming;
+* *citations*: whether the model wrote at least one itself (not an inferred one), and for every
+  citation whether its passage is judged relevant for the turn (the retrieval task's qrels) and
+  whether the sentence carrying it is supported by the passage (at least half of the sentence's
+  content words occur in it);
+* *latency*: time to the first answer token and to the whole answer, as the pipeline streams it
+  (the recorded times of model calls the completion cache answered are added, so a rerun reports
+  what the calls cost when they were made).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..data.layout import MTRAGData
+from ..data.splits import conversation_of
+from ..generate.answer import Answer, is_decline
+from ..pipeline import Pipeline, PipelineResult
+from ..progress import SILENT, Reporter
+from ..text import content_stems
+from ..types import Message, Task
+from .report import turn_bucket
+
+LABELS = ("ANSWERABLE", "PARTIAL", "UNANSWERABLE")
+SUPPORT = 0.5
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_MARKER = re.compile(r"\[(\d{1,3})\]")
+
+
+@dataclass(frozen=True)
+class AnswerTurn:
+    """A turn to answer: the task, its answerability label, the reference answer, and the passages
+    judged relevant for it (empty when the benchmark has no retrieval task for it)."""
+
+    task: Task
+    label: str
+    reference: str
+    relevant: frozenset[str]
+
+
+def answer_turns(data: MTRAGData, per_label: Mapping[str, int | None], seed: int = 0) -> list[AnswerTurn]:
+    """Turns of the data's split per answerability label: all of them (``None``) or a seeded sample
+    of that many; in conversation order."""
+    qrels: dict[str, dict[str, int]] = {}
+    for domain in data.domains:
+        qrels.update(data.qrels(domain))
+    by_label: dict[str, list[AnswerTurn]] = {label: [] for label in per_label}
+    for conversation in data.conversations:
+        if data.split != "all" and data.splits.get(conversation.conversation_id) != data.split:
+            continue
+        if conversation.domain not in data.domains:
+            continue
+        agent = [m.text for m in conversation.messages if m.speaker == "agent"]
+        for task in conversation.tasks():
+            label = task.enrichments.answerability[0] if task.enrichments.answerability else ""
+            if label in by_label and task.turn - 1 < len(agent):
+                relevant = frozenset(p for p, grade in qrels.get(task.task_id, {}).items() if grade > 0)
+                by_label[label].append(AnswerTurn(task, label, agent[task.turn - 1], relevant))
+    rng = random.Random(seed)
+    chosen: list[AnswerTurn] = []
+    for label, turns in by_label.items():
+        n = per_label[label]
+        chosen += turns if n is None or n >= len(turns) else rng.sample(turns, n)
+    return sorted(chosen, key=lambda t: (t.task.domain, conversation_of(t.task.task_id), t.task.turn))
+
+
+def supported(sentence: str, passage: str, share: float = SUPPORT) -> bool:
+    """Whether at least ``share`` of the sentence's content words occur in the passage."""
+    words = content_stems(_MARKER.sub("", sentence))
+    return not words or len(words & content_stems(passage)) / len(words) >= share
+
+
+def citation_checks(answer: Answer, result: PipelineResult, relevant: frozenset[str]) -> list[dict[str, Any]]:
+    """One record per (sentence, citation): the passage, inferred or not, relevant, supported."""
+    texts = {c.number: result.merged.results[c.number - 1].hit.text for c in answer.citations}
+    by_number = {c.number: c for c in answer.citations}
+    out = []
+    for sentence in _SENTENCE.split(answer.text.strip()):
+        for n in dict.fromkeys(int(m) for m in _MARKER.findall(sentence)):
+            if n in by_number:
+                c = by_number[n]
+                out.append({"number": n, "passage_id": c.passage_id, "inferred": c.inferred,
+                            "relevant": c.passage_id in relevant, "supported": supported(sentence, texts[n])})
+    return out
+
+
+def _rouge():  # type: ignore[no-untyped-def]
+    from rouge_score import rouge_scorer
+
+    return rouge_scorer.RougeScorer(["rougeL", "rouge1"], use_stemmer=True)
+
+
+def score_turn(turn: AnswerTurn, result: PipelineResult, wall_s: float, first_piece_s: float | None, scorer: Any = None) -> dict[str, Any]:
+    """Everything measured on one answered turn (see the module docstring)."""
+    scorer = scorer or _rouge()
+    answer = Answer(result.text, result.citations, result.declined, result.trace.answer or {})
+    trace = result.trace
+    calls = list(trace.strategy.calls) if trace.strategy is not None else []
+    cached_s = sum(c.latency_s for c in calls if c.cached)
+    for rendering in trace.renderings:
+        cached_s += sum(c.get("latency_s", 0.0) for c in rendering.trace.get("calls", []) if c.get("cached"))
+    call = (trace.answer or {}).get("llm_call") or {}
+    answer_cached = bool(call.get("cached"))
+    first_token = ((trace.answer or {}).get("details") or {}).get("first_token_s")
+    before_answer = wall_s - trace.timings_s.get("answer", 0.0) + cached_s
+    ttft = None
+    if call:
+        ttft = before_answer + first_token if answer_cached and first_token is not None else (
+            cached_s + first_piece_s if first_piece_s is not None and not answer_cached else None)
+    total = wall_s + cached_s + (call.get("latency_s", 0.0) if answer_cached else 0.0)
+    if not call:  # declined before generation: the decline sentence is the first and whole answer
+        ttft = total
+    row: dict[str, Any] = {
+        "task_id": turn.task.task_id, "domain": turn.task.domain, "turn": turn.task.turn, "label": turn.label,
+        "question": turn.task.question, "answer": result.text, "reference": turn.reference, "declined": result.declined,
+        "citations": len(result.citations), "model_citations": sum(not c.inferred for c in result.citations),
+        "citation_checks": citation_checks(answer, result, turn.relevant), "judged": bool(turn.relevant),
+        "first_token_s": ttft, "total_s": total, "prompt_tokens": call.get("prompt_tokens"),
+        "fallback": (trace.answer or {}).get("fallback"), "answer_details": (trace.answer or {}).get("details", {}),
+        "model_declined": bool(call) and is_decline(call.get("answer", "")),
+    }
+    if turn.label != "UNANSWERABLE":
+        scores = scorer.score(turn.reference, result.text)
+        row.update(rouge_l=scores["rougeL"].fmeasure, token_recall=scores["rouge1"].recall)
+    return row
+
+
+def run_answer_eval(pipelines: Mapping[str, Pipeline], turns: Sequence[AnswerTurn], reporter: Reporter = SILENT) -> list[dict[str, Any]]:
+    """Answer every turn with its domain's pipeline, streaming (as a chat would), and score it."""
+    import time
+
+    scorer = _rouge()
+    rows = []
+    with reporter.stage("answering MT-RAG turns", total=len(turns)) as advance:
+        for turn in turns:
+            messages = [*turn.task.history, Message("user", turn.task.question)]
+            start = time.perf_counter()
+            first: float | None = None
+            result: PipelineResult | None = None
+            for item in pipelines[turn.task.domain].stream(messages, turn.task.task_id):
+                if isinstance(item, PipelineResult):
+                    result = item
+                elif first is None:
+                    first = time.perf_counter() - start
+            assert result is not None
+            rows.append(score_turn(turn, result, time.perf_counter() - start, first, scorer))
+            advance(1)
+    return rows
+
+
+def _share(values: Sequence[bool]) -> float | None:
+    return float(np.mean(values)) if len(values) else None
+
+
+def summarize(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The figures the issue asks for, over a set of answered turns."""
+    answerable = [r for r in rows if r["label"] in ("ANSWERABLE", "PARTIAL")]
+    unanswerable = [r for r in rows if r["label"] == "UNANSWERABLE"]
+    answered = [r for r in answerable if not r["declined"]]
+    checks = [c for r in answerable for c in r["citation_checks"]]
+    judged_checks = [c for r in answerable if r["judged"] for c in r["citation_checks"]]
+    first = [r["first_token_s"] for r in rows if r["first_token_s"] is not None]
+    total = [r["total_s"] for r in rows]
+    pct = lambda xs, q: float(np.percentile(xs, q)) if xs else None  # noqa: E731
+    return {
+        "turns": len(rows),
+        "by_label": {label: sum(r["label"] == label for r in rows) for label in LABELS},
+        "unanswerable_declined": _share([r["declined"] for r in unanswerable]),
+        "answerable_false_declines": _share([r["declined"] for r in answerable]),
+        "rouge_l": float(np.mean([r["rouge_l"] for r in answerable])) if answerable else None,
+        "token_recall": float(np.mean([r["token_recall"] for r in answerable])) if answerable else None,
+        "model_cited_share": _share([r["model_citations"] > 0 for r in answered]),
+        "any_cited_share": _share([r["citations"] > 0 for r in answered]),
+        "citations_supported": _share([c["supported"] for c in checks]),
+        "citations_relevant": _share([c["relevant"] for c in judged_checks]),
+        "first_token_s": {"p50": pct(first, 50), "p95": pct(first, 95)},
+        "total_s": {"p50": pct(total, 50), "p95": pct(total, 95)},
+    }
+
+
+def breakdowns(rows: Sequence[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
+    """:func:`summarize` per domain and per turn position."""
+    out: dict[str, dict[str, dict[str, Any]]] = {"domain": {}, "turn": {}}
+    for domain in sorted({r["domain"] for r in rows}):
+        out["domain"][domain] = summarize([r for r in rows if r["domain"] == domain])
+    for bucket in dict.fromkeys(turn_bucket(r["turn"]) for r in sorted(rows, key=lambda r: r["turn"])):
+        out["turn"][bucket] = summarize([r for r in rows if turn_bucket(r["turn"]) == bucket])
+    return out
+
+
+#: the issue's targets (test split, local model, 2 cores)
+TARGETS = (
+    ("UNANSWERABLE turns declined >= 60 %", "unanswerable_declined", lambda v: v >= 0.6),
+    ("answerable turns falsely declined <= 10 %", "answerable_false_declines", lambda v: v <= 0.1),
+    ("answered turns with a model-written citation >= 70 %", "model_cited_share", lambda v: v >= 0.7),
+    ("citations supported by their passage >= 90 %", "citations_supported", lambda v: v >= 0.9),
+    ("time to first answer token p50 <= 5 s", "first_token_s", lambda v: v["p50"] is not None and v["p50"] <= 5),
+    ("whole answer p50 <= 10 s", "total_s", lambda v: v["p50"] is not None and v["p50"] <= 10),
+)
+
+
+def report_markdown(summary: Mapping[str, Any], parts: Mapping[str, Mapping[str, Mapping[str, Any]]], header: str,
+                    baseline: Mapping[str, Any] | None = None) -> str:
+    """The summary, the targets with verdicts, and the breakdowns, as Markdown."""
+    from .report import markdown_table
+
+    def fmt(value: Any) -> str:
+        if value is None:
+            return "n/a"
+        if isinstance(value, dict):
+            return f"{fmt(value.get('p50'))} / {fmt(value.get('p95'))} s"
+        return f"{value:.1%}" if isinstance(value, float) and value <= 1 else (f"{value:.2f}" if isinstance(value, float) else str(value))
+
+    measures = [("unanswerable_declined", "UNANSWERABLE declined"), ("answerable_false_declines", "ANSWERABLE/PARTIAL declined"),
+                ("rouge_l", "ROUGE-L F1 (answerable)"), ("token_recall", "token recall (ROUGE-1 recall)"),
+                ("model_cited_share", "answered with a model-written citation"), ("any_cited_share", "answered with any citation"),
+                ("citations_supported", "citations supported by their passage"), ("citations_relevant", "citations to a judged-relevant passage"),
+                ("first_token_s", "first token p50 / p95"), ("total_s", "whole answer p50 / p95")]
+    header_row = ["measure", "value"] + (["first prompt (same turns)"] if baseline else [])
+    rows = [[label, fmt(summary[key])] + ([fmt(baseline[key])] if baseline else []) for key, label in measures]
+    targets = [[name, fmt(summary[key]), "n/a" if summary[key] is None else ("met" if ok(summary[key]) else "**missed**")]
+               for name, key, ok in TARGETS]
+    if baseline is not None:
+        overlap_ok = summary["rouge_l"] is not None and baseline["rouge_l"] is not None and summary["rouge_l"] >= baseline["rouge_l"]
+        targets.append(["reference overlap (ROUGE-L) not lower than the first prompt's", f"{fmt(summary['rouge_l'])} vs {fmt(baseline['rouge_l'])}",
+                        "met" if overlap_ok else "**missed**"])
+    lines = [header, "", f"turns: {summary['turns']} ({', '.join(f'{k} {v}' for k, v in summary['by_label'].items())})", "",
+             markdown_table(header_row, rows), "", markdown_table(["target", "measured", "verdict"], targets)]
+    for name, groups in parts.items():
+        lines += ["", f"By {name}:", "", markdown_table(
+            [name, "turns", "UNANSWERABLE declined", "false declines", "ROUGE-L", "token recall", "model-cited", "supported"],
+            [[g, s["turns"], fmt(s["unanswerable_declined"]), fmt(s["answerable_false_declines"]), fmt(s["rouge_l"]),
+              fmt(s["token_recall"]), fmt(s["model_cited_share"]), fmt(s["citations_supported"])] for g, s in groups.items()])]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,39 @@
+"""When to say "the sources do not say": a decision a 1.5B model cannot be trusted to make alone.
+
+Asked to decline when the passages lack the answer, a small model mostly answers anyway, from
+what it half-remembers. Two signals that cost no model call decide instead:
+
+* before generation, *relevance*: the best cosine between the query and any sentence of the
+  merged passages (from the compression step). Below ``min_relevance`` nothing was found worth
+  reading: decline at once, without spending the generation.
+* after generation, *grounding*: the share of the answer's content words (stems, stop words
+  removed) that occur in the passages shown. An answer written from the passages reuses their
+  words; one written from memory does not. Below ``min_grounding`` the answer is replaced by the
+  decline sentence (the model's text stays in the trace).
+
+Thresholds are chosen on the dev split against MT-RAG's answerability labels (docs/benchmarks.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..text import content_stems
+
+
+@dataclass(frozen=True)
+class DeclineSettings:
+    min_relevance: float = 0.35
+    min_grounding: float = 0.5
+
+
+def grounding(answer: str, passages: Sequence[str]) -> float:
+    """Share of the answer's content stems found in the passages (1.0 for an answer with none)."""
+    said = content_stems(answer)
+    if not said:
+        return 1.0
+    shown: set[str] = set()
+    for text in passages:
+        shown |= content_stems(text)
+    return len(said & shown) / len(said)

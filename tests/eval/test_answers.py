@@ -1,0 +1,54 @@
+"""The answer evaluation: turns with references, per-turn scores and the summary (scripted answers)."""
+
+from convrag.eval.answers import answer_turns, citation_checks, run_answer_eval, summarize, supported
+from convrag.generate.answer import DECLINE, Answer
+from convrag.pipeline import PipelineSpec, build_pipeline
+from tests.helpers import ScriptedLLM
+
+
+def test_turns_carry_their_label_reference_and_judged_passages(sample) -> None:
+    turns = answer_turns(sample, {"ANSWERABLE": None, "UNANSWERABLE": None})
+    assert turns and {t.label for t in turns} <= {"ANSWERABLE", "UNANSWERABLE"}
+    first = turns[0]
+    conversation = next(c for c in sample.conversations if c.conversation_id == first.task.conversation_id)
+    agent = [m.text for m in conversation.messages if m.speaker == "agent"]
+    assert first.reference == agent[first.task.turn - 1]
+    answerable = [t for t in turns if t.label == "ANSWERABLE"]
+    assert any(t.relevant for t in answerable)
+    assert len(answer_turns(sample, {"ANSWERABLE": 2}, seed=1)) == 2
+    dev = answer_turns(sample.with_split("dev"), {"ANSWERABLE": None})
+    assert dev and {sample.splits[t.task.conversation_id] for t in dev} == {"dev"}
+
+
+def test_support_needs_the_sentence_words_in_the_passage() -> None:
+    assert supported("The Lite plan is free [1].", "Object Storage Lite plan: free of charge, the plan is free.")
+    assert not supported("It was launched in Toronto in 1998 [1].", "The Lite plan is free.")
+
+
+def test_a_scored_run_and_its_summary(sample, sample_indexes, embedder) -> None:
+    turns = [t for t in answer_turns(sample, {"ANSWERABLE": 2, "UNANSWERABLE": 1}) if t.task.domain == "fiqa"][:2]
+    llm = ScriptedLLM(answer=["Stocks can be sold for a gain [1].", DECLINE] * 3, rewrite=["What about stocks?"] * 6)
+    pipelines = {"fiqa": build_pipeline(PipelineSpec(("fiqa",), strategy="last_turn", answer="first"), llm=llm,
+                                        opened={"fiqa": sample_indexes.collection("fiqa")}, embedder=embedder)}
+    rows = run_answer_eval(pipelines, turns)
+    assert [r["task_id"] for r in rows] == [t.task.task_id for t in turns]
+    assert rows[0]["citations"] == 1 and rows[0]["total_s"] > 0 and rows[0]["first_token_s"] is not None
+    assert 0.0 <= rows[0].get("rouge_l", 0.0) <= 1.0
+    summary = summarize(rows)
+    assert summary["turns"] == 2 and summary["total_s"]["p50"] > 0
+
+
+def test_citation_checks_follow_the_sentences() -> None:
+    from convrag.merge.base import MergeOutcome, MergedResult
+    from convrag.pipeline import PipelineResult
+    from convrag.types import SourcedHit
+
+    hits = [SourcedHit("c", "p1", "d1", "Index funds track a market index."), SourcedHit("c", "p2", "d2", "Bonds pay interest.")]
+    merged = MergeOutcome([MergedResult(h, 1.0, 1.0, "r") for h in hits])
+    from convrag.generate.answer import parse_citations
+
+    text = "Index funds track an index [1]. They pay interest [1]."
+    citations, _ = parse_citations(text, merged.results)
+    result = PipelineResult(text, citations, False, merged)
+    checks = citation_checks(Answer(text, citations, False), result, frozenset({"p1"}))
+    assert [(c["relevant"], c["supported"]) for c in checks] == [(True, True), (True, False)]
