@@ -15,20 +15,13 @@ from openai import OpenAI
 
 from convrag.service import ServiceSettings
 from convrag.service.settings import Limits
+from tests.helpers import PASSPORT, ScriptedLLM, upload
 from tests.pdfs import make_pdf
-from tests.scripted import ScriptedLLM
 
-from .conftest import ThreadServer, wait_job
+from .conftest import ThreadServer
 
-PASSPORT = "# Passport renewal\n\nRenewing an adult passport by mail costs 130 dollars. Processing takes 6 to 8 weeks.\n"
 EVIL = ("<html><head><title>Fishing &lt;script&gt;alert(1)&lt;/script&gt;</title></head><body>"
         "<p>Fishing licenses cost 25 dollars a year. &lt;script&gt;alert('x')&lt;/script&gt;</p></body></html>")
-
-
-def upload(client: httpx.Client, name: str, files: list[tuple[str, bytes]]) -> dict:
-    response = client.post(f"/api/collections/{name}/documents", files=[("files", (f, data)) for f, data in files])
-    assert response.status_code == 202, response.text
-    return wait_job(client, response.json()["id"])
 
 
 @pytest.fixture
@@ -96,7 +89,6 @@ def test_conversation_turns_are_stored_with_citations_and_trace(client: httpx.Cl
     assert client.get("/api/conversations").json()[0]["turn_count"] == 1
     # the next turn's history is the stored question and convrag's own answer
     llm.queues["rewrite"].append("How long does passport renewal by mail take?")
-    llm.queues["check"].append("CLEAR")
     client.post(f"/api/conversations/{conv['id']}/messages", json={"question": "How long does it take?"})
     answer_prompt = llm.last_user_prompt("answer")
     assert "Renewal by mail costs 130 dollars" in answer_prompt and "How long does it take?" in answer_prompt
@@ -139,8 +131,13 @@ def test_errors_are_clear_4xx(client: httpx.Client, gov: str) -> None:
     error(client.post("/api/conversations/nope/messages", json={"question": "hi"}), 404, "conversation_not_found")
     error(client.get("/api/jobs/nope"), 404, "job_not_found")
     error(client.post("/api/search", json={"collections": ["gov"], "query": "x", "k": 1000}), 422, "invalid_request")
-    error(client.post("/api/search", json={"collections": ["gov"], "query": "x" * 4001}), 422, "invalid_request")
-    error(client.post("/api/collections/gov/documents", files=[("files", ("notes.exe", b"MZ"))]), 415, "invalid_upload")
+    error(client.post("/api/search", json={"collections": ["gov"], "query": "x" * 4001}), 413, "question_too_long")
+    conv = client.post("/api/conversations", json={"collections": ["gov"]}).json()
+    error(client.post(f"/api/conversations/{conv['id']}/messages", json={"question": "x" * 4001}), 413, "question_too_long")
+    error(client.post(f"/api/conversations/{conv['id']}/regenerate"), 409, "nothing_to_regenerate")
+    error(client.patch(f"/api/conversations/{conv['id']}", json={"title": "  "}), 422, "invalid_request")
+    error(client.delete("/api/collections/gov/documents/nope"), 404, "document_not_found")
+    error(client.post("/api/collections/gov/documents", files=[("files", ("notes.exe", b"MZ"))]), 415, "unsupported_file_type")
     error(client.post("/api/collections/gov/documents", files=[("files", ("a.txt", b"1")), ("files", ("a.txt", b"2"))]), 400,
           "invalid_upload")
     error(client.post("/api/collections", content=json.dumps({"name": "big", "description": "x" * 1_100_000}),
@@ -238,7 +235,7 @@ def test_binding_beyond_loopback_needs_a_key(tmp_path: Path) -> None:
 
 
 def test_streaming_sends_the_answer_as_the_model_writes_it(tmp_path: Path, gov_files: list[tuple[str, bytes]]) -> None:
-    from tests.scripted import StreamingScriptedLLM
+    from tests.helpers import StreamingScriptedLLM
 
     answer = "Renewal by mail costs 130 dollars for adults [1]."
     settings = ServiceSettings.load(data_dir=tmp_path / "svc")
@@ -258,7 +255,7 @@ def test_streaming_sends_the_answer_as_the_model_writes_it(tmp_path: Path, gov_f
         follow_up = [*question, {"role": "assistant", "content": answer}, {"role": "user", "content": "And it?"}]
         response = client.post("/v1/chat/completions", json={"model": "collection:gov", "messages": follow_up, "stream": True})
         events = [line[6:] for line in response.text.splitlines() if line.startswith("data: ")]
-        assert events[-1] == "[DONE]" and json.loads(events[-2])["error"]["code"] == "generation_failed"
+        assert events[-1] == "[DONE]" and json.loads(events[-2])["error"]["code"] == "internal_error"
         assert server.app.state.convrag.gate._sem._value == server.app.state.convrag.gate.limit
 
 
@@ -270,7 +267,7 @@ def test_upload_limits(tmp_path: Path) -> None:
         big = client.post("/api/collections/gov/documents", files=[("files", ("big.txt", b"x" * 30_000))])
         assert big.status_code == 413 and big.json()["error"]["code"] == "body_too_large"
         many = client.post("/api/collections/gov/documents", files=[("files", (f"{i}.txt", b"words")) for i in range(3)])
-        assert 400 <= many.status_code < 500 and many.json()["error"]["message"]
+        assert many.status_code == 413 and many.json()["error"]["code"] == "too_many_files"
         # a body sent without Content-Length is counted while it is read
         chunked = client.post("/api/collections", headers={"content-type": "application/json"},
                               content=(b'{"name": "x", "description": "' + b"y" * 500 + b'"' if i == 0 else b" " * 500 for i in range(6)))

@@ -1,19 +1,27 @@
 """The web chat end to end in a real headless Chromium (Debian's, driven by Playwright) against a
-real server with the real local model: create a collection, upload documents, ask, see the
-answer and a citation, open the cited passage and the decisions. A screenshot is saved."""
+real server: with the real local model, create a collection, upload documents, ask, watch the
+answer stream in, see a citation, open the cited passage and the decisions (a screenshot is
+saved); with scripted answers, manage documents and conversations and render Markdown safely;
+and from a second origin, fail to change anything."""
 
 from __future__ import annotations
 
+import functools
+import http.server
 import os
+import re
 import shutil
+import threading
 from pathlib import Path
 
+import httpx
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
 from convrag.service import ServiceSettings
+from tests.helpers import StreamingScriptedLLM
 
-from .conftest import ThreadServer
+from .conftest import ThreadServer, free_port, wait_job
 
 CHROMIUM = os.environ.get("CONVRAG_CHROMIUM", "/usr/bin/chromium")
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
@@ -53,7 +61,9 @@ def test_web_chat_end_to_end(tmp_path: Path, browser, local_llm) -> None:  # typ
         expect(page.locator("#chat-header")).to_contain_text("gov")
         page.fill("#question", "How much does passport renewal by mail cost?")
         page.click("#send")
-        answer = page.locator(".msg.assistant").first
+        # the answer streams: a draft with the first words appears before the stored turn replaces it
+        expect(page.locator(".msg.assistant.streaming")).to_have_text(re.compile(r"\w+"), timeout=300_000)
+        answer = page.locator(".msg.assistant:not(.streaming)").first
         expect(answer).to_be_visible(timeout=300_000)
         assert "130" in answer.inner_text()
         citation = answer.locator(".cite").first
@@ -63,7 +73,7 @@ def test_web_chat_end_to_end(tmp_path: Path, browser, local_llm) -> None:  # typ
         expect(page.locator("#passage-text")).to_contain_text("<script>window.pwned = 1</script>")  # shown as text
         assert page.evaluate("window.pwned") is None
         expect(page.locator("#passage-meta")).to_contain_text("[1] passports — collection gov")
-        answer.locator(".trace-link").click()
+        answer.get_by_role("button", name="Show decisions").click()
         trace = page.locator("#trace-panel")
         expect(trace).to_contain_text("stage reached")
         expect(trace).to_contain_text("Passages kept")
@@ -77,3 +87,97 @@ def test_web_chat_end_to_end(tmp_path: Path, browser, local_llm) -> None:  # typ
             target.mkdir(parents=True, exist_ok=True)
             shutil.copy(shot, target / shot.name)
         page.close()
+
+
+def test_page_manages_documents_and_conversations_and_renders_markdown_safely(tmp_path: Path, browser) -> None:  # type: ignore[no-untyped-def]
+    # grounded in the passage (else the decline gate replaces it), with markup that must stay inert
+    markdown = ("**Fees** for passport renewal by mail:\n- adults pay 130 dollars [1]\n- send form DS-82 with your old passport "
+                "and a photo <img src=x onerror=\"window.pwned=2\"> [link](javascript:alert(1))")
+    llm = StreamingScriptedLLM(answer=[markdown, "Adults pay 130 dollars by mail [1]."])
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "passports.txt").write_text(PASSPORT)
+    (docs / "fishing.html").write_text(FISHING)
+    with ThreadServer(ServiceSettings.load(data_dir=tmp_path / "svc"), llm) as server:
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        page.on("dialog", lambda dialog: dialog.accept("Renewal fees") if dialog.type == "prompt" else dialog.accept())
+        page.goto(server.url)
+        # the name pattern is a valid expression for Chromium (an invalid one is ignored: nothing would mismatch)
+        page.fill("#collection-name", "bad name!")
+        assert page.eval_on_selector("#collection-name", "e => e.validity.patternMismatch")
+        page.fill("#collection-name", "gov")
+        assert not page.eval_on_selector("#collection-name", "e => e.validity.patternMismatch")
+        page.click("#create-collection button")
+        expect(page.locator("#upload-target")).to_have_value("gov")
+        # an error is shown, then cleared by the next successful action
+        page.click("#new-chat")
+        expect(page.locator("#error")).to_have_text("tick at least one collection")
+        page.set_input_files("#upload-files", [str(docs / "passports.txt"), str(docs / "fishing.html")])
+        page.click("#upload button")
+        expect(page.locator("#error")).to_have_text("")
+        expect(page.locator("#upload-status")).to_have_text("indexed 2 file(s)", timeout=120_000)
+        # documents: listed, one deleted
+        page.locator("#collections li", has_text="gov").get_by_role("button", name="Documents").click()
+        expect(page.locator("#documents-table tr")).to_have_count(2)
+        page.locator("#documents-table tr", has_text="fishing.html").get_by_role("button", name="Delete").click()
+        expect(page.locator("#documents-table tr")).to_have_count(1, timeout=120_000)
+        # a conversation: Markdown answer with citations, nothing injected
+        page.check(".collection-choice[value=gov]")
+        page.click("#new-chat")
+        page.fill("#question", "How much does passport renewal cost?")
+        page.click("#send")
+        answer = page.locator(".msg.assistant:not(.streaming)").first
+        expect(answer.locator("strong")).to_have_text("Fees", timeout=60_000)
+        expect(answer.locator("li")).to_have_count(2)
+        expect(answer.locator("li .cite")).to_have_text("1")
+        assert answer.locator("img").count() == 0 and page.evaluate("window.pwned") is None
+        assert answer.locator("a").count() == 0  # a javascript: link is not a link
+        expect(answer.locator(".when")).not_to_be_empty()
+        # regenerate, rename, export, delete
+        answer.get_by_role("button", name="Regenerate").click()
+        expect(page.locator(".msg.assistant:not(.streaming)").first).to_contain_text("Adults pay 130 dollars by mail", timeout=60_000)
+        expect(page.locator(".msg.assistant")).to_have_count(1)
+        page.click("#rename-chat")
+        expect(page.locator("#chat-title")).to_contain_text("Renewal fees")
+        with page.expect_download() as download:
+            page.click("#export-md")
+        assert "Adults pay 130 dollars by mail" in Path(download.value.path()).read_text()
+        page.click("#delete-chat")
+        expect(page.locator("#conversations li")).to_have_count(0)
+        page.close()
+
+
+def test_a_page_from_another_origin_cannot_change_anything(tmp_path: Path, browser) -> None:  # type: ignore[no-untyped-def]
+    """The cross-site upload of the review: a page on another origin posts a file (no-cors fetch
+    and a self-submitting form) to the server on 127.0.0.1. Nothing may reach the collection."""
+    with ThreadServer(ServiceSettings.load(data_dir=tmp_path / "svc"), StreamingScriptedLLM()) as server, \
+            httpx.Client(base_url=server.url, timeout=60) as client:
+        client.post("/api/collections", json={"name": "gov"})
+        wait_job(client, client.post("/api/collections/gov/documents", files=[("files", ("passports.md", b"# P\n\nReal."))]).json()["id"])
+        site = tmp_path / "attacker"
+        site.mkdir()
+        (site / "index.html").write_text(f"""<!doctype html><html><body>
+<form id="f" method="post" enctype="multipart/form-data" action="{server.url}/api/collections/gov/documents" target="sink">
+<input type="hidden" name="x" value="y"></form><iframe name="sink"></iframe>
+<script>
+const data = new FormData();
+data.append("files", new Blob(["# P\\n\\nForged text."], {{type: "text/markdown"}}), "passports.md");
+fetch("{server.url}/api/collections/gov/documents", {{method: "POST", mode: "no-cors", body: data}})
+  .then(() => {{ document.body.dataset.sent = "fetch"; document.getElementById("f").submit(); }})
+  .catch((e) => {{ document.body.dataset.sent = "error " + e; }});
+</script></body></html>""")
+        port = free_port()
+        handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
+        attacker = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+        threading.Thread(target=attacker.serve_forever, daemon=True).start()
+        try:
+            page = browser.new_page()
+            page.goto(f"http://localhost:{port}/index.html")  # another origin: other host name and port
+            expect(page.locator("body")).to_have_attribute("data-sent", "fetch", timeout=30_000)
+            page.wait_for_timeout(1500)  # let the form submission land
+            page.close()
+        finally:
+            attacker.shutdown()
+        jobs = client.get("/api/jobs").json()
+        assert len(jobs) == 1  # only the upload made above
+        assert client.get("/api/collections/gov/documents/passports/file").text == "# P\n\nReal."

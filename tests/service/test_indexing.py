@@ -22,3 +22,49 @@ def test_recovery_completes_a_job_whose_index_was_switched_and_fails_the_others(
     assert store.documents("gov")[0]["doc_id"] == "a" and store.documents("gov")[0]["passages"] == 2
     assert store.job(lost["id"])["status"] == "failed" and store.job(lost["id"])["error"] == INTERRUPTED
     assert not (tmp_path / "uploads" / lost["id"]).exists()
+
+
+def test_an_old_database_gains_the_new_columns_without_losing_rows(tmp_path: Path) -> None:
+    import sqlite3
+
+    old = sqlite3.connect(tmp_path / "db.sqlite")
+    old.executescript("""
+        CREATE TABLE collections (name TEXT PRIMARY KEY, description TEXT NOT NULL DEFAULT '', embedding_model TEXT NOT NULL,
+                                  created REAL NOT NULL);
+        CREATE TABLE documents (collection TEXT NOT NULL, doc_id TEXT NOT NULL, filename TEXT NOT NULL, title TEXT NOT NULL,
+                                bytes INTEGER NOT NULL, passages INTEGER NOT NULL, job_id TEXT NOT NULL, added REAL NOT NULL,
+                                PRIMARY KEY (collection, doc_id));
+        CREATE TABLE jobs (id TEXT PRIMARY KEY, collection TEXT NOT NULL, status TEXT NOT NULL, stage TEXT NOT NULL DEFAULT '',
+                           done INTEGER NOT NULL DEFAULT 0, total INTEGER NOT NULL DEFAULT 0, files TEXT NOT NULL, error TEXT,
+                           created REAL NOT NULL, started REAL, finished REAL);
+        INSERT INTO collections VALUES ('gov', '', 'all-MiniLM-L6-v2', 1.0);
+        INSERT INTO documents VALUES ('gov', 'report_final', 'report final.md', 'Report', 10, 1, 'j1', 2.0);
+        INSERT INTO jobs VALUES ('j1', 'gov', 'succeeded', 'done', 1, 1, '[]', NULL, 1.0, 1.0, 2.0);
+    """)
+    old.close()
+    store = Store(tmp_path / "db.sqlite")
+    assert store.documents("gov")[0]["original"] == "report final.md"  # the stored name stands in for the user's
+    assert store.job("j1")["remove"] == []
+
+
+def test_embedding_progress_moves_while_a_build_runs(tmp_path: Path, embedder) -> None:  # type: ignore[no-untyped-def]
+    seen: list[int] = []
+
+    class Recorder:
+        from contextlib import contextmanager
+
+        @contextmanager
+        def stage(self, description: str, total: int | None = None):  # type: ignore[no-untyped-def]
+            done = 0
+
+            def advance(n: int = 1) -> None:
+                nonlocal done
+                done += n
+                if description.startswith("c: embedding"):
+                    seen.append(done)
+
+            yield advance
+
+    passages = [Passage(f"d-{i}-{i + 1}", f"passage number {i} about harbour fees and boat permits") for i in range(600)]
+    Collection.build(tmp_path / "c", passages, embedder=embedder, reporter=Recorder())
+    assert seen[-1] == 600 and len(seen) >= 3 and seen[0] < 600  # several steps, not one jump at the end

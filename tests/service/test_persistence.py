@@ -9,10 +9,9 @@ from pathlib import Path
 import httpx
 
 from convrag.service import ServiceSettings
-from tests.scripted import ScriptedLLM
+from tests.helpers import PASSPORT, ScriptedLLM, upload
 
 from .conftest import ThreadServer, wait_job
-from .test_api import PASSPORT, upload
 
 
 def test_restart_keeps_collections_conversations_and_traces(tmp_path: Path) -> None:

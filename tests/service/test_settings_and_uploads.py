@@ -4,7 +4,7 @@ import pytest
 
 from convrag.errors import ConfigError
 from convrag.service.settings import ServiceSettings
-from convrag.service.uploads import UploadError, doc_id_for, inside, safe_filename
+from convrag.service.uploads import UploadError, assign_doc_ids, check_content, inside, safe_filename
 
 
 def test_file_then_environment_then_flags(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -52,6 +52,9 @@ def test_api_key_needed_off_loopback() -> None:
     ("..\\..\\windows\\evil.HTML", "evil.html"),
     ("/abs/path/report final.pdf", "report final.pdf"),
     ("we<i>rd:na*me?.txt", "we_i_rd_na_me_.txt"),
+    ("日本.md", "日本.md"),
+    ("Über uns – Preise.HTML", "Über uns _ Preise.html"),
+    ("tab\there.txt", "tabhere.txt"),
 ])
 def test_safe_filenames(name: str, expected: str) -> None:
     assert safe_filename(name) == expected
@@ -67,4 +70,29 @@ def test_inside_refuses_escapes(tmp_path: Path) -> None:
     assert inside(tmp_path, "a.txt") == (tmp_path / "a.txt").resolve()
     with pytest.raises(UploadError):
         inside(tmp_path, "../a.txt")
-    assert doc_id_for("report final.pdf") == "report_final"
+
+
+
+def test_document_ids_stay_distinct_and_replace_only_the_same_name() -> None:
+    ids = assign_doc_ids(["日本.md", "中国.md", "a b.md", "a_b.md", "a?b.md"], {})
+    assert ids == {"日本.md": "日本", "中国.md": "中国", "a b.md": "a b", "a_b.md": "a_b", "a?b.md": "a_b-2"}
+    again = assign_doc_ids(["a?b.md", "a*b.md"], {v: k for k, v in ids.items()})
+    assert again == {"a?b.md": "a_b-2", "a*b.md": "a_b-3"}  # the same name replaces; a new one is new
+
+
+@pytest.mark.parametrize("name,head,size,code", [
+    ("empty.md", b"", 0, "empty_file"),
+    ("blank.txt", b"   \n", 4, "empty_file"),
+    ("fake.pdf", b"hello", 5, "not_a_pdf"),
+    ("binary.txt", b"\x89PNG\r\n\x1a\n\x00\x00\xff\xfe" * 10, 100, "not_text"),
+])
+def test_files_that_cannot_be_indexed_are_refused_at_upload(name: str, head: bytes, size: int, code: str) -> None:
+    with pytest.raises(UploadError) as caught:
+        check_content(name, head, size)
+    assert caught.value.code == code
+
+
+def test_readable_files_pass_the_content_check() -> None:
+    check_content("a.pdf", b"%PDF-1.7 ...", 12)
+    check_content("a.md", "# Überschrift".encode(), 14)
+    check_content("cut.txt", ("x" * 10 + "é").encode()[:-1], 100_000)  # a character cut by the sniffed block

@@ -14,16 +14,19 @@ from pathlib import Path
 from fastapi import Depends, FastAPI
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
+from swagger_ui_bundle import swagger_ui_path
 
 from .. import __version__
 from ..index.collection import CollectionStore
 from ..llm.base import LLM
-from . import errors, native_api, openai_api
+from . import errors, openai_api
 from .auth import require_key
 from .body_limit import BodyLimit
 from .gate import GenerationGate
 from .indexing import Indexer
 from .pipelines import Pipelines
+from .routes import api_router
+from .security import BrowserGuard
 from .settings import ServiceSettings
 from .state import ServiceState
 from .store import Store
@@ -31,6 +34,15 @@ from .store import Store
 log = logging.getLogger("convrag.service")
 
 CSP = "default-src 'self'; script-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+# Swagger UI sets inline styles and shows data: images; its scripts are still only our own files.
+DOCS_CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+            "object-src 'none'; base-uri 'none'; frame-ancestors 'none'")
+DOCS_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>convrag API</title>
+<link rel="stylesheet" href="/docs-assets/swagger-ui.css"><link rel="icon" href="/docs-assets/favicon-32x32.png"></head>
+<body><div id="swagger-ui"></div>
+<script src="/docs-assets/swagger-ui-bundle.js"></script><script src="/static/docs.js"></script></body></html>
+"""
 
 
 def _make_llm(settings: ServiceSettings) -> LLM:
@@ -63,20 +75,29 @@ def create_app(settings: ServiceSettings | None = None, llm: LLM | None = None) 
         yield
         indexer.stop()
 
-    app = FastAPI(title="convrag", version=__version__, lifespan=lifespan,
+    app = FastAPI(title="convrag", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None,
                   description="Conversational RAG: OpenAI-compatible chat over your collections, with citations and "
                               "the trace of every decision.")
     app.state.convrag = state
     errors.install(app)
     app.add_middleware(BodyLimit, max_body=settings.limits.max_body_bytes, max_upload=settings.limits.max_upload_bytes)
+    app.add_middleware(BrowserGuard, loopback=settings.loopback, bound_host=settings.host,
+                       allowed_origins=settings.allowed_origins, allowed_hosts=settings.allowed_hosts)
     app.include_router(openai_api.router(), dependencies=[Depends(require_key)], responses=errors.COMMON_ERRORS)
-    app.include_router(native_api.router(settings.limits), dependencies=[Depends(require_key)], responses=errors.COMMON_ERRORS)
+    app.include_router(api_router(settings.limits), dependencies=[Depends(require_key)], responses=errors.COMMON_ERRORS)
     static = resources.files("convrag.service") / "static"
     app.mount("/static", StaticFiles(directory=str(static)), name="static")
+    app.mount("/docs-assets", StaticFiles(directory=swagger_ui_path), name="docs-assets")
+
+    @app.get("/docs", response_class=HTMLResponse, include_in_schema=False)
+    def docs() -> HTMLResponse:
+        """Swagger UI from local files (no CDN: it works offline), under a Content-Security-Policy."""
+        return HTMLResponse(DOCS_PAGE, headers={"Content-Security-Policy": DOCS_CSP, "X-Frame-Options": "DENY"})
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     def page() -> HTMLResponse:
         # Defence in depth beside the page's text-only rendering: no inline or foreign scripts.
-        return HTMLResponse((static / "index.html").read_text(encoding="utf-8"), headers={"Content-Security-Policy": CSP})
+        return HTMLResponse((static / "index.html").read_text(encoding="utf-8"),
+                            headers={"Content-Security-Policy": CSP, "X-Frame-Options": "DENY"})
 
     return app

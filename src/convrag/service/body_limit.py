@@ -1,6 +1,7 @@
 """Request-size limits as JSON 413 errors: a declared ``Content-Length`` over the limit is refused
 before anything is read; a body sent without one is counted while it is read. Uploads
-(``POST /api/collections/{name}/documents``) have their own, larger limit."""
+(``POST /api/collections/{name}/documents`` and ``PUT .../documents/{doc_id}``) have their own,
+larger limit."""
 
 from __future__ import annotations
 
@@ -22,7 +23,8 @@ class BodyLimit:
 
     def limit_for(self, path: str) -> int:
         parts = path.strip("/").split("/")
-        return self.max_upload if len(parts) == 4 and parts[:2] == ["api", "collections"] and parts[3] == "documents" else self.max_body
+        upload = len(parts) in (4, 5) and parts[:2] == ["api", "collections"] and parts[3] == "documents"
+        return self.max_upload if upload else self.max_body
 
     async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
         if scope["type"] != "http":

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import logging
+import re
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -10,7 +12,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException
-from starlette.routing import Match
+
+log = logging.getLogger("convrag.service")
 
 
 class ApiError(Exception):
@@ -38,8 +41,25 @@ def documented(*statuses: int) -> dict[int | str, dict[str, Any]]:
     return {s: {"model": ErrorBody} for s in statuses}
 
 
-#: what any API route may answer besides its success (authentication, limits, validation, ...)
-COMMON_ERRORS = documented(400, 401, 404, 405, 409, 413, 415, 422, 429)
+#: what any API route may answer besides its success (authentication, origin, limits, validation, model down, ...)
+COMMON_ERRORS = documented(400, 401, 403, 404, 405, 409, 413, 415, 422, 429, 503)
+
+#: fields whose "too long" is a 413 like every other size limit (not a 422)
+_SIZE_LIMITED = {"question", "query", "content"}
+
+
+def error_for(exc: BaseException) -> tuple[int, str, str]:
+    """(status, message safe to show, code) for an exception raised while serving a request."""
+    from ..errors import ConvragError
+    from ..generate.answer import AnswerFailed
+
+    if isinstance(exc, ApiError):
+        return exc.status, exc.message, exc.code
+    if isinstance(exc, AnswerFailed):
+        return 503, str(exc), "llm_unavailable"
+    if isinstance(exc, ConvragError):
+        return 400, str(exc), "invalid_request"
+    return 500, "internal error; the server log has the details", "internal_error"
 
 
 def body(status: int, message: str, code: str) -> dict[str, object]:
@@ -49,25 +69,69 @@ def body(status: int, message: str, code: str) -> dict[str, object]:
     return {"error": {"message": message, "type": kind, "code": code}, "detail": message}
 
 
+def _template(path: str, greedy_end: bool) -> re.Pattern[str]:
+    """A regular expression for an OpenAPI path template: ``{name}`` is one segment; with
+    ``greedy_end`` a parameter at the end may span several (OpenAPI drops the ``:path`` of a
+    route such as ``/passages/{id:path}``)."""
+    out, position = [], 0
+    for m in re.finditer(r"\{([^}:]+)(:path)?\}", path):
+        out.append(re.escape(path[position:m.start()]))
+        out.append(".+" if m.group(2) or (greedy_end and m.end() == len(path)) else "[^/]+")
+        position = m.end()
+    out.append(re.escape(path[position:]))
+    return re.compile("^" + "".join(out) + "$")
+
+
+def allowed_methods(app: FastAPI, path: str) -> list[str]:
+    """The methods the API documents for ``path`` (HEAD with GET), for a 405's ``Allow`` header:
+    templates matching segment by segment, else the most specific one whose last parameter
+    spans the rest of the path."""
+    templates = getattr(app.state, "convrag_path_templates", None)
+    if templates is None:
+        templates = [(_template(p, False), _template(p, True), len(re.sub(r"\{[^}]*\}", "", p)), {m.upper() for m in ops})
+                     for p, ops in app.openapi().get("paths", {}).items()]
+        app.state.convrag_path_templates = templates
+    matches = [(literal, ops) for strict, _, literal, ops in templates if strict.match(path)]
+    if not matches:
+        greedy = [(literal, ops) for _, loose, literal, ops in templates if loose.match(path)]
+        best = max((literal for literal, _ in greedy), default=0)
+        matches = [(literal, ops) for literal, ops in greedy if literal == best]
+    methods: set[str] = set().union(*(ops for _, ops in matches)) if matches else set()
+    if "GET" in methods:
+        methods.add("HEAD")
+    return sorted(methods)
+
+
+def _headers(status: int) -> dict[str, str] | None:
+    return {401: {"WWW-Authenticate": "Bearer"}, 429: {"Retry-After": "1"}, 503: {"Retry-After": "5"}}.get(status)
+
+
 def install(app: FastAPI) -> None:
+    from ..generate.answer import AnswerFailed
+
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
-        headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else ({"Retry-After": "1"} if exc.status == 429 else None)
-        return JSONResponse(body(exc.status, exc.message, exc.code), status_code=exc.status, headers=headers)
+        return JSONResponse(body(exc.status, exc.message, exc.code), status_code=exc.status, headers=_headers(exc.status))
+
+    @app.exception_handler(AnswerFailed)
+    async def _model_down(request: Request, exc: AnswerFailed) -> JSONResponse:
+        log.warning("the language model failed: %s", exc.detail)  # the detail (backend URL, reason) stays in the log
+        status, message, code = error_for(exc)
+        return JSONResponse(body(status, message, code), status_code=status, headers=_headers(status))
 
     @app.exception_handler(HTTPException)
     async def _http_error(request: Request, exc: HTTPException) -> JSONResponse:
         message = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
-        code = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "body_too_large"}.get(exc.status_code, "http_error")
+        status = exc.status_code
+        if status == 400 and message.startswith("Too many files"):  # the multipart parser's max_files
+            status = 413
+        code = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "body_too_large"}.get(status, "http_error")
+        if message.startswith("Too many files"):
+            code = "too_many_files"
         headers = dict(exc.headers or {})
         if exc.status_code == 405:  # every method of every route at this path, not only the first route's
-            allowed: set[str] = set()
-            for route in request.app.router.routes:
-                match, _ = route.matches(request.scope)
-                if match != Match.NONE:
-                    allowed |= set(getattr(route, "methods", None) or ())
-            headers["Allow"] = ", ".join(sorted(allowed))
-        return JSONResponse(body(exc.status_code, message, code), status_code=exc.status_code, headers=headers or None)
+            headers["Allow"] = ", ".join(allowed_methods(request.app, request.url.path))
+        return JSONResponse(body(status, message, code), status_code=status, headers=headers or None)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -75,6 +139,12 @@ def install(app: FastAPI) -> None:
         first = errors[0] if errors else {}
         where = ".".join(str(p) for p in first.get("loc", ()))
         message = f"{where}: {first.get('msg', 'invalid request')}" if where else "invalid request"
-        payload = body(422, message, "invalid_request")
+        status, code = 422, "invalid_request"
+        too_long = [e for e in errors if e.get("type") == "string_too_long" and set(map(str, e.get("loc", ()))) & _SIZE_LIMITED]
+        if too_long:
+            status, code = 413, "question_too_long"
+            limit = (too_long[0].get("ctx") or {}).get("max_length")
+            message = f"the question is longer than the limit of {limit:,} characters" if limit else message
+        payload = body(status, message, code)
         payload["errors"] = [{"loc": list(e.get("loc", ())), "msg": e.get("msg", "")} for e in errors]
-        return JSONResponse(payload, status_code=422)
+        return JSONResponse(payload, status_code=status)

@@ -21,13 +21,15 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from ..embeddings import load_embedder
 from ..errors import ConvragError
-from ..index.collection import CURRENT_FILE, Collection
+from ..index.collection import CURRENT_FILE, Collection, live_version
+from ..index.windows import WindowSettings
 from ..ingest.chunking import chunk_document
 from ..ingest.documents import read_document
-from ..merge.base import document_of
+from ..types import document_of
 from .store import Store
 
 log = logging.getLogger("convrag.service")
@@ -97,7 +99,7 @@ class Indexer:
         for job in self.store.unfinished_jobs():
             path = self.collections_root / job["collection"]
             applied = False
-            if (path / CURRENT_FILE).exists():
+            if live_version(path) is not None:
                 try:
                     applied = Collection.open(path).manifest.source == job_source(job["id"])
                 except ConvragError:
@@ -110,14 +112,26 @@ class Indexer:
                 self.store.update_job(job["id"], status="failed", error=INTERRUPTED, finished=time.time())
                 shutil.rmtree(self.uploads_root / job["id"], ignore_errors=True)
 
-    def _document_rows(self, job: dict[str, Any], collection: Collection) -> list[dict[str, Any]]:
-        counts = Counter(document_of(p.doc_id) for p in collection.passages)
-        titles = {document_of(p.doc_id): p.title for p in collection.passages}
+    def _document_rows(self, job: dict[str, Any], collection: Collection | None) -> list[dict[str, Any]]:
+        passages = collection.passages if collection is not None else []
+        counts = Counter(document_of(p.doc_id) for p in passages)
+        titles = {document_of(p.doc_id): p.title for p in passages}
         return [
-            {"doc_id": f["doc_id"], "filename": f["filename"], "title": titles.get(f["doc_id"], f["filename"]),
-             "bytes": f["bytes"], "passages": counts.get(f["doc_id"], 0)}
+            {"doc_id": f["doc_id"], "filename": f["filename"], "original": f.get("original") or f["filename"],
+             "title": titles.get(f["doc_id"], f.get("original") or f["filename"]), "bytes": f["bytes"],
+             "passages": counts.get(f["doc_id"], 0)}
             for f in job["files"] if counts.get(f["doc_id"], 0)
         ]
+
+    def public_error(self, exc: BaseException, job: dict[str, Any]) -> str:
+        """The error as the API shows it: the user's file names instead of server paths."""
+        message = f"{type(exc).__name__}: {exc}" if not isinstance(exc, ConvragError) else str(exc)
+        folder = self.uploads_root / job["id"]
+        for f in job["files"]:
+            message = message.replace(str(folder / f["stored"]), f.get("original") or f["filename"])
+        for root in (self.uploads_root, self.collections_root, self.uploads_root.parent):
+            message = message.replace(str(root.resolve()), "…").replace(str(root), "…")
+        return message
 
     def _work(self) -> None:
         while True:
@@ -132,7 +146,7 @@ class Indexer:
             except Exception as exc:  # a job's failure is recorded, never fatal to the server
                 log.warning("indexing job %s failed: %s", job_id, exc)
                 log.debug("%s", traceback.format_exc())
-                self.store.update_job(job_id, status="failed", error=f"{type(exc).__name__}: {exc}", finished=time.time())
+                self.store.update_job(job_id, status="failed", error=self.public_error(exc, job), finished=time.time())
                 shutil.rmtree(self.uploads_root / job_id, ignore_errors=True)
             finally:
                 with self._lock:
@@ -153,26 +167,58 @@ class Indexer:
         with reporter.stage("reading and chunking documents", total=len(job["files"])) as advance:
             for f in job["files"]:
                 try:
-                    document = read_document(folder / f["stored"], doc_id=f["doc_id"], name=f["filename"],
-                                             url=f"/api/collections/{name}/documents/{f['doc_id']}/file")
+                    document = read_document(folder / f["stored"], doc_id=f["doc_id"], name=f.get("original") or f["filename"],
+                                             url=f"/api/collections/{quote(name)}/documents/{quote(f['doc_id'], safe='')}/file")
                 except ConvragError as exc:
-                    skipped.append(f"{f['filename']}: {exc}")
+                    skipped.append(f"{f.get('original') or f['filename']}: {self.public_error(exc, job)}")
                     advance(1)
                     continue
                 passages = chunk_document(document, embedder.tokenizer)
                 if not passages:
-                    skipped.append(f"{f['filename']}: no text")
+                    skipped.append(f"{f.get('original') or f['filename']}: no text")
                 new_passages += passages
                 advance(1)
-        if not new_passages:
+        removed = [d for d in job.get("remove", []) if d]
+        if not new_passages and not removed:
             raise ConvragError("no readable text in the uploaded files" + (f" ({'; '.join(skipped)})" if skipped else ""))
         path = self.collections_root / name
-        existing = Collection.open(path) if (path / CURRENT_FILE).exists() else None
-        replaced = {f["doc_id"] for f in job["files"]}
+        existing = Collection.open(path) if live_version(path) is not None else None
+        replaced = {f["doc_id"] for f in job["files"]} | set(removed)
         kept = [p for p in (existing.passages if existing else []) if document_of(p.doc_id) not in replaced]
-        collection = Collection.build(path, kept + new_passages, name=name, embedder=embedder, source=job_source(job_id),
-                                      reuse=existing, reporter=reporter, force=True)
-        self.store.finish_job(job_id, name, self._document_rows(job, collection))
+        if kept or new_passages:
+            collection: Collection | None = Collection.build(
+                path, kept + new_passages, name=name, embedder=embedder, source=job_source(job_id), reuse=existing,
+                reporter=reporter, force=True, windows=WindowSettings())
+        else:  # the last documents were deleted: the collection has no index until the next upload
+            clear_collection(path)
+            collection = None
+        previous = [row for d in replaced if (row := self.store.document(name, d)) is not None]
+        self.store.finish_job(job_id, name, self._document_rows(job, collection), removed)
+        self._remove_old_files(previous)
         if skipped:
             self.store.update_job(job_id, error="skipped " + "; ".join(skipped))
         self.on_change(name)
+
+
+    def _remove_old_files(self, rows: list[dict[str, Any]]) -> None:
+        """Delete the stored files of documents that were replaced or removed (after the switch, so a
+        crash before it leaves them in place); a job folder left empty goes too."""
+        for row in rows:
+            job = self.store.job(row["job_id"])
+            for f in (job or {}).get("files", []):
+                if f["doc_id"] == row["doc_id"]:
+                    (self.uploads_root / row["job_id"] / f["stored"]).unlink(missing_ok=True)
+            folder = self.uploads_root / row["job_id"]
+            if folder.is_dir() and not any(folder.iterdir()):
+                folder.rmdir()
+
+
+def clear_collection(path: Path) -> None:
+    """Take a collection's index away (no documents left): ``CURRENT`` goes first, atomically, so
+    a reader sees either the old index or none."""
+    current = path / CURRENT_FILE
+    if current.exists():
+        current.unlink()
+    for child in path.iterdir() if path.is_dir() else ():
+        if child.is_dir():
+            shutil.rmtree(child, ignore_errors=True)

@@ -15,12 +15,11 @@ from typing import Any, Literal
 
 from fastapi import APIRouter, Depends
 from fastapi.responses import StreamingResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
 from starlette.concurrency import run_in_threadpool
 
-from ..errors import ConvragError
 from ..types import Message
-from .errors import ApiError, body
+from .errors import ApiError, body, error_for
 from .gate import Busy
 from .pipelines import UnknownModel
 from .state import ServiceState, get_state
@@ -46,7 +45,7 @@ class ChatCompletionRequest(BaseModel):
     model_config = ConfigDict(extra="allow")
     model: str
     messages: list[ChatMessageIn] = Field(min_length=1)
-    stream: bool = False
+    stream: StrictBool = False
 
 
 class ModelCard(BaseModel):
@@ -172,8 +171,8 @@ def _events(completion_id: str, created: int, model: str, pieces: queue.Queue[An
     yield event({"role": "assistant", "content": ""})
     while (item := pieces.get()) is not _END:
         if isinstance(item, Exception):
-            message = str(item) if isinstance(item, ConvragError) else f"{type(item).__name__}: {item}"
-            yield f"data: {json.dumps(body(500, message, 'generation_failed'))}\n\n"
+            status, message, code = error_for(item)
+            yield f"data: {json.dumps(body(status, message, code))}\n\n"
         elif isinstance(item, dict):
             extra = {"answer": item["answer"], "citations": item["citations"], "declined": item["declined"], "trace": item["trace"]}
             yield event({}, "stop", usage=_usage(item), convrag=extra)

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..index.collection import CURRENT_FILE
+from ..index.collection import live_version
 from ..llm.base import LLM
 from ..pipeline import Pipeline, build_pipeline
 from ..strategies import STRATEGIES
@@ -63,20 +63,21 @@ class Pipelines:
 
     def ready(self, names: Sequence[str]) -> tuple[list[str], list[str]]:
         """The collections that have an index, and those that have no documents yet."""
-        ready = [n for n in names if (self.root / n / CURRENT_FILE).exists()]
+        ready = [n for n in names if live_version(self.root / n) is not None]
         return ready, [n for n in names if n not in ready]
 
-    def get(self, config: PipelineConfig) -> Pipeline:
+    def get(self, config: PipelineConfig, k: int | None = None) -> Pipeline:
+        """The pipeline for ``config`` over its collections' live versions (``k`` overrides its depth)."""
         if config.strategy not in STRATEGIES:
             raise UnknownModel(f"unknown strategy {config.strategy!r}; expected one of {', '.join(STRATEGIES)}")
         ready, _ = self.ready(config.collections)
-        versions = tuple((n, (self.root / n / CURRENT_FILE).read_text().strip()) for n in ready)
-        key = (versions, config.strategy, config.retriever, config.merge, config.multi_query)
+        spec = config.spec(ready, k)
+        versions = tuple((n, live_version(self.root / n)) for n in ready)
+        key = (versions, spec)
         with self._lock:
             pipeline = self._cache.get(key)
             if pipeline is None:
-                pipeline = build_pipeline(ready, store=self.root, retriever=config.retriever, strategy=config.strategy,
-                                          llm=self.llm, merge=config.merge, multi_query=config.multi_query)
+                pipeline = build_pipeline(spec, llm=self.llm, store=self.root)
                 self._cache[key] = pipeline
                 while len(self._cache) > MAX_CACHED:  # oldest first
                     self._cache.pop(next(iter(self._cache)))
@@ -85,4 +86,4 @@ class Pipelines:
     def forget(self, collection: str) -> None:
         """Drop cached pipelines that read ``collection`` (it changed or was deleted)."""
         with self._lock:
-            self._cache = {k: v for k, v in self._cache.items() if all(n != collection for n, _ in k[0])}  # type: ignore[union-attr]
+            self._cache = {key: v for key, v in self._cache.items() if all(n != collection for n, _ in key[0])}  # type: ignore[union-attr]

@@ -17,6 +17,7 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 
 from .. import config
 from ..errors import ConfigError
+from ..pipeline.spec import PipelineSpec
 
 _CONFIG_FILE: ContextVar[Path | None] = ContextVar("convrag_config_file", default=None)
 
@@ -34,14 +35,26 @@ class Limits(BaseModel):
 
 
 class PipelineConfig(BaseModel):
-    """A named pipeline, selectable as an OpenAI ``model``."""
+    """A named pipeline, selectable as an OpenAI ``model`` (the fields of a
+    :class:`~convrag.pipeline.PipelineSpec`). ``multi_query: true`` is short for
+    ``queries: [strategy, summary]``."""
 
     collections: list[str]
     strategy: str = "progressive"
+    queries: list[str] = Field(default_factory=lambda: ["strategy"])
     retriever: str = "auto"
     merge: str = "enhanced"
+    k: int = Field(10, ge=1, le=100)
     multi_query: bool = False
     description: str = ""
+
+    def spec(self, collections: list[str] | None = None, k: int | None = None) -> PipelineSpec:
+        """The pipeline spec, over ``collections`` (those with documents) when given."""
+        queries = tuple(self.queries)
+        if self.multi_query and "summary" not in queries:
+            queries += ("summary",)
+        return PipelineSpec(tuple(collections if collections is not None else self.collections), strategy=self.strategy,
+                            queries=queries, retriever=self.retriever, merge=self.merge, k=k or self.k)
 
 
 class ServiceSettings(BaseSettings):
@@ -57,6 +70,10 @@ class ServiceSettings(BaseSettings):
     strategy: str = "progressive"
     pipelines: dict[str, PipelineConfig] = Field(default_factory=dict)
     limits: Limits = Field(default_factory=Limits)
+    #: origins besides the server's own whose pages may change things (a reverse proxy's public URL)
+    allowed_origins: list[str] = Field(default_factory=list)
+    #: Host header values accepted besides the bound address and localhost (names the server is reached by)
+    allowed_hosts: list[str] = Field(default_factory=list)
 
     @classmethod
     def settings_customise_sources(

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from fastapi import Request
 
-from ..index.collection import CURRENT_FILE, Collection, CollectionStore
+from ..errors import CollectionError
+from ..index.collection import Collection, CollectionStore
 from .gate import GenerationGate
 from .indexing import Indexer
 from .pipelines import Pipelines
@@ -30,7 +31,9 @@ class ServiceState:
 
     def collection(self, name: str) -> Collection:
         """The live version of a collection, opened once per version (opening reads every passage)."""
-        version = (self.collections.path(name) / CURRENT_FILE).read_text().strip()
+        version = self.collections.version(name)
+        if version is None:
+            raise CollectionError(f"collection {name!r} has no documents yet")
         with self._lock:
             opened = self._opened.get(name)
             if opened is None or opened.version_dir.name != version:

@@ -30,6 +30,7 @@ CREATE TABLE IF NOT EXISTS documents (
     passages INTEGER NOT NULL,
     job_id TEXT NOT NULL,
     added REAL NOT NULL,
+    original TEXT,                  -- the user's own file name (NULL in databases made before it was kept)
     PRIMARY KEY (collection, doc_id)
 );
 CREATE TABLE IF NOT EXISTS jobs (
@@ -39,11 +40,12 @@ CREATE TABLE IF NOT EXISTS jobs (
     stage TEXT NOT NULL DEFAULT '',
     done INTEGER NOT NULL DEFAULT 0,
     total INTEGER NOT NULL DEFAULT 0,
-    files TEXT NOT NULL,            -- JSON list of {filename, stored, bytes}
+    files TEXT NOT NULL,            -- JSON list of {filename, original, doc_id, stored, bytes}
     error TEXT,
     created REAL NOT NULL,
     started REAL,
-    finished REAL
+    finished REAL,
+    remove TEXT                     -- JSON list of document ids the job deletes (NULL: none)
 );
 CREATE TABLE IF NOT EXISTS conversations (
     id TEXT PRIMARY KEY,
@@ -84,6 +86,14 @@ class Store:
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.executescript(SCHEMA)
+        self._migrate()
+
+    def _migrate(self) -> None:
+        """Bring a database made by an earlier version up to this schema (columns are only added)."""
+        for table, column in (("documents", "original"), ("jobs", "remove")):
+            columns = {r["name"] for r in self._db.execute(f"PRAGMA table_info({table})")}
+            if column not in columns:
+                self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} TEXT")
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -122,56 +132,68 @@ class Store:
         return self._all("SELECT * FROM collections ORDER BY name")
 
     def delete_collection(self, name: str) -> None:
+        """The collection's record, its documents (cascade) and its jobs."""
         with self.transaction() as db:
             db.execute("DELETE FROM collections WHERE name = ?", (name,))
+            db.execute("DELETE FROM jobs WHERE collection = ?", (name,))
 
     def documents(self, collection: str) -> list[dict[str, Any]]:
-        return self._all("SELECT doc_id, filename, title, bytes, passages, job_id, added FROM documents WHERE collection = ? "
-                         "ORDER BY added, doc_id", collection)
+        rows = self._all("SELECT doc_id, filename, COALESCE(original, filename) AS original, title, bytes, passages, job_id, "
+                         "added FROM documents WHERE collection = ? ORDER BY added, doc_id", collection)
+        return rows
+
+    def document(self, collection: str, doc_id: str) -> dict[str, Any] | None:
+        return next((d for d in self.documents(collection) if d["doc_id"] == doc_id), None)
+
+    def set_collection_description(self, name: str, description: str) -> None:
+        with self.transaction() as db:
+            db.execute("UPDATE collections SET description = ? WHERE name = ?", (description, name))
 
     # jobs
-    def add_job(self, collection: str, files: list[dict[str, Any]]) -> dict[str, Any]:
+    def add_job(self, collection: str, files: list[dict[str, Any]], remove: list[str] | None = None) -> dict[str, Any]:
+        """Queue an indexing job: ``files`` to add or replace, ``remove`` document ids to delete."""
         job_id = new_id()
         with self.transaction() as db:
-            db.execute("INSERT INTO jobs (id, collection, status, files, created) VALUES (?, ?, 'queued', ?, ?)",
-                       (job_id, collection, json.dumps(files), time.time()))
+            db.execute("INSERT INTO jobs (id, collection, status, files, created, remove) VALUES (?, ?, 'queued', ?, ?, ?)",
+                       (job_id, collection, json.dumps(files), time.time(), json.dumps(remove) if remove else None))
         return self.job(job_id) or {}
+
+    @staticmethod
+    def _job_row(row: dict[str, Any]) -> dict[str, Any]:
+        row["files"] = json.loads(row["files"])
+        row["remove"] = json.loads(row["remove"]) if row.get("remove") else []
+        return row
 
     def job(self, job_id: str) -> dict[str, Any] | None:
         row = self._one("SELECT * FROM jobs WHERE id = ?", job_id)
-        if row is not None:
-            row["files"] = json.loads(row["files"])
-        return row
+        return self._job_row(row) if row is not None else None
 
     def jobs(self, collection: str | None = None) -> list[dict[str, Any]]:
         rows = (self._all("SELECT * FROM jobs WHERE collection = ? ORDER BY created DESC", collection) if collection
                 else self._all("SELECT * FROM jobs ORDER BY created DESC"))
-        for row in rows:
-            row["files"] = json.loads(row["files"])
-        return rows
+        return [self._job_row(row) for row in rows]
 
     def update_job(self, job_id: str, **fields: Any) -> None:
         names = ", ".join(f"{k} = ?" for k in fields)
         with self.transaction() as db:
             db.execute(f"UPDATE jobs SET {names} WHERE id = ?", (*fields.values(), job_id))
 
-    def finish_job(self, job_id: str, collection: str, documents: list[dict[str, Any]]) -> None:
-        """Mark the job succeeded and record its documents, in one transaction."""
+    def finish_job(self, job_id: str, collection: str, documents: list[dict[str, Any]], removed: list[str] = ()) -> None:  # type: ignore[assignment]
+        """Mark the job succeeded, record its documents and forget the removed ones, in one transaction."""
         now = time.time()
         with self.transaction() as db:
+            db.executemany("DELETE FROM documents WHERE collection = ? AND doc_id = ?", [(collection, d) for d in removed])
             for d in documents:
                 db.execute(
-                    "INSERT OR REPLACE INTO documents (collection, doc_id, filename, title, bytes, passages, job_id, added)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (collection, d["doc_id"], d["filename"], d["title"], d["bytes"], d["passages"], job_id, now),
+                    "INSERT OR REPLACE INTO documents (collection, doc_id, filename, title, bytes, passages, job_id, added,"
+                    " original) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (collection, d["doc_id"], d["filename"], d["title"], d["bytes"], d["passages"], job_id, now,
+                     d.get("original") or d["filename"]),
                 )
             db.execute("UPDATE jobs SET status = 'succeeded', stage = 'done', finished = ?, error = NULL WHERE id = ?", (now, job_id))
 
     def unfinished_jobs(self) -> list[dict[str, Any]]:
-        rows = self._all("SELECT * FROM jobs WHERE status IN ('queued', 'running') ORDER BY created")
-        for row in rows:
-            row["files"] = json.loads(row["files"])
-        return rows
+        return [self._job_row(r) for r in self._all("SELECT * FROM jobs WHERE status IN ('queued', 'running') ORDER BY created")]
 
     # conversations
     def add_conversation(self, title: str, collections: list[str], strategy: str) -> dict[str, Any]:
@@ -206,10 +228,17 @@ class Store:
         return rows
 
     def add_turn(self, conv_id: str, question: str, answer: str, declined: bool, citations: list[dict[str, Any]],
-                 trace: dict[str, Any], title: str | None = None) -> dict[str, Any]:
+                 trace: dict[str, Any], title: str | None = None, replace_last: bool = False) -> dict[str, Any]:
+        """Append a turn, or with ``replace_last`` put it in place of the last one (a regenerated
+        answer): one transaction, so the old answer stays until the new one is stored."""
         now = time.time()
         with self.transaction() as db:
-            idx = db.execute("SELECT COALESCE(MAX(idx), -1) + 1 FROM turns WHERE conversation_id = ?", (conv_id,)).fetchone()[0]
+            last = db.execute("SELECT MAX(idx) FROM turns WHERE conversation_id = ?", (conv_id,)).fetchone()[0]
+            if replace_last and last is not None:
+                db.execute("DELETE FROM turns WHERE conversation_id = ? AND idx = ?", (conv_id, last))
+                idx = last
+            else:
+                idx = 0 if last is None else last + 1
             db.execute(
                 "INSERT INTO turns (conversation_id, idx, question, answer, declined, citations, trace, created)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -220,6 +249,10 @@ class Store:
             else:
                 db.execute("UPDATE conversations SET updated = ? WHERE id = ?", (now, conv_id))
         return self.turns(conv_id)[idx]
+
+    def rename_conversation(self, conv_id: str, title: str) -> bool:
+        with self.transaction() as db:
+            return db.execute("UPDATE conversations SET title = ?, updated = ? WHERE id = ?", (title, time.time(), conv_id)).rowcount > 0
 
     def delete_conversation(self, conv_id: str) -> bool:
         with self.transaction() as db:

@@ -8,7 +8,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ..generate.answer import DECLINE
-from ..pipeline import PipelineResult
+from ..pipeline import PipelineResult, TurnTrace
 from ..types import Message
 from .pipelines import Pipelines
 from .settings import Limits, PipelineConfig
@@ -49,10 +49,10 @@ def stream_turn(pipelines: Pipelines, config: PipelineConfig, messages: Sequence
     start = time.perf_counter()
     ready, empty = pipelines.ready(config.collections)
     if not ready:
-        trace = {"fallback": "no chosen collection has documents yet: declined without a model call",
-                 "empty_collections": empty, "timings_s": {"total": time.perf_counter() - start}}
+        trace = TurnTrace(fallback="no chosen collection has documents yet: declined without a model call",
+                          empty_collections=empty, timings_s={"total": time.perf_counter() - start})
         yield DECLINE
-        yield {"answer": DECLINE, "declined": True, "citations": [], "trace": trace}
+        yield {"answer": DECLINE, "declined": True, "citations": [], "trace": trace.to_dict()}
         return
     pipeline = pipelines.get(config)
     for item in pipeline.stream(list(messages), stream_text=stream_text):
@@ -63,9 +63,8 @@ def stream_turn(pipelines: Pipelines, config: PipelineConfig, messages: Sequence
 
 
 def _turn_json(result: PipelineResult, empty: list[str]) -> dict[str, Any]:
-    trace = dict(result.trace)
-    if empty:
-        trace["empty_collections"] = empty
+    result.trace.empty_collections = list(empty)
+    trace = result.trace.to_dict()
     texts = {(r.hit.collection, r.hit.passage_id): r.hit.text for r in result.merged.results}
     citations = [
         {**c._asdict(), "text": texts.get((c.collection, c.passage_id), "")}

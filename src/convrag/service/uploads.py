@@ -1,45 +1,107 @@
-"""Uploaded files: safe names and bounded writes into the service's data folder.
+"""Uploaded files: safe names, distinct document ids, early content checks, and bounded writes.
 
-A client-supplied filename is reduced to a plain basename of safe characters, so that no name
-("../../etc/passwd", "C:\\evil", ".hidden") can place a file outside the upload folder.
+A client-supplied filename is reduced to a plain basename that keeps letters and digits of every
+script (``日本.md`` stays ``日本.md``) and replaces only what a file system or a URL path could
+misread, so that no name ("../../etc/passwd", "C:\\evil", ".hidden") can place a file outside
+the upload folder. Cleaning can still map two names to one (``a?b.md`` and ``a_b.md``), so the
+document id is chosen by :func:`assign_doc_ids`: an upload replaces a document only when the
+user's own name is identical; any other clash gets a distinct id.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable, Mapping
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
 from ..ingest.documents import SUFFIXES
 
-_UNSAFE = re.compile(r"[^A-Za-z0-9._ -]+")
+# Letters and digits of any script, and a few harmless marks; everything else becomes "_".
+_UNSAFE = re.compile(r"[^\w .,()+&'@=~-]+", re.UNICODE)
+MAX_NAME_BYTES = 200
+#: how many bytes of a file are read to check that it is what its suffix says
+SNIFF_BYTES = 64 * 1024
 
 
 class UploadError(ValueError):
     """A rejected upload; ``status`` is the HTTP status to answer with."""
 
-    def __init__(self, message: str, status: int = 400) -> None:
+    def __init__(self, message: str, status: int = 400, code: str = "invalid_upload") -> None:
         super().__init__(message)
-        self.status = status
+        self.status, self.code = status, code
+
+
+def original_name(name: str) -> str:
+    """The user's own file name: the last path part, Unicode-normalized (NFC), nothing else changed."""
+    return unicodedata.normalize("NFC", PureWindowsPath(PurePosixPath(name or "").name).name).strip()
+
+
+def _clip(text: str, max_bytes: int) -> str:
+    while len(text.encode("utf-8")) > max_bytes:
+        text = text[:-1]
+    return text
 
 
 def safe_filename(name: str) -> str:
     """A basename that cannot escape a folder: path parts, control and unsafe characters removed."""
-    base = PureWindowsPath(PurePosixPath(name or "").name).name
-    base = unicodedata.normalize("NFKC", base)
+    base = original_name(name)
+    base = "".join(c for c in base if unicodedata.category(c)[0] != "C")  # control and format characters
     base = _UNSAFE.sub("_", base).strip(" .")
     if not base or base in {".", ".."}:
         raise UploadError(f"invalid file name {name!r}")
     stem, dot, suffix = base.rpartition(".")
-    if not dot or f".{suffix.lower()}" not in SUFFIXES:
-        raise UploadError(f"unsupported file type for {name!r} (accepted: {', '.join(sorted(SUFFIXES))})", 415)
-    return f"{stem[:120]}.{suffix.lower()}"
+    if not dot or not stem or f".{suffix.lower()}" not in SUFFIXES:
+        raise UploadError(f"unsupported file type for {name!r} (accepted: {', '.join(sorted(SUFFIXES))})", 415,
+                          "unsupported_file_type")
+    return f"{_clip(stem, MAX_NAME_BYTES)}.{suffix.lower()}"
 
 
-def doc_id_for(filename: str) -> str:
-    """The document id of an uploaded file: its safe name without the suffix (uploading the same
-    name again replaces the document)."""
-    return filename.rsplit(".", 1)[0].replace(" ", "_")
+def stem_of(filename: str) -> str:
+    return filename.rsplit(".", 1)[0]
+
+
+def assign_doc_ids(originals: Iterable[str], existing: Mapping[str, str]) -> dict[str, str]:
+    """Document ids for the files of one upload, keyed by the user's name.
+
+    ``existing`` maps each stored document id to the user's name it was uploaded under. A file
+    whose name equals a stored one replaces that document (same id); any other file gets the
+    stem of its safe name, made distinct with ``-2``, ``-3``... when that id is taken.
+    """
+    by_name = {name: doc_id for doc_id, name in existing.items()}
+    taken = set(existing)
+    out: dict[str, str] = {}
+    for original in originals:
+        if original in by_name:
+            out[original] = by_name[original]
+            continue
+        stem = stem_of(safe_filename(original))
+        candidate, n = stem, 1
+        while candidate in taken:
+            n += 1
+            candidate = f"{stem}-{n}"
+        taken.add(candidate)
+        out[original] = candidate
+    return out
+
+
+def check_content(filename: str, head: bytes, size: int) -> None:
+    """Refuse, at upload time, a file that cannot be indexed: empty, a "PDF" that is not one, or
+    text that is not UTF-8 (read at most :data:`SNIFF_BYTES` of it)."""
+    if size == 0:
+        raise UploadError(f"{filename!r} is empty", 422, "empty_file")
+    suffix = "." + filename.rsplit(".", 1)[-1].lower()
+    if suffix == ".pdf":
+        if not head.lstrip()[:5] == b"%PDF-":
+            raise UploadError(f"{filename!r} is not a PDF file (it does not start with %PDF-)", 415, "not_a_pdf")
+        return
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.start < len(head) - 4:  # not just a character cut at the end of the sniffed block
+            raise UploadError(f"{filename!r} is not UTF-8 text (byte {exc.start})", 415, "not_text") from None
+    if size <= len(head) and not head.strip():
+        raise UploadError(f"{filename!r} has no text", 422, "empty_file")
 
 
 def inside(folder: Path, name: str) -> Path:

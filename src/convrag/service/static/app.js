@@ -1,8 +1,10 @@
-// convrag web chat. Every piece of server or document text is inserted with textContent, never
-// as HTML, so a document containing <script> shows as text.
+// convrag web chat. Every piece of server or document text is inserted with textContent (answers
+// through the DOM-building Markdown renderer), never as HTML, so a document containing <script>
+// shows as text. Answers stream: tokens appear as the model writes them, then the stored turn
+// (citations, decisions) replaces the draft.
 "use strict";
 
-const state = { conversation: null, turns: [] };
+const state = { conversation: null, turns: [], documentsOf: null, replacing: null };
 const $ = (id) => document.getElementById(id);
 
 function el(tag, text, cls) {
@@ -10,6 +12,12 @@ function el(tag, text, cls) {
   if (text !== undefined && text !== null) node.textContent = String(text);
   if (cls) node.className = cls;
   return node;
+}
+
+function button(text, onClick, cls = "small-button") {
+  const b = el("button", text, cls); b.type = "button";
+  b.addEventListener("click", onClick);
+  return b;
 }
 
 function headers(json) {
@@ -20,6 +28,10 @@ function headers(json) {
   return h;
 }
 
+function errorMessage(data, response) {
+  return (data && data.error && data.error.message) || (data && data.detail) || response.statusText || "request failed";
+}
+
 async function api(path, options = {}) {
   const init = { method: options.method || "GET", headers: headers(options.body !== undefined) };
   if (options.body !== undefined) init.body = JSON.stringify(options.body);
@@ -27,17 +39,25 @@ async function api(path, options = {}) {
   if (response.status === 401) { $("key-box").hidden = false; }
   if (response.status === 204) return null;
   const data = await response.json().catch(() => ({}));
-  if (!response.ok) throw new Error((data.error && data.error.message) || data.detail || response.statusText);
+  if (!response.ok) throw new Error(errorMessage(data, response));
   return data;
 }
 
+// One message area for errors; every action clears it first, so nothing stale stays on screen.
 function showError(error) { $("error").textContent = error ? String(error.message || error) : ""; }
+
+async function action(work) {
+  showError();
+  try { await work(); } catch (error) { showError(error); }
+}
 
 function safeUrl(url) {
   if (!url) return null;
   if (url.startsWith("/api/")) return url;
   try { const u = new URL(url); return (u.protocol === "http:" || u.protocol === "https:") ? u.href : null; } catch { return null; }
 }
+
+function when(seconds) { return seconds ? new Date(seconds * 1000).toLocaleString() : ""; }
 
 // collections -------------------------------------------------------------------------------
 async function loadCollections() {
@@ -48,26 +68,44 @@ async function loadCollections() {
     const li = el("li"); const label = el("label");
     const box = el("input"); box.type = "checkbox"; box.value = c.name; box.className = "collection-choice";
     label.append(box, " " + c.name + " ", el("small", `(${c.documents} docs, ${c.passages} passages${c.indexing ? ", indexing" : ""})`));
-    li.append(label); ul.append(li);
+    li.append(label, button("Documents", () => action(() => showDocuments(c.name))));
+    ul.append(li);
     const option = el("option", c.name); option.value = c.name; target.append(option);
   }
   if (chosen) target.value = chosen;
+  if (state.documentsOf && !list.some((c) => c.name === state.documentsOf)) $("documents-panel").hidden = true;
 }
 
 function chosenCollections() {
   return [...document.querySelectorAll(".collection-choice:checked")].map((b) => b.value);
 }
 
-$("create-collection").addEventListener("submit", async (event) => {
-  event.preventDefault(); showError();
-  try {
+$("create-collection").addEventListener("submit", (event) => {
+  event.preventDefault();
+  action(async () => {
     const name = $("collection-name").value.trim();
     await api("/api/collections", { method: "POST", body: { name } });
     $("collection-name").value = "";
     await loadCollections();
     $("upload-target").value = name;
-  } catch (error) { showError(error); }
+  });
 });
+
+function send(method, url, form, onDone) {
+  const xhr = new XMLHttpRequest();
+  const bar = $("upload-progress"); bar.hidden = false; bar.value = 0;
+  xhr.upload.onprogress = (e) => { if (e.lengthComputable) { bar.value = (50 * e.loaded) / e.total; } };
+  xhr.onload = () => {
+    let data = {}; try { data = JSON.parse(xhr.responseText); } catch { /* not JSON */ }
+    if (xhr.status !== 202) { showError(errorMessage(data, { statusText: xhr.statusText })); bar.hidden = true; return; }
+    $("upload-status").textContent = "indexing…";
+    pollJob(data.id, onDone);
+  };
+  xhr.onerror = () => showError("upload failed");
+  xhr.open(method, url);
+  for (const [k, v] of Object.entries(headers(false))) xhr.setRequestHeader(k, v);
+  xhr.send(form);
+}
 
 $("upload").addEventListener("submit", (event) => {
   event.preventDefault(); showError();
@@ -75,35 +113,75 @@ $("upload").addEventListener("submit", (event) => {
   if (!name || !files.length) { showError("choose a collection and files"); return; }
   const form = new FormData();
   for (const f of files) form.append("files", f, f.name);
-  const xhr = new XMLHttpRequest();
-  const bar = $("upload-progress"); bar.hidden = false; bar.value = 0;
-  xhr.upload.onprogress = (e) => { if (e.lengthComputable) { bar.value = (50 * e.loaded) / e.total; } };
-  xhr.onload = () => {
-    let data = {}; try { data = JSON.parse(xhr.responseText); } catch { /* not JSON */ }
-    if (xhr.status !== 202) { showError((data.error && data.error.message) || xhr.statusText); bar.hidden = true; return; }
-    $("upload-status").textContent = "indexing…";
-    pollJob(data.id);
-  };
-  xhr.onerror = () => showError("upload failed");
-  xhr.open("POST", `/api/collections/${encodeURIComponent(name)}/documents`);
-  for (const [k, v] of Object.entries(headers(false))) xhr.setRequestHeader(k, v);
-  xhr.send(form);
+  send("POST", `/api/collections/${encodeURIComponent(name)}/documents`, form, () => refreshDocuments(name));
 });
 
-async function pollJob(id) {
+async function pollJob(id, onDone) {
   const bar = $("upload-progress");
-  const job = await api(`/api/jobs/${id}`);
+  let job;
+  try { job = await api(`/api/jobs/${id}`); } catch (error) { showError(error); return; }
   const part = job.total ? job.done / job.total : 0;
   bar.value = 50 + 50 * (job.status === "succeeded" ? 1 : part);
   $("upload-status").textContent = `${job.status}: ${job.stage} ${job.total ? `${job.done}/${job.total}` : ""}`;
   if (job.status === "succeeded" || job.status === "failed") {
     if (job.status === "failed") showError(job.error);
-    $("upload-status").textContent = job.status === "succeeded" ? `indexed ${job.files.length} file(s)` : "indexing failed";
+    const what = job.remove.length ? `removed ${job.remove.length} document(s)` : `indexed ${job.files.length} file(s)`;
+    $("upload-status").textContent = job.status === "succeeded" ? what : "indexing failed";
     await loadCollections();
+    if (onDone) await onDone();
     return;
   }
-  setTimeout(() => pollJob(id), 400);
+  setTimeout(() => pollJob(id, onDone), 400);
 }
+
+// documents of one collection ---------------------------------------------------------------
+async function showDocuments(name) {
+  state.documentsOf = name;
+  $("documents-panel").hidden = false;
+  $("documents-collection").textContent = name;
+  await refreshDocuments(name);
+}
+
+async function refreshDocuments(name) {
+  if (state.documentsOf !== name) return;
+  const docs = await api(`/api/collections/${encodeURIComponent(name)}/documents`);
+  const table = $("documents-table"); table.replaceChildren();
+  if (!docs.length) { table.append(el("tr", "no documents yet")); return; }
+  for (const d of docs) {
+    const tr = el("tr");
+    const link = el("a", d.original); link.href = `/api/collections/${encodeURIComponent(name)}/documents/${encodeURIComponent(d.doc_id)}/file`;
+    const nameCell = el("td"); nameCell.append(link, el("span", ` ${d.passages} passages · ${when(d.added)}`, "when"));
+    const actions = el("td");
+    actions.append(
+      button("Replace", () => { state.replacing = { name, doc: d.doc_id }; $("replace-file").click(); }),
+      button("Delete", () => action(async () => {
+        if (!confirm(`Delete ${d.original} from ${name}?`)) return;
+        const job = await api(`/api/collections/${encodeURIComponent(name)}/documents/${encodeURIComponent(d.doc_id)}`, { method: "DELETE" });
+        $("upload-status").textContent = "removing…"; $("upload-progress").hidden = false;
+        pollJob(job.id, () => refreshDocuments(name));
+      })),
+    );
+    tr.append(nameCell, actions); table.append(tr);
+  }
+}
+
+$("replace-file").addEventListener("change", () => {
+  showError();
+  const file = $("replace-file").files[0]; const target = state.replacing;
+  if (!file || !target) return;
+  const form = new FormData(); form.append("file", file, file.name);
+  send("PUT", `/api/collections/${encodeURIComponent(target.name)}/documents/${encodeURIComponent(target.doc)}`, form,
+       () => refreshDocuments(target.name));
+  $("replace-file").value = "";
+});
+
+$("delete-collection").addEventListener("click", () => action(async () => {
+  const name = state.documentsOf;
+  if (!name || !confirm(`Delete the collection ${name} and all its documents?`)) return;
+  await api(`/api/collections/${encodeURIComponent(name)}`, { method: "DELETE" });
+  state.documentsOf = null; $("documents-panel").hidden = true;
+  await loadCollections();
+}));
 
 // conversations -----------------------------------------------------------------------------
 async function loadConversations() {
@@ -111,9 +189,9 @@ async function loadConversations() {
   const ul = $("conversations"); ul.replaceChildren();
   for (const c of list) {
     const li = el("li", `${c.title} (${c.turn_count})`);
-    li.dataset.id = c.id;
+    li.dataset.id = c.id; li.title = `updated ${when(c.updated)}`;
     if (state.conversation && state.conversation.id === c.id) li.className = "active";
-    li.addEventListener("click", () => openConversation(c.id));
+    li.addEventListener("click", () => action(() => openConversation(c.id)));
     ul.append(li);
   }
 }
@@ -121,68 +199,140 @@ async function loadConversations() {
 async function openConversation(id) {
   const conversation = await api(`/api/conversations/${id}`);
   state.conversation = conversation; state.turns = conversation.turns;
-  $("chat-header").textContent = `${conversation.title} — ${conversation.collections.join(", ")} (${conversation.strategy})`;
+  $("chat-title").textContent = `${conversation.title} — ${conversation.collections.join(", ")} (${conversation.strategy})`;
+  $("chat-actions").hidden = false;
   renderMessages();
   await loadConversations();
 }
 
-$("new-chat").addEventListener("click", async () => {
-  showError();
+function closeConversation() {
+  state.conversation = null; state.turns = [];
+  $("chat-title").textContent = "Choose collections, then ask a question.";
+  $("chat-actions").hidden = true;
+  renderMessages();
+}
+
+$("new-chat").addEventListener("click", () => action(async () => {
   const collections = chosenCollections();
-  if (!collections.length) { showError("tick at least one collection"); return; }
-  try {
-    const conversation = await api("/api/conversations", { method: "POST", body: { collections } });
-    await openConversation(conversation.id);
-  } catch (error) { showError(error); }
-});
+  if (!collections.length) throw new Error("tick at least one collection");
+  const conversation = await api("/api/conversations", { method: "POST", body: { collections } });
+  await openConversation(conversation.id);
+}));
+
+$("rename-chat").addEventListener("click", () => action(async () => {
+  const title = prompt("New title", state.conversation.title);
+  if (!title || !title.trim()) return;
+  await api(`/api/conversations/${state.conversation.id}`, { method: "PATCH", body: { title: title.trim() } });
+  await openConversation(state.conversation.id);
+}));
+
+$("delete-chat").addEventListener("click", () => action(async () => {
+  if (!confirm(`Delete the conversation "${state.conversation.title}"?`)) return;
+  await api(`/api/conversations/${state.conversation.id}`, { method: "DELETE" });
+  closeConversation();
+  await loadConversations();
+}));
+
+async function download(format) {
+  const response = await fetch(`/api/conversations/${state.conversation.id}/export?format=${format}`, { headers: headers(false) });
+  if (!response.ok) throw new Error(errorMessage(await response.json().catch(() => ({})), response));
+  const url = URL.createObjectURL(await response.blob());
+  const a = el("a"); a.href = url; a.download = `conversation-${state.conversation.id}.${format === "json" ? "json" : "md"}`;
+  document.body.append(a); a.click(); a.remove(); URL.revokeObjectURL(url);
+}
+$("export-md").addEventListener("click", () => action(() => download("markdown")));
+$("export-json").addEventListener("click", () => action(() => download("json")));
+
+function citationRenderer(turn) {
+  const byNumber = new Map(turn.citations.map((c) => [c.number, c]));
+  return (text, parent) => {
+    for (const part of text.split(/(\[\d{1,3}\])/)) {
+      const m = part.match(/^\[(\d{1,3})\]$/);
+      if (m && byNumber.has(Number(m[1]))) {
+        const c = byNumber.get(Number(m[1]));
+        const b = button(m[1], () => action(() => showPassage(c)), "cite" + (c.inferred ? " inferred" : ""));
+        b.title = `${c.title} (${c.collection})${c.inferred ? " — matched by wording, not cited by the model" : ""}`;
+        parent.append(b);
+      } else if (part) {
+        parent.append(document.createTextNode(part));
+      }
+    }
+  };
+}
 
 function answerNode(turn, index) {
   const box = el("div", null, "msg assistant" + (turn.declined ? " declined" : ""));
-  const byNumber = new Map(turn.citations.map((c) => [c.number, c]));
-  const parts = turn.answer.split(/(\[\d{1,3}\])/);
-  for (const part of parts) {
-    const m = part.match(/^\[(\d{1,3})\]$/);
-    if (m && byNumber.has(Number(m[1]))) {
-      const c = byNumber.get(Number(m[1]));
-      const b = el("button", m[1], "cite" + (c.inferred ? " inferred" : ""));
-      b.type = "button"; b.title = `${c.title} (${c.collection})`;
-      b.addEventListener("click", () => showPassage(c));
-      box.append(b);
-    } else {
-      box.append(document.createTextNode(part));
-    }
-  }
+  box.append(Markdown.render(turn.answer, citationRenderer(turn)));
   if (turn.citations.length) {
     box.append(el("div", "Sources: " + turn.citations.map((c) => `[${c.number}] ${c.title} (${c.collection})`).join("; "), "sources"));
   }
-  const link = el("button", "Show decisions", "trace-link"); link.type = "button";
-  link.addEventListener("click", () => showTrace(index));
-  box.append(link);
+  box.append(el("span", when(turn.created), "when"));
+  box.append(button("Show decisions", () => showTrace(index), "trace-link"));
+  if (index === state.turns.length - 1) box.append(button("Regenerate", () => ask(null), "trace-link regenerate"));
   return box;
 }
 
 function renderMessages() {
   const box = $("messages"); box.replaceChildren();
   state.turns.forEach((turn, i) => {
-    box.append(el("div", turn.question, "msg user"));
-    box.append(answerNode(turn, i));
+    const q = el("div", turn.question, "msg user"); q.append(el("span", when(turn.created), "when"));
+    box.append(q, answerNode(turn, i));
   });
   box.scrollTop = box.scrollHeight;
 }
 
-$("ask").addEventListener("submit", async (event) => {
-  event.preventDefault(); showError();
-  const question = $("question").value.trim();
-  if (!question) return;
+// Reads a text/event-stream response: calls onEvent(kind, data) for each event.
+async function readEvents(response, onEvent) {
+  const reader = response.body.getReader(); const decoder = new TextDecoder();
+  let buffer = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += decoder.decode(value, { stream: true });
+    let cut;
+    while ((cut = buffer.indexOf("\n\n")) >= 0) {
+      const block = buffer.slice(0, cut); buffer = buffer.slice(cut + 2);
+      let kind = "message"; const data = [];
+      for (const line of block.split("\n")) {
+        if (line.startsWith("event: ")) kind = line.slice(7);
+        else if (line.startsWith("data: ")) data.push(line.slice(6));
+      }
+      onEvent(kind, JSON.parse(data.join("\n")));
+    }
+  }
+}
+
+// Ask a question (or, with question null, regenerate the last answer), streaming the answer.
+async function ask(question) {
+  showError();
   if (!state.conversation) { showError("start a conversation first (tick collections, then New conversation)"); return; }
   $("send").disabled = true;
-  $("messages").append(el("div", question, "msg user pending"));
+  const box = $("messages");
+  if (question === null) { box.lastChild && box.lastChild.remove(); } else { box.append(el("div", question, "msg user pending")); }
+  const draft = el("div", "", "msg assistant streaming"); box.append(draft);
+  const path = question === null ? "regenerate" : "messages";
+  const body = question === null ? { stream: true } : { question, stream: true };
   try {
-    await api(`/api/conversations/${state.conversation.id}/messages`, { method: "POST", body: { question } });
-    $("question").value = "";
+    const response = await fetch(`/api/conversations/${state.conversation.id}/${path}`,
+                                 { method: "POST", headers: headers(true), body: JSON.stringify(body) });
+    if (response.status === 401) $("key-box").hidden = false;
+    if (!response.ok) throw new Error(errorMessage(await response.json().catch(() => ({})), response));
+    let failure = null;
+    await readEvents(response, (kind, data) => {
+      if (kind === "token") { draft.textContent += data.text; box.scrollTop = box.scrollHeight; }
+      else if (kind === "error") failure = new Error(data.error.message);
+    });
+    if (failure) throw failure;
+    if (question !== null) $("question").value = "";
     await openConversation(state.conversation.id);
-  } catch (error) { showError(error); renderMessages(); }
+  } catch (error) { renderMessages(); showError(error); }
   finally { $("send").disabled = false; }
+}
+
+$("ask").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const question = $("question").value.trim();
+  if (question) ask(question);
 });
 
 // details -----------------------------------------------------------------------------------
@@ -216,11 +366,13 @@ function showTrace(index) {
   row(facts, ["query used", s.final_query || "-"]);
   row(facts, ["no-op rewrite", s.noop ? "yes" : "no"]);
   if (t.fallback) row(facts, ["fallback", t.fallback]);
+  if (t.routing) row(facts, ["collections searched", `${t.routing.kept.join(", ")} (scores ${Object.entries(t.routing.scores).map(([n, v]) => `${n} ${Number(v).toFixed(2)}`).join(", ")})`]);
+  for (const extra of (s.details && s.details.fused_with) || []) row(facts, ["fused with", extra]);
   if (t.empty_collections && t.empty_collections.length) row(facts, ["empty collections", t.empty_collections.join(", ")]);
   body.append(facts);
   if (s.context && s.context.length) {
     body.append(el("h3", "Context the strategy selected"));
-    const pre = el("pre", s.context.map((c) => JSON.stringify(c)).join("\n")); body.append(pre);
+    body.append(el("pre", s.context.map((c) => JSON.stringify(c)).join("\n")));
   }
   for (const f of s.fallbacks || []) body.append(el("div", `fallback at ${f.stage}: ${f.reason} ${f.rejected ? "(" + f.rejected + ")" : ""}`));
   for (const call of s.calls || []) {
@@ -247,19 +399,25 @@ function showTrace(index) {
   for (const key of ["fallback", "warning", "inferred_citations", "invalid_citations"]) {
     if (answer[key] !== undefined) body.append(el("div", `answer ${key.replace("_", " ")}: ${JSON.stringify(answer[key])}`));
   }
+  const details = answer.details || {};
+  if (details.compression) {
+    const c = details.compression;
+    body.append(el("div", `answer prompt: ${c.kept_sentences.reduce((a, b) => a + b, 0)} of ${c.total_sentences.reduce((a, b) => a + b, 0)} passage sentences (relevance ${Number(c.relevance).toFixed(2)})`));
+  }
+  if (details.grounding !== undefined) body.append(el("div", `answer grounding in the passages: ${Number(details.grounding).toFixed(2)}`));
   body.append(el("h3", "Timings (s)"));
   const timings = el("table");
   for (const [k, v] of Object.entries(t.timings_s || {})) row(timings, [k, Number(v).toFixed(3)]);
   body.append(timings);
 }
 
-$("save-key").addEventListener("click", async () => {
+$("save-key").addEventListener("click", () => action(async () => {
   localStorage.setItem("convrag-key", $("api-key").value);
   $("key-box").hidden = true;
   await start();
-});
+}));
 
 async function start() {
-  try { await loadCollections(); await loadConversations(); } catch (error) { showError(error); }
+  await action(async () => { await loadCollections(); await loadConversations(); });
 }
 start();

@@ -1,0 +1,27 @@
+"""A stored conversation as a Markdown document: what a user keeps or shares (the JSON export has everything)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+
+def _when(timestamp: float) -> str:
+    return dt.datetime.fromtimestamp(timestamp, dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def conversation_markdown(conversation: dict[str, Any]) -> str:
+    """Title, collections, then each question and answer with its numbered sources."""
+    lines = [f"# {conversation['title']}", "",
+             f"Collections: {', '.join(conversation['collections'])} · strategy: {conversation['strategy']} · "
+             f"started {_when(conversation['created'])}", ""]
+    for number, turn in enumerate(conversation.get("turns", []), start=1):
+        lines += [f"## {number}. {turn['question']}", "", f"*{_when(turn['created'])}*", "", turn["answer"], ""]
+        if turn["citations"]:
+            lines.append("Sources:")
+            for c in turn["citations"]:
+                where = f" <{c['url']}>" if c.get("url") else ""
+                mark = " (matched, not cited by the model)" if c.get("inferred") else ""
+                lines.append(f"- [{c['number']}] {c.get('title') or c['passage_id']} — {c['collection']}{where}{mark}")
+            lines.append("")
+    return "\n".join(lines).rstrip() + "\n"

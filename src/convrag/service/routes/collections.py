@@ -1,0 +1,67 @@
+"""Collections: create, list, describe, change the description, delete (index, uploads and jobs)."""
+
+import re
+import shutil
+from typing import Any
+
+from fastapi import APIRouter, Depends, Response
+from pydantic import BaseModel, Field
+
+from ..errors import ApiError
+from ..state import ServiceState, get_state
+from .common import collection_info, job_info, require_collection
+
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+
+
+class CollectionIn(BaseModel):
+    name: str = Field(pattern=NAME.pattern, description="letters, digits, '-' and '_'; at most 64")
+    description: str = Field("", max_length=2000)
+
+
+class CollectionPatch(BaseModel):
+    description: str = Field(max_length=2000)
+
+
+def router() -> APIRouter:
+    api = APIRouter(tags=["collections"])
+
+    @api.get("/collections")
+    def list_collections(state: ServiceState = Depends(get_state)) -> list[dict[str, Any]]:
+        return [collection_info(state, c) for c in state.store.collections()]
+
+    @api.post("/collections", status_code=201)
+    def create_collection(body: CollectionIn, state: ServiceState = Depends(get_state)) -> dict[str, Any]:
+        if state.store.collection(body.name) is not None or state.collections.path(body.name).exists():
+            raise ApiError(409, f"a collection named {body.name!r} exists", "collection_exists")
+        record = state.store.add_collection(body.name, body.description, state.settings.embedding_model)
+        return collection_info(state, record)
+
+    @api.get("/collections/{name}")
+    def describe_collection(name: str, state: ServiceState = Depends(get_state)) -> dict[str, Any]:
+        info = collection_info(state, require_collection(state, name))
+        info["documents_list"] = state.store.documents(name)
+        info["jobs"] = [job_info(j) for j in state.store.jobs(name)[:20]]
+        return info
+
+    @api.patch("/collections/{name}")
+    def update_collection(name: str, body: CollectionPatch, state: ServiceState = Depends(get_state)) -> dict[str, Any]:
+        require_collection(state, name)
+        state.store.set_collection_description(name, body.description)
+        return collection_info(state, require_collection(state, name))
+
+    @api.delete("/collections/{name}", status_code=204)
+    def delete_collection(name: str, state: ServiceState = Depends(get_state)) -> Response:
+        """The collection, its index, its jobs and every file uploaded to it."""
+        require_collection(state, name)
+        if state.indexer.busy(name):
+            raise ApiError(409, f"collection {name!r} is being indexed; delete it when the job ends", "collection_busy")
+        jobs = state.store.jobs(name)
+        state.store.delete_collection(name)
+        state.pipelines.forget(name)
+        shutil.rmtree(state.collections.path(name), ignore_errors=True)
+        for job in jobs:
+            shutil.rmtree(state.uploads / job["id"], ignore_errors=True)
+        return Response(status_code=204)
+
+    return api

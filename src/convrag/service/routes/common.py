@@ -1,0 +1,37 @@
+"""What several ``/api`` routers share: finding a collection, and the JSON of a collection and a job."""
+
+from typing import Any
+
+from ...errors import ConvragError
+from ...index.manifest import Manifest
+from ..errors import ApiError
+from ..state import ServiceState
+
+
+def require_collection(state: ServiceState, name: str) -> dict[str, Any]:
+    record = state.store.collection(name)
+    if record is None:
+        raise ApiError(404, f"no collection named {name!r}", "collection_not_found")
+    return record
+
+
+def collection_info(state: ServiceState, record: dict[str, Any]) -> dict[str, Any]:
+    name = record["name"]
+    info: dict[str, Any] = {**record, "passages": 0, "documents": len(state.store.documents(name)), "version": None,
+                            "indexing": state.indexer.busy(name)}
+    version = state.collections.version(name)
+    if version is not None:
+        try:
+            info.update(passages=Manifest.read(state.collections.path(name) / version).passage_count, version=version)
+        except (ConvragError, OSError) as exc:
+            info["problem"] = str(exc)
+    return info
+
+
+def job_info(job: dict[str, Any]) -> dict[str, Any]:
+    out = {k: job[k] for k in ("id", "collection", "status", "stage", "done", "total", "created", "started", "finished")}
+    out["files"] = [{"filename": f.get("original") or f["filename"], "doc_id": f["doc_id"], "bytes": f["bytes"]}
+                    for f in job["files"]]
+    out["remove"] = job.get("remove", [])
+    out["error" if job["status"] == "failed" else "warning"] = job["error"]
+    return out

@@ -1,0 +1,233 @@
+"""Stored conversations: create, list, read, rename, export, delete; ask the next question (plain
+JSON, or server-sent events with the answer as the model writes it); regenerate the last answer.
+
+A turn is stored only once its answer exists: a model failure is an error response (503), never
+a stored turn, so the user can ask again and the history never holds an error message.
+"""
+
+import json
+import queue
+import threading
+from collections.abc import Iterator
+from typing import Any, Literal
+
+from fastapi import APIRouter, Depends, Response
+from fastapi.responses import StreamingResponse
+from pydantic import BaseModel, Field, StrictBool, create_model
+
+from ...pipeline.trace import TurnTraceDict
+from ...types import Message
+from ..errors import ApiError, error_for
+from ..export import conversation_markdown
+from ..gate import Busy
+from ..settings import Limits, PipelineConfig
+from ..state import ServiceState, get_state
+from ..turns import TurnError, check_turn, stream_turn
+from .common import require_collection
+
+
+class CitationOut(BaseModel):
+    number: int
+    collection: str
+    passage_id: str
+    document_id: str
+    title: str
+    url: str
+    inferred: bool
+    text: str
+
+
+class TurnOut(BaseModel):
+    """A stored turn: the question, the answer with its citations, and the full trace of its decisions
+    (the schema of ``trace`` is the one ``convrag trace-schema`` prints)."""
+
+    conversation_id: str
+    idx: int
+    question: str
+    answer: str
+    declined: bool
+    citations: list[CitationOut]
+    trace: TurnTraceDict
+    created: float
+
+
+class ConversationOut(BaseModel):
+    id: str
+    title: str
+    collections: list[str]
+    strategy: str
+    created: float
+    updated: float
+    turns: list[TurnOut] = []
+
+
+EVENT_STREAM: dict[int | str, dict[str, Any]] = {
+    200: {"model": TurnOut,
+          "description": "The stored turn as JSON; with stream=true a text/event-stream of `token` events (the answer as it "
+                         "is written), then one `turn` event (the stored turn) or `error`",
+          "content": {"text/event-stream": {}}}}
+
+
+class ConversationIn(BaseModel):
+    collections: list[str] = Field(min_length=1, max_length=50)
+    title: str = Field("", max_length=200)
+    strategy: str | None = None
+
+
+class ConversationPatch(BaseModel):
+    title: str = Field(min_length=1, max_length=200, pattern=r"\S")
+
+
+class RegenerateIn(BaseModel):
+    stream: StrictBool = False  # strict: "yes" or 0 is a client bug, not a choice
+
+
+def message_model(limits: Limits) -> type[BaseModel]:
+    return create_model(
+        "MessageIn",
+        question=(str, Field(min_length=1, max_length=limits.max_question_chars, pattern=r"\S")),
+        stream=(StrictBool, Field(False, description="answer as server-sent events while the model writes")),
+    )
+
+
+def _conversation(state: ServiceState, conv_id: str) -> dict[str, Any]:
+    conversation = state.store.conversation(conv_id, with_turns=True)
+    if conversation is None:
+        raise ApiError(404, f"no conversation {conv_id!r}", "conversation_not_found")
+    return conversation
+
+
+def _history(turns: list[dict[str, Any]]) -> list[Message]:
+    messages: list[Message] = []
+    for turn in turns:
+        messages += [Message("user", turn["question"]), Message("agent", turn["answer"])]
+    return messages
+
+
+class _Turn:
+    """One question to answer and store: plain or streamed, new or regenerated."""
+
+    def __init__(self, state: ServiceState, conversation: dict[str, Any], question: str, replace_last: bool) -> None:
+        turns = conversation["turns"][:-1] if replace_last else conversation["turns"]
+        self.messages = [*_history(turns), Message("user", question)]
+        try:
+            check_turn(self.messages, state.settings.limits)
+        except TurnError as exc:
+            raise ApiError(exc.status, str(exc), exc.code) from None
+        self.state, self.conversation, self.question, self.replace_last = state, conversation, question, replace_last
+        self.config = PipelineConfig(collections=conversation["collections"], strategy=conversation["strategy"])
+
+    def _store(self, result: dict[str, Any]) -> dict[str, Any]:
+        first = not self.conversation["turns"] and self.conversation["title"] == "New conversation"
+        return self.state.store.add_turn(self.conversation["id"], self.question, result["answer"], result["declined"],
+                                         result["citations"], result["trace"], title=self.question[:80] if first else None,
+                                         replace_last=self.replace_last)
+
+    def run(self) -> dict[str, Any]:
+        try:
+            with self.state.gate.slot():
+                *_, result = stream_turn(self.state.pipelines, self.config, self.messages, stream_text=False)
+        except Busy as exc:
+            raise ApiError(429, str(exc), "too_many_generations") from None
+        assert isinstance(result, dict)
+        return self._store(result)
+
+    def stream(self) -> StreamingResponse:
+        try:
+            self.state.gate.acquire()
+        except Busy as exc:
+            raise ApiError(429, str(exc), "too_many_generations") from None
+        events: queue.Queue[str | None] = queue.Queue()
+
+        def work() -> None:
+            try:
+                for item in stream_turn(self.state.pipelines, self.config, self.messages):
+                    if isinstance(item, dict):
+                        events.put(_event("turn", self._store(item)))
+                    else:
+                        events.put(_event("token", {"text": item}))
+            except Exception as exc:  # the client gets an error event; nothing is stored
+                status, message, code = error_for(exc)
+                events.put(_event("error", {"error": {"message": message, "code": code, "status": status}}))
+            finally:
+                self.state.gate.release()
+                events.put(None)
+
+        threading.Thread(target=work, name="convrag-turn", daemon=True).start()
+        return StreamingResponse(_drain(events), media_type="text/event-stream", headers={"Cache-Control": "no-store"})
+
+
+def _event(kind: str, data: Any) -> str:
+    return f"event: {kind}\ndata: {json.dumps(data, default=str)}\n\n"
+
+
+def _drain(events: "queue.Queue[str | None]") -> Iterator[str]:
+    while (item := events.get()) is not None:
+        yield item
+
+
+def router(limits: Limits) -> APIRouter:
+    api = APIRouter(tags=["conversations"])
+    MessageIn = message_model(limits)  # noqa: N806 - a class
+
+    @api.get("/conversations")
+    def list_conversations(state: ServiceState = Depends(get_state)) -> list[dict[str, Any]]:
+        return state.store.conversations()
+
+    @api.post("/conversations", status_code=201)
+    def create_conversation(body: ConversationIn, state: ServiceState = Depends(get_state)) -> dict[str, Any]:
+        for name in body.collections:
+            require_collection(state, name)
+        strategy = body.strategy or state.settings.strategy
+        from ...strategies import STRATEGIES
+
+        if strategy not in STRATEGIES:
+            raise ApiError(422, f"unknown strategy {strategy!r}; expected one of {', '.join(STRATEGIES)}", "unknown_strategy")
+        return state.store.add_conversation(body.title or "New conversation", body.collections, strategy)
+
+    @api.get("/conversations/{conv_id}", response_model=None, responses={200: {"model": ConversationOut}})
+    def read_conversation(conv_id: str, state: ServiceState = Depends(get_state)) -> dict[str, Any]:
+        return _conversation(state, conv_id)
+
+    @api.patch("/conversations/{conv_id}")
+    def rename_conversation(conv_id: str, body: ConversationPatch, state: ServiceState = Depends(get_state)) -> dict[str, Any]:
+        if not state.store.rename_conversation(conv_id, body.title.strip()):
+            raise ApiError(404, f"no conversation {conv_id!r}", "conversation_not_found")
+        return state.store.conversation(conv_id) or {}
+
+    @api.get("/conversations/{conv_id}/export", response_class=Response,
+             responses={200: {"content": {"text/markdown": {}, "application/json": {}}}})
+    def export_conversation(conv_id: str, format: Literal["markdown", "json"] = "markdown",
+                            state: ServiceState = Depends(get_state)) -> Response:
+        """The whole conversation as a file: Markdown (questions, answers, sources) or JSON (with every trace)."""
+        conversation = _conversation(state, conv_id)
+        if format == "json":
+            content, media, suffix = json.dumps(conversation, indent=2, ensure_ascii=False, default=str), "application/json", "json"
+        else:
+            content, media, suffix = conversation_markdown(conversation), "text/markdown; charset=utf-8", "md"
+        headers = {"Content-Disposition": f'attachment; filename="conversation-{conv_id}.{suffix}"'}
+        return Response(content, media_type=media, headers=headers)
+
+    @api.delete("/conversations/{conv_id}", status_code=204)
+    def delete_conversation(conv_id: str, state: ServiceState = Depends(get_state)) -> Response:
+        if not state.store.delete_conversation(conv_id):
+            raise ApiError(404, f"no conversation {conv_id!r}", "conversation_not_found")
+        return Response(status_code=204)
+
+    @api.post("/conversations/{conv_id}/messages", response_model=None, responses=EVENT_STREAM)
+    def ask(conv_id: str, body: MessageIn, state: ServiceState = Depends(get_state)) -> Any:  # type: ignore[valid-type]
+        """Ask the next question; the history is this conversation's questions and convrag's own answers."""
+        turn = _Turn(state, _conversation(state, conv_id), body.question, replace_last=False)  # type: ignore[attr-defined]
+        return turn.stream() if body.stream else turn.run()  # type: ignore[attr-defined]
+
+    @api.post("/conversations/{conv_id}/regenerate", response_model=None, responses=EVENT_STREAM)
+    def regenerate(conv_id: str, body: RegenerateIn | None = None, state: ServiceState = Depends(get_state)) -> Any:
+        """Answer the last question again; the new answer replaces the old one once it is written."""
+        conversation = _conversation(state, conv_id)
+        if not conversation["turns"]:
+            raise ApiError(409, "the conversation has no answer to regenerate", "nothing_to_regenerate")
+        turn = _Turn(state, conversation, conversation["turns"][-1]["question"], replace_last=True)
+        return turn.stream() if body is not None and body.stream else turn.run()
+
+    return api
+

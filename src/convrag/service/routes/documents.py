@@ -1,0 +1,147 @@
+"""Documents of a collection: upload (many files), replace one, delete one, list, the source file,
+and single passages. Every change is an indexing job (202 + a job to poll): the collection
+switches to its new version only when the job has finished."""
+
+import shutil
+from typing import Any
+
+from fastapi import APIRouter, Depends, File, UploadFile
+from fastapi.responses import FileResponse
+from starlette.concurrency import run_in_threadpool
+
+from ...errors import ConvragError
+from ..errors import ApiError
+from ..settings import Limits
+from ..state import ServiceState, get_state
+from ..store import new_id
+from ..uploads import SNIFF_BYTES, UploadError, assign_doc_ids, check_content, inside, original_name, safe_filename
+from .common import job_info, require_collection
+
+Staged = tuple[UploadFile, str, str]  # the upload, the user's name, the safe file name
+
+
+def _prepare(files: list[UploadFile]) -> list[Staged]:
+    """Names and early content checks for every file, before anything is written."""
+    staged: list[Staged] = []
+    seen: set[str] = set()
+    try:
+        for upload in files:
+            original = original_name(upload.filename or "")
+            safe = safe_filename(original)
+            if original in seen:
+                raise UploadError(f"{original!r} appears twice in this upload")
+            seen.add(original)
+            head = upload.file.read(SNIFF_BYTES)
+            upload.file.seek(0)
+            size = upload.size if upload.size is not None else len(head)
+            check_content(original, head, size)
+            staged.append((upload, original, safe))
+    except UploadError as exc:
+        raise ApiError(exc.status, str(exc), exc.code) from None
+    return staged
+
+
+def _known_names(state: ServiceState, name: str) -> dict[str, str]:
+    """doc id -> the user's file name, over stored documents and files of jobs not yet finished."""
+    known = {d["doc_id"]: d["original"] for d in state.store.documents(name)}
+    for job in state.store.unfinished_jobs():
+        if job["collection"] == name:
+            known.update({f["doc_id"]: f.get("original") or f["filename"] for f in job["files"]})
+    return known
+
+
+def _stage(state: ServiceState, name: str, staged: list[Staged], doc_ids: dict[str, str],
+           remove: list[str] | None = None) -> dict[str, Any]:
+    """Write the files under a new job's folder, then queue the job (a failure removes the folder)."""
+    folder = state.uploads / f".incoming-{new_id()}"
+    folder.mkdir(parents=True)
+    files = []
+    try:
+        for number, (upload, original, safe) in enumerate(staged):
+            stored = f"{number:05d}-{safe}"
+            with open(inside(folder, stored), "wb") as out:
+                size = 0
+                while chunk := upload.file.read(1 << 20):
+                    size += len(chunk)
+                    out.write(chunk)
+            files.append({"filename": safe, "original": original, "doc_id": doc_ids[original], "stored": stored, "bytes": size})
+        job = state.store.add_job(name, files, remove)
+        folder.rename(state.uploads / job["id"])
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    state.indexer.submit(job["id"], name)
+    return job_info(job)
+
+
+def _document(state: ServiceState, name: str, doc_id: str) -> dict[str, Any]:
+    row = state.store.document(name, doc_id)
+    if row is None:
+        raise ApiError(404, f"no document {doc_id!r} in {name!r}", "document_not_found")
+    return row
+
+
+def router(limits: Limits) -> APIRouter:
+    api = APIRouter(tags=["documents"])
+
+    @api.post("/collections/{name}/documents", status_code=202, form_limits={"max_files": limits.max_upload_files})
+    async def upload_documents(name: str, files: list[UploadFile] = File(..., description="txt, md, html or pdf files"),
+                               state: ServiceState = Depends(get_state)) -> dict[str, Any]:
+        """Store the files and start a background job that indexes them; poll ``/api/jobs/{id}``.
+        A file with exactly the name of a stored document replaces it; any other file becomes a new
+        document (names that clean up alike get distinct ids)."""
+        require_collection(state, name)
+        staged = _prepare(files)
+
+        def work() -> dict[str, Any]:
+            ids = assign_doc_ids([original for _, original, _ in staged], _known_names(state, name))
+            return _stage(state, name, staged, ids)
+
+        return await run_in_threadpool(work)
+
+    @api.get("/collections/{name}/documents")
+    def list_documents(name: str, state: ServiceState = Depends(get_state)) -> list[dict[str, Any]]:
+        require_collection(state, name)
+        return state.store.documents(name)
+
+    @api.put("/collections/{name}/documents/{doc_id}", status_code=202)
+    async def replace_document(name: str, doc_id: str, file: UploadFile = File(..., description="the new version"),
+                               state: ServiceState = Depends(get_state)) -> dict[str, Any]:
+        """Replace one document with a new file (any name); it keeps its id. Returns the job."""
+        require_collection(state, name)
+        _document(state, name, doc_id)
+        staged = _prepare([file])
+        return await run_in_threadpool(_stage, state, name, staged, {staged[0][1]: doc_id})
+
+    @api.delete("/collections/{name}/documents/{doc_id}", status_code=202)
+    def delete_document(name: str, doc_id: str, state: ServiceState = Depends(get_state)) -> dict[str, Any]:
+        """Remove one document and its passages (a job; the collection changes when it ends)."""
+        require_collection(state, name)
+        _document(state, name, doc_id)
+        return _stage(state, name, [], {}, remove=[doc_id])
+
+    @api.get("/collections/{name}/documents/{doc_id}/file", response_class=FileResponse)
+    def document_file(name: str, doc_id: str, state: ServiceState = Depends(get_state)) -> FileResponse:
+        """The uploaded file itself (the source a citation points to); served as a download."""
+        require_collection(state, name)
+        row = state.store.document(name, doc_id)
+        job = state.store.job(row["job_id"]) if row else None
+        stored = next((f["stored"] for f in (job or {}).get("files", []) if f["doc_id"] == doc_id), None)
+        if row is None or stored is None:
+            raise ApiError(404, f"no document {doc_id!r} in {name!r}", "document_not_found")
+        path = inside(state.uploads / row["job_id"], stored)
+        return FileResponse(path, filename=row["original"], content_disposition_type="attachment")
+
+    @api.get("/collections/{name}/passages/{passage_id:path}")
+    def passage(name: str, passage_id: str, state: ServiceState = Depends(get_state)) -> dict[str, Any]:
+        require_collection(state, name)
+        try:
+            collection = state.collection(name)
+        except (ConvragError, OSError):
+            raise ApiError(404, f"collection {name!r} has no documents yet", "passage_not_found") from None
+        for p in collection.passages:
+            if p.doc_id == passage_id:
+                return {"collection": name, "passage_id": p.doc_id, "title": p.title, "url": p.url, "text": p.text}
+        raise ApiError(404, f"no passage {passage_id!r} in {name!r}", "passage_not_found")
+
+    return api

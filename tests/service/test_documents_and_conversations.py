@@ -1,0 +1,191 @@
+"""Document management, conversation management, model failures and browser protections, against a
+real uvicorn server on 127.0.0.1 with real collections and embeddings (scripted answers)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import httpx
+import pytest
+
+from convrag.llm.base import LLMError
+from convrag.service import ServiceSettings
+from tests.helpers import ScriptedLLM, StreamingScriptedLLM
+
+from .conftest import ThreadServer, wait_job
+
+PASSPORT = b"# Passport renewal\n\nRenewing an adult passport by mail costs 130 dollars.\n"
+FISHING = b"# Fishing\n\nA yearly fishing license costs 25 dollars for residents.\n"
+
+
+def upload(client: httpx.Client, name: str, files: list[tuple[str, bytes]]) -> dict:
+    response = client.post(f"/api/collections/{name}/documents", files=[("files", (f, data)) for f, data in files])
+    assert response.status_code == 202, response.text
+    return wait_job(client, response.json()["id"])
+
+
+def serve(tmp_path: Path, llm: ScriptedLLM, **settings: object) -> ThreadServer:
+    return ThreadServer(ServiceSettings.load(data_dir=tmp_path / "svc", **settings), llm)
+
+
+@pytest.fixture
+def running(tmp_path: Path):  # type: ignore[no-untyped-def]
+    llm = StreamingScriptedLLM(answer=["Renewal by mail costs 130 dollars [1]."] * 6)
+    with serve(tmp_path, llm) as server, httpx.Client(base_url=server.url, timeout=120) as client:
+        client.post("/api/collections", json={"name": "gov"})
+        yield server, client, llm
+
+
+def search(client: httpx.Client, query: str, k: int = 5) -> list[dict]:
+    return client.post("/api/search", json={"collections": ["gov"], "query": query, "k": k}).json()["hits"]
+
+
+def test_distinct_names_stay_distinct_documents(running) -> None:  # type: ignore[no-untyped-def]
+    _, client, _ = running
+    files = [("日本.md", "# 日本\n\nTokyo is the capital of Japan.".encode()), ("中国.md", "# 中国\n\nBeijing is the capital.".encode()),
+             ("a b.md", b"# Boats\n\nBoats float on water."), ("a_b.md", b"# Bikes\n\nBikes have two wheels."),
+             ("a?b.md", b"# Birds\n\nBirds can fly.")]
+    assert upload(client, "gov", files)["status"] == "succeeded"
+    docs = {d["original"]: d["doc_id"] for d in client.get("/api/collections/gov/documents").json()}
+    assert docs == {"日本.md": "日本", "中国.md": "中国", "a b.md": "a b", "a_b.md": "a_b", "a?b.md": "a_b-2"}
+    # the same user name replaces exactly that document
+    assert upload(client, "gov", [("a b.md", b"# Boats\n\nBoats now fly too.")])["status"] == "succeeded"
+    after = client.get("/api/collections/gov/documents").json()
+    assert len(after) == 5 and client.get("/api/collections/gov").json()["passages"] == 5
+    assert "Boats now fly" in client.get(f"/api/collections/gov/documents/{'a b'}/file").text
+    assert client.get("/api/collections/gov/documents/%E6%97%A5%E6%9C%AC/file").content.decode().startswith("# 日本")
+
+
+def test_delete_and_replace_single_documents(running, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    _, client, _ = running
+    upload(client, "gov", [("passports.md", PASSPORT), ("fishing.md", FISHING)])
+    uploads = tmp_path / "svc" / "uploads"
+    stored_before = {p.name for p in uploads.rglob("*.md")}
+    # replace: any file name, the document keeps its id
+    job = client.put("/api/collections/gov/documents/passports", files={"file": ("renewal-2026.md", b"# Passports\n\nIt now costs 165 dollars.")})
+    assert job.status_code == 202 and wait_job(client, job.json()["id"])["status"] == "succeeded"
+    docs = {d["doc_id"]: d for d in client.get("/api/collections/gov/documents").json()}
+    assert set(docs) == {"passports", "fishing"} and docs["passports"]["original"] == "renewal-2026.md"
+    assert "165 dollars" in search(client, "passport cost", 1)[0]["text"]
+    assert not any(name.endswith("passports.md") for name in {p.name for p in uploads.rglob("*.md")})  # old file gone
+    assert any(name.endswith("fishing.md") for name in stored_before)
+    # delete one document: its passages and its file go, the other stays
+    job = client.delete("/api/collections/gov/documents/fishing")
+    assert job.status_code == 202 and wait_job(client, job.json()["id"])["status"] == "succeeded"
+    assert [d["doc_id"] for d in client.get("/api/collections/gov/documents").json()] == ["passports"]
+    assert all(h["document_id"] == "passports" for h in search(client, "fishing license"))
+    assert client.get("/api/collections/gov/documents/fishing/file").status_code == 404
+    # deleting the last document leaves an empty collection, not a broken one
+    wait_job(client, client.delete("/api/collections/gov/documents/passports").json()["id"])
+    info = client.get("/api/collections/gov").json()
+    assert info["documents"] == 0 and info["passages"] == 0 and info["version"] is None
+    assert search(client, "passport") == []
+    assert upload(client, "gov", [("fishing.md", FISHING)])["status"] == "succeeded"  # and it can be filled again
+
+
+def test_files_that_cannot_be_indexed_are_refused_before_a_job(running) -> None:  # type: ignore[no-untyped-def]
+    _, client, _ = running
+    for name, data, status, code in [("empty.md", b"", 422, "empty_file"), ("fake.pdf", b"just text", 415, "not_a_pdf"),
+                                     ("image.txt", b"\x89PNG\r\n\x1a\n\x00\xff\xfe\x00" * 20, 415, "not_text")]:
+        response = client.post("/api/collections/gov/documents", files=[("files", (name, data))])
+        assert (response.status_code, response.json()["error"]["code"]) == (status, code), response.text
+    assert client.get("/api/jobs").json() == []
+
+
+def test_job_errors_name_the_file_not_server_paths(running, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    _, client, _ = running
+    job = upload(client, "gov", [("broken.pdf", b"%PDF-1.4 not really a pdf")])
+    assert job["status"] == "failed" and "broken.pdf" in job["error"]
+    assert str(tmp_path) not in job["error"] and "/uploads/" not in job["error"]
+
+
+def test_deleting_a_collection_removes_its_uploads(running, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    _, client, _ = running
+    upload(client, "gov", [("passports.md", PASSPORT)])
+    uploads = tmp_path / "svc" / "uploads"
+    assert any(uploads.iterdir())
+    assert client.delete("/api/collections/gov").status_code == 204
+    assert list(uploads.iterdir()) == [] and client.get("/api/jobs").json() == []
+
+
+def test_model_failure_is_503_and_nothing_is_stored(tmp_path: Path) -> None:
+    secret = "http://10.9.8.7:9999/v1 connection refused"
+    llm = ScriptedLLM(answer=[LLMError(secret), LLMError(secret), "Renewal costs 130 dollars [1]."])
+    with serve(tmp_path, llm) as server, httpx.Client(base_url=server.url, timeout=120) as client:
+        client.post("/api/collections", json={"name": "gov"})
+        upload(client, "gov", [("passports.md", PASSPORT)])
+        question = "How much does passport renewal by mail cost?"
+        reply = client.post("/v1/chat/completions", json={"model": "collection:gov", "messages": [{"role": "user", "content": question}]})
+        assert reply.status_code == 503 and reply.json()["error"]["code"] == "llm_unavailable"
+        assert "10.9.8.7" not in reply.text and reply.headers["retry-after"]
+        conv = client.post("/api/conversations", json={"collections": ["gov"]}).json()
+        failed = client.post(f"/api/conversations/{conv['id']}/messages", json={"question": question})
+        assert failed.status_code == 503 and "10.9.8.7" not in failed.text
+        assert client.get(f"/api/conversations/{conv['id']}").json()["turns"] == []  # no failure stored as an answer
+        retry = client.post(f"/api/conversations/{conv['id']}/messages", json={"question": question})
+        assert retry.status_code == 200 and retry.json()["answer"] == "Renewal costs 130 dollars [1]."
+
+
+def test_conversation_rename_stream_regenerate_and_export(running) -> None:  # type: ignore[no-untyped-def]
+    _, client, llm = running
+    upload(client, "gov", [("passports.md", PASSPORT)])
+    conv = client.post("/api/conversations", json={"collections": ["gov"]}).json()
+    streamed = client.post(f"/api/conversations/{conv['id']}/messages",
+                           json={"question": "How much does passport renewal by mail cost?", "stream": True})
+    assert streamed.headers["content-type"].startswith("text/event-stream")
+    events = [(block.split("\n")[0][7:], json.loads(block.split("\n")[1][6:])) for block in streamed.text.strip().split("\n\n")]
+    tokens = [data["text"] for kind, data in events if kind == "token"]
+    assert len(tokens) > 3 and "".join(tokens) == "Renewal by mail costs 130 dollars [1]."
+    kind, turn = events[-1]
+    assert kind == "turn" and turn["idx"] == 0 and turn["citations"][0]["document_id"] == "passports"
+    first = client.get(f"/api/conversations/{conv['id']}").json()["turns"][0]
+    assert first["answer"] == turn["answer"] and first["created"] > 0
+    # regenerate replaces the last answer, keeping its question
+    llm.queues["answer"].appendleft("By mail, renewal costs 130 dollars [1].")
+    again = client.post(f"/api/conversations/{conv['id']}/regenerate").json()
+    turns = client.get(f"/api/conversations/{conv['id']}").json()["turns"]
+    assert len(turns) == 1 and turns[0]["answer"] == again["answer"] == "By mail, renewal costs 130 dollars [1]."
+    renamed = client.patch(f"/api/conversations/{conv['id']}", json={"title": "Passports"}).json()
+    assert renamed["title"] == "Passports"
+    markdown = client.get(f"/api/conversations/{conv['id']}/export")
+    assert markdown.headers["content-type"].startswith("text/markdown") and "attachment" in markdown.headers["content-disposition"]
+    assert markdown.text.startswith("# Passports") and "By mail, renewal costs 130 dollars [1]." in markdown.text
+    assert "- [1] Passport renewal — gov" in markdown.text
+    exported = client.get(f"/api/conversations/{conv['id']}/export", params={"format": "json"}).json()
+    assert exported["turns"][0]["trace"]["strategy"]["final_query"]
+
+
+def test_cross_origin_writes_are_refused_and_same_origin_ones_pass(running) -> None:  # type: ignore[no-untyped-def]
+    server, client, _ = running
+    evil = {"Origin": "http://attacker.example:8080"}
+    for response in (
+        client.post("/api/collections/gov/documents", files=[("files", ("x.md", b"# x\n\ninjected"))], headers=evil),
+        client.post("/api/collections", json={"name": "other"}, headers={"Referer": "https://attacker.example/page"}),
+        client.delete("/api/collections/gov", headers={"Sec-Fetch-Site": "cross-site"}),
+        client.post("/v1/chat/completions", json={"model": "collection:gov", "messages": []}, headers={"Origin": "null"}),
+    ):
+        assert response.status_code == 403 and response.json()["error"]["code"] == "cross_origin_refused"
+    assert client.get("/api/jobs").json() == [] and [c["name"] for c in client.get("/api/collections").json()] == ["gov"]
+    assert client.get("/api/collections", headers=evil).status_code == 200  # reading is not a write
+    own = client.post("/api/collections", json={"name": "mine"}, headers={"Origin": server.url})
+    assert own.status_code == 201
+
+
+def test_foreign_host_names_are_refused_on_loopback(running) -> None:  # type: ignore[no-untyped-def]
+    _, client, _ = running
+    rebound = client.get("/api/collections", headers={"Host": "attacker.example"})
+    assert rebound.status_code == 421 and rebound.json()["error"]["code"] == "unknown_host"
+    assert client.get("/api/collections", headers={"Host": "localhost:1234"}).status_code == 200
+
+
+def test_headers_allow_and_offline_docs(running) -> None:  # type: ignore[no-untyped-def]
+    _, client, _ = running
+    assert client.get("/api/health").headers["x-content-type-options"] == "nosniff"
+    not_allowed = client.put("/api/collections")
+    assert not_allowed.status_code == 405 and not_allowed.headers["allow"] == "GET, HEAD, POST"
+    assert client.post("/api/collections/gov/passages/a/b").headers["allow"] == "GET, HEAD"
+    docs = client.get("/docs")
+    assert "script-src 'self'" in docs.headers["content-security-policy"] and "https://" not in docs.text
+    for asset in ("/docs-assets/swagger-ui-bundle.js", "/docs-assets/swagger-ui.css", "/static/docs.js"):
+        assert client.get(asset).status_code == 200
