@@ -3,27 +3,32 @@ import json
 import pytest
 
 from convrag.eval.incremental import read_finished, run_incremental
-from convrag.generate.answer import AnswerGenerator
-from convrag.strategies import make_strategy
-from tests.scripted import ScriptedLLM
+from convrag.pipeline import PipelineSpec, build_pipeline
+from tests.helpers import ScriptedLLM
+
+
+def pipelines(indexes, llm):  # type: ignore[no-untyped-def]
+    # "ungated": every turn reaches the model (the default decline gate may answer one without a call)
+    spec = PipelineSpec(("fiqa",), strategy="last_turn", retriever="bm25", answer="ungated")
+    return {"fiqa": build_pipeline(spec, llm=llm, opened={"fiqa": indexes.collection("fiqa")})}
 
 
 def test_runs_turn_by_turn_with_its_own_answers_and_resumes(sample, tmp_path):
     from convrag.eval.runner import BenchmarkIndexes
 
     data = sample
-    retrievers = {"fiqa": BenchmarkIndexes(sample, tmp_path / "idx", dense=False).retriever("fiqa", "bm25")}
+    indexes = BenchmarkIndexes(sample, tmp_path / "idx", dense=False)
     turns = sum(len(c.tasks()) for c in data.conversations if c.domain == "fiqa")
     first = ScriptedLLM(answer=[f"generated answer {i} [1]" for i in range(3)])
     with pytest.raises(AssertionError, match="unexpected answer call"):  # the scripted model "crashes" at turn 4
-        run_incremental(data, ["fiqa"], retrievers, make_strategy("last_turn"), AnswerGenerator(first), tmp_path / "out")
+        run_incremental(data, ["fiqa"], pipelines(indexes, first), tmp_path / "out")
     inter = tmp_path / "out" / "intermediate" / "fiqa.jsonl"
     assert len(read_finished(inter)) == 3
     with open(inter, "ab") as fh:  # a torn line, as a kill mid-write leaves it
         fh.write(b'{"task_id": "torn')
 
     second = ScriptedLLM(answer=[f"later answer {i} [1]" for i in range(turns - 3)])
-    result = run_incremental(data, ["fiqa"], retrievers, make_strategy("last_turn"), AnswerGenerator(second), tmp_path / "out")
+    result = run_incremental(data, ["fiqa"], pipelines(indexes, second), tmp_path / "out")
     assert len(second.requests) == turns - 3  # finished turns were not redone
     records = [json.loads(line) for line in inter.read_text().splitlines()]
     assert len(records) == turns and len({r["task_id"] for r in records}) == turns

@@ -1,6 +1,6 @@
 from convrag.eval.strategy_stats import stats_markdown, strategy_stats
 from convrag.strategies.base import Fallback, LLMCall, Trace
-from tests.strategies.conftest import make_task
+from tests.helpers import make_task
 
 
 def _trace(task_id, stage, calls=0, noop=False, latency=0.01, fallbacks=()):  # type: ignore[no-untyped-def]

@@ -23,13 +23,15 @@ from typing import Any
 
 import numpy as np
 
-from ..cli.console import RichReporter, console
+from ..console import RichReporter, console
 from ..data.beir import read_corpus
 from ..data.layout import MTRAGData
 from ..eval.report import markdown_table
 from ..eval.runner import BenchmarkIndexes, RunResult, score_run
+from ..fusion import fuse_lists
 from ..index.atomic import write_json, write_text
 from ..merge import MergeSettings, SourcedHit, enhanced_merge, make_merger
+from ..pipeline import PipelineSpec, build_pipeline
 from ..queries.sources import make_query_source
 from ..types import Hit
 from .timing import machine_description, percentiles
@@ -73,6 +75,9 @@ def _to_sourced(collection: str, hits: list[Hit]) -> list[SourcedHit]:
 def four_collections(data: MTRAGData, indexes: BenchmarkIndexes, reporter: Any) -> list[RunResult]:
     qrels = {d: data.qrels(d) for d in data.domains}
     retrievers = {d: indexes.retriever(d, "hybrid") for d in data.domains}
+    opened = {d: indexes.collection(d) for d in data.domains}
+    pipeline = build_pipeline(PipelineSpec(tuple(data.domains), strategy="last_turn"), opened=opened, embedder=indexes.embedder,
+                              generate=False)
     dense = {d: indexes.retriever(d, "dense") for d in data.domains}
     results = []
     for source_name in ("lastturn", "rewrite"):
@@ -83,7 +88,7 @@ def four_collections(data: MTRAGData, indexes: BenchmarkIndexes, reporter: Any) 
             queries.update(source.queries(data.tasks(d)))
         ids = list(tasks)
         per_domain: dict[str, list[Hit]] = {}
-        merged: dict[str, dict[str, list[Hit]]] = {"rrf": {}, "enhanced": {}, "dense raw": {}, "dense per-domain": {}}
+        merged: dict[str, dict[str, list[Hit]]] = {"rrf": {}, "enhanced": {}, "dense raw": {}, "dense per-domain": {}, "routed": {}}
         with reporter.stage(f"four collections + {source_name}", total=len(ids)) as advance:
             found: dict[str, dict[str, list[Hit]]] = {d: {} for d in data.domains}
             found_dense: dict[str, dict[str, list[Hit]]] = {d: {} for d in data.domains}
@@ -108,8 +113,13 @@ def four_collections(data: MTRAGData, indexes: BenchmarkIndexes, reporter: Any) 
                 merged["dense raw"][tid] = [Hit(r.hit.passage_id, r.final_score, r.hit.text, r.hit.title, r.hit.url, i)
                                             for i, r in enumerate(raw.results, start=1)]
                 merged["dense per-domain"][tid] = found_dense[tasks[tid].domain][tid]
+                # the pipeline's policy for several collections: route, then RRF over the kept ones
+                earlier = [m.text for m in reversed(tasks[tid].history) if m.speaker == "user"]
+                kept, _ = pipeline.route_collections(queries[tid], earlier)
+                merged["routed"][tid] = fuse_lists([found[c.name][tid] for c in kept], "rrf", depth=10)
                 advance(1)
-        for name, hits in (("hybrid, per-domain", per_domain), ("hybrid, 4 collections, rrf", merged["rrf"]),
+        for name, hits in (("hybrid, per-domain", per_domain), ("hybrid, 4 collections, routed (the pipeline's default)", merged["routed"]),
+                           ("hybrid, 4 collections, rrf", merged["rrf"]),
                            ("hybrid, 4 collections, enhanced", merged["enhanced"]), ("dense, per-domain", merged["dense per-domain"]),
                            ("dense, 4 collections, raw-score combsum", merged["dense raw"])):
             run = RunResult(f"{source_name}: {name}", name.split(",")[0], source_name, tasks, queries, hits)
@@ -117,9 +127,9 @@ def four_collections(data: MTRAGData, indexes: BenchmarkIndexes, reporter: Any) 
     return results
 
 
-def run_merge_benchmark(data_root: Path, out: Path) -> dict[str, Any]:
+def run_merge_benchmark(data_root: Path, out: Path, split: str = "test") -> dict[str, Any]:
     reporter = RichReporter()
-    data = MTRAGData.discover(data_root)
+    data = MTRAGData.discover(data_root, split)
     latency = merge_latency(data.corpus_paths["fiqa"])
     indexes = BenchmarkIndexes(data, reporter=reporter)
     runs = four_collections(data, indexes, reporter)

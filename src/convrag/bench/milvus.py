@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import psutil
 
-from ..cli.console import RichReporter, console
+from ..console import RichReporter, console
 from ..data.layout import MTRAGData
 from ..eval.experiment import run_grid
 from ..eval.report import markdown_table
@@ -47,8 +47,8 @@ def _folder_mb(path: Path) -> float:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) / 2**20
 
 
-def run_milvus_benchmark(data_root: Path, out: Path) -> dict[str, Any]:
-    data = MTRAGData.discover(data_root)
+def run_milvus_benchmark(data_root: Path, out: Path, split: str = "test") -> dict[str, Any]:
+    data = MTRAGData.discover(data_root, split)
     reporter = RichReporter()
     out = Path(out)
     db = out / "milvus" / "convrag.db"

@@ -12,13 +12,21 @@ from ..progress import SILENT, Reporter
 from ..queries.sources import QuerySource, make_query_source
 from ..types import Task
 from .metrics import metric_names
-from .multi_query import run_multi_query
 from .report import markdown_table
 from .runner import BenchmarkIndexes, MilvusIndexes, RunResult, run_retrieval, score_run
 from .significance import paired_test
 from .writers import write_beir_queries, write_metrics, write_official_results, write_traces, write_trec_run
 
 HEADLINE = ("Recall@5", "nDCG@5", "nDCG@10")
+
+
+#: the retriever options each retriever takes (the others in a grid's options are for the others)
+RETRIEVER_OPTIONS = {"bm25": ("prf",), "dense": ("windows", "prf"), "hybrid": ("fusion", "alpha", "rrf_k", "windows", "prf", "depth")}
+
+
+def options_for(retriever: str, options: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The options of a grid that ``retriever`` takes."""
+    return {k: v for k, v in (options or {}).items() if k in RETRIEVER_OPTIONS.get(retriever, ())}
 
 
 def run_grid(
@@ -44,7 +52,7 @@ def run_grid(
         source = make_query_source(spec, data) if isinstance(spec, str) else spec
         built.append(source)
         for retriever in retrievers:
-            options = dict(retriever_options or {}) if retriever == "hybrid" else {}
+            options = options_for(retriever, retriever_options)
             result = run_retrieval(indexes, domains, retriever, source, k, options, reporter, tasks_by_domain)
             results.append(score_run(result, qrels))
     by_name = {s.name: s for s in built}
@@ -52,8 +60,8 @@ def run_grid(
         members = [by_name.get(m, None) if isinstance(m, str) else m for m in group]
         members = [m if m is not None else make_query_source(str(g), data) for m, g in zip(members, group)]
         for retriever in retrievers:
-            options = dict(retriever_options or {}) if retriever == "hybrid" else {}
-            fused = run_multi_query(indexes, domains, retriever, members, k, 50, options, reporter, tasks_by_domain)
+            options = options_for(retriever, retriever_options)
+            fused = run_retrieval(indexes, domains, retriever, members, k, options, reporter, tasks_by_domain)
             results.append(score_run(fused, qrels))
     return results
 

@@ -5,8 +5,11 @@ generated itself, not the benchmark's.
 Two outputs per domain, one line per turn, appended and fsynced as each turn finishes:
 
 * ``datasets/<domain>.jsonl``: ``{"_id", "text": "|user|: <query>", "agent_response"}``;
-* ``intermediate/<domain>.jsonl``: the strategy trace plus ``contexts`` (title, text, score,
-  url, document_id) and ``agent_response``.
+* ``intermediate/<domain>.jsonl``: the strategy trace plus ``contexts`` (the retrieved passages:
+  document_id as in the benchmark's result files, title, text, score, url), ``agent_response``,
+  its citations, and the rest of the turn's trace (merge, answer, timings).
+
+Each turn is one :meth:`Pipeline.answer`: the same path as ``convrag ask``.
 
 A rerun reads what is there, skips finished turns and rebuilds the generated history from
 them, so an interruption costs at most the turn in flight (a torn last line is discarded).
@@ -17,18 +20,16 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from ..data.layout import MTRAGData
-from ..generate.answer import AnswerGenerator
-from ..merge.base import MergedResult, SourcedHit
+from ..pipeline import Pipeline
 from ..progress import SILENT, Reporter
-from ..retrieve.base import Retriever
-from ..strategies.base import Strategy
 from ..types import Hit, Message, Task
 from .runner import RunResult, score_run
+from .writers import official_context
 
 
 def read_finished(path: Path, key: str = "task_id") -> dict[str, dict[str, Any]]:
@@ -61,37 +62,29 @@ def _append(path: Path, record: dict[str, Any]) -> None:
         os.fsync(fh.fileno())
 
 
-def _merged(hits: Sequence[Hit], domain: str, passages: int) -> list[MergedResult]:
-    return [
-        MergedResult(SourcedHit(domain, h.doc_id, h.doc_id, h.text, h.title, h.url, h.score, h.rank), h.score, h.score, f"#{h.rank} in {domain}")
-        for h in hits[:passages]
-    ]
-
-
 def run_incremental(
     data: MTRAGData,
     domains: Sequence[str],
-    retrievers: dict[str, Retriever],
-    strategy: Strategy,
-    generator: AnswerGenerator,
+    pipelines: Mapping[str, Pipeline],
     out: Path,
-    k: int = 10,
-    answer_passages: int = 5,
     max_conversations: int | None = None,
     reporter: Reporter = SILENT,
 ) -> RunResult:
-    """Run (or resume) the incremental pipeline; returns the scored retrieval run."""
+    """Run (or resume) the incremental pipeline with one :class:`Pipeline` per domain (its own
+    answers become the next turn's history); returns the scored retrieval run."""
     tasks: dict[str, Task] = {}
     hits: dict[str, list[Hit]] = {}
     queries: dict[str, str] = {}
+    name = next(iter(pipelines.values())).strategy.name if pipelines else "none"
     for domain in domains:
+        pipeline = pipelines[domain]
         benchmark_ids = {t.task_id for t in data.tasks(domain)}
         conversations = [c for c in data.conversations if c.domain == domain][:max_conversations]
         inter_path, data_path = out / "intermediate" / f"{domain}.jsonl", out / "datasets" / f"{domain}.jsonl"
         done = read_finished(inter_path)
         finished = read_finished(data_path, "_id")
         turns = [t for c in conversations for t in c.tasks()]
-        with reporter.stage(f"{domain}: incremental {strategy.name}", total=len(turns)) as advance:
+        with reporter.stage(f"{domain}: incremental {name}", total=len(turns)) as advance:
             for conversation in conversations:
                 generated: list[Message] = []
                 for original in conversation.tasks():
@@ -102,20 +95,20 @@ def run_incremental(
                         _append(data_path, {"_id": task.task_id, "text": f"|user|: {record['final_query']}",
                                             "agent_response": record["agent_response"]})
                     if record is None:
-                        rewrite = strategy.rewrite(task)
-                        found = retrievers[domain].search([rewrite.query], k)[0]
-                        answer = generator.answer(task.question, list(generated), _merged(found, domain, answer_passages))
+                        result = pipeline.answer([*generated, Message("user", task.question)], task.task_id)
+                        trace = result.trace.to_dict()
+                        retrieved = next(iter(result.retrieved.values()), [])
                         record = {
-                            **rewrite.trace.to_dict(),
-                            "contexts": [{"document_id": h.doc_id, "title": h.title, "text": h.text, "score": h.score, "url": h.url}
-                                         for h in found],
-                            "agent_response": answer.text,
-                            "citations": [c._asdict() for c in answer.citations],
-                            "declined": answer.declined,
-                            "answer_trace": answer.trace,
+                            **trace.get("strategy", {}),
+                            "contexts": [official_context(h, with_url=True) for h in retrieved],
+                            "agent_response": result.text,
+                            "citations": [c._asdict() for c in result.citations],
+                            "declined": result.declined,
+                            "turn_trace": {k: v for k, v in trace.items() if k != "strategy"},
                         }
                         _append(inter_path, record)
-                        _append(data_path, {"_id": task.task_id, "text": f"|user|: {rewrite.query}", "agent_response": answer.text})
+                        _append(data_path, {"_id": task.task_id, "text": f"|user|: {record['final_query']}",
+                                            "agent_response": result.text})
                     generated += [Message("user", task.question), Message("agent", record["agent_response"])]
                     if task.task_id in benchmark_ids:
                         tasks[task.task_id] = original
@@ -123,5 +116,5 @@ def run_incremental(
                         hits[task.task_id] = [Hit(c["document_id"], c["score"], c["text"], c["title"], c.get("url", ""), i)
                                               for i, c in enumerate(record["contexts"], start=1)]
                     advance(1)
-    result = RunResult(f"incremental+{strategy.name}", "incremental", strategy.name, tasks, queries, hits)
+    result = RunResult(f"incremental+{name}", "incremental", name, tasks, queries, hits)
     return score_run(result, {d: data.qrels(d) for d in domains})

@@ -22,10 +22,13 @@ from ..data.domains import COMPARABLE_DOMAINS, collection_name
 from ..data.layout import MTRAGData
 from ..embeddings import DEFAULT_EMBEDDING_MODEL, Embedder, load_embedder
 from ..errors import CollectionError
+from ..fusion import RRF_K, fuse_lists
 from ..index.collection import Collection
 from ..index.manifest import corpus_sha256
+from ..index.windows import WindowSettings
 from ..progress import SILENT, Reporter
-from ..queries.sources import QuerySource
+from ..queries.multi_query import distinct
+from ..queries.sources import QuerySource, query_sets
 from ..retrieve.base import Retriever
 from ..retrieve.registry import make_retriever
 from ..types import Hit, Task
@@ -44,8 +47,10 @@ class BenchmarkIndexes:
         dense: bool = True,
         rebuild: bool = False,
         reporter: Reporter = SILENT,
+        windows: WindowSettings | None = WindowSettings(),
     ) -> None:
         self.data = data
+        self.windows = windows
         self.embedding_model = embedding_model
         self.index_dir = Path(index_dir) if index_dir else benchmark_index_dir(data.root, embedding_model)
         self.dense = dense
@@ -71,7 +76,10 @@ class BenchmarkIndexes:
                 collection = Collection.open(path, expected_corpus_sha256=digest)
             except CollectionError:  # missing, incomplete or stale: build it
                 collection = None
-        if collection is None or (self.dense and collection.manifest.embedding_model != self.embedder.name):
+        stale = collection is not None and self.dense and (
+            collection.manifest.embedding_model != self.embedder.name
+            or (collection.manifest.dense_windows is None) != (self.windows is None))
+        if collection is None or stale:
             collection = Collection.build(
                 path,
                 passages,
@@ -80,6 +88,8 @@ class BenchmarkIndexes:
                 source=str(source),
                 force=self.rebuild,
                 reporter=self.reporter,
+                reuse=collection if stale else None,  # a collection gaining windows keeps its passage vectors
+                windows=self.windows if self.dense else None,
             )
         self._open[domain] = collection
         return collection
@@ -180,14 +190,20 @@ def run_retrieval(
     indexes: BenchmarkIndexes | MilvusIndexes,
     domains: Sequence[str],
     retriever: str,
-    source: QuerySource,
+    sources: QuerySource | Sequence[QuerySource],
     k: int = 10,
     retriever_options: Mapping[str, Any] | None = None,
     reporter: Reporter = SILENT,
     tasks_by_domain: Mapping[str, Sequence[Task]] | None = None,
+    depth: int = 50,
+    rrf_k: float = RRF_K,
 ) -> RunResult:
     """Search every task of ``domains`` (the benchmark's, or ``tasks_by_domain`` such as tasks read
-    from a generation-task file) with ``retriever`` using ``source``'s queries."""
+    from a generation-task file) with ``retriever``, using one query source, or several whose
+    top-``depth`` lists are fused by RRF (multi-query fusion, named ``mq(a+b)``)."""
+    group = [sources] if not isinstance(sources, Sequence) else list(sources)
+    single = len(group) == 1
+    name = group[0].name if single else "mq(" + "+".join(s.name for s in group) + ")"
     tasks: dict[str, Task] = {}
     queries: dict[str, str] = {}
     hits: dict[str, list[Hit]] = {}
@@ -197,17 +213,28 @@ def run_retrieval(
         if not domain_tasks:
             continue
         search = indexes.retriever(domain, retriever, retriever_options)
-        domain_queries = source.queries(domain_tasks)
+        per_source = [query_sets(s, domain_tasks) for s in group]
+        # identical renderings (up to case and punctuation) are searched and counted once, as in the pipeline
+        renderings = {}
+        for t in domain_tasks:
+            every = [q for table in per_source for q in table[t.task_id]]
+            renderings[t.task_id] = distinct(every) or every[:1]
         ids = [t.task_id for t in domain_tasks]
-        with reporter.stage(f"{domain}: {retriever} + {source.name}", total=len(ids)) as advance:
+        with reporter.stage(f"{domain}: {retriever} + {name}", total=len(ids)) as advance:
             for offset in range(0, len(ids), 64):
                 batch = ids[offset : offset + 64]
-                for task_id, result in zip(batch, search.search([domain_queries[i] for i in batch], k)):
-                    hits[task_id] = result
+                if all(len(renderings[i]) == 1 for i in batch):
+                    for task_id, found in zip(batch, search.search([renderings[i][0] for i in batch], k)):
+                        hits[task_id] = found
+                else:  # several renderings: each searched to ``depth``, fused per task
+                    distinct_queries = list(dict.fromkeys(q for i in batch for q in renderings[i]))
+                    found = dict(zip(distinct_queries, search.search(distinct_queries, depth)))
+                    for task_id in batch:
+                        hits[task_id] = fuse_lists([found[q] for q in renderings[task_id]], "rrf", rrf_k=rrf_k, depth=k)
                 advance(len(batch))
         tasks.update({t.task_id: t for t in domain_tasks})
-        queries.update(domain_queries)
-    result = RunResult(f"{retriever}+{source.name}", retriever, source.name, tasks, queries, hits, source=source)
+        queries.update({t.task_id: " || ".join(renderings[t.task_id]) for t in domain_tasks})
+    result = RunResult(f"{retriever}+{name}", retriever, name, tasks, queries, hits, source=group[0] if single else None)
     result.seconds = time.perf_counter() - start
     return result
 

@@ -31,6 +31,7 @@ def _summarize(traces: Sequence[Trace], turns: Sequence[int]) -> dict[str, Any]:
         "noop_rate": round(sum(t.noop for t in traces) / n, 4),
         "noop_rate_follow_up": round(sum(t.noop for t in follow) / len(follow), 4) if follow else 0.0,
         "llm_calls_per_turn": round(sum(len(t.calls) for t in traces) / n, 3),
+        "llm_calls_per_follow_up": round(sum(len(t.calls) for t in follow) / len(follow), 3) if follow else 0.0,
         "prompt_tokens_per_turn": round(sum(t.prompt_tokens for t in traces) / n, 1),
         "latency_s_mean": round(float(latencies.mean()), 3),
         "latency_s_p50": round(float(np.percentile(latencies, 50)), 3),
@@ -55,8 +56,8 @@ def strategy_stats(traces: Mapping[str, Trace], tasks: Mapping[str, Task]) -> di
 def stats_markdown(stats_by_strategy: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> str:
     """One row per strategy and domain."""
     lines = [
-        "| strategy | domain | tasks | stage share (turns > 1) | no-op | LLM calls/turn | prompt tok/turn | latency p50 / p95 / mean (s) |",
-        "|---|---|---:|---|---:|---:|---:|---|",
+        "| strategy | domain | tasks | stage share (turns > 1) | no-op | LLM calls/turn | calls/follow-up | prompt tok/turn | latency p50 / p95 / mean (s) |",
+        "|---|---|---:|---|---:|---:|---:|---:|---|",
     ]
     for name, per_domain in stats_by_strategy.items():
         for domain, s in per_domain.items():
@@ -65,6 +66,7 @@ def stats_markdown(stats_by_strategy: Mapping[str, Mapping[str, Mapping[str, Any
             shares = ", ".join(f"{k} {v:.0%}" for k, v in s["stage_share_follow_up"].items())
             lines.append(
                 f"| {name} | {domain} | {s['tasks']} | {shares} | {s['noop_rate_follow_up']:.1%} | {s['llm_calls_per_turn']:.2f} "
+                f"| {s['llm_calls_per_follow_up']:.2f} "
                 f"| {s['prompt_tokens_per_turn']:.0f} | {s['latency_s_p50']:.2f} / {s['latency_s_p95']:.2f} / {s['latency_s_mean']:.2f} |"
             )
     return "\n".join(lines) + "\n"

@@ -13,7 +13,17 @@ from pathlib import Path
 from typing import Any
 
 from ..index.atomic import atomic_open, write_json
-from ..types import Hit
+from ..types import Hit, SourcedHit
+
+
+def official_context(hit: Hit | SourcedHit, with_url: bool = False) -> dict[str, object]:
+    """A retrieved passage as the benchmark's result files hold it: ``document_id`` is the
+    *passage* id there (``<doc>-<start>-<end>``), whatever the hit type calls it."""
+    passage_id = hit.passage_id if isinstance(hit, SourcedHit) else hit.doc_id
+    record: dict[str, object] = {"document_id": passage_id, "score": hit.score, "text": hit.text, "title": hit.title}
+    if with_url:
+        record["url"] = hit.url
+    return record
 
 
 def write_official_results(
@@ -25,9 +35,7 @@ def write_official_results(
             record = {
                 "task_id": task_id,
                 "Collection": collections[task_id],
-                "contexts": [
-                    {"document_id": h.doc_id, "score": h.score, "text": h.text, "title": h.title} for h in task_hits
-                ],
+                "contexts": [official_context(h) for h in task_hits],
             }
             handle.write((json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8"))
 

@@ -1,0 +1,157 @@
+"""The comparisons that chose convrag's defaults, recomputed on the dev half of MT-RAG only.
+
+Every default that a benchmark in docs/benchmarks.md reports on the test half was chosen here,
+on the dev half (split by conversation, `convrag.data.splits`). Usage (after `make install`; the
+model calls of `progressive` come from the completion cache when it is warm):
+
+    .venv/bin/python tools/tune_on_dev.py retrieval     # window scoring, hybrid fusion, PRF, memory
+    .venv/bin/python tools/tune_on_dev.py routing       # four domains as four collections
+    .venv/bin/python tools/tune_on_dev.py progressive   # the stage designs, against full_rewrite
+    .venv/bin/python tools/tune_on_dev.py answers runs/answers-dev/answers-default.jsonl   # decline thresholds
+
+Each prints a Markdown table of ALL-3 nDCG@10 (and what else decides the choice).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from convrag.data.layout import MTRAGData
+from convrag.eval.report import markdown_table
+from convrag.eval.runner import BenchmarkIndexes, RunResult, run_retrieval, score_run
+from convrag.fusion import fuse_lists
+from convrag.queries.sources import make_query_source
+from convrag.queries.strategy import StrategySource
+from convrag.retrieve.memory import boost_with_memory
+from convrag.types import Hit
+
+
+def _scored(indexes: BenchmarkIndexes, data: MTRAGData, retriever: str, source: Any, options: Mapping[str, Any] | None = None,
+            k: int = 10) -> RunResult:
+    return score_run(run_retrieval(indexes, data.domains, retriever, source, k, options), {d: data.qrels(d) for d in data.domains})
+
+
+def retrieval(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
+    rewrites = make_query_source("rewrite", data)
+    variants = [("dense", {"windows": w}) for w in ("first", "max", "mix")]
+    variants += [("hybrid", {"fusion": "rrf", "alpha": a, "rrf_k": k, "windows": w})
+                 for w in ("first", "mix") for a in (None, 0.6, 0.7, 0.8) for k in (60, 20)]
+    variants += [("hybrid", {"fusion": "combsum", "alpha": a, "windows": w}) for w in ("first", "mix") for a in (0.5, 0.6, 0.7, 0.8)]
+    variants += [("hybrid", {"prf": p}) for p in ("rm3", "rocchio", "both")]
+    rows = []
+    for retriever, options in variants:
+        result = _scored(indexes, data, retriever, rewrites, options)
+        rows.append([retriever, json.dumps(options), result.all3.means["nDCG@10"], result.all.means["nDCG@10"]])
+    default = _scored(indexes, data, "hybrid", rewrites, k=30)
+    for weight in (0.05, 0.1, 0.2):
+        boosted = {t: boost_with_memory(h, [default.hits.get(f"{default.tasks[t].conversation_id}<::>{default.tasks[t].turn - j}", [])
+                                             for j in (1, 2)], weight, k=10) for t, h in default.hits.items()}
+        memory = score_run(RunResult("memory", "hybrid", "rewrite", default.tasks, default.queries, boosted),
+                           {d: data.qrels(d) for d in data.domains})
+        rows.append(["hybrid", f"conversation memory, boost {weight}", memory.all3.means["nDCG@10"], memory.all.means["nDCG@10"]])
+    return markdown_table(["retriever", "options (rewrite queries)", "ALL-3 nDCG@10", "ALL nDCG@10"], rows)
+
+
+def routing(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
+    from convrag.pipeline import PipelineSpec, build_pipeline
+    from convrag.retrieve.routing import RoutingSettings
+
+    rewrites = make_query_source("rewrite", data)
+    tasks = {t.task_id: t for d in data.domains for t in data.tasks(d)}
+    queries = {}
+    for d in data.domains:
+        queries.update(rewrites.queries(data.tasks(d)))
+    ids = list(tasks)
+    found = {d: dict(zip(ids, indexes.retriever(d, "hybrid").search([queries[i] for i in ids], 10))) for d in data.domains}
+    pipeline = build_pipeline(PipelineSpec(tuple(data.domains), strategy="last_turn"), opened={d: indexes.collection(d) for d in data.domains},
+                              embedder=indexes.embedder, generate=False)
+    qrels = {d: data.qrels(d) for d in data.domains}
+
+    def score(name: str, hits: Mapping[str, list[Hit]]) -> list[object]:
+        result = score_run(RunResult(name, "hybrid", "rewrite", tasks, queries, dict(hits)), qrels)
+        return [name, result.all3.means["nDCG@10"], result.all.means["nDCG@10"]]
+
+    rows = [score("each domain searched alone", {i: found[tasks[i].domain][i] for i in ids}),
+            score("RRF over the four collections", {i: fuse_lists([found[d][i] for d in data.domains], depth=10) for i in ids})]
+    for margin, decay in ((0.0, 0.0), (0.05, 0.0), (0.05, 0.5), (0.05, 0.8), (0.1, 0.8)):
+        pipeline.routing = RoutingSettings(margin=margin, decay=decay, earlier=3 if decay else 0)
+        hits = {}
+        for i in ids:
+            earlier = [m.text for m in reversed(tasks[i].history) if m.speaker == "user"]
+            kept, _ = pipeline.route_collections(queries[i], earlier)
+            hits[i] = fuse_lists([found[c.name][i] for c in kept], depth=10)
+        rows.append(score(f"routed: margin {margin}, earlier questions decay {decay}", hits))
+    return markdown_table(["policy (hybrid, rewrite queries)", "ALL-3 nDCG@10", "ALL nDCG@10"], rows)
+
+
+def progressive(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
+    from convrag.llm import make_llm
+    from convrag.strategies import make_strategy
+    from convrag.strategies.progressive import Progressive, ProgressiveSettings
+    from convrag.strategies.topic import TopicSettings
+
+    llm = make_llm("local")
+    variants = {
+        "rewrite every marker, 5 topic terms, Zipf 4.6": ProgressiveSettings(rewrite="markers", topic=TopicSettings(max_terms=5)),
+        "rewrite every marker, 2 terms, Zipf 4.6": ProgressiveSettings(rewrite="markers", topic=TopicSettings()),
+        "rewrite every marker, 2 terms, Zipf 5.2": ProgressiveSettings(rewrite="markers"),
+        "rewrite every marker, fused with the expansion": ProgressiveSettings(rewrite="markers", fuse_rewrite=True),
+        "no model call (pronouns expanded), Zipf 4.6": ProgressiveSettings(rewrite="never", topic=TopicSettings()),
+        "no model call (pronouns expanded), Zipf 5.2": ProgressiveSettings(rewrite="never"),
+        "explicit references only (the default)": ProgressiveSettings(),
+    }
+    rows = []
+    for retriever in ("bm25", "hybrid"):
+        base = {name: _scored(indexes, data, retriever, make_query_source(name, data)).all3.means["nDCG@10"] for name in ("lastturn", "rewrite")}
+        full = StrategySource(make_strategy("full_rewrite", llm, indexes.embedder))
+        rows.append([retriever, "full_rewrite", _scored(indexes, data, retriever, full).all3.means["nDCG@10"], "1.00"])
+        for label, settings in variants.items():
+            source = StrategySource(Progressive(llm, indexes.embedder, settings))
+            result = _scored(indexes, data, retriever, source)
+            follow = [t for t in source.traces.values() if t.task_id in result.tasks and result.tasks[t.task_id].turn > 1]
+            calls = sum(len(t.calls) for t in follow) / max(1, len(follow))
+            rows.append([retriever, f"progressive: {label}", result.all3.means["nDCG@10"], f"{calls:.2f}"])
+        rows.append([retriever, "question as asked / human rewrite", f"{base['lastturn']:.4f} / {base['rewrite']:.4f}", "-"])
+    return markdown_table(["retriever", "queries", "ALL-3 nDCG@10", "LLM calls per follow-up"], rows)
+
+
+def answers(rows_file: Path) -> str:
+    """Decline thresholds from a dev run of `convrag eval-answers`: which relevance and grounding
+    cut-offs separate UNANSWERABLE from answerable turns (recomputed from the recorded features)."""
+    rows = [json.loads(line) for line in rows_file.read_text().splitlines() if line.strip()]
+    out = []
+    for min_rel in (0.0, 0.3, 0.35, 0.4, 0.45):
+        for min_ground in (0.0, 0.4, 0.5, 0.6, 0.7):
+            declined = []
+            for r in rows:
+                details = r.get("answer_details") or {}
+                rel = (details.get("compression") or {}).get("relevance", 1.0)
+                ground = details.get("grounding", 1.0)
+                model_declined = bool(r.get("model_declined"))
+                declined.append((r["label"], rel < min_rel or model_declined or ground < min_ground))
+            un = [d for label, d in declined if label == "UNANSWERABLE"]
+            an = [d for label, d in declined if label != "UNANSWERABLE"]
+            out.append([min_rel, min_ground, f"{sum(un) / max(1, len(un)):.0%}", f"{sum(an) / max(1, len(an)):.0%}"])
+    return markdown_table(["min relevance", "min grounding", "UNANSWERABLE declined", "answerable declined"], out)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("what", choices=("retrieval", "routing", "progressive", "answers"))
+    parser.add_argument("rows", nargs="?", type=Path, help="for answers: the answers-*.jsonl of a dev eval-answers run")
+    parser.add_argument("--data", type=Path, default=Path("../shared/mtrag"))
+    args = parser.parse_args()
+    if args.what == "answers":
+        print(answers(args.rows))
+        return
+    data = MTRAGData.discover(args.data, "dev")
+    indexes = BenchmarkIndexes(data)
+    print({"retrieval": retrieval, "routing": routing, "progressive": progressive}[args.what](data, indexes))
+
+
+if __name__ == "__main__":
+    main()
