@@ -5,8 +5,8 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from convrag.bench.strategies import generalization, paired_against, stage_table, targets
-from convrag.strategies.base import Trace
 from convrag.eval.runner import RunResult
+from convrag.strategies.base import Trace
 from convrag.types import Task
 
 

@@ -39,7 +39,7 @@ def test_a_scored_run_and_its_summary(sample, sample_indexes, embedder) -> None:
 
 
 def test_citation_checks_follow_the_sentences() -> None:
-    from convrag.merge.base import MergeOutcome, MergedResult
+    from convrag.merge.base import MergedResult, MergeOutcome
     from convrag.pipeline import PipelineResult
     from convrag.types import SourcedHit
 
