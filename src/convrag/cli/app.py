@@ -82,6 +82,9 @@ PipelineCollectionsOpt = Annotated[str, typer.Option("--collections", "-c", help
 QueriesOpt = Annotated[str, typer.Option("--queries", help="Queries searched and fused: 'strategy' first, then any of summary, "
                                                           "question, reformulations (e.g. strategy,summary).")]
 DepthOpt = Annotated[int, typer.Option("-k", help="Passages retrieved per collection and query.")]
+PipelineRetrieverOpt = Annotated[str, typer.Option("--retriever", "-r", help="auto (hybrid; several collections are routed to those the turn is about), bm25, dense or hybrid.")]
+StrategyOpt = Annotated[str, typer.Option("--strategy", "-s", help="Query strategy.")]
+MergeOpt = Annotated[str, typer.Option("--merge", help="rrf, combsum, combmnz or enhanced.")]
 
 
 def main() -> None:
