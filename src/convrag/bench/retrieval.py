@@ -89,7 +89,8 @@ def _targets(report: dict[str, Any]) -> list[tuple[str, str, bool]]:
             f"{s['embedding']['ratio']:.2f}x ({s['embedding']['convrag_per_s']:.1f} vs {s['embedding']['plain_per_s']:.1f} passages/s)",
             s["embedding"]["ratio"] >= 0.8,
         ),
-        ("evaluate 777 tasks, one retriever, < 30 s", f"{s['eval_777_max_s']:.1f} s (slowest run)", s["eval_777_max_s"] < 30),
+        (f"evaluate {s.get('eval_tasks', 777)} tasks, one retriever, < 30 s (target set for all 777)", f"{s['eval_777_max_s']:.1f} s (slowest run)",
+         s["eval_777_max_s"] < 30),
         ("hybrid retrieval per query p50 < 50 ms, query embedding included (slowest pool)",
          f"{max(v['p50'] for v in s['hybrid_query_ms'].values()):.1f} ms", max(v["p50"] for v in s["hybrid_query_ms"].values()) < 50),
     ]
@@ -126,6 +127,7 @@ def run_retrieval_benchmark(
     report["tables_md"] = summary_markdown(results, "bm25+lastturn")
     speed: dict[str, Any] = {"eval_seconds": {r.name: round(r.seconds, 2) for r in results}}
     speed["eval_777_max_s"] = max(r.seconds for r in results)
+    speed["eval_tasks"] = max(r.all.count for r in results if r.all is not None)
     speed["build_seconds"] = {d: indexes.collection(d).manifest.build_seconds for d in data.domains}
     speed["passages"] = {d: len(indexes.collection(d)) for d in data.domains}
     speed["peak_rss_mb_after_eval"] = peak_rss_mb()
@@ -217,7 +219,7 @@ def render_markdown(report: dict[str, Any]) -> str:
                 ["extra dense windows per domain (size / stride / count)", json.dumps(s["windows"])],
                 ["BM25 query (200k synthetic), ms p50 / p95", f"{s['bm25_synthetic_ms']['p50']:.2f} / {s['bm25_synthetic_ms']['p95']:.2f}"],
                 ["dense search (200k x 384), ms p50 / p95", f"{s['dense_synthetic_ms']['p50']:.2f} / {s['dense_synthetic_ms']['p95']:.2f}"],
-                ["evaluation time per run (777 tasks), s", json.dumps(s["eval_seconds"])],
+                [f"evaluation time per run ({s.get('eval_tasks', 777)} tasks), s", json.dumps(s["eval_seconds"])],
                 ["peak memory after evaluation, MiB", f"{s['peak_rss_mb_after_eval']:.0f}"],
                 ["peak memory overall (incl. 200k synthetic), MiB", f"{s['peak_rss_mb']:.0f}"],
             ],
