@@ -81,7 +81,7 @@ def test_nothing_relevant_is_declined_without_a_call(embedder):
 def test_an_answer_not_grounded_in_the_passages_is_declined(embedder):
     invented = "The Lite plan was launched in 1998 by a team in Toronto after a merger [1]."
     llm = ScriptedLLM(answer=[invented])
-    only_grounding = AnswerSettings(decline=DeclineSettings(min_relevance=0.0))
+    only_grounding = AnswerSettings(decline=DeclineSettings(min_relevance=0.0, min_grounding=0.5))  # the gate is off by default
     answer = AnswerGenerator(llm, only_grounding, embedder).answer("When was the Lite plan launched?", [], results(PLANS))
     assert answer.declined and answer.text == DECLINE and answer.citations == []
     assert answer.trace["details"]["grounding"] < 0.5 and answer.trace["llm_call"]["answer"] == invented
@@ -121,10 +121,10 @@ def test_uncited_sentences_copied_from_a_passage_get_inferred_citations():
 
 def test_streamed_answer_ends_with_the_same_answer_as_a_plain_call(embedder):
     text = "The Lite plan of Object Storage is free [1]."
-    items = list(AnswerGenerator(StreamingScriptedLLM(answer=[text]), embedder=embedder).stream("Is it free?", [], results(PLANS)))
+    items = list(AnswerGenerator(StreamingScriptedLLM(answer=[text]), embedder=embedder).stream("Is the Lite plan of Object Storage free?", [], results(PLANS)))
     pieces, final = items[:-1], items[-1]
     assert "".join(pieces) == text and len(pieces) == len(text.split(" ")) and isinstance(final, Answer)
-    plain = AnswerGenerator(ScriptedLLM(answer=[text]), embedder=embedder).answer("Is it free?", [], results(PLANS))
+    plain = AnswerGenerator(ScriptedLLM(answer=[text]), embedder=embedder).answer("Is the Lite plan of Object Storage free?", [], results(PLANS))
     assert (final.text, final.citations, final.declined) == (plain.text, plain.citations, plain.declined)
     declined = list(AnswerGenerator(StreamingScriptedLLM(), embedder=embedder).stream("q?", [], []))
     assert declined[0] == DECLINE and declined[-1].declined
