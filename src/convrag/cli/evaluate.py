@@ -238,7 +238,8 @@ def eval_answers(
     summary = summarize(rows)
     header = (f"Answers on MT-RAG ({split} split), settings `{answers}`, strategy {strategy}, {model.backend}:{model.model}; "
               f"machine: {machine_description()}; date {dt.date.today().isoformat()}.")
-    markdown = report_markdown(summary, breakdowns(rows), header, baseline)
-    write_json(out / "summary.json", {"summary": summary, "first_prompt": baseline, "breakdowns": breakdowns(rows)})
+    parts = breakdowns(rows)
+    markdown = report_markdown(summary, parts, header, baseline)
+    write_json(out / "summary.json", {"summary": summary, "first_prompt": baseline, "breakdowns": parts})
     write_text(out / "summary.md", markdown)
     console.print(markdown, highlight=False, soft_wrap=True)
