@@ -52,3 +52,18 @@ def test_streams_are_stored_when_complete_and_replayed_in_one_piece(tmp_path):
     next(pieces)
     pieces.close()  # a client that went away: nothing half-written is stored
     assert cached._lookup(cache_key(cached.backend, cached.model, other, GenerationParams())) is None
+
+
+def test_what_the_steers_did_is_stored_with_the_completion(tmp_path):
+    from convrag.llm.base import Completion
+
+    class Steered(ScriptedLLM):
+        def complete(self, messages, params=GenerationParams()):  # type: ignore[no-untyped-def]
+            return super().complete(messages, params)._replace(steering={"first_choice_p": 0.42, "citation_nudges": 2})
+
+    messages = rewrite_messages("", "How old is the Moon?")
+    params = GenerationParams(cite_sentences=True, first_choice="I do not know.")
+    first = CachedLLM(Steered(rewrite=["4.5 billion years [1]."]), tmp_path / "c.sqlite").complete(messages, params)
+    again = CachedLLM(ScriptedLLM(), tmp_path / "c.sqlite").complete(messages, params)
+    assert isinstance(again, Completion) and again.cached and again.steering == first.steering
+    assert cache_key("local", "a", messages, params) != cache_key("local", "a", messages, GenerationParams())

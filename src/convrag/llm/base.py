@@ -27,20 +27,46 @@ class ChatMessage(TypedDict):
 
 @dataclass(frozen=True)
 class GenerationParams:
-    """Decoding settings. Greedy by default so that runs are reproducible and cacheable."""
+    """Decoding settings. Greedy by default so that runs are reproducible and cacheable.
+
+    Two *steers* act on the model's choices while it writes (:mod:`.steering`; the local backend
+    applies them, a remote API cannot, and its completion then reports ``steering=None``):
+
+    * ``cite_sentences``: when the model is about to end a sentence that cites no passage, it is
+      made to open a citation ``[`` first and picks the passage number itself;
+    * ``first_choice``: the probability the model gives the first token of this text at its first
+      step is reported; at ``first_choice_at`` or above, that token is chosen (the decline sentence
+      of the answer prompt, so that a small model's doubt can decide a decline).
+    """
 
     temperature: float = 0.0
     max_tokens: int = 64
     stop: tuple[str, ...] = ()
+    cite_sentences: bool = False
+    first_choice: str = ""
+    first_choice_at: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return {"temperature": self.temperature, "max_tokens": self.max_tokens, "stop": list(self.stop)}
+        out: dict[str, Any] = {"temperature": self.temperature, "max_tokens": self.max_tokens, "stop": list(self.stop)}
+        # the steers only when set, so that the cache keys of plain requests stay what they were
+        if self.cite_sentences:
+            out["cite_sentences"] = True
+        if self.first_choice:
+            out["first_choice"] = self.first_choice
+            out["first_choice_at"] = self.first_choice_at
+        return out
+
+    @property
+    def steered(self) -> bool:
+        return self.cite_sentences or bool(self.first_choice)
 
 
 class Completion(NamedTuple):
     """What a backend answered. ``latency_s`` is the time the call took when it was made, and
     ``first_token_s`` the time its first piece of text arrived when it was streamed (a cache hit
-    keeps both original figures and sets ``cached``)."""
+    keeps both original figures and sets ``cached``). ``steering`` is what the steers of the
+    request did (:class:`.steering.Steering` ``report()``), None when none was asked for or the
+    backend cannot steer."""
 
     text: str
     prompt_tokens: int
@@ -49,6 +75,7 @@ class Completion(NamedTuple):
     model: str
     cached: bool = False
     first_token_s: float | None = None
+    steering: dict[str, Any] | None = None
 
 
 class LLMError(ConvragError):

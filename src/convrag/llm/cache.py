@@ -27,7 +27,8 @@ CREATE TABLE IF NOT EXISTS completions (
     completion_tokens INTEGER NOT NULL,
     latency_s REAL NOT NULL,
     created TEXT NOT NULL DEFAULT (datetime('now')),
-    first_token_s REAL
+    first_token_s REAL,
+    steering TEXT
 )
 """
 
@@ -51,8 +52,10 @@ class CachedLLM:
         self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute(_SCHEMA)
-        if "first_token_s" not in {row[1] for row in self._db.execute("PRAGMA table_info(completions)")}:
-            self._db.execute("ALTER TABLE completions ADD COLUMN first_token_s REAL")  # caches made before it was kept
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(completions)")}
+        for column, kind in (("first_token_s", "REAL"), ("steering", "TEXT")):
+            if column not in columns:  # a cache made before the column was kept
+                self._db.execute(f"ALTER TABLE completions ADD COLUMN {column} {kind}")
         self._db.commit()
         self._lock = threading.Lock()
         self.hits = 0
@@ -64,12 +67,13 @@ class CachedLLM:
     def _lookup(self, key: str) -> Completion | None:
         with self._lock:
             row = self._db.execute(
-                "SELECT text, prompt_tokens, completion_tokens, latency_s, first_token_s FROM completions WHERE key = ?", (key,)
+                "SELECT text, prompt_tokens, completion_tokens, latency_s, first_token_s, steering FROM completions WHERE key = ?", (key,)
             ).fetchone()
         if row is None:
             return None
         self.hits += 1
-        return Completion(row[0], row[1], row[2], row[3], self.model, cached=True, first_token_s=row[4])
+        return Completion(row[0], row[1], row[2], row[3], self.model, cached=True, first_token_s=row[4],
+                          steering=json.loads(row[5]) if row[5] else None)
 
     def complete(self, messages: list[ChatMessage], params: GenerationParams = GenerationParams()) -> Completion:
         key = cache_key(self.backend, self.model, messages, params)
@@ -101,9 +105,10 @@ class CachedLLM:
         with self._lock:
             self._db.execute(
                 "INSERT OR REPLACE INTO completions (key, backend, model, request, text, prompt_tokens, completion_tokens, latency_s,"
-                " first_token_s) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " first_token_s, steering) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (key, self.backend, self.model, request, completion.text, completion.prompt_tokens,
-                 completion.completion_tokens, completion.latency_s, completion.first_token_s),
+                 completion.completion_tokens, completion.latency_s, completion.first_token_s,
+                 json.dumps(completion.steering) if completion.steering is not None else None),
             )
             self._db.commit()
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from .base import ChatMessage, Completion, GenerationParams, LLMError
 from .model_files import DEFAULT_MODEL_NAME, ensure_default_model
+from .steering import Steering
 
 #: a slot is reused for a new request when it shares at least this many prompt characters
 MIN_SHARED_PREFIX = 200
@@ -108,6 +109,31 @@ class LocalLLM:
             return self._new_slot()
         return min(self._slots, key=lambda s: s.last_used)
 
+    def _steering(self, llama: Any, params: GenerationParams) -> Steering | None:
+        """The request's steers as a logits processor on ``llama``, or None when it asks for none."""
+        if not params.steered:
+            return None
+
+        def decode(tokens: Any) -> str:
+            return bytes(llama.detokenize(list(tokens))).decode("utf-8", errors="ignore")
+
+        def encode(text: str) -> list[int]:
+            return list(llama.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+        ends = {int(llama.token_eos())}
+        end_of_turn = llama.tokenize(b"<|im_end|>", add_bos=False, special=True)  # the chat template's end of a message
+        if len(end_of_turn) == 1:
+            ends.add(int(end_of_turn[0]))
+        return Steering(params, decode, encode, ends)
+
+    @staticmethod
+    def _processors(steering: Steering | None) -> Any:
+        if steering is None:
+            return None
+        from llama_cpp import LogitsProcessorList
+
+        return LogitsProcessorList([steering])
+
     def count_tokens(self, text: str) -> int:
         with self._vocab_lock:
             if self._vocab is None:
@@ -132,10 +158,11 @@ class LocalLLM:
             pieces: list[str] = []
             first: float | None = None
             slot.last_prompt = ""  # until the generation completes, the slot's state is not this prompt's
+            steering = self._steering(slot.llama, params)
             try:
                 for chunk in slot.llama.create_chat_completion(
                     messages=list(messages), temperature=params.temperature, max_tokens=params.max_tokens,
-                    stop=list(params.stop) or None, stream=True,
+                    stop=list(params.stop) or None, stream=True, logits_processor=self._processors(steering),
                 ):
                     piece = chunk["choices"][0]["delta"].get("content")
                     if piece:
@@ -151,19 +178,22 @@ class LocalLLM:
             used = int(slot.llama.n_tokens)  # prompt and answer tokens now in the context
         text = "".join(pieces)
         completion_tokens = self.count_tokens(text)
-        yield Completion(text, max(0, used - completion_tokens), completion_tokens, latency, self.model, first_token_s=first)
+        yield Completion(text, max(0, used - completion_tokens), completion_tokens, latency, self.model, first_token_s=first,
+                         steering=steering.report() if steering is not None else None)
 
     def complete(self, messages: list[ChatMessage], params: GenerationParams = GenerationParams()) -> Completion:
         prompt = _render(messages)
         with self._lock:
             slot = self._pick_slot(prompt)
             start = time.perf_counter()
+            steering = self._steering(slot.llama, params)
             try:
                 out = slot.llama.create_chat_completion(
                     messages=list(messages),
                     temperature=params.temperature,
                     max_tokens=params.max_tokens,
                     stop=list(params.stop) or None,
+                    logits_processor=self._processors(steering),
                 )
             except (ValueError, RuntimeError) as exc:  # e.g. the prompt exceeds n_ctx
                 slot.last_prompt = ""
@@ -173,4 +203,5 @@ class LocalLLM:
             slot.last_used = time.monotonic()
         usage = out.get("usage") or {}
         text = out["choices"][0]["message"].get("content") or ""
-        return Completion(text, int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0)), latency, self.model)
+        return Completion(text, int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0)), latency, self.model,
+                          steering=steering.report() if steering is not None else None)
