@@ -175,3 +175,17 @@ def test_serve_refuses_a_public_address_without_a_key(tmp_path: Path) -> None:
     result = _convrag("serve", "--config", str(bad), home=tmp_path / "home")
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert f"invalid settings ({bad}): limits.max_question_chars: Input should be a valid integer" in result.stderr
+
+
+def test_the_decisions_panel_shows_the_steers_and_repointed_citations(capsys) -> None:
+    from convrag.cli.chat import print_decisions
+    from convrag.merge.base import MergeOutcome
+    from convrag.pipeline import PipelineResult
+    from convrag.pipeline.trace import TurnTrace
+
+    trace = TurnTrace(queries=["q"], answer={"details": {"steering": {"citation_nudges": 2, "first_choice_p": 0.125}},
+                                             "repointed_citations": [{"sentence": 0, "written": [2], "to": 1}]})
+    print_decisions(PipelineResult("A [1].", [], False, MergeOutcome([]), trace))
+    shown = capsys.readouterr().out
+    assert "2 sentence(s) made to cite, doubt (decline first) 0.12" in shown
+    assert "citation re-pointed in sentence 1: [2] -> [1]" in shown

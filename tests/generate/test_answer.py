@@ -133,3 +133,50 @@ def test_streamed_answer_ends_with_the_same_answer_as_a_plain_call(embedder):
 def test_unknown_prompt_is_refused():
     with pytest.raises(ValueError, match="unknown answer prompt"):
         AnswerSettings(prompt="chatty")
+
+
+class _Doubtful(ScriptedLLM):
+    """Answers as a steering backend would: the decline sentence, forced by the model's doubt."""
+
+    def complete(self, messages, params=None):  # type: ignore[no-untyped-def]
+        self.params = params
+        completion = super().complete(messages, params)
+        forced = params.first_choice_at is not None
+        return completion._replace(steering={"first_choice_p": 0.3, "first_choice_forced": forced, "citation_nudges": 0})
+
+
+def test_the_cited_prompt_asks_for_the_steers_and_a_forced_doubt_is_recorded_as_the_decline_reason(embedder):
+    gate = AnswerSettings(decline=DeclineSettings(min_relevance=0.0, model_decline_at=0.25))
+    llm = _Doubtful(answer=[DECLINE])
+    answer = AnswerGenerator(llm, gate, embedder).answer("How much is the Standard plan?", [], results(PLANS))
+    assert llm.params.cite_sentences and llm.params.first_choice == DECLINE and llm.params.first_choice_at == 0.25
+    assert answer.declined and "model's doubt" in answer.trace["fallback"] and "0.30 >= 0.25" in answer.trace["fallback"]
+    assert answer.trace["details"]["steering"]["first_choice_p"] == 0.3
+
+
+def test_a_backend_that_cannot_steer_is_recorded_and_the_first_prompt_asks_for_no_steer(embedder):
+    llm = ScriptedLLM(answer=["The Lite plan is free [1]."])
+    answer = AnswerGenerator(llm, AnswerSettings(decline=DeclineSettings(min_relevance=0.0)), embedder).answer(
+        "Is the Lite plan free?", [], results(PLANS))
+    assert "steering" in answer.trace["details"] and answer.trace["details"]["steering"] is None
+    assert not AnswerGenerator(ScriptedLLM(), FIRST).params.steered
+
+
+def test_a_citation_to_a_passage_that_does_not_hold_the_sentence_is_repointed():
+    from convrag.generate.answer import repoint_citations
+
+    text = ("The Lite plan of Object Storage is free of charge [2]. Archive storage is cheaper but slower to read [2]. "
+            "Nobody knows who designed the logo [1].")
+    repointed, moved = repoint_citations(text, results(PLANS))
+    assert repointed == ("The Lite plan of Object Storage is free of charge [1]. Archive storage is cheaper but slower to read [2]. "
+                         "Nobody knows who designed the logo [1].")  # supported: kept; unsupported anywhere: the model's number
+    assert moved == [{"sentence": 0, "written": [2], "to": 1}]
+    assert repoint_citations("The Lite plan includes 25 GB of storage per month [2][1].", results(PLANS))[1] == []
+
+
+def test_a_repointed_number_the_model_wrote_nowhere_counts_as_matched_not_written(embedder):
+    llm = ScriptedLLM(answer=["The Lite plan of Object Storage is free of charge [2]."])
+    answer = AnswerGenerator(llm, AnswerSettings(decline=DeclineSettings(min_relevance=0.0)), embedder).answer(
+        "Is the Lite plan free?", [], results(PLANS))
+    assert answer.text.endswith("[1].") and [(c.number, c.inferred) for c in answer.citations] == [(1, True)]
+    assert answer.trace["repointed_citations"] == [{"sentence": 0, "written": [2], "to": 1}]

@@ -54,6 +54,13 @@ def print_decisions(result: PipelineResult) -> None:
     if "compression" in details:
         c = details["compression"]
         lines.append(f"answer prompt: {sum(c['kept_sentences'])} of {sum(c['total_sentences'])} passage sentences, relevance {c['relevance']:.2f}")
+    steering = details.get("steering")
+    if steering:
+        doubt = steering.get("first_choice_p")
+        lines.append(f"steered decoding: {steering.get('citation_nudges', 0)} sentence(s) made to cite"
+                     + (f", doubt (decline first) {doubt:.2f}" if doubt is not None else ""))
+    for moved in answer.get("repointed_citations", []):
+        lines.append(f"citation re-pointed in sentence {moved['sentence'] + 1}: {moved['written']} -> [{moved['to']}]")
     lines.append("timings: " + ", ".join(f"{k} {v:.2f} s" for k, v in t.timings_s.items()))
     console.print(Panel("\n".join(lines), title="decisions", expand=True), highlight=False, soft_wrap=False)
 

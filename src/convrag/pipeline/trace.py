@@ -131,6 +131,7 @@ class AnswerTraceDict(TypedDict, total=False):
     fallback: str
     warning: str
     inferred_citations: list[int]
+    repointed_citations: list[dict[str, Any]]  # {"sentence", "written", "to"}: a number moved to the passage holding the sentence
     invalid_citations: list[int]
     latency_s: float
     skipped: str

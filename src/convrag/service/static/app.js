@@ -396,7 +396,7 @@ function showTrace(index) {
     body.append(el("h3", `Answer: ${call.prompt_tokens} prompt tokens, ${Number(call.latency_s).toFixed(2)} s${call.cached ? ", cached" : ""}`));
     body.append(el("pre", "asked: " + call.messages.map((m) => m.content).join("\n---\n") + "\n\nanswered: " + call.answer));
   }
-  for (const key of ["fallback", "warning", "inferred_citations", "invalid_citations"]) {
+  for (const key of ["fallback", "warning", "inferred_citations", "repointed_citations", "invalid_citations"]) {
     if (answer[key] !== undefined) body.append(el("div", `answer ${key.replace("_", " ")}: ${JSON.stringify(answer[key])}`));
   }
   const details = answer.details || {};
@@ -405,6 +405,11 @@ function showTrace(index) {
     body.append(el("div", `answer prompt: ${c.kept_sentences.reduce((a, b) => a + b, 0)} of ${c.total_sentences.reduce((a, b) => a + b, 0)} passage sentences (relevance ${Number(c.relevance).toFixed(2)})`));
   }
   if (details.grounding !== undefined) body.append(el("div", `answer grounding in the passages: ${Number(details.grounding).toFixed(2)}`));
+  if (details.steering) {
+    const s = details.steering;
+    const doubt = s.first_choice_p === undefined || s.first_choice_p === null ? "" : `; the model's doubt (decline sentence first): ${Number(s.first_choice_p).toFixed(2)}${s.first_choice_forced ? ", declined on it" : ""}`;
+    body.append(el("div", `steered decoding: ${s.citation_nudges ?? 0} sentence(s) made to cite${doubt}`));
+  }
   body.append(el("h3", "Timings (s)"));
   const timings = el("table");
   for (const [k, v] of Object.entries(t.timings_s || {})) row(timings, [k, Number(v).toFixed(3)]);
