@@ -7,7 +7,7 @@ model calls of `progressive` come from the completion cache when it is warm):
     .venv/bin/python tools/tune_on_dev.py retrieval     # window scoring, hybrid fusion, PRF, memory
     .venv/bin/python tools/tune_on_dev.py routing       # four domains as four collections
     .venv/bin/python tools/tune_on_dev.py progressive   # the stage designs, against full_rewrite
-    .venv/bin/python tools/tune_on_dev.py answers runs/answers-dev/answers-default.jsonl   # decline thresholds
+    .venv/bin/python tools/tune_on_dev.py answers runs/answers-dev/answers-ungated.jsonl   # decline thresholds
 
 Each prints a Markdown table of ALL-3 nDCG@10 (and what else decides the choice).
 """
@@ -120,23 +120,30 @@ def progressive(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
 
 
 def answers(rows_file: Path) -> str:
-    """Decline thresholds from a dev run of `convrag eval-answers`: which relevance and grounding
-    cut-offs separate UNANSWERABLE from answerable turns (recomputed from the recorded features)."""
+    """Decline thresholds from a dev run of `convrag eval-answers` without the gate (`--answers
+    ungated`): which relevance, model-doubt and grounding cut-offs separate UNANSWERABLE from
+    answerable turns (recomputed from the features recorded for every turn). A turn counts as
+    declined when its relevance is under the floor, the model declined by itself, its doubt (the
+    probability of the decline sentence's first word) reaches the threshold, or its grounding is
+    under the floor."""
     rows = [json.loads(line) for line in rows_file.read_text().splitlines() if line.strip()]
     out = []
-    for min_rel in (0.0, 0.3, 0.35, 0.4, 0.45):
-        for min_ground in (0.0, 0.4, 0.5, 0.6, 0.7):
-            declined = []
-            for r in rows:
-                details = r.get("answer_details") or {}
-                rel = (details.get("compression") or {}).get("relevance", 1.0)
-                ground = details.get("grounding", 1.0)
-                model_declined = bool(r.get("model_declined"))
-                declined.append((r["label"], rel < min_rel or model_declined or ground < min_ground))
-            un = [d for label, d in declined if label == "UNANSWERABLE"]
-            an = [d for label, d in declined if label != "UNANSWERABLE"]
-            out.append([min_rel, min_ground, f"{sum(un) / max(1, len(un)):.0%}", f"{sum(an) / max(1, len(an)):.0%}"])
-    return markdown_table(["min relevance", "min grounding", "UNANSWERABLE declined", "answerable declined"], out)
+    for min_rel in (0.0, 0.35, 0.4, 0.45, 0.5):
+        for doubt_at in (None, 0.02, 0.05, 0.1, 0.2, 0.3):
+            for min_ground in (0.0, 0.5):
+                declined = []
+                for r in rows:
+                    details = r.get("answer_details") or {}
+                    rel = (details.get("compression") or {}).get("relevance", 1.0)
+                    ground = details.get("grounding", 1.0)
+                    doubt = r.get("first_choice_p")
+                    doubted = doubt_at is not None and doubt is not None and doubt >= doubt_at
+                    declined.append((r["label"], rel < min_rel or bool(r.get("model_declined")) or doubted or ground < min_ground))
+                un = [d for label, d in declined if label == "UNANSWERABLE"]
+                an = [d for label, d in declined if label != "UNANSWERABLE"]
+                out.append([min_rel, "off" if doubt_at is None else doubt_at, min_ground,
+                            f"{sum(un) / max(1, len(un)):.0%}", f"{sum(an) / max(1, len(an)):.0%}"])
+    return markdown_table(["min relevance", "model doubt at", "min grounding", "UNANSWERABLE declined", "answerable declined"], out)
 
 
 def main() -> None:

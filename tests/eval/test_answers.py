@@ -52,3 +52,14 @@ def test_citation_checks_follow_the_sentences() -> None:
     result = PipelineResult(text, citations, False, merged)
     checks = citation_checks(Answer(text, citations, False), result, frozenset({"p1"}))
     assert [(c["relevant"], c["supported"]) for c in checks] == [(True, True), (True, False)]
+
+
+def test_support_of_the_models_own_numbers_is_reported_apart_from_matched_ones() -> None:
+    def row(checks):  # type: ignore[no-untyped-def]
+        return {"label": "ANSWERABLE", "declined": False, "citations": len(checks), "model_citations": 1, "judged": True,
+                "citation_checks": checks, "first_token_s": 1.0, "total_s": 2.0, "rouge_l": 0.2, "token_recall": 0.3}
+
+    checks = [{"inferred": False, "supported": False, "relevant": True}, {"inferred": True, "supported": True, "relevant": True},
+              {"inferred": False, "supported": True, "relevant": False}]
+    summary = summarize([row(checks)])
+    assert summary["citations_supported"] == 2 / 3 and summary["model_citations_supported"] == 1 / 2

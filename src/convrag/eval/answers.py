@@ -8,10 +8,11 @@ benchmark's. Per turn:
 * *declined*: the pipeline's decline decision (the ANSWERABLE and PARTIAL ones are false declines);
 * *reference overlap* (ANSWERABLE and PARTIAL): ROUGE-L F1 and ROUGE-1 recall (the share of the
   reference's words the answer has: "token recall"), rouge-score with stemming;
-* *citations*: whether the model wrote at least one itself (not an inferred one), and for every
-  citation whether its passage is judged relevant for the turn (the retrieval task's qrels) and
-  whether the sentence carrying it is supported by the passage (at least half of the sentence's
-  content words occur in it);
+* *citations*: whether the model wrote at least one itself (not an inferred or re-pointed one),
+  and for every citation whether its passage is judged relevant for the turn (the retrieval task's
+  qrels) and whether the sentence carrying it is supported by the passage (at least half of the
+  sentence's content words occur in it). Inferred and re-pointed citations are placed by that same
+  word-overlap test, so support is also reported over the model's own numbers alone;
 * *latency*: time to the first answer token and to the whole answer, as the pipeline streams it
   (the recorded times of model calls the completion cache answered are added, so a rerun reports
   what the calls cost when they were made).
@@ -134,6 +135,8 @@ def score_turn(turn: AnswerTurn, result: PipelineResult, wall_s: float, first_pi
         "fallback": (trace.answer or {}).get("fallback"), "answer_details": (trace.answer or {}).get("details", {}),
         "model_declined": bool(call) and is_decline(call.get("answer", "")),
     }
+    steering = ((trace.answer or {}).get("details") or {}).get("steering") or {}
+    row.update(first_choice_p=steering.get("first_choice_p"), citation_nudges=steering.get("citation_nudges"))
     if turn.label != "UNANSWERABLE":
         scores = scorer.score(turn.reference, result.text)
         row.update(rouge_l=scores["rougeL"].fmeasure, token_recall=scores["rouge1"].recall)
@@ -187,6 +190,9 @@ def summarize(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "model_cited_share": _share([r["model_citations"] > 0 for r in answered]),
         "any_cited_share": _share([r["citations"] > 0 for r in answered]),
         "citations_supported": _share([c["supported"] for c in checks]),
+        # the share above counts inferred and re-pointed citations, which are placed by the same
+        # word-overlap test that judges support; this one is the model's own numbers only
+        "model_citations_supported": _share([c["supported"] for c in checks if not c["inferred"]]),
         "citations_relevant": _share([c["relevant"] for c in judged_checks]),
         "first_token_s": {"p50": pct(first, 50), "p95": pct(first, 95)},
         "total_s": {"p50": pct(total, 50), "p95": pct(total, 95)},
@@ -229,7 +235,8 @@ def report_markdown(summary: Mapping[str, Any], parts: Mapping[str, Mapping[str,
     measures = [("unanswerable_declined", "UNANSWERABLE declined"), ("answerable_false_declines", "ANSWERABLE/PARTIAL declined"),
                 ("rouge_l", "ROUGE-L F1 (answerable)"), ("token_recall", "token recall (ROUGE-1 recall)"),
                 ("model_cited_share", "answered with a model-written citation"), ("any_cited_share", "answered with any citation"),
-                ("citations_supported", "citations supported by their passage"), ("citations_relevant", "citations to a judged-relevant passage"),
+                ("citations_supported", "citations supported by their passage"),
+                ("model_citations_supported", "model-written citations supported"), ("citations_relevant", "citations to a judged-relevant passage"),
                 ("first_token_s", "first token p50 / p95"), ("total_s", "whole answer p50 / p95")]
     header_row = ["measure", "value"] + (["first prompt (same turns)"] if baseline else [])
     rows = [[label, fmt(summary[key])] + ([fmt(baseline[key])] if baseline else []) for key, label in measures]

@@ -1,0 +1,51 @@
+"""The answer-prompt variants compared on the dev half (docs/benchmarks.md, "Steered citations and
+the answer prompt's budget"): each is `convrag eval-answers --split dev --answers ungated` with the
+``ungated`` preset's budgets set first.
+
+    .venv/bin/python tools/answer_variants.py short-history-short-passages
+    .venv/bin/python tools/answer_variants.py short-history
+    .venv/bin/python tools/answer_variants.py short-history-four-sentences
+    .venv/bin/python tools/answer_variants.py chosen
+
+Writes runs/answers-dev-<variant>/ (the rows, summary.md); then
+`tools/tune_on_dev.py answers runs/answers-dev-<variant>/answers-ungated.jsonl` for the decline table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from convrag.generate import answer
+from convrag.generate.compress import CompressionSettings
+from convrag.generate.decline import DeclineSettings
+from convrag.history import Budget
+
+VARIANTS: dict[str, tuple[Budget, int, bool]] = {  # history, passage tokens, up to four sentences
+    "short-history-short-passages": (Budget(tokens=150, answer_words=40), 250, False),
+    "short-history": (Budget(tokens=150, answer_words=40), 350, False),
+    "short-history-four-sentences": (Budget(tokens=150, answer_words=40), 350, True),
+    "chosen": (Budget(tokens=400, answer_words=60), 350, False),
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("variant", choices=sorted(VARIANTS))
+    parser.add_argument("--data", default="../shared/mtrag")
+    args = parser.parse_args()
+    history, passages, four = VARIANTS[args.variant]
+    if four:
+        answer.CITED_SYSTEM = answer.CITED_SYSTEM.replace("Write at most 3 short sentences", "Write at most 4 sentences")
+    answer.ANSWER_PRESETS["ungated"] = answer.AnswerSettings(
+        history=history, compression=CompressionSettings(max_tokens=passages),
+        decline=DeclineSettings(min_relevance=0.0, min_grounding=0.0))
+    from convrag.cli.main import main as convrag
+
+    sys.argv = ["convrag", "eval-answers", "--data", args.data, "--split", "dev", "--answers", "ungated", "--no-compare",
+                "--answerable", "30", "--partial", "10", "--out", f"runs/answers-dev-{args.variant}"]
+    convrag()
+
+
+if __name__ == "__main__":
+    main()
