@@ -24,3 +24,17 @@ def test_failed_and_timed_out_collections_are_reported_and_the_others_answer(tin
     assert list(report.results) == ["good"] and report.results["good"][0][0].passage_id == "p2"
     assert report.failures["broken"] == "RuntimeError: index file is corrupt"
     assert report.failures["slow"] == "timed out after 1 s"
+
+
+def test_routing_evidence_reuses_the_query_vectors_of_the_search(tiny_collection):
+    """Routing scores each collection with the query vectors the search already computed: one
+    embedding per query and model, however many collections are searched and routed."""
+    searches = open_collections({"a": tiny_collection, "b": tiny_collection}, "hybrid")
+    shared = searches[0].embedder
+    assert shared is not None and searches[1].embedder is shared
+    queries = ["passport renewal fee", "cardinals stadium"]
+    search_collections(searches, queries)
+    computed = shared.computed
+    assert computed == 2
+    evidence = [c.evidence(queries) for c in searches]
+    assert all(e is not None and len(e) == 2 for e in evidence) and shared.computed == computed
