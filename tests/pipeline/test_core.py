@@ -101,7 +101,8 @@ def test_multi_query_searches_every_rendering_and_fuses_them(tiny_collection):
     assert len(result.trace.to_dict()["search"]["hits"]["docs"]) == 4  # one result list per rendering, fused before the merge
     assert [r.stage for r in result.trace.renderings] == ["summary", "reformulations"]
     assert "p3" in [r.hit.passage_id for r in result.merged.results]
-    assert result.citations[0].passage_id == result.merged.results[0].hit.passage_id
+    cited = result.citations[0]  # the number points into the merged results (re-pointed to the passage holding the sentence)
+    assert cited.passage_id == result.merged.results[cited.number - 1].hit.passage_id
 
 
 @pytest.mark.parametrize("with_question", [False, True])
