@@ -223,6 +223,11 @@ def parse_citations(text: str, results: Sequence[MergedResult]) -> tuple[list[Ci
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 
+def _support(words: set[str], passage: set[str]) -> float:
+    """Share of a sentence's content stems found in a passage's."""
+    return len(words & passage) / len(words) if words else 1.0
+
+
 def infer_citations(text: str, results: Sequence[MergedResult], min_overlap: float = 0.5) -> tuple[str, list[int]]:
     """Small models often answer from a passage without citing it. Each uncited sentence whose
     content words come mostly (>= ``min_overlap``) from one passage gets that passage's number.
@@ -234,7 +239,7 @@ def infer_citations(text: str, results: Sequence[MergedResult], min_overlap: flo
         if _CITATION.search(sentence) or len(words) < 4:
             out.append(sentence)
             continue
-        scores = [len(words & s) / len(words) for s in stems]
+        scores = [_support(words, s) for s in stems]
         best = max(range(len(scores)), key=scores.__getitem__) if scores else -1
         if best >= 0 and scores[best] >= min_overlap:
             n = best + 1
@@ -244,10 +249,6 @@ def infer_citations(text: str, results: Sequence[MergedResult], min_overlap: flo
             sentence = f"{stripped[: len(stripped) - len(end)]} [{n}]{end}"
         out.append(sentence)
     return " ".join(out), list(dict.fromkeys(added))
-
-
-def _support(words: set[str], passage: set[str]) -> float:
-    return len(words & passage) / len(words) if words else 1.0
 
 
 def repoint_citations(text: str, results: Sequence[MergedResult], min_overlap: float = 0.5) -> tuple[str, list[dict[str, Any]]]:

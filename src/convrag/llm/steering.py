@@ -98,11 +98,13 @@ class Steering:
     def _cite(self, input_ids: np.ndarray, logits: np.ndarray) -> None:
         assert self.start is not None
         best = int(np.argmax(logits))
+        is_end = best in self.ends
+        piece = "" if is_end else self.decode([best])
+        if not is_end and not piece.rstrip().endswith(_ENDS):
+            return  # most steps: the answer so far need not be decoded
         generated = self.decode([int(t) for t in input_ids[self.start:]])
         if self.exempt and generated.lstrip().startswith(self.exempt):
             return
-        is_end = best in self.ends
-        piece = "" if is_end else self.decode([best])
         if generated.strip() and ends_uncited_sentence(generated, piece, is_end):
             logits[self.opener] = float(np.max(logits)) + 1.0
             self.nudges += 1
