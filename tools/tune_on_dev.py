@@ -92,25 +92,28 @@ def progressive(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
     from convrag.llm import make_llm
     from convrag.strategies import make_strategy
     from convrag.strategies.progressive import Progressive, ProgressiveSettings
-    from convrag.strategies.topic import TopicSettings
 
     llm = make_llm("local")
+    once = dict(fuse_rewrite=True, escalate=False)
     variants = {
-        "rewrite every marker, 5 topic terms, Zipf 4.6": ProgressiveSettings(rewrite="markers", topic=TopicSettings(max_terms=5)),
-        "rewrite every marker, 2 terms, Zipf 4.6": ProgressiveSettings(rewrite="markers", topic=TopicSettings()),
-        "rewrite every marker, 2 terms, Zipf 5.2": ProgressiveSettings(rewrite="markers"),
-        "rewrite every marker, fused with the expansion": ProgressiveSettings(rewrite="markers", fuse_rewrite=True),
-        "no model call (pronouns expanded), Zipf 4.6": ProgressiveSettings(rewrite="never", topic=TopicSettings()),
-        "no model call (pronouns expanded), Zipf 5.2": ProgressiveSettings(rewrite="never"),
-        "explicit references only (the default)": ProgressiveSettings(),
+        "no model call (pronouns and short turns get the topic terms)": ProgressiveSettings(rewrite="never", expand_short=True, fuse_rewrite=False),
+        "explicit references to the model, stage 3 (the former default)": ProgressiveSettings(
+            rewrite="references", expand_short=True, fuse_rewrite=False, escalate=True),
+        "explicit references to the model, fused with the expansion": ProgressiveSettings(rewrite="references", expand_short=True, **once),
+        "every marker to the model, short turns expanded, fused": ProgressiveSettings(rewrite="markers", expand_short=True, **once),
+        "every marker and short turn to the model, not fused, stage 3": ProgressiveSettings(
+            rewrite="markers", expand_short=False, fuse_rewrite=False, escalate=True),
+        "every marker and short turn to the model, fused, stage 3": ProgressiveSettings(
+            rewrite="markers", expand_short=False, fuse_rewrite=True, escalate=True),
+        "every marker and short turn to the model, fused, one call at most (the default)": ProgressiveSettings(),
     }
     rows = []
-    for retriever in ("bm25", "hybrid"):
+    full = StrategySource(make_strategy("full_rewrite", llm, indexes.embedder))
+    sources = {label: StrategySource(Progressive(llm, indexes.embedder, settings)) for label, settings in variants.items()}
+    for retriever in ("bm25", "hybrid"):  # each source rewrites once; the second retriever reuses its queries
         base = {name: _scored(indexes, data, retriever, make_query_source(name, data)).all3.means["nDCG@10"] for name in ("lastturn", "rewrite")}
-        full = StrategySource(make_strategy("full_rewrite", llm, indexes.embedder))
         rows.append([retriever, "full_rewrite", _scored(indexes, data, retriever, full).all3.means["nDCG@10"], "1.00"])
-        for label, settings in variants.items():
-            source = StrategySource(Progressive(llm, indexes.embedder, settings))
+        for label, source in sources.items():
             result = _scored(indexes, data, retriever, source)
             follow = [t for t in source.traces.values() if t.task_id in result.tasks and result.tasks[t.task_id].turn > 1]
             calls = sum(len(t.calls) for t in follow) / max(1, len(follow))

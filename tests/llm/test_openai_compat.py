@@ -66,7 +66,7 @@ def test_streaming_through_the_server(server):
     assert "".join(items[:-1]) == items[-1].text == llm.complete(messages, GenerationParams(max_tokens=16)).text
 
 
-# An explicit reference ("what about") is what sends a progressive turn to the model.
+# A follow-up with a reference ("what about", "they") is what sends a progressive turn to the model.
 EXPLICIT = "What about outside the US, do they play there?"
 
 
@@ -74,7 +74,7 @@ def test_a_strategy_runs_over_the_server(server, embedder):
     llm = OpenAICompatibleLLM("qwen-local", base_url=server)
     result = Progressive(llm, embedder).rewrite(make_task(EXPLICIT, CARDINALS[:2]))
     assert result.trace.calls and all(c.error is None for c in result.trace.calls)
-    assert result.trace.stage in {"2", "3", "3_fallback_previous_stage", "3_fallback_original"}
+    assert result.trace.stage in {"2", "2_fallback_original", "3", "3_fallback_previous_stage", "3_fallback_original"}
 
 
 def test_an_unreachable_endpoint_is_an_llm_error_and_a_strategy_falls_back(embedder):

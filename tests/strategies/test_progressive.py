@@ -14,17 +14,19 @@ GOOD = "Do the Arizona Cardinals play outside the US?"
 
 
 def run(llm, embedder, question=FOLLOW_UP, exchanges=CARDINALS, **settings):  # type: ignore[no-untyped-def]
-    """Every follow-up with a marker goes to the model unless a test says otherwise: these tests walk the model path."""
-    settings.setdefault("rewrite", "markers")
+    """The default settings unless a test names others."""
     return Progressive(llm, embedder, ProgressiveSettings(**settings)).rewrite(make_task(question, exchanges))
 
 
-def test_by_default_a_pronoun_is_resolved_by_the_topic_terms_and_an_explicit_reference_by_the_model(embedder):
-    llm = ScriptedLLM(rewrite=["What about the retractable roof of State Farm Stadium?"])
+def test_by_default_a_follow_up_with_a_marker_costs_one_call_fused_with_the_topic_expansion(embedder):
+    llm = ScriptedLLM(rewrite=[GOOD, "What are the fees for adults to renew a passport?"])
     pronoun = Progressive(llm, embedder).rewrite(make_task(FOLLOW_UP, CARDINALS))
-    assert pronoun.trace.stage == "1r" and llm.requests == [] and pronoun.query != FOLLOW_UP
-    explicit = Progressive(llm, embedder).rewrite(make_task("What about the roof you mentioned?", CARDINALS))
-    assert explicit.trace.stage == "2" and llm.kinds() == ["rewrite"]
+    assert (pronoun.query, pronoun.trace.stage) == (GOOD, "2") and llm.kinds() == ["rewrite"]
+    terms = pronoun.trace.details["stage_1"]["conversation_terms"]
+    assert terms and pronoun.fuse_with == (FOLLOW_UP + " " + " ".join(terms),)
+    assert pronoun.queries == (GOOD, pronoun.fuse_with[0])
+    short = Progressive(llm, embedder).rewrite(make_task("Fees for adults?", CARDINALS))  # no pronoun, too short
+    assert short.trace.stage == "2" and llm.kinds() == ["rewrite", "rewrite"] and short.fuse_with
 
 
 def test_first_turn_and_questions_without_a_marker_stop_at_stage_1(embedder):
@@ -38,7 +40,7 @@ def test_first_turn_and_questions_without_a_marker_stop_at_stage_1(embedder):
 def test_a_short_follow_up_is_fused_with_its_topic_expansion_without_a_call(embedder):
     llm = ScriptedLLM()
     exchanges = [("How do I renew a passport by mail?", "Send form DS-82 with your old passport and a photo.")]
-    result = run(llm, embedder, "Fees for adults?", exchanges)
+    result = run(llm, embedder, "Fees for adults?", exchanges, expand_short=True)
     assert result.trace.stage == "1x" and llm.requests == []
     terms = result.trace.details["stage_1"]["conversation_terms"]
     assert "passport" in terms and result.query == "Fees for adults?"
@@ -48,7 +50,7 @@ def test_a_short_follow_up_is_fused_with_its_topic_expansion_without_a_call(embe
 
 def test_stage_2_resolves_in_one_call_with_the_last_exchange_and_similar_ones(embedder):
     llm = ScriptedLLM(rewrite=[GOOD])
-    result = run(llm, embedder)
+    result = run(llm, embedder, fuse_rewrite=False)
     assert (result.query, result.trace.stage, result.fuse_with) == (GOOD, "2", ())
     assert llm.kinds() == ["rewrite"]
     stage_2 = result.trace.details["stage_2"]
@@ -58,9 +60,10 @@ def test_stage_2_resolves_in_one_call_with_the_last_exchange_and_similar_ones(em
     assert all(c["stage"] == "2" for c in result.trace.context)
 
 
-def test_a_rewrite_can_also_be_fused_with_the_topic_expansion(embedder):
-    result = run(ScriptedLLM(rewrite=[GOOD]), embedder, fuse_rewrite=True)
+def test_a_rewrite_is_fused_with_the_topic_expansion(embedder):
+    result = run(ScriptedLLM(rewrite=[GOOD]), embedder)
     assert result.query == GOOD and result.fuse_with[0].startswith(FOLLOW_UP + " ")
+    assert result.trace.details["fused_with"] == list(result.fuse_with)
 
 
 def test_references_can_be_left_to_the_zero_call_expansion(embedder):
@@ -68,6 +71,9 @@ def test_references_can_be_left_to_the_zero_call_expansion(embedder):
     result = run(llm, embedder, rewrite="never")
     assert result.trace.stage == "1r" and llm.requests == [] and result.fuse_with == ()
     assert result.query.startswith(FOLLOW_UP + " ") and result.query != FOLLOW_UP
+    assert run(llm, embedder, "Fees for adults?", rewrite="never").trace.stage == "1x"  # short: expanded, never sent
+    no_terms = run(llm, embedder, FOLLOW_UP, [("hi", "hello")], rewrite="never")  # nothing to expand with
+    assert no_terms.trace.stage == "1r" and no_terms.query == FOLLOW_UP and llm.requests == []
 
 
 def test_only_explicit_references_go_to_the_model_when_asked(embedder):
@@ -79,10 +85,26 @@ def test_only_explicit_references_go_to_the_model_when_asked(embedder):
         run(llm, embedder, rewrite="sometimes")
 
 
+def test_a_rewrite_that_adds_nothing_is_kept_when_escalation_is_off(embedder):
+    llm = ScriptedLLM(rewrite=["Do they really play outside the US?"])
+    result = run(llm, embedder)
+    assert (result.query, result.trace.stage) == ("Do they really play outside the US?", "2")
+    assert result.trace.details["stage_2_unresolved"] == ["pronoun:they"] and result.fuse_with
+    assert result.trace.details["stage_3"].startswith("skipped") and len(result.trace.calls) == 1
+
+
+def test_a_rejected_rewrite_falls_back_to_the_expansion_when_escalation_is_off(embedder):
+    llm = ScriptedLLM(rewrite=["The Cardinals play in Glendale."])
+    result = run(llm, embedder)
+    assert result.trace.stage == "2_fallback_original" and result.query == FOLLOW_UP
+    assert result.fuse_with and result.fuse_with[0].startswith(FOLLOW_UP + " ")
+    assert [f.reason for f in result.trace.fallbacks] == ["not_a_question"] and len(result.trace.calls) == 1
+
+
 def test_a_rewrite_that_adds_nothing_escalates_to_stage_3(embedder):
     final = "Do the Arizona Cardinals play games outside the US?"
     llm = ScriptedLLM(rewrite=["Do they really play outside the US?", final])
-    result = run(llm, embedder)
+    result = run(llm, embedder, escalate=True)
     assert (result.query, result.trace.stage) == (final, "3")
     assert result.trace.details["stage_2_unresolved"] == ["pronoun:they"]
     assert "selected_sentences" in result.trace.details and len(result.trace.calls) == 2
@@ -90,7 +112,7 @@ def test_a_rewrite_that_adds_nothing_escalates_to_stage_3(embedder):
 
 def test_rejected_rewrites_fall_back_to_the_zero_call_fusion(embedder):
     llm = ScriptedLLM(rewrite=["The Cardinals play in Glendale.", "x " * 80 + "?"])
-    result = run(llm, embedder)
+    result = run(llm, embedder, escalate=True)
     assert result.trace.stage == "3_fallback_original" and result.query == FOLLOW_UP and result.fuse_with
     assert [f.reason for f in result.trace.fallbacks] == ["not_a_question", "overlong"]
     assert [f.stage for f in result.trace.fallbacks] == ["2", "3"]
@@ -98,16 +120,17 @@ def test_rejected_rewrites_fall_back_to_the_zero_call_fusion(embedder):
 
 def test_a_failed_stage_3_keeps_the_stage_2_rewrite(embedder):
     llm = ScriptedLLM(rewrite=["Do they play outside the US?", LLMError("timeout")])
-    result = run(llm, embedder)
+    result = run(llm, embedder, escalate=True)
     assert result.query == "Do they play outside the US?" and result.trace.stage == "3_fallback_previous_stage"
     assert result.trace.fallbacks[-1].reason == "llm_error" and result.trace.calls[-1].error == "timeout"
     assert result.trace.noop
 
 
-def test_backend_errors_never_crash(embedder):
+@pytest.mark.parametrize("escalate", [False, True])
+def test_backend_errors_never_crash(embedder, escalate):
     llm = ScriptedLLM(rewrite=[LLMError("down")] * 2)
-    result = run(llm, embedder)
-    assert result.query == FOLLOW_UP and [f.reason for f in result.trace.fallbacks] == ["llm_error"] * 2
+    result = run(llm, embedder, escalate=escalate)
+    assert result.query == FOLLOW_UP and [f.reason for f in result.trace.fallbacks] == ["llm_error"] * (1 + escalate)
 
 
 def test_empty_question_is_refused(embedder):

@@ -3,7 +3,6 @@
 import pytest
 
 from convrag.strategies import make_strategy
-from convrag.strategies.progressive import Progressive, ProgressiveSettings
 from convrag.strategies.standalone import standalone_verdict
 from tests.helpers import CARDINALS, make_task
 
@@ -22,12 +21,8 @@ def follow_ups(sample):  # type: ignore[no-untyped-def]
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["progressive", "mmr_cluster"])
 def test_strategies_run_the_real_model_on_real_conversations(name, local_llm, embedder, follow_ups):
-    # progressive sends every follow-up with a marker to the model under rewrite="markers" without
-    # stage 1x (the default answers pronoun-only and short turns without a call)
-    if name == "progressive":
-        strategy = Progressive(local_llm, embedder, ProgressiveSettings(rewrite="markers", expand_short=False))
-    else:
-        strategy = make_strategy(name, local_llm, embedder)
+    # by default progressive sends every follow-up with a marker (these all have one) to the model
+    strategy = make_strategy(name, local_llm, embedder)
     for task in follow_ups:
         result = strategy.rewrite(task)
         trace = result.trace

@@ -6,26 +6,27 @@ Stage 1 (no call): the first turn, or a follow-up with no dependency marker (no 
 "the previous", at least ``min_words`` words) is searched as asked. On the dev half such turns
 gain nothing from a rewrite, human or model.
 
-Stage 1x (no call): a short follow-up without a pronoun ("Enterprise", "fees for students?")
-leans on the conversation for its topic. It is searched as asked *and* with the conversation's
-most specific terms appended (:mod:`.topic`), the two result lists fused (RRF): the user's own
-words keep their weight, the topic comes back in.
+Stage 2 (one call): every other follow-up (a pronoun, an explicit reference such as "what about"
+or "the previous one", or too few words to carry a topic) is rewritten with the last exchange plus
+the earlier exchanges whose question is most like this one, and the rewrite is searched *together
+with* the question plus the conversation's most specific terms (:mod:`.topic`, no call), the two
+result lists fused (RRF). The fusion is what makes the call pay: on the dev half neither the
+1.5B model's rewrite alone nor the zero-call expansion alone retrieves as well as both. The verdict
+costs no call: a rewrite that passes the acceptance checks is kept; one that leaves the reference
+open is recorded (``stage_2_unresolved``) and, with ``escalate``, goes on to stage 3.
 
-Stage 1r (no call): a follow-up whose only dependency is a pronoun ("Do they play abroad?") is
-searched with the conversation's most specific terms appended: on the dev half that retrieved as
-well as the 1.5B model's rewrite of the same question.
+Stage 3 (one more call, only with ``escalate``): MMR-cluster context over the whole history.
+Off by default: on the dev half it changed no result, and without it a follow-up costs at most
+one call.
 
-Stage 2 (one call): a follow-up with an explicit reference ("what about", "the previous one",
-"you mentioned"; with ``rewrite="markers"`` every follow-up with a marker) is rewritten with the
-last exchange plus the earlier exchanges whose question is most like this one. The verdict costs
-no call: a rewrite that passes the acceptance checks and either names something the question did
-not or has no reference left is final.
+Zero-call variants (chosen in an earlier design, kept as settings): ``rewrite="references"`` sends
+only explicit references to the model and searches pronoun-only follow-ups with the conversation's
+terms appended (stage 1r); ``expand_short`` searches short follow-ups without a pronoun as asked
+and with the terms appended, fused (stage 1x).
 
-Stage 3 (one call, only when stage 2 failed): MMR-cluster context over the whole history.
-
-When no rewrite survives, the turn falls back to stage 1x's zero-call fusion. Every step, with
-its inputs, is in the trace (progressive-context-escalation seed; the seed's separate "is it
-still ambiguous?" model call is replaced by the rule verdict, and its stage 2a/2b windows by one
+When no rewrite survives, the turn falls back to the zero-call fusion. Every step, with its
+inputs, is in the trace (progressive-context-escalation seed; the seed's separate "is it still
+ambiguous?" model call is replaced by the rule verdict, and its stage 2a/2b windows by one
 context: the last exchange plus similar ones).
 """
 
@@ -47,7 +48,7 @@ from .rewriter import CheckSettings, rewrite
 from .standalone import MIN_WORDS, standalone_verdict
 from .topic import TopicSettings, conversation_terms, expand
 
-STAGES = ("1", "1x", "1r", "2", "3", "3_fallback_previous_stage", "3_fallback_original")
+STAGES = ("1", "1x", "1r", "2", "2_fallback_original", "3", "3_fallback_previous_stage", "3_fallback_original")
 REWRITE_POLICIES = ("markers", "references", "never")
 
 
@@ -68,12 +69,18 @@ class ProgressiveSettings:
     min_words: int = MIN_WORDS
     similarity_threshold: float = 0.7
     top_k: int = 2  # earlier exchanges added to the last one in stage 2
-    expand_short: bool = True  # stage 1x for short follow-ups without a reference (False: stage 2)
+    #: short follow-ups without a reference: True searches them with the topic expansion (stage 1x,
+    #: no call), False sends them to the model (stage 2)
+    expand_short: bool = False
     #: which follow-ups that refer back go to the model (stage 2): ``markers`` (any pronoun or reference),
     #: ``references`` (an explicit one: "the previous", "what about", "you mentioned"), ``never``; the
     #: others are searched as the question with the conversation's terms appended (stage 1r, no call)
-    rewrite: str = "references"
-    fuse_rewrite: bool = False  # also fuse a stage 2/3 rewrite with the topic-expanded question
+    rewrite: str = "markers"
+    fuse_rewrite: bool = True  # also fuse a stage 2/3 rewrite with the topic-expanded question
+    #: whether a stage-2 rewrite that leaves the reference open escalates to stage 3 (a second call);
+    #: when False it is kept as it is (fused with the expansion when ``fuse_rewrite``), so a
+    #: follow-up costs at most one call
+    escalate: bool = False
     topic: TopicSettings = TopicSettings(max_zipf=5.2)
 
 
@@ -113,10 +120,10 @@ class Progressive(UsesEmbedder):
 
         if verdict.standalone:
             return finish(trace, started, task.question, "1")
-        if not refers and s.expand_short:
+        if not refers and (s.expand_short or s.rewrite == "never"):
             return finish(trace, started, task.question, "1x", (expanded,))
         explicit = [m for m in refers if m.startswith("reference:")]
-        if refers and terms and (s.rewrite == "never" or (s.rewrite == "references" and not explicit)):
+        if refers and (s.rewrite == "never" or (terms and s.rewrite == "references" and not explicit)):
             return finish(trace, started, expanded, "1r")  # the topic terms stand in for what the pronoun points to
 
         fuse = (expanded,) if s.fuse_rewrite else ()
@@ -127,6 +134,11 @@ class Progressive(UsesEmbedder):
             if resolved(task.question, query, task.history):
                 return finish(trace, started, query, "2", fuse)
             trace.details["stage_2_unresolved"] = list(standalone_verdict(query, 0).markers)
+        if not s.escalate:
+            trace.details["stage_3"] = "skipped: escalation is off (at most one call per turn)"
+            if query is not None:
+                return finish(trace, started, query, "2", fuse)
+            return finish(trace, started, task.question, "2_fallback_original", (expanded,))
 
         # Stage 3: MMR-cluster over the full history.
         self._mmr._embedder = self.embedder  # share the loaded model with the stage-3 helper
