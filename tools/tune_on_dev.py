@@ -106,6 +106,7 @@ def progressive(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
         "every marker and short turn to the model, fused, stage 3": ProgressiveSettings(
             rewrite="markers", expand_short=False, fuse_rewrite=True, escalate=True),
         "every marker and short turn to the model, fused, one call at most (the default)": ProgressiveSettings(),
+        "the default with the last exchange alone as stage-2 context (top_k 0)": ProgressiveSettings(top_k=0),
     }
     rows = []
     full = StrategySource(make_strategy("full_rewrite", llm, indexes.embedder))
