@@ -15,6 +15,7 @@ Each prints a Markdown table of ALL-3 nDCG@10 (and what else decides the choice)
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 from collections.abc import Mapping
 from pathlib import Path
@@ -131,22 +132,20 @@ def answers(rows_file: Path) -> str:
     probability of the decline sentence's first word) reaches the threshold, or its grounding is
     under the floor."""
     rows = [json.loads(line) for line in rows_file.read_text().splitlines() if line.strip()]
+    details = [r.get("answer_details") or {} for r in rows]
+    features = [((d.get("compression") or {}).get("relevance", 1.0), d.get("grounding", 1.0), r.get("first_choice_p"),
+                 bool(r.get("model_declined")), r["label"] == "UNANSWERABLE") for r, d in zip(rows, details)]
+
+    def share(declined: list[bool]) -> str:
+        return f"{sum(declined) / max(1, len(declined)):.0%}"
+
     out = []
-    for min_rel in (0.0, 0.35, 0.4, 0.45, 0.5):
-        for doubt_at in (None, 0.02, 0.05, 0.1, 0.2, 0.3):
-            for min_ground in (0.0, 0.5):
-                declined = []
-                for r in rows:
-                    details = r.get("answer_details") or {}
-                    rel = (details.get("compression") or {}).get("relevance", 1.0)
-                    ground = details.get("grounding", 1.0)
-                    doubt = r.get("first_choice_p")
-                    doubted = doubt_at is not None and doubt is not None and doubt >= doubt_at
-                    declined.append((r["label"], rel < min_rel or bool(r.get("model_declined")) or doubted or ground < min_ground))
-                un = [d for label, d in declined if label == "UNANSWERABLE"]
-                an = [d for label, d in declined if label != "UNANSWERABLE"]
-                out.append([min_rel, "off" if doubt_at is None else doubt_at, min_ground,
-                            f"{sum(un) / max(1, len(un)):.0%}", f"{sum(an) / max(1, len(an)):.0%}"])
+    for min_rel, doubt_at, min_ground in itertools.product((0.0, 0.35, 0.4, 0.45, 0.5), (None, 0.02, 0.05, 0.1, 0.2, 0.3), (0.0, 0.5)):
+        declined = [(un, rel < min_rel or by_model or ground < min_ground
+                     or (doubt_at is not None and doubt is not None and doubt >= doubt_at))
+                    for rel, ground, doubt, by_model, un in features]
+        out.append([min_rel, "off" if doubt_at is None else doubt_at, min_ground,
+                    share([d for un, d in declined if un]), share([d for un, d in declined if not un])])
     return markdown_table(["min relevance", "model doubt at", "min grounding", "UNANSWERABLE declined", "answerable declined"], out)
 
 
