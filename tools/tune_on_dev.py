@@ -96,18 +96,27 @@ def progressive(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
 
     llm = make_llm("local")
     once = dict(fuse_rewrite=True, escalate=False)
+    # the settings before today's last two levers, spelled out so that a change of defaults cannot change a row
+    earlier = dict(top_k=2, anchored_without_call=False)
     variants = {
-        "no model call (pronouns and short turns get the topic terms)": ProgressiveSettings(rewrite="never", expand_short=True, fuse_rewrite=False),
+        "no model call (pronouns and short turns get the topic terms)": ProgressiveSettings(
+            rewrite="never", expand_short=True, fuse_rewrite=False, **earlier),
         "explicit references to the model, stage 3 (the former default)": ProgressiveSettings(
-            rewrite="references", expand_short=True, fuse_rewrite=False, escalate=True),
-        "explicit references to the model, fused with the expansion": ProgressiveSettings(rewrite="references", expand_short=True, **once),
-        "every marker to the model, short turns expanded, fused": ProgressiveSettings(rewrite="markers", expand_short=True, **once),
+            rewrite="references", expand_short=True, fuse_rewrite=False, escalate=True, **earlier),
+        "explicit references to the model, fused with the expansion": ProgressiveSettings(
+            rewrite="references", expand_short=True, **once, **earlier),
+        "every marker to the model, short turns expanded, fused": ProgressiveSettings(
+            rewrite="markers", expand_short=True, **once, **earlier),
         "every marker and short turn to the model, not fused, stage 3": ProgressiveSettings(
-            rewrite="markers", expand_short=False, fuse_rewrite=False, escalate=True),
+            rewrite="markers", expand_short=False, fuse_rewrite=False, escalate=True, **earlier),
         "every marker and short turn to the model, fused, stage 3": ProgressiveSettings(
-            rewrite="markers", expand_short=False, fuse_rewrite=True, escalate=True),
-        "every marker and short turn to the model, fused, one call at most (the default)": ProgressiveSettings(),
-        "the default with the last exchange alone as stage-2 context (top_k 0)": ProgressiveSettings(top_k=0),
+            rewrite="markers", expand_short=False, fuse_rewrite=True, escalate=True, **earlier),
+        "every marker and short turn to the model, fused, one call at most": ProgressiveSettings(
+            rewrite="markers", expand_short=False, **once, **earlier),
+        "the same with the last exchange alone as stage-2 context (top_k 0)": ProgressiveSettings(
+            rewrite="markers", expand_short=False, **once, top_k=0, anchored_without_call=False),
+        "the same, and follow-ups that repeat a conversation term without a pronoun searched without a call (the default)": (
+            ProgressiveSettings(rewrite="markers", expand_short=False, **once, top_k=0, anchored_without_call=True)),
     }
     rows = []
     full = StrategySource(make_strategy("full_rewrite", llm, indexes.embedder))

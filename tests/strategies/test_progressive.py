@@ -48,9 +48,30 @@ def test_a_short_follow_up_is_fused_with_its_topic_expansion_without_a_call(embe
     assert result.trace.details["fused_with"] == list(result.fuse_with)
 
 
+def test_a_follow_up_naming_what_the_conversation_said_costs_no_call(embedder):
+    llm = ScriptedLLM()
+    for question, anchor in (("Passport fees?", ["passport"]), ("What about the stadium roof?", ["stadium", "roof"])):
+        result = run(llm, embedder, question)  # short, or an explicit reference, but no pronoun
+        assert (result.trace.stage, result.query) == ("1a", question) and llm.requests == []
+        assert result.trace.details["stage_1"]["anchor"] == anchor
+        assert result.fuse_with and result.fuse_with[0].startswith(question + " ")
+    pronoun = ScriptedLLM(rewrite=["Is the State Farm Stadium roof open?"])
+    assert run(pronoun, embedder, "Is its roof open?").trace.stage == "2" and pronoun.kinds() == ["rewrite"]
+    off = ScriptedLLM(rewrite=["What are the US passport fees?"])
+    assert run(off, embedder, "Passport fees?", anchored_without_call=False).trace.stage == "2" and off.kinds() == ["rewrite"]
+
+
+def test_stage_2_sends_the_last_exchange_alone_by_default(embedder):
+    llm = ScriptedLLM(rewrite=[GOOD])
+    result = run(llm, embedder)
+    assert result.trace.details["stage_2"] == {"last_turn": 3}
+    prompt = llm.last_user_prompt("rewrite")
+    assert "How do I renew a passport?" in prompt and "What stadium do they play in?" not in prompt
+
+
 def test_stage_2_resolves_in_one_call_with_the_last_exchange_and_similar_ones(embedder):
     llm = ScriptedLLM(rewrite=[GOOD])
-    result = run(llm, embedder, fuse_rewrite=False)
+    result = run(llm, embedder, fuse_rewrite=False, top_k=2)
     assert (result.query, result.trace.stage, result.fuse_with) == (GOOD, "2", ())
     assert llm.kinds() == ["rewrite"]
     stage_2 = result.trace.details["stage_2"]

@@ -6,14 +6,18 @@ Stage 1 (no call): the first turn, or a follow-up with no dependency marker (no 
 "the previous", at least ``min_words`` words) is searched as asked. On the dev half such turns
 gain nothing from a rewrite, human or model.
 
-Stage 2 (one call): every other follow-up (a pronoun, an explicit reference such as "what about"
-or "the previous one", or too few words to carry a topic) is rewritten with the last exchange plus
-the earlier exchanges whose question is most like this one, and the rewrite is searched *together
-with* the question plus the conversation's most specific terms (:mod:`.topic`, no call), the two
-result lists fused (RRF). The fusion is what makes the call pay: on the dev half neither the
-1.5B model's rewrite alone nor the zero-call expansion alone retrieves as well as both. The verdict
-costs no call: a rewrite that passes the acceptance checks is kept; one that leaves the reference
-open is recorded (``stage_2_unresolved``) and, with ``escalate``, goes on to stage 3.
+Stage 1a (no call): a follow-up with no pronoun that repeats a specific term of the conversation
+("Passport fees?", "What about the Pro plan?") already names what it is about; it is searched
+as asked *and* as the question plus the conversation's most specific terms (:mod:`.topic`), fused
+(RRF). On the dev half the model's rewrite of these turns retrieved no better, and leaving them out
+takes a quarter of the calls away.
+
+Stage 2 (one call): every other follow-up (a pronoun, or an explicit reference or too few words
+with nothing the conversation said) is rewritten with the last exchange, and the rewrite is searched
+*together with* the topic expansion, the two result lists fused (RRF). The fusion is what makes
+the call pay: on the dev half neither the 1.5B model's rewrite alone nor the zero-call expansion
+alone retrieves as well as both. The verdict costs no call: a rewrite that passes the acceptance
+checks is kept; one that leaves the reference open is recorded (``stage_2_unresolved``) and, with ``escalate``, goes on to stage 3.
 
 Stage 3 (one more call, only with ``escalate``): MMR-cluster context over the whole history.
 Off by default: on the dev half it changed no result, and without it a follow-up costs at most
@@ -27,7 +31,7 @@ and with the terms appended, fused (stage 1x).
 When no rewrite survives, the turn falls back to the zero-call fusion. Every step, with its
 inputs, is in the trace (progressive-context-escalation seed; the seed's separate "is it still
 ambiguous?" model call is replaced by the rule verdict, and its stage 2a/2b windows by one
-context: the last exchange plus similar ones).
+context: the last exchange, plus the ``top_k`` earlier exchanges most like the question).
 """
 
 from __future__ import annotations
@@ -46,9 +50,9 @@ from .base import Rewrite, Trace, UsesEmbedder, finish, record_context, start_tr
 from .mmr_cluster import MMRCluster, MMRSettings
 from .rewriter import CheckSettings, rewrite
 from .standalone import MIN_WORDS, standalone_verdict
-from .topic import TopicSettings, conversation_terms, expand
+from .topic import TopicSettings, conversation_terms, expand, shared_terms
 
-STAGES = ("1", "1x", "1r", "2", "2_fallback_original", "3", "3_fallback_previous_stage", "3_fallback_original")
+STAGES = ("1", "1a", "1x", "1r", "2", "2_fallback_original", "3", "3_fallback_previous_stage", "3_fallback_original")
 REWRITE_POLICIES = ("markers", "references", "never")
 
 
@@ -68,7 +72,12 @@ class ProgressiveSettings:
 
     min_words: int = MIN_WORDS
     similarity_threshold: float = 0.7
-    top_k: int = 2  # earlier exchanges added to the last one in stage 2
+    #: earlier exchanges (the most similar to the question) added to the last one in stage 2; on the
+    #: dev half the last exchange alone retrieved as well as with two more, with a shorter prompt
+    top_k: int = 0
+    #: a follow-up without a pronoun that repeats a specific term of the conversation is searched as asked
+    #: and with the topic expansion, fused, without a call (stage 1a); False sends it to the model
+    anchored_without_call: bool = True
     #: short follow-ups without a reference: True searches them with the topic expansion (stage 1x,
     #: no call), False sends them to the model (stage 2)
     expand_short: bool = False
@@ -125,9 +134,13 @@ class Progressive(UsesEmbedder):
         explicit = [m for m in refers if m.startswith("reference:")]
         if refers and (s.rewrite == "never" or (terms and s.rewrite == "references" and not explicit)):
             return finish(trace, started, expanded, "1r")  # the topic terms stand in for what the pronoun points to
+        anchor = shared_terms(task.question, task.history, s.topic.max_zipf)
+        if s.anchored_without_call and anchor and not any(m.startswith("pronoun:") for m in refers):
+            trace.details["stage_1"]["anchor"] = anchor  # the terms it shares with the conversation
+            return finish(trace, started, task.question, "1a", (expanded,))
 
         fuse = (expanded,) if s.fuse_rewrite else ()
-        # Stage 2: the last exchange and the earlier ones whose question resembles this one.
+        # Stage 2: the last exchange (and, with top_k, the earlier ones whose question resembles this one).
         chosen = self._stage_2_turns(task, pairs, trace)
         query = self._rewrite_with(task, trace, "2", [pairs[i] for i in chosen])
         if query is not None:

@@ -10,6 +10,8 @@ it carries no topic. Two zero-call tools address that:
 * :func:`conversation_terms` ranks the history's specific terms by how recent, how repeated
   and how specific they are, user questions counting more than answers. Appending the top
   few to a question that lacks them is the zero-call topic expansion.
+* :func:`shared_terms` finds the specific terms a follow-up repeats from the conversation: such a
+  question is anchored to what was said and needs no rewrite to be searched.
 """
 
 from __future__ import annotations
@@ -133,6 +135,13 @@ def conversation_terms(
 def names_topic(question: str, max_zipf: float = 4.6) -> bool:
     """Whether ``question`` carries a topic of its own (at least one specific term)."""
     return bool(specific_terms(question, max_zipf))
+
+
+def shared_terms(question: str, history: Sequence[Message], max_zipf: float = 4.6) -> list[str]:
+    """The specific terms of ``question`` that the conversation used too (compared by stem): a
+    follow-up that repeats one ("And the Pro plan's fees?") already names what it is about."""
+    said = {_stem(term) for message in history for term in specific_terms(message.text, max_zipf)}
+    return [term for term in specific_terms(question, max_zipf) if _stem(term) in said]
 
 
 def expand(query: str, terms: Iterable[str]) -> str:
