@@ -3,17 +3,19 @@
 import pytest
 
 from convrag.strategies import make_strategy
+from convrag.strategies.progressive import Progressive, ProgressiveSettings
 from convrag.strategies.standalone import standalone_verdict
 from tests.helpers import CARDINALS, make_task
 
 
 @pytest.fixture(scope="module")
 def follow_ups(sample):  # type: ignore[no-untyped-def]
-    """The first two follow-up turns with a dependency marker in each of two sample domains."""
+    """Four follow-up turns with a pronoun from the sample, at most two per domain."""
     chosen = []
-    for domain in ("cloud", "clapnq"):
-        tasks = [t for t in sample.tasks(domain) if t.turn > 1 and not standalone_verdict(t.question).standalone]
-        chosen += tasks[:2]
+    for domain in sample.domains:
+        tasks = [t for t in sample.tasks(domain) if t.turn > 1
+                 and any(m.startswith("pronoun:") for m in standalone_verdict(t.question).markers)]
+        chosen += tasks[: min(2, 4 - len(chosen))]
     assert len(chosen) == 4
     return chosen
 
@@ -21,7 +23,7 @@ def follow_ups(sample):  # type: ignore[no-untyped-def]
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["progressive", "mmr_cluster"])
 def test_strategies_run_the_real_model_on_real_conversations(name, local_llm, embedder, follow_ups):
-    # by default progressive sends every follow-up with a marker (these all have one) to the model
+    # by default progressive sends every follow-up with a pronoun (these all have one) to the model
     strategy = make_strategy(name, local_llm, embedder)
     for task in follow_ups:
         result = strategy.rewrite(task)
@@ -34,8 +36,15 @@ def test_strategies_run_the_real_model_on_real_conversations(name, local_llm, em
 
 
 @pytest.mark.slow
-def test_the_real_model_resolves_an_explicit_reference(local_llm, embedder):
-    task = make_task("What about outside the US, do they play there?", CARDINALS[:2])
-    result = make_strategy("progressive", local_llm, embedder).rewrite(task)
+@pytest.mark.parametrize(
+    ("exchanges", "settings"),
+    [
+        (CARDINALS[:1], ProgressiveSettings()),  # the default: the referent is in the last exchange
+        (CARDINALS[:2], ProgressiveSettings(top_k=2)),  # two exchanges back: brought in as a similar turn
+    ],
+)
+def test_the_real_model_resolves_an_explicit_reference(local_llm, embedder, exchanges, settings):
+    task = make_task("What about outside the US, do they play there?", exchanges)
+    result = Progressive(local_llm, embedder, settings).rewrite(task)
     assert result.trace.stage == "2" and len(result.trace.calls) == 1, result.trace.to_dict()
     assert "cardinals" in result.query.lower(), result.trace.to_dict()
