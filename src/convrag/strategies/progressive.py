@@ -12,12 +12,13 @@ as asked *and* as the question plus the conversation's most specific terms (:mod
 (RRF). On the dev half the model's rewrite of these turns retrieved no better, and leaving them out
 takes a quarter of the calls away.
 
-Stage 2 (one call): every other follow-up (a pronoun, or an explicit reference or too few words
-with nothing the conversation said) is rewritten with the last exchange, and the rewrite is searched
-*together with* the topic expansion, the two result lists fused (RRF). The fusion is what makes
-the call pay: on the dev half neither the 1.5B model's rewrite alone nor the zero-call expansion
-alone retrieves as well as both. The verdict costs no call: a rewrite that passes the acceptance
-checks is kept; one that leaves the reference open is recorded (``stage_2_unresolved``) and, with ``escalate``, goes on to stage 3.
+Stage 2 (one call): every other follow-up (one with a pronoun, or an explicit reference or too few
+words and no term the conversation used) is rewritten with the last exchange, and the rewrite is
+searched *together with* the topic expansion, the two result lists fused (RRF). The fusion is what
+makes the call pay: on the dev half neither the 1.5B model's rewrite alone nor the zero-call
+expansion alone retrieves as well as both. The verdict costs no call: a rewrite that passes the
+acceptance checks is kept; one that leaves the reference open is recorded (``stage_2_unresolved``)
+and, with ``escalate``, goes on to stage 3.
 
 Stage 3 (one more call, only with ``escalate``): MMR-cluster context over the whole history.
 Off by default: on the dev half it changed no result, and without it a follow-up costs at most
