@@ -96,6 +96,7 @@ def progressive(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
 
     llm = make_llm("local")
     once = dict(fuse_rewrite=True, escalate=False)
+    marked = dict(rewrite="markers", expand_short=False, **once)  # every marked or short follow-up, one call at most
     # the settings before today's last two levers, spelled out so that a change of defaults cannot change a row
     earlier = dict(top_k=2, anchored_without_call=False)
     variants = {
@@ -111,12 +112,11 @@ def progressive(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
             rewrite="markers", expand_short=False, fuse_rewrite=False, escalate=True, **earlier),
         "every marker and short turn to the model, fused, stage 3": ProgressiveSettings(
             rewrite="markers", expand_short=False, fuse_rewrite=True, escalate=True, **earlier),
-        "every marker and short turn to the model, fused, one call at most": ProgressiveSettings(
-            rewrite="markers", expand_short=False, **once, **earlier),
+        "every marker and short turn to the model, fused, one call at most": ProgressiveSettings(**marked, **earlier),
         "the same with the last exchange alone as stage-2 context (top_k 0)": ProgressiveSettings(
-            rewrite="markers", expand_short=False, **once, top_k=0, anchored_without_call=False),
+            **marked, top_k=0, anchored_without_call=False),
         "the same, and follow-ups that repeat a conversation term without a pronoun searched without a call (the default)": (
-            ProgressiveSettings(rewrite="markers", expand_short=False, **once, top_k=0, anchored_without_call=True)),
+            ProgressiveSettings(**marked, top_k=0, anchored_without_call=True)),
     }
     rows = []
     full = StrategySource(make_strategy("full_rewrite", llm, indexes.embedder))

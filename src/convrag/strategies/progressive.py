@@ -141,10 +141,11 @@ class Progressive(UsesEmbedder):
         explicit = [m for m in refers if m.startswith("reference:")]
         if refers and (s.rewrite == "never" or (terms and s.rewrite == "references" and not explicit)):
             return finish(trace, started, expanded, "1r")  # the topic terms stand in for what the pronoun points to
-        anchor = shared_terms(task.question, task.history, s.topic.max_zipf)
-        if s.anchored_without_call and anchor and not any(m.startswith("pronoun:") for m in refers):
-            trace.details["stage_1"]["anchor"] = anchor  # the terms it shares with the conversation
-            return finish(trace, started, task.question, "1a", (expanded,))
+        if s.anchored_without_call and not any(m.startswith("pronoun:") for m in refers):
+            anchor = shared_terms(task.question, task.history, s.topic.max_zipf)
+            if anchor:
+                trace.details["stage_1"]["anchor"] = anchor  # the terms it shares with the conversation
+                return finish(trace, started, task.question, "1a", (expanded,))
 
         fuse = (expanded,) if s.fuse_rewrite else ()
         # Stage 2: the last exchange (and, with top_k, the earlier ones whose question resembles this one).
