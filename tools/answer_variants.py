@@ -6,6 +6,8 @@ the answer prompt's budget"): each is `convrag eval-answers --split dev --answer
     .venv/bin/python tools/answer_variants.py short-history
     .venv/bin/python tools/answer_variants.py short-history-four-sentences
     .venv/bin/python tools/answer_variants.py chosen
+    .venv/bin/python tools/answer_variants.py compact
+    .venv/bin/python tools/answer_variants.py compact-full
 
 Writes runs/answers-dev-<variant>/ (the rows, summary.md); then
 `tools/tune_on_dev.py answers runs/answers-dev-<variant>/answers-ungated.jsonl` for the decline table.
@@ -15,17 +17,28 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from convrag.generate import answer
 from convrag.generate.compress import CompressionSettings
 from convrag.generate.decline import DeclineSettings
 from convrag.history import Budget
 
-VARIANTS: dict[str, tuple[Budget, int, bool]] = {  # history, passage tokens, up to four sentences
-    "short-history-short-passages": (Budget(tokens=150, answer_words=40), 250, False),
-    "short-history": (Budget(tokens=150, answer_words=40), 350, False),
-    "short-history-four-sentences": (Budget(tokens=150, answer_words=40), 350, True),
-    "chosen": (Budget(tokens=400, answer_words=60), 350, False),
+CHOSEN = Budget(tokens=400, answer_words=60)
+SHORT = Budget(tokens=150, answer_words=40)
+#: the user's questions alone (no agent answers), for a prompt that asks the standalone question
+QUESTIONS = Budget(tokens=100, answer_words=0)
+
+#: history, passage tokens, up to four sentences, and further AnswerSettings fields
+VARIANTS: dict[str, tuple[Budget, int, bool, dict[str, Any]]] = {
+    "short-history-short-passages": (SHORT, 250, False, {}),
+    "short-history": (SHORT, 350, False, {}),
+    "short-history-four-sentences": (SHORT, 350, True, {}),
+    "chosen": (CHOSEN, 350, False, {}),
+    # the standalone question in place of the conversation (only the user's earlier questions kept)
+    "compact": (QUESTIONS, 350, False, {"ask_standalone": True}),
+    # ... and worked examples whose answer restates the subject and gathers every passage's part
+    "compact-full": (QUESTIONS, 350, False, {"ask_standalone": True, "examples": "full"}),
 }
 
 
@@ -34,12 +47,12 @@ def main() -> None:
     parser.add_argument("variant", choices=sorted(VARIANTS))
     parser.add_argument("--data", default="../shared/mtrag")
     args = parser.parse_args()
-    history, passages, four = VARIANTS[args.variant]
+    history, passages, four, further = VARIANTS[args.variant]
     if four:
         answer.CITED_SYSTEM = answer.CITED_SYSTEM.replace("Write at most 3 short sentences", "Write at most 4 sentences")
     answer.ANSWER_PRESETS["ungated"] = answer.AnswerSettings(
         history=history, compression=CompressionSettings(max_tokens=passages),
-        decline=DeclineSettings(min_relevance=0.0, min_grounding=0.0))
+        decline=DeclineSettings(min_relevance=0.0, min_grounding=0.0), **further)
     from convrag.cli.main import main as convrag
 
     sys.argv = ["convrag", "eval-answers", "--data", args.data, "--split", "dev", "--answers", "ungated", "--no-compare",

@@ -55,7 +55,8 @@ def clip_words(text: str, max_words: int) -> str:
 
 @dataclass(frozen=True)
 class Budget:
-    """How much context a prompt may carry: ``tokens`` in all, ``answer_words`` per agent answer."""
+    """How much context a prompt may carry: ``tokens`` in all, ``answer_words`` per agent answer
+    (0: the user's side only, for a prompt that needs the topic of the conversation, not its answers)."""
 
     tokens: int = 600
     answer_words: int = 80
@@ -65,7 +66,7 @@ def pair_lines(pair: TurnPair, answer_words: int) -> list[str]:
     lines = []
     if pair.user:
         lines.append(f"User: {' '.join(pair.user.split())}")
-    if pair.agent:
+    if pair.agent and answer_words > 0:
         lines.append(f"Assistant: {clip_words(pair.agent, answer_words)}")
     return lines
 

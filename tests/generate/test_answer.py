@@ -2,6 +2,7 @@ import pytest
 
 from convrag.generate.answer import (
     DECLINE,
+    EXAMPLE_SETS,
     Answer,
     AnswerFailed,
     AnswerGenerator,
@@ -11,6 +12,7 @@ from convrag.generate.answer import (
     parse_citations,
 )
 from convrag.generate.decline import DeclineSettings, grounding
+from convrag.history import Budget
 from convrag.llm.base import LLMError
 from convrag.merge.base import MergedResult
 from convrag.types import Message, SourcedHit
@@ -68,6 +70,28 @@ def test_the_cited_prompt_shows_examples_history_first_and_only_the_relevant_sen
     compression = answer.trace["details"]["compression"]
     assert compression["total_sentences"] == [3, 2] and compression["kept_sentences"][0] < 3
     assert answer.citations[0].passage_id == "p0" and not answer.citations[0].inferred
+
+
+def test_the_standalone_question_is_asked_in_place_of_the_question_with_the_users_side_only(embedder):
+    llm = ScriptedLLM(answer=["The Lite plan is free [1]."] * 3)
+    history = [Message("user", "What storage plans are there?"), Message("agent", "Lite and Standard, billed monthly.")]
+    compact = AnswerSettings(history=Budget(tokens=100, answer_words=0), ask_standalone=True, examples="full")
+    answer = AnswerGenerator(llm, compact, embedder).answer("Is it free?", history, results(PLANS), "Is the Lite plan free?",
+                                                            "Is the Lite plan free?")
+    messages = llm.requests[-1][1]
+    prompt = messages[-1]["content"]
+    assert prompt.endswith("Question: Is the Lite plan free?\nAnswer:") and answer.trace["details"]["asked"] == "Is the Lite plan free?"
+    assert "User: What storage plans are there?" in prompt and "Lite and Standard" not in prompt  # the user's side only
+    assert messages[2]["content"] == EXAMPLE_SETS["full"][0].answer != EXAMPLE_SETS["brief"][0].answer
+    # no question written by the model: the question as asked (the retrieval query only scores sentences)
+    AnswerGenerator(llm, compact, embedder).answer("Is it free?", history, results(PLANS), "Is it free? storage plans", None)
+    assert llm.requests[-1][1][-1]["content"].endswith("Question: Is it free?\nAnswer:")
+    # the setting off: the question as asked, with the whole exchange
+    AnswerGenerator(llm, AnswerSettings(), embedder).answer("Is it free?", history, results(PLANS), "Is the Lite plan free?", "Is the Lite plan free?")
+    prompt = llm.requests[-1][1][-1]["content"]
+    assert prompt.endswith("Question: Is it free?\nAnswer:") and "Assistant: Lite and Standard" in prompt
+    with pytest.raises(ValueError, match="unknown worked examples"):
+        AnswerSettings(examples="chatty")
 
 
 def test_nothing_relevant_is_declined_without_a_call(embedder):

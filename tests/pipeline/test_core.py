@@ -66,6 +66,19 @@ def test_chat_loop_keeps_history_and_shows_the_trace(tiny_collection, capsys):
     assert "stage 2" in out and "kept [1] docs/" in out
 
 
+def test_the_strategys_standalone_question_reaches_the_answer_prompt_when_asked_for(tiny_collection):
+    bm25 = open_collections({"x": tiny_collection}, "bm25")[0].retriever
+    rewrite = "Where do the Arizona Cardinals play their home games?"
+    history = [Message("user", "Did the Arizona Cardinals play in London?"), Message("agent", "Yes, in 2017 [1].")]
+    for preset, asked in (("fast", rewrite), ("default", "Where do they play at home?")):
+        llm = ScriptedLLM(rewrite=[rewrite], answer=["At State Farm Stadium [1]."])
+        generator = AnswerGenerator(llm, ANSWER_PRESETS[preset])
+        pipeline = Pipeline([CollectionSearch("docs", bm25)], make_strategy("progressive", llm), generator=generator)
+        result = pipeline.answer([*history, Message("user", "Where do they play at home?")])
+        assert result.trace.strategy.standalone == rewrite and result.trace.to_dict()["strategy"]["standalone"] == rewrite
+        assert llm.last_user_prompt("answer").endswith(f"Question: {asked}\nAnswer:")
+
+
 @pytest.mark.slow
 def test_real_model_over_two_sample_collections(sample_indexes, local_llm):
     data = sample_indexes.data

@@ -23,6 +23,11 @@ def test_long_answers_are_clipped():
     assert lines[1].endswith("…") and count(lines[1]) == 12  # "Assistant:" + 10 words + ellipsis
 
 
+def test_no_answer_words_keeps_the_users_side_only():
+    pair = turn_pairs([Message("user", "Which plans are there?"), Message("agent", "Lite and Standard.")])[0]
+    assert pair_lines(pair, answer_words=0) == ["User: Which plans are there?"]
+
+
 def test_oldest_turns_are_dropped_to_fit_the_budget():
     blocks = [[f"User: question {i} " + "x " * 20] for i in range(10)]
     text, dropped = render_context(blocks, count, Budget(tokens=70))

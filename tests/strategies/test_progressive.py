@@ -22,6 +22,7 @@ def test_by_default_a_follow_up_with_a_marker_costs_one_call_fused_with_the_topi
     llm = ScriptedLLM(rewrite=[GOOD, "What are the fees for adults to renew a passport?"])
     pronoun = Progressive(llm, embedder).rewrite(make_task(FOLLOW_UP, CARDINALS))
     assert (pronoun.query, pronoun.trace.stage) == (GOOD, "2") and llm.kinds() == ["rewrite"]
+    assert pronoun.trace.standalone == GOOD  # the model's question on its own, for the answer prompt
     terms = pronoun.trace.details["stage_1"]["conversation_terms"]
     assert terms and pronoun.fuse_with == (FOLLOW_UP + " " + " ".join(terms),)
     assert pronoun.queries == (GOOD, pronoun.fuse_with[0])
@@ -34,7 +35,7 @@ def test_first_turn_and_questions_without_a_marker_stop_at_stage_1(embedder):
     assert run(llm, embedder, FOLLOW_UP, []).trace.stage == "1"
     result = run(llm, embedder, "What are the tax benefits of a Roth IRA account?")
     assert result.trace.stage == "1" and result.query == "What are the tax benefits of a Roth IRA account?"
-    assert result.fuse_with == () and llm.requests == [] and not result.trace.noop
+    assert result.fuse_with == () and llm.requests == [] and not result.trace.noop and result.trace.standalone == ""
 
 
 def test_a_short_follow_up_is_fused_with_its_topic_expansion_without_a_call(embedder):
@@ -52,7 +53,7 @@ def test_a_follow_up_naming_what_the_conversation_said_costs_no_call(embedder):
     llm = ScriptedLLM()
     for question, anchor in (("Passport fees?", ["passport"]), ("What about the stadium roof?", ["stadium", "roof"])):
         result = run(llm, embedder, question)  # short, or an explicit reference, but no pronoun
-        assert (result.trace.stage, result.query) == ("1a", question) and llm.requests == []
+        assert (result.trace.stage, result.query, result.trace.standalone) == ("1a", question, "") and llm.requests == []
         assert result.trace.details["stage_1"]["anchor"] == anchor
         assert result.fuse_with and result.fuse_with[0].startswith(question + " ")
     pronoun = ScriptedLLM(rewrite=["Is the State Farm Stadium roof open?"])

@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 
 from convrag.data.layout import sample_root
-from convrag.generate.answer import ANSWER_EXAMPLES
+from convrag.generate.answer import EXAMPLE_SETS
 from convrag.strategies.prompts import REWRITE_EXAMPLES, SUMMARY_EXAMPLES, FewShot
 
 EXAMPLES: list[FewShot] = [*REWRITE_EXAMPLES, *(example for example, _ in SUMMARY_EXAMPLES),
-                           *(FewShot(e.passages, e.question, e.answer, e.topics) for e in ANSWER_EXAMPLES)]
+                           *(FewShot(e.passages, e.question, e.answer, e.topics) for examples in EXAMPLE_SETS.values() for e in examples)]
 SUMMARIES = [summary for _, summary in SUMMARY_EXAMPLES]
 SHARED = Path(os.environ.get("CONVRAG_MTRAG_DATA", Path(__file__).parents[3] / "shared" / "mtrag"))
 NOT_NAMES = {"User", "Assistant", "I"}

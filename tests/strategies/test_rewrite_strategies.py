@@ -30,7 +30,8 @@ def test_last_turn_returns_the_question():
 
 def test_full_rewrite_sends_the_whole_history_and_trims_a_long_one():
     llm = ScriptedLLM(rewrite=[GOOD, GOOD])
-    assert FullRewrite(llm).rewrite(make_task("Do they play outside the US?", CARDINALS)).query == GOOD
+    rewritten = FullRewrite(llm).rewrite(make_task("Do they play outside the US?", CARDINALS))
+    assert rewritten.query == rewritten.trace.standalone == GOOD
     assert "passport" in llm.last_user_prompt("rewrite") and "Tell me about" in llm.last_user_prompt("rewrite")
     long_history = CARDINALS * 30
     result = FullRewrite(llm, Budget(tokens=200)).rewrite(make_task("Do they play outside the US?", long_history))
@@ -40,6 +41,7 @@ def test_full_rewrite_sends_the_whole_history_and_trims_a_long_one():
 def test_full_rewrite_falls_back_on_garbage():
     result = FullRewrite(ScriptedLLM(rewrite=["%%%% ### !!"])).rewrite(make_task("Do they play outside the US?", CARDINALS))
     assert result.query == "Do they play outside the US?" and result.trace.stage == "fallback_original"
+    assert result.trace.standalone == ""  # nothing the model wrote is asked in the question's place
     assert result.trace.fallbacks[0].reason in {"not_a_question", "lost_content"}
 
 
@@ -107,10 +109,10 @@ def test_summary_query_forms_and_fallbacks():
     answer = f"Summary: {summary}\nQuestion: {GOOD}"
     task = make_task("Do they play outside the US?", CARDINALS)
     result = Summary(ScriptedLLM(summary=[answer])).rewrite(task)
-    assert result.query == f"Summary: {summary} Question: {GOOD}"
+    assert result.query == f"Summary: {summary} Question: {GOOD}" and result.trace.standalone == GOOD
     assert Summary(ScriptedLLM(summary=[answer]), query_form="question").rewrite(task).query == GOOD
     missing = Summary(ScriptedLLM(summary=[f"Summary: {summary}"])).rewrite(task)
     assert missing.query.endswith("Question: Do they play outside the US?")
-    assert missing.trace.fallbacks[0].reason == "question_empty"
+    assert missing.trace.fallbacks[0].reason == "question_empty" and missing.trace.standalone == ""
     essay = Summary(ScriptedLLM(summary=[f"Summary: {'long ' * 100}\nQuestion: {GOOD}"])).rewrite(task)
     assert essay.trace.fallbacks[0].reason == "summary_overlong_clipped" and len(essay.query.split()) < 70

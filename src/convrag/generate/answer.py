@@ -67,23 +67,41 @@ class AnswerExample(NamedTuple):
     topics: tuple[str, ...]
 
 
-ANSWER_EXAMPLES: tuple[AnswerExample, ...] = (
-    AnswerExample(
-        "[1] (Sourdough starter) A starter is fed with equal weights of flour and water. At room temperature it needs "
-        "feeding every day … Kept in the fridge, once a week is enough.\n"
-        "[2] (Baking) Steam in the first minutes of baking gives the loaf a crisp outside.",
-        "How often does a sourdough starter need feeding?",
-        "At room temperature a sourdough starter needs feeding every day [1]. In the fridge, once a week is enough [1].",
-        ("sourdough", "baking"),
+_STARTER = "[1] (Sourdough starter) A starter is fed with equal weights of flour and water."
+_STEAM = "[2] (Baking) Steam in the first minutes of baking gives the loaf a crisp outside."
+_CHESS = AnswerExample(f"{_STARTER}\n{_STEAM}", "Who invented the chess clock?", DECLINE, ("sourdough", "baking", "chess"))
+
+#: worked examples of the ``cited`` prompt, by name (``AnswerSettings.examples``). The model copies
+#: the examples' form far more than it follows the instructions, so the answers' length is set here.
+EXAMPLE_SETS: dict[str, tuple[AnswerExample, ...]] = {
+    # two short cited sentences: quick to write, but short of what a full reference answer says
+    "brief": (
+        AnswerExample(
+            f"{_STARTER[:-1]}. At room temperature it needs feeding every day … Kept in the fridge, once a week is "
+            f"enough.\n{_STEAM}",
+            "How often does a sourdough starter need feeding?",
+            "At room temperature a sourdough starter needs feeding every day [1]. In the fridge, once a week is enough [1].",
+            ("sourdough", "baking"),
+        ),
+        _CHESS,
     ),
-    AnswerExample(
-        "[1] (Sourdough starter) A starter is fed with equal weights of flour and water.\n"
-        "[2] (Baking) Steam in the first minutes of baking gives the loaf a crisp outside.",
-        "Who invented the chess clock?",
-        DECLINE,
-        ("sourdough", "baking", "chess"),
+    # three sentences that restate the question's subject and gather what every passage adds
+    "full": (
+        AnswerExample(
+            f"{_STARTER[:-1]}. At room temperature it needs feeding every day … Kept in the fridge, once a week is "
+            f"enough.\n{_STEAM}\n[3] (Sourdough starter) A starter that misses its feeding turns sour and collects "
+            "a grey liquid on top … Pouring the liquid off and feeding it twice a day usually revives it.",
+            "How often does a sourdough starter need feeding?",
+            "A sourdough starter kept at room temperature needs feeding every day, with equal weights of flour and "
+            "water [1]. Kept in the fridge, it needs feeding only once a week [1]. If a feeding is missed, the starter "
+            "turns sour and collects a grey liquid, but pouring the liquid off and feeding it twice a day usually "
+            "revives it [3].",
+            ("sourdough", "baking"),
+        ),
+        _CHESS,
     ),
-)
+}
+ANSWER_EXAMPLES = EXAMPLE_SETS["brief"]
 
 _CITATION = re.compile(r"\[(\d{1,3})\]")
 _DECLINED = re.compile(
@@ -107,10 +125,17 @@ class AnswerSettings:
     passage_words: int = 180  # without compression, each passage is clipped to this many words
     #: make the model cite every sentence as it writes it (:mod:`..llm.steering`; local backend)
     cite_sentences: bool = True
+    #: the ``cited`` prompt's worked examples (:data:`EXAMPLE_SETS`)
+    examples: str = "brief"
+    #: ask the strategy's standalone question (when the model wrote one) in place of the question as
+    #: asked: the question then carries its own topic, so the history can be cut to the user's side
+    ask_standalone: bool = False
 
     def __post_init__(self) -> None:
         if self.prompt not in PROMPTS:
             raise ValueError(f"unknown answer prompt {self.prompt!r}; expected one of {', '.join(PROMPTS)}")
+        if self.examples not in EXAMPLE_SETS:
+            raise ValueError(f"unknown worked examples {self.examples!r}; expected one of {', '.join(EXAMPLE_SETS)}")
 
     @classmethod
     def first(cls) -> AnswerSettings:
@@ -125,6 +150,10 @@ ANSWER_PRESETS: dict[str, AnswerSettings] = {
     # the default without the decline gate: every turn reaches the model, so that relevance and
     # grounding can be recorded for all of them and the thresholds chosen (tools/tune_on_dev.py)
     "ungated": AnswerSettings(decline=DeclineSettings(min_relevance=0.0, min_grounding=0.0)),
+    # a shorter prompt for a slow machine: the model's standalone question in place of the
+    # conversation, of which only the user's questions stay. On the dev half the first token came
+    # 3.3 s sooner, at 2.5 points of ROUGE-L and twice the false declines (docs/benchmarks.md)
+    "fast": AnswerSettings(history=Budget(tokens=100, answer_words=0), ask_standalone=True),
 }
 
 
@@ -195,11 +224,12 @@ def _cited_user(context: str, block: str, question: str) -> str:
     return f"Conversation so far:\n{context or '(none)'}\n\nPassages:\n{block or '(none)'}\n\nQuestion: {question}\nAnswer:"
 
 
-def cited_messages(question: str, history: Sequence[Message], block: str, history_budget: Budget, count_tokens: Any) -> list[ChatMessage]:
+def cited_messages(question: str, history: Sequence[Message], block: str, history_budget: Budget, count_tokens: Any,
+                   examples: Sequence[AnswerExample] = ANSWER_EXAMPLES) -> list[ChatMessage]:
     """The ``cited`` prompt: instructions and worked examples (a fixed prefix), then the conversation
     (which grows turn by turn, so the prefix up to it is reused), the passages and the question."""
     messages: list[ChatMessage] = [{"role": "system", "content": CITED_SYSTEM}]
-    for example in ANSWER_EXAMPLES:
+    for example in examples:
         messages.append({"role": "user", "content": _cited_user("", example.passages, example.question)})
         messages.append({"role": "assistant", "content": example.answer})
     context, _ = render_pairs(turn_pairs(history), count_tokens, history_budget)
@@ -315,9 +345,12 @@ class AnswerGenerator:
         return self._embedder
 
     def _prepare(self, question: str, history: Sequence[Message], results: Sequence[MergedResult], query: str | None,
-                 start: float) -> _Prepared:
+                 standalone: str | None, start: float) -> _Prepared:
         s = self.settings
         trace: dict[str, Any] = {"passages": len(results), "details": {"prompt": s.prompt}}
+        if s.ask_standalone and standalone and standalone.strip() != question.strip():
+            trace["details"]["asked"] = standalone  # the model is asked the standalone question
+            question = standalone
         if not results:
             trace["fallback"] = "no passages retrieved: declined without a model call"
             return _Prepared(None, [], trace, Answer(DECLINE, [], True, {**trace, "latency_s": time.perf_counter() - start}))
@@ -336,12 +369,15 @@ class AnswerGenerator:
             block, shown = compressed_block(passages), [p.text for p in passages]
         else:
             block, shown = passage_block(results, s.passage_words), [r.hit.text for r in results]
-        return _Prepared(cited_messages(question, history, block, s.history, self.llm.count_tokens), shown, trace)
+        return _Prepared(cited_messages(question, history, block, s.history, self.llm.count_tokens, EXAMPLE_SETS[s.examples]),
+                         shown, trace)
 
-    def answer(self, question: str, history: Sequence[Message], results: Sequence[MergedResult], query: str | None = None) -> Answer:
-        """The cited answer; ``query`` (the strategy's standalone query) scores sentences for compression."""
+    def answer(self, question: str, history: Sequence[Message], results: Sequence[MergedResult], query: str | None = None,
+               standalone: str | None = None) -> Answer:
+        """The cited answer; ``query`` (the strategy's retrieval query) scores sentences for compression;
+        ``standalone`` (the question the model restated on its own, if any) is asked with ``ask_standalone``."""
         start = time.perf_counter()
-        prepared = self._prepare(question, history, results, query, start)
+        prepared = self._prepare(question, history, results, query, standalone, start)
         if prepared.early is not None:
             return prepared.early
         assert prepared.messages is not None
@@ -352,12 +388,12 @@ class AnswerGenerator:
         return self._finish(completion, prepared, results, start)
 
     def stream(self, question: str, history: Sequence[Message], results: Sequence[MergedResult],
-               query: str | None = None) -> Iterator[str | Answer]:
+               query: str | None = None, standalone: str | None = None) -> Iterator[str | Answer]:
         """:meth:`answer`, with the model's text in pieces as it is written before the :class:`Answer`.
         The final text may differ from the pieces: inferred citation markers are added, citations
         are re-pointed, and an empty or ungrounded answer becomes the decline sentence."""
         start = time.perf_counter()
-        prepared = self._prepare(question, history, results, query, start)
+        prepared = self._prepare(question, history, results, query, standalone, start)
         if prepared.early is not None:
             yield prepared.early.text
             yield prepared.early

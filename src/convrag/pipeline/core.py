@@ -157,16 +157,17 @@ class Pipeline:
             t = time.perf_counter()
             question, history = messages[-1].text, messages[:-1]
             query = trace.strategy.final_query if trace.strategy is not None else question
+            standalone = trace.strategy.standalone if trace.strategy is not None else None
             if stream_text:
                 answer = None
-                for item in self.generator.stream(question, history, merged.results, query):
+                for item in self.generator.stream(question, history, merged.results, query, standalone):
                     if isinstance(item, Answer):
                         answer = item
                     else:
                         yield item
                 assert answer is not None
             else:
-                answer = self.generator.answer(question, history, merged.results, query)
+                answer = self.generator.answer(question, history, merged.results, query, standalone)
             trace.timings_s["answer"] = time.perf_counter() - t
         trace.answer = answer.trace
         trace.timings_s["total"] = time.perf_counter() - start

@@ -49,6 +49,7 @@ class StrategyTraceDict(TypedDict):
     strategy: str
     original_query: str
     final_query: str
+    standalone: str  # the question as the model restated it on its own ("" when no model rewrite)
     stage: str
     calls: list[LLMCallDict]
     context: list[dict[str, Any]]

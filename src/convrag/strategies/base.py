@@ -52,6 +52,9 @@ class Trace:
     strategy: str
     original_query: str
     final_query: str = ""
+    #: the question restated on its own by the model, when the strategy had one written (a model
+    #: rewrite, not an expansion or a summary); the answer prompt can ask it in place of the question
+    standalone: str = ""
     stage: str = ""
     calls: list[LLMCall] = field(default_factory=list)
     context: list[dict[str, Any]] = field(default_factory=list)
@@ -146,12 +149,13 @@ def record_context(
     return context
 
 
-def finish(trace: Trace, started: float, query: str, stage: str, fuse_with: Sequence[str] = ()) -> Rewrite:
-    """Close the trace: final query (and renderings fused with it), stage, no-op flag and the wall
-    time of the whole decision."""
+def finish(trace: Trace, started: float, query: str, stage: str, fuse_with: Sequence[str] = (), standalone: str = "") -> Rewrite:
+    """Close the trace: final query (and renderings fused with it), the model-written standalone
+    question if any, stage, no-op flag and the wall time of the whole decision."""
     from ..text import same_query
 
     trace.final_query = query
+    trace.standalone = standalone
     trace.stage = stage
     extra = tuple(q for q in fuse_with if not same_query(q, query))
     if extra:
@@ -165,4 +169,4 @@ def finish_rewrite(trace: Trace, started: float, task: Task, query: str | None) 
     """Close a single-rewrite strategy's trace: the accepted rewrite, else the question as asked."""
     if query is None:
         return finish(trace, started, task.question, "fallback_original")
-    return finish(trace, started, query, "rewrite")
+    return finish(trace, started, query, "rewrite", standalone=query)

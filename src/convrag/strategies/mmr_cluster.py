@@ -159,4 +159,4 @@ class MMRCluster(UsesEmbedder):
         trace.details["rewritten_query"] = query or task.question
         if query is None:
             return finish(trace, started, task.question, "fallback_original")
-        return finish(trace, started, query, "rewrite")
+        return finish(trace, started, query, "rewrite", standalone=query)

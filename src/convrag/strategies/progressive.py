@@ -153,12 +153,12 @@ class Progressive(UsesEmbedder):
         query = self._rewrite_with(task, trace, "2", [pairs[i] for i in chosen])
         if query is not None:
             if resolved(task.question, query, task.history):
-                return finish(trace, started, query, "2", fuse)
+                return finish(trace, started, query, "2", fuse, standalone=query)
             trace.details["stage_2_unresolved"] = list(standalone_verdict(query, 0).markers)
         if not s.escalate:
             trace.details["stage_3"] = "skipped: escalation is off (at most one call per turn)"
             if query is not None:
-                return finish(trace, started, query, "2", fuse)
+                return finish(trace, started, query, "2", fuse, standalone=query)
             return finish(trace, started, task.question, "2_fallback_original", (expanded,))
 
         # Stage 3: MMR-cluster over the full history.
@@ -166,9 +166,9 @@ class Progressive(UsesEmbedder):
         final, used = self._mmr.resolve(task, trace, "3")
         trace.context.extend(used)
         if final is not None:
-            return finish(trace, started, final, "3", fuse)
+            return finish(trace, started, final, "3", fuse, standalone=final)
         if query is not None:
-            return finish(trace, started, query, "3_fallback_previous_stage", fuse)
+            return finish(trace, started, query, "3_fallback_previous_stage", fuse, standalone=query)
         return finish(trace, started, task.question, "3_fallback_original", (expanded,))
 
     def _stage_2_turns(self, task: Task, pairs: list[TurnPair], trace: Trace) -> list[int]:

@@ -88,6 +88,7 @@ class Summary:
         summary_ok = len(words(summary_text)) >= 10
         if not summary_ok:
             trace.fallbacks.append(Fallback("summary", "summary_missing_or_malformed", parsed.summary or answer.strip()))
+        standalone = "" if reason else question
         if self.query_form == "question" or not summary_ok:
-            return finish(trace, started, question, "question" if not reason else "fallback_original")
-        return finish(trace, started, f"Summary: {summary_text} Question: {question}", "summary_question")
+            return finish(trace, started, question, "question" if not reason else "fallback_original", standalone=standalone)
+        return finish(trace, started, f"Summary: {summary_text} Question: {question}", "summary_question", standalone=standalone)

@@ -1,0 +1,129 @@
+"""Can anything cheap tell an unanswerable MT-RAG turn from an answerable one? (dev half only)
+
+The decline target of issue 16 asks for 60 % of UNANSWERABLE turns declined at no more than 10 %
+of answerable ones: a separator of about that quality (an ROC AUC well above 0.8). Two families of
+signals are measured here, neither of which writes an answer:
+
+    .venv/bin/python tools/decline_signals.py retrieval   # every dev turn: retrieval-side signals
+    .venv/bin/python tools/decline_signals.py verdict     # 71 dev turns: the model's yes/no verdict
+
+``retrieval`` runs the default query path (progressive, hybrid, enhanced merge; rewrites from the
+completion cache) on every dev turn with an answerability label and scores: the best cosine of a
+passage sentence to the retrieval query (the default gate's signal) and to the question as asked or
+as the model restated it, the mean of the three best passages' sentences, the dense cosine of the
+best passage, and the share of the question's specific terms found in the top five passages.
+``verdict`` asks the local model, with two worked examples (topics absent from MT-RAG), whether the
+compressed passages answer the question, and reads the probability of "No" at its first step; the
+turns are the answer evaluation's dev sample (30 ANSWERABLE, 10 PARTIAL, all UNANSWERABLE, seed 0).
+Each prints the ROC AUC of every signal (low relevance or a high "No" meaning unanswerable) and the
+share of UNANSWERABLE turns declined at the threshold that falsely declines 10 % of answerable ones.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from sklearn.metrics import roc_auc_score
+
+from convrag.cli.app import make_llm_from
+from convrag.data.layout import MTRAGData
+from convrag.eval.answers import AnswerTurn, answer_turns
+from convrag.eval.report import markdown_table
+from convrag.eval.runner import BenchmarkIndexes
+from convrag.generate.answer import EXAMPLE_SETS, compressed_block
+from convrag.generate.compress import compress
+from convrag.llm.base import GenerationParams
+from convrag.llm.local import LocalLLM
+from convrag.pipeline import PipelineSpec, build_pipeline
+from convrag.strategies.topic import _stem, specific_terms
+from convrag.text import content_stems
+from convrag.types import Message
+
+VERDICT_SYSTEM = ("You check whether numbered passages answer a user's question. Reply with one word: Yes if the "
+                  "passages state the answer, No if they do not.")
+
+
+def _verdict_user(block: str, question: str) -> str:
+    return f"Passages:\n{block}\n\nQuestion: {question}\nDo the passages answer the question?"
+
+
+def separation(rows: list[dict[str, Any]], signals: dict[str, int]) -> str:
+    """One table row per signal: ROC AUC, and declines at 10 % false declines. ``signals`` maps a
+    signal to -1 when a low value means unanswerable, +1 when a high one does."""
+    y = np.array([r["label"] == "UNANSWERABLE" for r in rows])
+    table = []
+    for name, sign in signals.items():
+        x = sign * np.array([r[name] for r in rows], dtype=float)
+        threshold = np.percentile(x[~y], 90)  # 10 % of answerable turns at or above it
+        table.append([name, f"{roc_auc_score(y, x):.3f}", f"{np.mean(x[y] > threshold):.0%}", f"{np.mean(x[~y] > threshold):.0%}"])
+    header = f"{int(y.sum())} UNANSWERABLE, {int((~y).sum())} ANSWERABLE/PARTIAL turns (dev)\n\n"
+    return header + markdown_table(["signal", "ROC AUC", "UNANSWERABLE declined", "answerable declined"], table)
+
+
+def _turns(layout: MTRAGData, sample: bool) -> list[AnswerTurn]:
+    per_label: dict[str, int | None] = {"ANSWERABLE": 30, "PARTIAL": 10, "UNANSWERABLE": None} if sample else dict.fromkeys(
+        ("ANSWERABLE", "PARTIAL", "UNANSWERABLE"))
+    return answer_turns(layout, per_label, seed=0)
+
+
+def collect(what: str, data: str) -> list[dict[str, Any]]:
+    layout = MTRAGData.discover(data, "dev")
+    indexes = BenchmarkIndexes(layout)
+    model = make_llm_from("local", None, False)
+    pipelines = {d: build_pipeline(PipelineSpec((d,), strategy="progressive"), llm=model, opened={d: indexes.collection(d)},
+                                   embedder=indexes.embedder, generate=False) for d in layout.domains}
+    embedder = indexes.embedder
+    measure: Callable[..., dict[str, Any]]
+    if what == "retrieval":
+        def measure(results: Any, query: str, asked: str) -> dict[str, Any]:
+            by_query = compress(query, results, embedder, model.count_tokens)
+            by_asked = sorted(p.best for p in compress(asked, results, embedder, model.count_tokens))
+            terms = {_stem(t) for t in specific_terms(asked)}
+            shown: set[str] = set()
+            for r in results[:5]:
+                shown |= {_stem(t) for t in specific_terms(r.hit.text)} | content_stems(r.hit.text)
+            vectors = embedder.encode([asked] + [r.hit.text for r in results[:5]])
+            return {"relevance_query": max(p.best for p in by_query), "relevance_asked": by_asked[-1],
+                    "relevance_top3": float(np.mean(by_asked[-3:])), "dense_best": float(np.max(vectors[1:] @ vectors[0])),
+                    "term_coverage": len(terms & shown) / len(terms) if terms else 1.0}
+    else:
+        local = LocalLLM()  # uncached: the first-step probability is read live
+        examples = EXAMPLE_SETS["brief"]
+        prefix = [{"role": "system", "content": VERDICT_SYSTEM}]
+        for example, verdict in zip(examples, ("Yes", "No")):
+            prefix += [{"role": "user", "content": _verdict_user(example.passages, example.question)},
+                       {"role": "assistant", "content": verdict}]
+
+        def measure(results: Any, query: str, asked: str) -> dict[str, Any]:
+            block = compressed_block(compress(query, results, embedder, model.count_tokens))
+            done = local.complete([*prefix, {"role": "user", "content": _verdict_user(block, asked)}],
+                                  GenerationParams(max_tokens=2, first_choice="No"))
+            return {"p_no": (done.steering or {}).get("first_choice_p"), "verdict": done.text.strip()}
+
+    rows = []
+    for turn in _turns(layout, sample=what == "verdict"):
+        merged, trace, _ = pipelines[turn.task.domain].retrieve([*turn.task.history, Message("user", turn.task.question)],
+                                                                turn.task.task_id)
+        if not merged.results or trace.strategy is None:
+            continue
+        asked = trace.strategy.standalone or turn.task.question
+        rows.append({"label": turn.label, **measure(merged.results, trace.strategy.final_query, asked)})
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("what", choices=("retrieval", "verdict"))
+    parser.add_argument("--data", default="../shared/mtrag")
+    args = parser.parse_args()
+    rows = collect(args.what, args.data)
+    signals = ({"relevance_query": -1, "relevance_asked": -1, "relevance_top3": -1, "dense_best": -1, "term_coverage": -1}
+               if args.what == "retrieval" else {"p_no": 1})
+    print(separation(rows, signals))
+
+
+if __name__ == "__main__":
+    main()
