@@ -52,9 +52,6 @@ class Trace:
     strategy: str
     original_query: str
     final_query: str = ""
-    #: the question restated on its own by the model, when the strategy had one written (a model
-    #: rewrite, not an expansion or a summary); the answer prompt can ask it in place of the question
-    standalone: str = ""
     stage: str = ""
     calls: list[LLMCall] = field(default_factory=list)
     context: list[dict[str, Any]] = field(default_factory=list)
@@ -63,6 +60,9 @@ class Trace:
     trimmed_turns: int = 0
     noop: bool = False
     latency_s: float = 0.0
+    #: the question restated on its own by the model, when the strategy had one written (a model
+    #: rewrite, not an expansion or a summary); the answer prompt can ask it in place of the question
+    standalone: str = ""
 
     @property
     def prompt_tokens(self) -> int:
