@@ -69,6 +69,7 @@ class AnswerExample(NamedTuple):
 
 _STARTER = "[1] (Sourdough starter) A starter is fed with equal weights of flour and water."
 _STEAM = "[2] (Baking) Steam in the first minutes of baking gives the loaf a crisp outside."
+_FEEDING = f"{_STARTER} At room temperature it needs feeding every day … Kept in the fridge, once a week is enough."
 _CHESS = AnswerExample(f"{_STARTER}\n{_STEAM}", "Who invented the chess clock?", DECLINE, ("sourdough", "baking", "chess"))
 
 #: worked examples of the ``cited`` prompt, by name (``AnswerSettings.examples``). The model copies
@@ -77,8 +78,7 @@ EXAMPLE_SETS: dict[str, tuple[AnswerExample, ...]] = {
     # two short cited sentences: quick to write, but short of what a full reference answer says
     "brief": (
         AnswerExample(
-            f"{_STARTER[:-1]}. At room temperature it needs feeding every day … Kept in the fridge, once a week is "
-            f"enough.\n{_STEAM}",
+            f"{_FEEDING}\n{_STEAM}",
             "How often does a sourdough starter need feeding?",
             "At room temperature a sourdough starter needs feeding every day [1]. In the fridge, once a week is enough [1].",
             ("sourdough", "baking"),
@@ -88,8 +88,7 @@ EXAMPLE_SETS: dict[str, tuple[AnswerExample, ...]] = {
     # three sentences that restate the question's subject and gather what every passage adds
     "full": (
         AnswerExample(
-            f"{_STARTER[:-1]}. At room temperature it needs feeding every day … Kept in the fridge, once a week is "
-            f"enough.\n{_STEAM}\n[3] (Sourdough starter) A starter that misses its feeding turns sour and collects "
+            f"{_FEEDING}\n{_STEAM}\n[3] (Sourdough starter) A starter that misses its feeding turns sour and collects "
             "a grey liquid on top … Pouring the liquid off and feeding it twice a day usually revives it.",
             "How often does a sourdough starter need feeding?",
             "A sourdough starter kept at room temperature needs feeding every day, with equal weights of flour and "
