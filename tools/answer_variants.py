@@ -6,6 +6,7 @@ the answer prompt's budget"): each is `convrag eval-answers --split dev --answer
     .venv/bin/python tools/answer_variants.py short-history
     .venv/bin/python tools/answer_variants.py short-history-four-sentences
     .venv/bin/python tools/answer_variants.py chosen
+    .venv/bin/python tools/answer_variants.py chosen-stepped
     .venv/bin/python tools/answer_variants.py compact
     .venv/bin/python tools/answer_variants.py compact-full
 
@@ -25,6 +26,8 @@ from convrag.generate.decline import DeclineSettings
 from convrag.history import Budget
 
 CHOSEN = Budget(tokens=400, answer_words=60)
+#: the same budget, its oldest exchanges dropped two at a time (the window's start stays put for two turns)
+STEPPED = Budget(tokens=400, answer_words=60, step=2)
 SHORT = Budget(tokens=150, answer_words=40)
 #: the user's questions alone (no agent answers), for a prompt that asks the standalone question
 QUESTIONS = Budget(tokens=100, answer_words=0)
@@ -35,6 +38,7 @@ VARIANTS: dict[str, tuple[Budget, int, bool, dict[str, Any]]] = {
     "short-history": (SHORT, 350, False, {}),
     "short-history-four-sentences": (SHORT, 350, True, {}),
     "chosen": (CHOSEN, 350, False, {}),
+    "chosen-stepped": (STEPPED, 350, False, {}),
     # the standalone question in place of the conversation (only the user's earlier questions kept)
     "compact": (QUESTIONS, 350, False, {"ask_standalone": True}),
     # ... and worked examples whose answer restates the subject and gathers every passage's part

@@ -56,10 +56,22 @@ def clip_words(text: str, max_words: int) -> str:
 @dataclass(frozen=True)
 class Budget:
     """How much context a prompt may carry: ``tokens`` in all, ``answer_words`` per agent answer
-    (0: the user's side only, for a prompt that needs the topic of the conversation, not its answers)."""
+    (0: the user's side only, for a prompt that needs the topic of the conversation, not its answers).
+
+    ``step``: over budget, the oldest exchanges are dropped this many at a time, counted from the
+    start of the conversation. With 1 the window slides by an exchange every turn, so from one turn
+    to the next no prompt shares more than the instructions with the one before, and a backend that
+    reuses the evaluated prefix (llama.cpp) reads the whole history again. With 2 or more the start
+    stays put for several turns, and each turn adds only its newest exchange to what was read,
+    at the price of sometimes carrying fewer exchanges than the budget would hold."""
 
     tokens: int = 600
     answer_words: int = 80
+    step: int = 1
+
+    def __post_init__(self) -> None:
+        if self.step < 1:
+            raise ValueError(f"Budget.step must be at least 1, got {self.step}")
 
 
 def pair_lines(pair: TurnPair, answer_words: int) -> list[str]:
@@ -75,14 +87,15 @@ def render_context(
     blocks: Sequence[list[str]], count_tokens: Callable[[str], int], budget: Budget
 ) -> tuple[str, int]:
     """Join ``blocks`` (each a list of lines, oldest first), dropping whole blocks from the oldest
-    end until the text fits ``budget.tokens``; returns the text and the number of blocks dropped.
-    A single block that alone exceeds the budget is cut word by word from its end."""
+    end, ``budget.step`` at a time, until the text fits ``budget.tokens``; returns the text and the
+    number of blocks dropped. A single block that alone exceeds the budget is cut word by word from its end."""
     kept = list(blocks)
     dropped = 0
     text = "\n".join(line for block in kept for line in block)
     while len(kept) > 1 and count_tokens(text) > budget.tokens:
-        kept.pop(0)
-        dropped += 1
+        n = min(budget.step, len(kept) - 1)
+        del kept[:n]
+        dropped += n
         text = "\n".join(line for block in kept for line in block)
     if kept and count_tokens(text) > budget.tokens:
         parts = text.split(" ")

@@ -1,3 +1,5 @@
+import pytest
+
 from convrag.history import Budget, pair_lines, render_context, turn_pairs
 from convrag.types import Message
 
@@ -38,3 +40,27 @@ def test_oldest_turns_are_dropped_to_fit_the_budget():
 def test_a_single_block_over_budget_is_cut():
     text, dropped = render_context([["User: " + "y " * 500]], count, Budget(tokens=50))
     assert dropped == 0 and count(text) <= 51
+
+
+def _starts(step: int, turns: int = 12) -> list[int]:
+    """Blocks dropped at each turn of a growing conversation (23 words per block, 70-word budget)."""
+    blocks = [[f"User: question {i} " + "x " * 20] for i in range(turns)]
+    return [render_context(blocks[:n], count, Budget(tokens=70, step=step))[1] for n in range(1, turns + 1)]
+
+
+def test_a_stepped_window_moves_its_start_only_every_few_turns():
+    # one at a time, the window's start moves on every turn once the budget is full ...
+    assert _starts(1) == [0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9]
+    # ... three at a time, it stays put for three turns, so each turn's history extends the last one's
+    stepped = _starts(3)
+    assert stepped == [0, 0, 0, 3, 3, 3, 6, 6, 6, 9, 9, 9]
+    blocks = [[f"User: question {i} " + "x " * 20] for i in range(12)]
+    before, _ = render_context(blocks[:4], count, Budget(tokens=70, step=3))
+    after, _ = render_context(blocks[:5], count, Budget(tokens=70, step=3))
+    assert after.startswith(before)
+    assert all(count(render_context(blocks[:n], count, Budget(tokens=70, step=3))[0]) <= 70 for n in range(1, 13))
+
+
+def test_a_step_below_one_is_refused():
+    with pytest.raises(ValueError, match="step"):
+        Budget(step=0)
