@@ -1,6 +1,6 @@
 """The answer evaluation: turns with references, per-turn scores and the summary (scripted answers)."""
 
-from convrag.eval.answers import answer_turns, citation_checks, run_answer_eval, summarize, supported
+from convrag.eval.answers import answer_turns, citation_checks, conversation_turns, run_answer_eval, summarize, supported
 from convrag.generate.answer import DECLINE, Answer
 from convrag.pipeline import PipelineSpec, build_pipeline
 from tests.helpers import ScriptedLLM
@@ -18,6 +18,21 @@ def test_turns_carry_their_label_reference_and_judged_passages(sample) -> None:
     assert len(answer_turns(sample, {"ANSWERABLE": 2}, seed=1)) == 2
     dev = answer_turns(sample.with_split("dev"), {"ANSWERABLE": None})
     assert dev and {sample.splits[t.task.conversation_id] for t in dev} == {"dev"}
+
+
+def test_a_replay_takes_whole_conversations_in_turn_order(sample) -> None:
+    turns = conversation_turns(sample, 1)
+    by_domain: dict[str, set[str]] = {}
+    for t in turns:
+        by_domain.setdefault(t.task.domain, set()).add(t.task.conversation_id)
+    assert by_domain and all(len(ids) == 1 for ids in by_domain.values())  # one conversation per domain
+    for domain, (cid,) in by_domain.items():
+        first = min(c.conversation_id for c in sample.conversations if c.domain == domain and sample.splits.get(c.conversation_id))
+        assert cid == first  # the first by id, as in the strategy latency benchmark
+        turn_numbers = [t.task.turn for t in turns if t.task.conversation_id == cid]
+        labelled = [t.turn for c in sample.conversations if c.conversation_id == cid for t in c.tasks() if t.enrichments.answerability]
+        assert turn_numbers == sorted(labelled)  # every labelled turn, in order, whatever its label
+    assert len({t.label for t in conversation_turns(sample, 10)}) > 1
 
 
 def test_support_needs_the_sentence_words_in_the_passage() -> None:

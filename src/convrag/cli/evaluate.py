@@ -204,6 +204,8 @@ def eval_answers(
     compare: Annotated[bool, typer.Option("--compare/--no-compare", help="Also answer the same turns with the first prompt, for the overlap target.")] = True,
     strategy: Annotated[str, typer.Option("--strategy", "-s", help="Query strategy.")] = "progressive",
     seed: Annotated[int, typer.Option("--seed", help="Seed of the turn sample.")] = 0,
+    conversations: Annotated[int, typer.Option("--conversations", help="Replay whole conversations instead of sampling turns: every labelled turn of the first N conversations of each domain, in order, as a chat sends them (the prompt prefix is reused from turn to turn); the --answerable/--partial/--unanswerable counts are then ignored. Time it with --no-llm-cache.")] = 0,
+    read_ahead: Annotated[bool, typer.Option("--read-ahead/--no-read-ahead", help="With --conversations: between two turns, read the next turn's prompt up to its passages, as the service does while the user reads an answer (the time is recorded apart, not in the latency).")] = True,
     out: Annotated[Path, typer.Option("--out", help="Output folder.")] = Path("runs/eval-answers"),
     llm: LLMOpt = "local",
     llm_url: LLMUrlOpt = None,
@@ -215,7 +217,7 @@ def eval_answers(
 
     from ..bench.timing import machine_description
     from ..data.layout import MTRAGData
-    from ..eval.answers import answer_turns, breakdowns, report_markdown, run_answer_eval, summarize
+    from ..eval.answers import answer_turns, breakdowns, conversation_turns, report_markdown, run_answer_eval, summarize
     from ..eval.runner import BenchmarkIndexes
     from ..index.atomic import write_json, write_jsonl, write_text
     from ..pipeline import PipelineSpec, build_pipeline
@@ -224,19 +226,25 @@ def eval_answers(
     reporter = RichReporter()
     indexes = BenchmarkIndexes(layout, reporter=reporter)
     model = make_llm_from(llm, llm_url, no_llm_cache)
-    turns = answer_turns(layout, {"ANSWERABLE": answerable, "PARTIAL": partial, "UNANSWERABLE": None if unanswerable < 0 else unanswerable}, seed)
+    if conversations > 0:
+        turns = conversation_turns(layout, conversations)
+    else:
+        turns = answer_turns(layout, {"ANSWERABLE": answerable, "PARTIAL": partial, "UNANSWERABLE": None if unanswerable < 0 else unanswerable}, seed)
 
     def run(preset: str) -> list[dict]:
         pipelines = {d: build_pipeline(PipelineSpec((d,), strategy=strategy, answer=preset), llm=model,
                                        opened={d: indexes.collection(d)}, embedder=indexes.embedder) for d in layout.domains}
-        rows = run_answer_eval(pipelines, turns, reporter)
+        rows = run_answer_eval(pipelines, turns, reporter, read_ahead=read_ahead and conversations > 0)
         write_jsonl(out / f"answers-{preset}.jsonl", rows)
         return rows
 
     rows = run(answers)
     baseline = summarize(run("first")) if compare and answers != "first" else None
     summary = summarize(rows)
-    header = (f"Answers on MT-RAG ({split} split), settings `{answers}`, strategy {strategy}, {model.backend}:{model.model}; "
+    chosen = "sampled turns"
+    if conversations > 0:
+        chosen = f"{conversations} whole conversations per domain, replayed in order{', reading ahead' if read_ahead else ''}"
+    header = (f"Answers on MT-RAG ({split} split, {chosen}), settings `{answers}`, strategy {strategy}, {model.backend}:{model.model}; "
               f"machine: {machine_description()}; date {dt.date.today().isoformat()}.")
     parts = breakdowns(rows)
     markdown = report_markdown(summary, parts, header, baseline)

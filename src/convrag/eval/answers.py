@@ -54,13 +54,12 @@ class AnswerTurn:
     relevant: frozenset[str]
 
 
-def answer_turns(data: MTRAGData, per_label: Mapping[str, int | None], seed: int = 0) -> list[AnswerTurn]:
-    """Turns of the data's split per answerability label: all of them (``None``) or a seeded sample
-    of that many; in conversation order."""
+def _labelled_turns(data: MTRAGData) -> list[AnswerTurn]:
+    """Every user turn of the data's split that has an answerability label and a reference answer."""
     qrels: dict[str, dict[str, int]] = {}
     for domain in data.domains:
         qrels.update(data.qrels(domain))
-    by_label: dict[str, list[AnswerTurn]] = {label: [] for label in per_label}
+    out: list[AnswerTurn] = []
     for conversation in data.conversations:
         if data.split != "all" and data.splits.get(conversation.conversation_id) != data.split:
             continue
@@ -69,15 +68,41 @@ def answer_turns(data: MTRAGData, per_label: Mapping[str, int | None], seed: int
         agent = [m.text for m in conversation.messages if m.speaker == "agent"]
         for task in conversation.tasks():
             label = task.enrichments.answerability[0] if task.enrichments.answerability else ""
-            if label in by_label and task.turn - 1 < len(agent):
+            if label and task.turn - 1 < len(agent):
                 relevant = frozenset(p for p, grade in qrels.get(task.task_id, {}).items() if grade > 0)
-                by_label[label].append(AnswerTurn(task, label, agent[task.turn - 1], relevant))
+                out.append(AnswerTurn(task, label, agent[task.turn - 1], relevant))
+    return out
+
+
+def _in_order(turns: Sequence[AnswerTurn]) -> list[AnswerTurn]:
+    return sorted(turns, key=lambda t: (t.task.domain, conversation_of(t.task.task_id), t.task.turn))
+
+
+def answer_turns(data: MTRAGData, per_label: Mapping[str, int | None], seed: int = 0) -> list[AnswerTurn]:
+    """Turns of the data's split per answerability label: all of them (``None``) or a seeded sample
+    of that many; in conversation order."""
+    by_label: dict[str, list[AnswerTurn]] = {label: [] for label in per_label}
+    for turn in _labelled_turns(data):
+        if turn.label in by_label:
+            by_label[turn.label].append(turn)
     rng = random.Random(seed)
     chosen: list[AnswerTurn] = []
     for label, turns in by_label.items():
         n = per_label[label]
         chosen += turns if n is None or n >= len(turns) else rng.sample(turns, n)
-    return sorted(chosen, key=lambda t: (t.task.domain, conversation_of(t.task.task_id), t.task.turn))
+    return _in_order(chosen)
+
+
+def conversation_turns(data: MTRAGData, per_domain: int) -> list[AnswerTurn]:
+    """Every labelled turn of the first ``per_domain`` conversations of each domain (by id), in
+    order: a chat replayed turn by turn, where each prompt extends the one before it. Sampled turns
+    come from different conversations, so their history is read cold; here it shows what the
+    backend's prefix reuse saves in a live chat."""
+    by_domain: dict[str, dict[str, list[AnswerTurn]]] = {}
+    for turn in _labelled_turns(data):
+        by_domain.setdefault(turn.task.domain, {}).setdefault(turn.task.conversation_id, []).append(turn)
+    chosen = [t for conversations in by_domain.values() for cid in sorted(conversations)[:per_domain] for t in conversations[cid]]
+    return _in_order(chosen)
 
 
 def supported(sentence: str, passage: str, share: float = SUPPORT) -> bool:
@@ -143,14 +168,19 @@ def score_turn(turn: AnswerTurn, result: PipelineResult, wall_s: float, first_pi
     return row
 
 
-def run_answer_eval(pipelines: Mapping[str, Pipeline], turns: Sequence[AnswerTurn], reporter: Reporter = SILENT) -> list[dict[str, Any]]:
-    """Answer every turn with its domain's pipeline, streaming (as a chat would), and score it."""
+def run_answer_eval(pipelines: Mapping[str, Pipeline], turns: Sequence[AnswerTurn], reporter: Reporter = SILENT,
+                    read_ahead: bool = False) -> list[dict[str, Any]]:
+    """Answer every turn with its domain's pipeline, streaming (as a chat would), and score it.
+    With ``read_ahead``, when the next turn continues the same conversation, its prompt is read up
+    to the passages between the two turns (:meth:`Pipeline.prefill`, as the service does while the
+    user reads an answer); that time is recorded in the next turn's row, outside its latency."""
     import time
 
     scorer = _rouge()
     rows = []
+    ahead: dict[str, Any] | None = None
     with reporter.stage("answering MT-RAG turns", total=len(turns)) as advance:
-        for turn in turns:
+        for i, turn in enumerate(turns):
             messages = [*turn.task.history, Message("user", turn.task.question)]
             start = time.perf_counter()
             first: float | None = None
@@ -161,7 +191,13 @@ def run_answer_eval(pipelines: Mapping[str, Pipeline], turns: Sequence[AnswerTur
                 elif first is None:
                     first = time.perf_counter() - start
             assert result is not None
-            rows.append(score_turn(turn, result, time.perf_counter() - start, first, scorer))
+            row = score_turn(turn, result, time.perf_counter() - start, first, scorer)
+            row["read_ahead"] = ahead
+            rows.append(row)
+            ahead = None
+            nxt = turns[i + 1].task if i + 1 < len(turns) else None
+            if read_ahead and nxt is not None and nxt.conversation_id == turn.task.conversation_id and nxt.turn == turn.task.turn + 1:
+                ahead = pipelines[nxt.domain].prefill(nxt.history)
             advance(1)
     return rows
 
