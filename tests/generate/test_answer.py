@@ -87,9 +87,11 @@ def test_the_standalone_question_is_asked_in_place_of_the_question_with_the_user
     AnswerGenerator(llm, compact, embedder).answer("Is it free?", history, results(PLANS), "Is it free? storage plans", None)
     assert llm.requests[-1][1][-1]["content"].endswith("Question: Is it free?\nAnswer:")
     # the setting off: the question as asked, with the whole exchange
-    AnswerGenerator(llm, AnswerSettings(), embedder).answer("Is it free?", history, results(PLANS), "Is the Lite plan free?", "Is the Lite plan free?")
+    answer = AnswerGenerator(llm, AnswerSettings(), embedder).answer("Is it free?", history, results(PLANS), "Is the Lite plan free?",
+                                                                     "Is the Lite plan free?")
     prompt = llm.requests[-1][1][-1]["content"]
     assert prompt.endswith("Question: Is it free?\nAnswer:") and "Assistant: Lite and Standard" in prompt
+    assert answer.trace["details"]["history"] == {"exchanges": 1, "dropped": 0, "step": AnswerSettings().history.step}
     with pytest.raises(ValueError, match="unknown worked examples"):
         AnswerSettings(examples="chatty")
 

@@ -64,3 +64,35 @@ def _prompt_tokens_evaluated(llama) -> int:  # type: ignore[no-untyped-def]
     import llama_cpp
 
     return int(llama_cpp.llama_perf_context(llama._ctx.ctx).n_p_eval)
+
+
+def test_reading_a_prompt_ahead_leaves_only_its_end_to_read_and_the_same_answer(model_path):
+    """The start of the next answer prompt read ahead (as the service does after an answer): the
+    request then reads only what follows its passages' heading, and writes what it would have."""
+    from convrag.generate.answer import cited_messages, cited_prompt_start
+    from convrag.history import Budget
+    from convrag.llm.local import LocalLLM
+    from convrag.types import Message
+
+    history = [Message("user", "How often does a sourdough starter need feeding?"),
+               Message("agent", "Every day at room temperature [1]. In the fridge, once a week [1].")]
+    block = "[1] (Bread) A loaf is baked at 230 degrees for about 40 minutes, with steam for the first 10."
+    question = "How long is it baked?"
+    params = GenerationParams(max_tokens=24)
+
+    def answer(read_ahead: bool) -> tuple[str, int, int]:
+        """The answer, the tokens read ahead, and the prompt tokens the request itself read."""
+        llm = LocalLLM(model_path, n_ctx=2048, slots=2)
+        read = 0
+        if read_ahead:
+            read = llm.prefill(cited_prompt_start(history, Budget(400, 60), llm.count_tokens))
+            assert llm.prefill(cited_prompt_start(history, Budget(400, 60), llm.count_tokens)) == 0  # already held
+        before = _prompt_tokens_evaluated(llm._slots[0].llama) if llm._slots else 0
+        out = llm.complete(cited_messages(question, history, block, Budget(400, 60), llm.count_tokens), params)
+        assert len(llm._slots) == 1  # the request went to the slot that read ahead
+        return out.text, read, _prompt_tokens_evaluated(llm._slots[0].llama) - before
+
+    ahead_text, read, evaluated = answer(True)
+    cold_text, _, cold_evaluated = answer(False)
+    assert ahead_text == cold_text  # greedy: the same words, whether or not the start was read ahead
+    assert read > 100 and evaluated <= cold_evaluated - read + 5  # only the passages and the question were left

@@ -189,3 +189,40 @@ def test_headers_allow_and_offline_docs(running) -> None:  # type: ignore[no-unt
     assert "script-src 'self'" in docs.headers["content-security-policy"] and "https://" not in docs.text
     for asset in ("/docs-assets/swagger-ui-bundle.js", "/docs-assets/swagger-ui.css", "/static/docs.js"):
         assert client.get(asset).status_code == 200
+
+
+class ReadingAheadLLM(StreamingScriptedLLM):
+    """Records what it is asked to read ahead (a backend that reuses evaluated prefixes)."""
+
+    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(*args, **kwargs)
+        self.read: list[list[dict]] = []
+
+    def prefill(self, messages: list[dict]) -> int:
+        self.read.append(messages)
+        return len(messages[-1]["content"].split())
+
+
+@pytest.mark.parametrize("read_ahead", [True, False])
+def test_after_an_answer_the_next_prompt_is_read_up_to_its_passages(tmp_path: Path, read_ahead: bool) -> None:
+    answers = ["Renewal by mail costs 130 dollars [1].", "Residents pay 25 dollars a year [1]."]
+    llm = ReadingAheadLLM(answer=answers, rewrite=["How much does a yearly fishing license cost?"] * 2)
+    with serve(tmp_path, llm, read_ahead=read_ahead) as server, httpx.Client(base_url=server.url, timeout=120) as client:
+        client.post("/api/collections", json={"name": "gov"})
+        upload(client, "gov", [("passports.md", PASSPORT), ("fishing.md", FISHING)])
+        conv = client.post("/api/conversations", json={"collections": ["gov"]}).json()
+        client.post(f"/api/conversations/{conv['id']}/messages", json={"question": "How much does passport renewal by mail cost?"})
+        state = server.app.state.convrag
+        assert state.read_ahead.wait_idle(timeout=30)
+        if not read_ahead:
+            assert llm.read == [] and state.read_ahead.last is None
+            return
+        rewrite_start, answer_start = llm.read  # progressive's rewrite prompt, then the answer prompt
+        assert answers[0] in answer_start[-1]["content"] and state.read_ahead.last["answer"]["tokens"] > 0
+        assert answers[0] in rewrite_start[-1]["content"] and state.read_ahead.last["strategy"]["tokens"] > 0
+        client.post(f"/api/conversations/{conv['id']}/messages", json={"question": "Does it cost less for a yearly fishing license?"})
+        # what was read ahead is exactly the start of the prompts the next turn's calls were made with
+        for kind, start in (("answer", answer_start), ("rewrite", rewrite_start)):
+            asked = [m for k, m in llm.requests if k == kind][-1]
+            assert asked[:-1] == start[:-1] and asked[-1]["content"].startswith(start[-1]["content"])
+            assert "yearly fishing license" not in start[-1]["content"]

@@ -11,6 +11,7 @@ from rich.panel import Panel
 from ..console import console
 from ..errors import ConvragError
 from ..pipeline import Pipeline, PipelineResult
+from ..pipeline.read_ahead import ReadAhead
 from ..types import Message
 
 HELP = "commands: /trace (decisions of the last turn), /json (its full trace), /reset, /quit"
@@ -69,6 +70,7 @@ def chat_loop(pipeline: Pipeline, read: Callable[[str], str] = input) -> list[Me
     """Read questions until EOF or /quit; the history is the user's questions and convrag's answers."""
     history: list[Message] = []
     last: PipelineResult | None = None
+    ahead = ReadAhead()  # the next prompt's start is read while the user reads the answer and types
     console.print(f"[dim]{HELP}[/dim]")
     while True:
         try:
@@ -98,4 +100,6 @@ def chat_loop(pipeline: Pipeline, read: Callable[[str], str] = input) -> list[Me
             continue
         print_answer(last)
         history += [Message("user", line), Message("agent", last.text)]
+        ahead.submit(pipeline, history)
+    ahead.stop()
     return history

@@ -34,7 +34,7 @@ from typing import Any, NamedTuple
 from ..embeddings import Embedder, load_embedder
 from ..errors import ConvragError
 from ..history import Budget, render_pairs, turn_pairs
-from ..llm.base import LLM, ChatMessage, Completion, GenerationParams, LLMError, stream
+from ..llm.base import LLM, ChatMessage, Completion, GenerationParams, LLMError, prefill, stream
 from ..merge.base import MergedResult
 from ..text import content_stems
 from ..types import Message
@@ -219,21 +219,37 @@ def answer_messages(question: str, history: Sequence[Message], results: Sequence
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
 
 
+def _cited_head(context: str) -> str:
+    """The start of the ``cited`` prompt's last message: all of it that is known before the question."""
+    return f"Conversation so far:\n{context or '(none)'}\n\nPassages:\n"
+
+
 def _cited_user(context: str, block: str, question: str) -> str:
-    return f"Conversation so far:\n{context or '(none)'}\n\nPassages:\n{block or '(none)'}\n\nQuestion: {question}\nAnswer:"
+    return f"{_cited_head(context)}{block or '(none)'}\n\nQuestion: {question}\nAnswer:"
+
+
+def _cited_start(examples: Sequence[AnswerExample]) -> list[ChatMessage]:
+    messages: list[ChatMessage] = [{"role": "system", "content": CITED_SYSTEM}]
+    for example in examples:
+        messages.append({"role": "user", "content": _cited_user("", example.passages, example.question)})
+        messages.append({"role": "assistant", "content": example.answer})
+    return messages
 
 
 def cited_messages(question: str, history: Sequence[Message], block: str, history_budget: Budget, count_tokens: Any,
                    examples: Sequence[AnswerExample] = ANSWER_EXAMPLES) -> list[ChatMessage]:
     """The ``cited`` prompt: instructions and worked examples (a fixed prefix), then the conversation
     (which grows turn by turn, so the prefix up to it is reused), the passages and the question."""
-    messages: list[ChatMessage] = [{"role": "system", "content": CITED_SYSTEM}]
-    for example in examples:
-        messages.append({"role": "user", "content": _cited_user("", example.passages, example.question)})
-        messages.append({"role": "assistant", "content": example.answer})
     context, _ = render_pairs(turn_pairs(history), count_tokens, history_budget)
-    messages.append({"role": "user", "content": _cited_user(context, block, question)})
-    return messages
+    return [*_cited_start(examples), {"role": "user", "content": _cited_user(context, block, question)}]
+
+
+def cited_prompt_start(history: Sequence[Message], history_budget: Budget, count_tokens: Any,
+                       examples: Sequence[AnswerExample] = ANSWER_EXAMPLES) -> list[ChatMessage]:
+    """The part of the next turn's ``cited`` prompt that is known once ``history`` is: everything
+    up to the passages. Its last message is the start of :func:`cited_messages`'s last message."""
+    context, _ = render_pairs(turn_pairs(history), count_tokens, history_budget)
+    return [*_cited_start(examples), {"role": "user", "content": _cited_head(context)}]
 
 
 def parse_citations(text: str, results: Sequence[MergedResult]) -> tuple[list[Citation], list[int]]:
@@ -368,8 +384,23 @@ class AnswerGenerator:
             block, shown = compressed_block(passages), [p.text for p in passages]
         else:
             block, shown = passage_block(results, s.passage_words), [r.hit.text for r in results]
+        pairs = turn_pairs(history)
+        _, dropped = render_pairs(pairs, self.llm.count_tokens, s.history)
+        # which exchanges the model sees: with a stepped window the start moves only every few turns
+        trace["details"]["history"] = {"exchanges": len(pairs), "dropped": dropped, "step": s.history.step}
         return _Prepared(cited_messages(question, history, block, s.history, self.llm.count_tokens, EXAMPLE_SETS[s.examples]),
                          shown, trace)
+
+    def prefill(self, history: Sequence[Message]) -> int | None:
+        """Have the backend read the next turn's prompt up to its passages, once ``history`` (the
+        conversation including the last answer) is known: the next answer then reads only its
+        passages and question. Returns the tokens read; None when there is nothing to read ahead
+        (the ``plain`` prompt puts the passages first; a backend without prefix reuse). A model
+        failure raises :class:`~convrag.llm.base.LLMError`."""
+        s = self.settings
+        if s.prompt != "cited":
+            return None
+        return prefill(self.llm, cited_prompt_start(history, s.history, self.llm.count_tokens, EXAMPLE_SETS[s.examples]))
 
     def answer(self, question: str, history: Sequence[Message], results: Sequence[MergedResult], query: str | None = None,
                standalone: str | None = None) -> Answer:

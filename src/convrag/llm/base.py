@@ -108,6 +108,16 @@ def stream(llm: LLM, messages: list[ChatMessage], params: GenerationParams = Gen
     yield completion
 
 
+def prefill(llm: LLM, messages: list[ChatMessage]) -> int | None:
+    """Have the backend read the start of a coming prompt now, while nobody waits for it (after an
+    answer, while the user reads it and types). ``messages`` is that start: the last one's content
+    may stop short, and the coming request's last message then begins with it. Backends that reuse
+    an evaluated prefix (:class:`~convrag.llm.local.LocalLLM`) read it; the others do nothing.
+    Returns the prompt tokens read, or None when the backend has nothing to read ahead."""
+    method = getattr(llm, "prefill", None)
+    return method(messages) if method is not None else None
+
+
 _JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
 
 

@@ -14,7 +14,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-from .base import LLM, ChatMessage, Completion, GenerationParams, stream
+from .base import LLM, ChatMessage, Completion, GenerationParams, prefill, stream
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS completions (
@@ -63,6 +63,10 @@ class CachedLLM:
 
     def count_tokens(self, text: str) -> int:
         return self.inner.count_tokens(text)
+
+    def prefill(self, messages: list[ChatMessage]) -> int | None:
+        """Read ahead on the backend (:func:`..base.prefill`): nothing is stored, as nothing is answered."""
+        return prefill(self.inner, messages)
 
     def _lookup(self, key: str) -> Completion | None:
         with self._lock:

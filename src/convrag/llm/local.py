@@ -71,6 +71,7 @@ class LocalLLM:
         # other requests meanwhile): a vocabulary-only copy of the model, with its own lock.
         self._vocab: Any = None
         self._vocab_lock = threading.Lock()
+        self._formatter: Any = None  # the model's own chat template, for reading a prompt's start ahead
 
     @property
     def model_path(self) -> Path:
@@ -86,7 +87,11 @@ class LocalLLM:
         except ImportError as exc:  # pragma: no cover - installed by the project's set-up
             raise LLMError("llama-cpp-python is not installed; run `make install`") from exc
         try:
-            llama = Llama(model_path=str(self.model_path), n_ctx=self.n_ctx, n_threads=self.n_threads, verbose=False)
+            # n_threads_batch (the prompt's threads) defaults to os.cpu_count(), which counts the host's
+            # cores, not those this process may use: in a container limited to 2 of 64 cores, 64
+            # threads would contend for 2 while reading every prompt
+            llama = Llama(model_path=str(self.model_path), n_ctx=self.n_ctx, n_threads=self.n_threads,
+                          n_threads_batch=self.n_threads, verbose=False)
         except (ValueError, RuntimeError) as exc:
             raise LLMError(f"could not load {self.model_path}: {exc}") from exc
         slot = _Slot(llama)
@@ -147,6 +152,52 @@ class LocalLLM:
                 except (ValueError, RuntimeError) as exc:
                     raise LLMError(f"could not load {self.model_path}: {exc}") from exc
             return len(self._vocab.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    def _open_prompt(self, llama: Any, messages: list[ChatMessage]) -> list[int]:
+        """The tokens of ``messages`` as the chat template lays them out, stopping where the last
+        message's content stops (no end-of-message, no assistant header): the start of a longer prompt."""
+        if self._formatter is None:
+            from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+            template = llama.metadata.get("tokenizer.chat_template")
+            if not template:
+                raise LLMError(f"{self.model_path.name} has no chat template to lay a prompt out with")
+            eos, bos = llama.token_eos(), llama.token_bos()
+            # what llama-cpp-python builds for the model's own template (``chat_template.default``)
+            self._formatter = Jinja2ChatFormatter(template=template, eos_token=llama._model.token_get_text(eos) if eos != -1 else "",
+                                                  bos_token=llama._model.token_get_text(bos) if bos != -1 else "")
+        mark = "\u2063\u2063"  # invisible separators: no prompt of ours holds them
+        *head, last = messages
+        laid_out = self._formatter(messages=[*head, {**last, "content": last["content"] + mark}])
+        text = laid_out.prompt[: laid_out.prompt.index(mark)]
+        return list(llama.tokenize(text.encode("utf-8"), add_bos=not laid_out.added_special, special=True))
+
+    def prefill(self, messages: list[ChatMessage]) -> int:
+        """Read the start of a coming prompt into the slot that request will be sent to (the one
+        sharing the longest prefix with it), so that the request reads only what follows. Returns
+        the tokens read now: 0 when the slot held them already or prefix reuse is off."""
+        if not self.reuse_prefix:
+            return 0
+        prompt = _render(messages)
+        with self._lock:
+            slot = self._choose_slot(prompt)
+            tokens = self._open_prompt(slot.llama, messages)
+            held = list(slot.llama._input_ids[: slot.llama.n_tokens])
+            shared = 0
+            while shared < min(len(held), len(tokens)) and held[shared] == tokens[shared]:
+                shared += 1
+            if shared == len(tokens):
+                return 0
+            slot.last_prompt = ""
+            try:
+                # llama.cpp keeps what it shares with the slot's state and reads the rest; the one
+                # token it must then write is dropped by the next request, which does not share it
+                slot.llama.create_completion(tokens, max_tokens=1, temperature=0.0)
+            except (ValueError, RuntimeError) as exc:
+                raise LLMError(f"local model failed: {exc}") from exc
+            slot.last_prompt = prompt
+            slot.last_used = time.monotonic()
+        return len(tokens) - shared
 
     def stream(self, messages: list[ChatMessage], params: GenerationParams = GenerationParams()) -> Iterator[str | Completion]:
         """Pieces of the answer as llama.cpp decodes them, then the :class:`Completion`. The model is

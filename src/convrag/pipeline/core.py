@@ -7,11 +7,13 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from ..errors import ConvragError
 from ..generate.answer import Answer, AnswerGenerator, Citation
+from ..llm.base import LLMError, prefill
 from ..merge.base import MergeOutcome
 from ..merge.enhanced import MergeSettings
 from ..merge.fuse import fuse
@@ -35,6 +37,17 @@ class PipelineResult:
     merged: MergeOutcome
     trace: TurnTrace = field(default_factory=TurnTrace)
     retrieved: dict[str, list[SourcedHit]] = field(default_factory=dict)  # per collection, before the merge
+
+
+def _read_ahead(read: Callable[[], int | None]) -> dict[str, Any]:
+    start = time.perf_counter()
+    try:
+        tokens = read()
+    except LLMError as exc:  # reading ahead only saves time: the next turn reads its prompt itself
+        return {"error": str(exc), "seconds": round(time.perf_counter() - start, 3)}
+    if tokens is None:
+        return {"skipped": "nothing to read ahead with this prompt or backend"}
+    return {"tokens": tokens, "seconds": round(time.perf_counter() - start, 3)}
 
 
 @dataclass
@@ -135,6 +148,23 @@ class Pipeline:
             if len(hits) == k:
                 break
         return hits, report
+
+    def prefill(self, messages: Sequence[Message]) -> dict[str, Any]:
+        """Read ahead the prompts of the next turn as far as they are known once ``messages`` (the
+        conversation so far, ending with the answer just given) are: the answer prompt up to its
+        passages and, for a strategy that offers one, its rewrite prompt up to the question. Call
+        it while the user reads the answer; the next turn's model calls then wait only for what
+        the question brings. Returns a record for the log: tokens read and seconds per prompt, or
+        why nothing was read."""
+        record: dict[str, Any] = {}
+        start_of = getattr(self.strategy, "prompt_start", None)
+        llm = getattr(self.strategy, "llm", None)
+        start = start_of(messages) if start_of is not None and llm is not None else None
+        if start is not None:
+            record["strategy"] = _read_ahead(lambda: prefill(llm, start))
+        if self.generator is not None:
+            record["answer"] = _read_ahead(lambda: self.generator.prefill(messages))  # type: ignore[union-attr]
+        return record or {"skipped": "no model call to read ahead for"}
 
     def answer(self, messages: Sequence[Message], task_id: str = "turn") -> PipelineResult:
         """The cited answer to the last user message, with the full trace."""

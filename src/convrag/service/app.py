@@ -19,6 +19,7 @@ from swagger_ui_bundle import swagger_ui_path
 from .. import __version__
 from ..index.collection import CollectionStore
 from ..llm.base import LLM
+from ..pipeline.read_ahead import ReadAhead
 from . import errors, openai_api
 from .auth import require_key
 from .body_limit import BodyLimit
@@ -67,12 +68,13 @@ def create_app(settings: ServiceSettings | None = None, llm: LLM | None = None) 
     pipelines = Pipelines(settings, collections.root, llm or _make_llm(settings))
     indexer.on_change = pipelines.forget
     state = ServiceState(settings, store, collections, uploads, pipelines, indexer,
-                         GenerationGate(settings.limits.max_concurrent_generations))
+                         GenerationGate(settings.limits.max_concurrent_generations), ReadAhead(settings.read_ahead))
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         indexer.start()
         yield
+        state.read_ahead.stop()
         indexer.stop()
 
     app = FastAPI(title="convrag", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None,

@@ -70,6 +70,9 @@ class ServiceSettings(BaseSettings):
     strategy: str = "progressive"
     pipelines: dict[str, PipelineConfig] = Field(default_factory=dict)
     limits: Limits = Field(default_factory=Limits)
+    #: after each stored answer, read the next turn's prompt up to its passages while the user reads
+    #: (the next first token then waits for the passages and the question only; pipeline/read_ahead.py)
+    read_ahead: bool = True
     #: origins besides the server's own whose pages may change things (a reverse proxy's public URL)
     allowed_origins: list[str] = Field(default_factory=list)
     #: Host header values accepted besides the bound address and localhost (names the server is reached by)

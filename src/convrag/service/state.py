@@ -10,6 +10,7 @@ from fastapi import Request
 
 from ..errors import CollectionError
 from ..index.collection import Collection, CollectionStore
+from ..pipeline.read_ahead import ReadAhead
 from .gate import GenerationGate
 from .indexing import Indexer
 from .pipelines import Pipelines
@@ -26,6 +27,7 @@ class ServiceState:
     pipelines: Pipelines
     indexer: Indexer
     gate: GenerationGate
+    read_ahead: ReadAhead = field(default_factory=ReadAhead)
     _opened: dict[str, Collection] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 

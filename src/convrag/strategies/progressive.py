@@ -43,18 +43,19 @@ context: the last exchange, plus the ``top_k`` earlier exchanges most like the q
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..embeddings import Embedder
-from ..history import Budget, TurnPair, turn_pairs
-from ..llm.base import LLM
+from ..history import Budget, TurnPair, render_pairs, turn_pairs
+from ..llm.base import LLM, ChatMessage
 from ..text import content_stems
-from ..types import Task
+from ..types import Message, Task
 from .base import Rewrite, Trace, UsesEmbedder, finish, record_context, start_trace
 from .mmr_cluster import MMRCluster, MMRSettings
+from .prompts import rewrite_prompt_start
 from .rewriter import CheckSettings, rewrite
 from .standalone import MIN_WORDS, standalone_verdict
 from .topic import TopicSettings, conversation_terms, expand, shared_terms
@@ -170,6 +171,16 @@ class Progressive(UsesEmbedder):
         if query is not None:
             return finish(trace, started, query, "3_fallback_previous_stage", fuse, standalone=query)
         return finish(trace, started, task.question, "3_fallback_original", (expanded,))
+
+    def prompt_start(self, history: Sequence[Message]) -> list[ChatMessage] | None:
+        """The start of the stage-2 prompt of the turn after ``history``, for the backend to read
+        ahead (:meth:`convrag.pipeline.Pipeline.prefill`): its context is the last exchange, known
+        before the question. None with ``top_k`` (the context then depends on the question)."""
+        pairs = turn_pairs(history)
+        if not pairs or self.settings.top_k > 0:
+            return None
+        context, _ = render_pairs(pairs[-1:], self.llm.count_tokens, self.budget)
+        return rewrite_prompt_start(context)
 
     def _stage_2_turns(self, task: Task, pairs: list[TurnPair], trace: Trace) -> list[int]:
         last = len(pairs) - 1

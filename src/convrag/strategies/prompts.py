@@ -81,17 +81,29 @@ REWRITE_EXAMPLES: tuple[FewShot, ...] = (
 )
 
 
+def _rewrite_head(context: str) -> str:
+    return f"Conversation:\n{context or '(no earlier turns)'}\n\nLast question: "
+
+
 def _rewrite_user(context: str, question: str) -> str:
-    return f"Conversation:\n{context or '(no earlier turns)'}\n\nLast question: {question}\nRewritten question:"
+    return f"{_rewrite_head(context)}{question}\nRewritten question:"
 
 
-def rewrite_messages(context: str, question: str) -> list[ChatMessage]:
+def _rewrite_examples() -> list[ChatMessage]:
     messages: list[ChatMessage] = [{"role": "system", "content": REWRITE_SYSTEM}]
     for example in REWRITE_EXAMPLES:
         messages.append({"role": "user", "content": _rewrite_user(example.context, example.question)})
         messages.append({"role": "assistant", "content": example.answer})
-    messages.append({"role": "user", "content": _rewrite_user(context, question)})
     return messages
+
+
+def rewrite_messages(context: str, question: str) -> list[ChatMessage]:
+    return [*_rewrite_examples(), {"role": "user", "content": _rewrite_user(context, question)}]
+
+
+def rewrite_prompt_start(context: str) -> list[ChatMessage]:
+    """:func:`rewrite_messages` up to the question: what is known before the user asks it."""
+    return [*_rewrite_examples(), {"role": "user", "content": _rewrite_head(context)}]
 
 
 SUMMARY_SYSTEM = (

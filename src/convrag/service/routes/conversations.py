@@ -119,9 +119,13 @@ class _Turn:
 
     def _store(self, result: dict[str, Any]) -> dict[str, Any]:
         first = not self.conversation["turns"] and self.conversation["title"] == "New conversation"
-        return self.state.store.add_turn(self.conversation["id"], self.question, result["answer"], result["declined"],
-                                         result["citations"], result["trace"], title=self.question[:80] if first else None,
-                                         replace_last=self.replace_last)
+        stored = self.state.store.add_turn(self.conversation["id"], self.question, result["answer"], result["declined"],
+                                           result["citations"], result["trace"], title=self.question[:80] if first else None,
+                                           replace_last=self.replace_last)
+        if self.state.pipelines.ready(self.config.collections)[0]:
+            # the next question's prompt starts with this conversation, now one answer longer
+            self.state.read_ahead.submit(self.state.pipelines.get(self.config), [*self.messages, Message("agent", result["answer"])])
+        return stored
 
     def run(self) -> dict[str, Any]:
         try:
