@@ -59,9 +59,9 @@ class Budget:
     (0: the user's side only, for a prompt that needs the topic of the conversation, not its answers).
 
     ``step``: over budget, the oldest exchanges are dropped this many at a time, counted from the
-    start of the conversation. With 1 the window slides by an exchange every turn, so from one turn
-    to the next no prompt shares more than the instructions with the one before, and a backend that
-    reuses the evaluated prefix (llama.cpp) reads the whole history again. With 2 or more the start
+    start of the conversation. With 1, once the budget is full, the window slides by an exchange
+    every turn, so a prompt shares no more than its instructions with the one before, and a backend
+    that reuses the evaluated prefix (llama.cpp) reads the whole history again. With 2 or more the start
     stays put for several turns, and each turn adds only its newest exchange to what was read,
     at the price of sometimes carrying fewer exchanges than the budget would hold."""
 
