@@ -236,12 +236,16 @@ def _cited_start(examples: Sequence[AnswerExample]) -> list[ChatMessage]:
     return messages
 
 
+def _cited_prompt(context: str, block: str, question: str, examples: Sequence[AnswerExample]) -> list[ChatMessage]:
+    return [*_cited_start(examples), {"role": "user", "content": _cited_user(context, block, question)}]
+
+
 def cited_messages(question: str, history: Sequence[Message], block: str, history_budget: Budget, count_tokens: Any,
                    examples: Sequence[AnswerExample] = ANSWER_EXAMPLES) -> list[ChatMessage]:
     """The ``cited`` prompt: instructions and worked examples (a fixed prefix), then the conversation
     (which grows turn by turn, so the prefix up to it is reused), the passages and the question."""
     context, _ = render_pairs(turn_pairs(history), count_tokens, history_budget)
-    return [*_cited_start(examples), {"role": "user", "content": _cited_user(context, block, question)}]
+    return _cited_prompt(context, block, question, examples)
 
 
 def cited_prompt_start(history: Sequence[Message], history_budget: Budget, count_tokens: Any,
@@ -385,11 +389,10 @@ class AnswerGenerator:
         else:
             block, shown = passage_block(results, s.passage_words), [r.hit.text for r in results]
         pairs = turn_pairs(history)
-        _, dropped = render_pairs(pairs, self.llm.count_tokens, s.history)
+        context, dropped = render_pairs(pairs, self.llm.count_tokens, s.history)
         # which exchanges the model sees: with a stepped window the start moves only every few turns
         trace["details"]["history"] = {"exchanges": len(pairs), "dropped": dropped, "step": s.history.step}
-        return _Prepared(cited_messages(question, history, block, s.history, self.llm.count_tokens, EXAMPLE_SETS[s.examples]),
-                         shown, trace)
+        return _Prepared(_cited_prompt(context, block, question, EXAMPLE_SETS[s.examples]), shown, trace)
 
     def prefill(self, history: Sequence[Message]) -> int | None:
         """Have the backend read the next turn's prompt up to its passages, once ``history`` (the

@@ -182,10 +182,7 @@ class LocalLLM:
         with self._lock:
             slot = self._choose_slot(prompt)
             tokens = self._open_prompt(slot.llama, messages)
-            held = list(slot.llama._input_ids[: slot.llama.n_tokens])
-            shared = 0
-            while shared < min(len(held), len(tokens)) and held[shared] == tokens[shared]:
-                shared += 1
+            shared = slot.llama.longest_token_prefix(slot.llama._input_ids[: slot.llama.n_tokens], tokens)
             if shared == len(tokens):
                 return 0
             slot.last_prompt = ""
