@@ -9,6 +9,7 @@ the answer prompt's budget"): each is `convrag eval-answers --split dev --answer
     .venv/bin/python tools/answer_variants.py chosen-stepped
     .venv/bin/python tools/answer_variants.py compact
     .venv/bin/python tools/answer_variants.py compact-full
+    .venv/bin/python tools/answer_variants.py titles
 
 Writes runs/answers-dev-<variant>/ (the rows, summary.md); then
 `tools/tune_on_dev.py answers runs/answers-dev-<variant>/answers-ungated.jsonl` for the decline table.
@@ -43,6 +44,8 @@ VARIANTS: dict[str, tuple[Budget, int, bool, dict[str, Any]]] = {
     "compact": (QUESTIONS, 350, False, {"ask_standalone": True}),
     # ... and worked examples whose answer restates the subject and gathers every passage's part
     "compact-full": (QUESTIONS, 350, False, {"ask_standalone": True, "examples": "full"}),
+    # the chosen budgets, passages labelled by their title alone (no collection, no document id)
+    "titles": (CHOSEN, 350, False, {"labels": "title"}),
 }
 
 

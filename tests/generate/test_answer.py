@@ -1,3 +1,5 @@
+from dataclasses import replace
+
 import pytest
 
 from convrag.generate.answer import (
@@ -70,6 +72,24 @@ def test_the_cited_prompt_shows_examples_history_first_and_only_the_relevant_sen
     compression = answer.trace["details"]["compression"]
     assert compression["total_sentences"] == [3, 2] and compression["kept_sentences"][0] < 3
     assert answer.citations[0].passage_id == "p0" and not answer.citations[0].inferred
+
+
+def test_passage_labels_show_the_source_by_default_or_the_title_alone(embedder):
+    untitled = results(PLANS, conflict=True)
+    untitled[1] = replace(untitled[1], hit=untitled[1].hit._replace(title=""))
+    for compression in (AnswerSettings().compression, None):
+        llm = ScriptedLLM(answer=["The Lite plan is free [1]."] * 2)
+        AnswerGenerator(llm, AnswerSettings(compression=compression, decline=None), embedder).answer("Is it free?", [], untitled)
+        # the default: collection and title, the document id where there is no title
+        prompt = llm.last_user_prompt("answer")
+        assert "[1] (conflicting) (c0; T0) The Lite plan" in prompt and "[2] (conflicting) (c1; d1) The Standard" in prompt
+        AnswerGenerator(llm, AnswerSettings(compression=compression, decline=None, labels="title"), embedder).answer("Is it free?", [], untitled)
+        # the title alone, as the worked examples show one; nothing in place of a missing title
+        prompt = llm.last_user_prompt("answer")
+        assert "[1] (conflicting) (T0) The Lite plan" in prompt and "[2] (conflicting) The Standard plan" in prompt
+        assert "c0" not in prompt and "d1" not in prompt
+    with pytest.raises(ValueError, match="passage labels"):
+        AnswerSettings(labels="url")
 
 
 def test_the_standalone_question_is_asked_in_place_of_the_question_with_the_users_side_only(embedder):
