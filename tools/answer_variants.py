@@ -11,7 +11,8 @@ the answer prompt's budget"): each is `convrag eval-answers --split dev --answer
     .venv/bin/python tools/answer_variants.py compact-full
     .venv/bin/python tools/answer_variants.py titles
 
-Writes runs/answers-dev-<variant>/ (the rows, summary.md); then
+Writes runs/answers-dev-<variant>/ (the rows, summary.md); with ``--replay 2`` the variant answers
+the first two dev conversations per domain as a chat (runs/replay-dev-<variant>/); then
 `tools/tune_on_dev.py answers runs/answers-dev-<variant>/answers-ungated.jsonl` for the decline table.
 """
 
@@ -53,17 +54,25 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("variant", choices=sorted(VARIANTS))
     parser.add_argument("--data", default="../shared/mtrag")
+    parser.add_argument("--replay", type=int, metavar="N",
+                        help="replay the first N conversations per domain as a chat (reading ahead, the decline gate on, "
+                             "no completion cache) instead of the sampled ungated turns")
     args = parser.parse_args()
     history, passages, four, further = VARIANTS[args.variant]
     if four:
         answer.CITED_SYSTEM = answer.CITED_SYSTEM.replace("Write at most 3 short sentences", "Write at most 4 sentences")
-    answer.ANSWER_PRESETS["ungated"] = answer.AnswerSettings(
-        history=history, compression=CompressionSettings(max_tokens=passages),
-        decline=DeclineSettings(min_relevance=0.0, min_grounding=0.0), **further)
+    budgets = {"history": history, "compression": CompressionSettings(max_tokens=passages), **further}
     from convrag.cli.main import main as convrag
 
-    sys.argv = ["convrag", "eval-answers", "--data", args.data, "--split", "dev", "--answers", "ungated", "--no-compare",
-                "--answerable", "30", "--partial", "10", "--out", f"runs/answers-dev-{args.variant}"]
+    if args.replay:
+        answer.ANSWER_PRESETS["default"] = answer.AnswerSettings(**budgets)
+        sys.argv = ["convrag", "eval-answers", "--data", args.data, "--split", "dev", "--conversations", str(args.replay),
+                    "--no-compare", "--no-llm-cache", "--out", f"runs/replay-dev-{args.variant}"]
+    else:
+        answer.ANSWER_PRESETS["ungated"] = answer.AnswerSettings(
+            **budgets, decline=DeclineSettings(min_relevance=0.0, min_grounding=0.0))
+        sys.argv = ["convrag", "eval-answers", "--data", args.data, "--split", "dev", "--answers", "ungated", "--no-compare",
+                    "--answerable", "30", "--partial", "10", "--out", f"runs/answers-dev-{args.variant}"]
     convrag()
 
 
