@@ -10,6 +10,8 @@ the answer prompt's budget"): each is `convrag eval-answers --split dev --answer
     .venv/bin/python tools/answer_variants.py compact
     .venv/bin/python tools/answer_variants.py compact-full
     .venv/bin/python tools/answer_variants.py titles
+    .venv/bin/python tools/answer_variants.py long
+    .venv/bin/python tools/answer_variants.py long-brief
 
 Writes runs/answers-dev-<variant>/ (the rows, summary.md); with ``--replay 2`` the variant answers
 the first two dev conversations per domain as a chat (runs/replay-dev-<variant>/); then
@@ -34,19 +36,27 @@ SHORT = Budget(tokens=150, answer_words=40)
 #: the user's questions alone (no agent answers), for a prompt that asks the standalone question
 QUESTIONS = Budget(tokens=100, answer_words=0)
 
-#: history, passage tokens, up to four sentences, and further AnswerSettings fields
-VARIANTS: dict[str, tuple[Budget, int, bool, dict[str, Any]]] = {
-    "short-history-short-passages": (SHORT, 250, False, {}),
-    "short-history": (SHORT, 350, False, {}),
-    "short-history-four-sentences": (SHORT, 350, True, {}),
-    "chosen": (CHOSEN, 350, False, {}),
-    "chosen-stepped": (STEPPED, 350, False, {}),
+#: the length the cited prompt's instructions ask for (replaced in ``CITED_SYSTEM``)
+LENGTH = "Write at most 3 short sentences"
+
+#: history, passage tokens, the length asked for (None: ``LENGTH``), and further AnswerSettings fields
+VARIANTS: dict[str, tuple[Budget, int, str | None, dict[str, Any]]] = {
+    "short-history-short-passages": (SHORT, 250, None, {}),
+    "short-history": (SHORT, 350, None, {}),
+    "short-history-four-sentences": (SHORT, 350, "Write at most 4 sentences", {}),
+    "chosen": (CHOSEN, 350, None, {}),
+    "chosen-stepped": (STEPPED, 350, None, {}),
     # the standalone question in place of the conversation (only the user's earlier questions kept)
-    "compact": (QUESTIONS, 350, False, {"ask_standalone": True}),
+    "compact": (QUESTIONS, 350, None, {"ask_standalone": True}),
     # ... and worked examples whose answer restates the subject and gathers every passage's part
-    "compact-full": (QUESTIONS, 350, False, {"ask_standalone": True, "examples": "full"}),
+    "compact-full": (QUESTIONS, 350, None, {"ask_standalone": True, "examples": "full"}),
     # the chosen budgets, passages labelled by their title alone (no collection, no document id)
-    "titles": (CHOSEN, 350, False, {"labels": "title"}),
+    "titles": (CHOSEN, 350, None, {"labels": "title"}),
+    # the chosen budgets, answers as long as the benchmark's references tend to be (about 90 words):
+    # three to five sentences asked for, worked examples of three full sentences, room to write them
+    "long": (CHOSEN, 350, "Write 3 to 5 sentences", {"examples": "full", "max_tokens": 240}),
+    # ... with the brief worked examples (two short sentences each)
+    "long-brief": (CHOSEN, 350, "Write 3 to 5 sentences", {"max_tokens": 240}),
 }
 
 
@@ -58,9 +68,10 @@ def main() -> None:
                         help="replay the first N conversations per domain as a chat (reading ahead, the decline gate on, "
                              "no completion cache) instead of the sampled ungated turns")
     args = parser.parse_args()
-    history, passages, four, further = VARIANTS[args.variant]
-    if four:
-        answer.CITED_SYSTEM = answer.CITED_SYSTEM.replace("Write at most 3 short sentences", "Write at most 4 sentences")
+    history, passages, length, further = VARIANTS[args.variant]
+    if length:
+        assert LENGTH in answer.CITED_SYSTEM
+        answer.CITED_SYSTEM = answer.CITED_SYSTEM.replace(LENGTH, length)
     budgets = {"history": history, "compression": CompressionSettings(max_tokens=passages), **further}
     from convrag.cli.main import main as convrag
 
