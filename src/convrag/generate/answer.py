@@ -227,7 +227,6 @@ def compressed_block(passages: Sequence[CompressedPassage], label: Callable[[Mer
     return "\n".join(f"[{i}]{label(p.result)} {p.text}" for i, p in enumerate(passages, start=1))
 
 
-
 def answer_messages(question: str, history: Sequence[Message], results: Sequence[MergedResult], history_budget: Budget,
                     count_tokens: Any) -> list[ChatMessage]:
     """The first (``plain``) prompt: passages, then the conversation, then the question."""
