@@ -226,3 +226,27 @@ def test_after_an_answer_the_next_prompt_is_read_up_to_its_passages(tmp_path: Pa
             asked = [m for k, m in llm.requests if k == kind][-1]
             assert asked[:-1] == start[:-1] and asked[-1]["content"].startswith(start[-1]["content"])
             assert "yearly fishing license" not in start[-1]["content"]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_the_openai_endpoint_reads_ahead_for_a_client_that_sends_the_history_back(tmp_path: Path, stream: bool) -> None:
+    answers = ["Renewal by mail costs 130 dollars [1].", "Residents pay 25 dollars a year [1]."]
+    llm = ReadingAheadLLM(answer=answers, rewrite=["How much does a yearly fishing license cost?"] * 2)
+    with serve(tmp_path, llm) as server, httpx.Client(base_url=server.url, timeout=120) as client:
+        client.post("/api/collections", json={"name": "gov"})
+        upload(client, "gov", [("passports.md", PASSPORT), ("fishing.md", FISHING)])
+        first = [{"role": "system", "content": "Be helpful."},
+                 {"role": "user", "content": "How much does passport renewal by mail cost?"}]
+        reply = client.post("/v1/chat/completions", json={"model": "collection:gov", "messages": first, "stream": stream})
+        assert reply.status_code == 200 and answers[0] in reply.text
+        state = server.app.state.convrag
+        assert state.read_ahead.wait_idle(timeout=30)
+        rewrite_start, answer_start = llm.read
+        assert answers[0] in answer_start[-1]["content"] and state.read_ahead.last["answer"]["tokens"] > 0
+        # the client sends its history back with the answer it was given, and the next question
+        follow_up = [*first, {"role": "assistant", "content": answers[0]},
+                     {"role": "user", "content": "Does it cost less for a yearly fishing license?"}]
+        assert client.post("/v1/chat/completions", json={"model": "collection:gov", "messages": follow_up}).status_code == 200
+        for kind, start in (("answer", answer_start), ("rewrite", rewrite_start)):
+            asked = [m for k, m in llm.requests if k == kind][-1]
+            assert asked[:-1] == start[:-1] and asked[-1]["content"].startswith(start[-1]["content"])

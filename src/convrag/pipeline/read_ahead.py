@@ -6,9 +6,10 @@ known as soon as an answer is stored; only the passages and the question are not
 :meth:`convrag.pipeline.Pipeline.prefill` reads the known part into the model's context, so the
 next question waits for the rest alone.
 
-The web chat (``convrag serve``) and ``convrag chat`` read ahead after every answer. One worker
-thread, latest request first: when answers come faster than they can be read ahead, the older
-requests are dropped (each would be overwritten by the next anyway). Reading ahead shares the
+``convrag serve`` (the conversations API and the OpenAI-compatible endpoint, whose client sends
+the history and the answer back with its next question) and ``convrag chat`` read ahead after
+every answer. One worker thread, latest request first: when answers come faster than they can be
+read ahead, the older requests are dropped (each would be overwritten by the next anyway). Reading ahead shares the
 model with answering, so a question that arrives meanwhile waits for the read in progress (at
 most a few seconds); a failure is logged and costs nothing but the saving.
 """

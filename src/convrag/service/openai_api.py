@@ -107,9 +107,11 @@ def router() -> APIRouter:
 
         def work() -> dict[str, Any]:
             try:
-                return run_turn(state.pipelines, route.config, messages)
+                result = run_turn(state.pipelines, route.config, messages)
             finally:
                 state.gate.release()
+            state.read_ahead_after(route.config, messages, result["answer"])
+            return result
 
         result = await run_in_threadpool(work)
         usage = _usage(result)
@@ -147,14 +149,19 @@ def _start_turn(state: ServiceState, config: Any, messages: list[Message]) -> qu
     pieces: queue.Queue[Any] = queue.Queue()
 
     def work() -> None:
+        answer: str | None = None
         try:
             for item in stream_turn(state.pipelines, config, messages):
                 pieces.put(item)
+                if isinstance(item, dict):
+                    answer = item["answer"]
         except Exception as exc:  # reported to the client as an error event
             pieces.put(exc)
         finally:
             state.gate.release()
             pieces.put(_END)
+        if answer is not None:
+            state.read_ahead_after(config, messages, answer)
 
     threading.Thread(target=work, name="convrag-stream", daemon=True).start()
     return pieces

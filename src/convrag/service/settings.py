@@ -70,7 +70,8 @@ class ServiceSettings(BaseSettings):
     strategy: str = "progressive"
     pipelines: dict[str, PipelineConfig] = Field(default_factory=dict)
     limits: Limits = Field(default_factory=Limits)
-    #: after each stored answer, read the next turn's prompt up to its passages while the user reads
+    #: after each answer (conversations API, OpenAI endpoint), read the next turn's prompt up to its
+    #: passages while the user reads
     #: (the next first token then waits for the passages and the question only; pipeline/read_ahead.py)
     read_ahead: bool = True
     #: origins besides the server's own whose pages may change things (a reverse proxy's public URL)

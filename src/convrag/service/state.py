@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -11,10 +12,11 @@ from fastapi import Request
 from ..errors import CollectionError
 from ..index.collection import Collection, CollectionStore
 from ..pipeline.read_ahead import ReadAhead
+from ..types import Message
 from .gate import GenerationGate
 from .indexing import Indexer
 from .pipelines import Pipelines
-from .settings import ServiceSettings
+from .settings import PipelineConfig, ServiceSettings
 from .store import Store
 
 
@@ -41,6 +43,14 @@ class ServiceState:
             if opened is None or opened.version_dir.name != version:
                 opened = self._opened[name] = self.collections.open(name)
             return opened
+
+
+    def read_ahead_after(self, config: PipelineConfig, messages: Sequence[Message], answer: str) -> None:
+        """Have the next turn's prompt read ahead once ``answer`` to ``messages`` is given: the
+        conversations API stores the turn, an OpenAI-compatible client sends the same messages
+        and this answer back with its next question. Nothing to read for collections still empty."""
+        if self.pipelines.ready(config.collections)[0]:
+            self.read_ahead.submit(self.pipelines.get(config), [*messages, Message("agent", answer)])
 
 
 def get_state(request: Request) -> ServiceState:

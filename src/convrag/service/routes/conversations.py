@@ -122,9 +122,8 @@ class _Turn:
         stored = self.state.store.add_turn(self.conversation["id"], self.question, result["answer"], result["declined"],
                                            result["citations"], result["trace"], title=self.question[:80] if first else None,
                                            replace_last=self.replace_last)
-        if self.state.pipelines.ready(self.config.collections)[0]:
-            # the next question's prompt starts with this conversation, now one answer longer
-            self.state.read_ahead.submit(self.state.pipelines.get(self.config), [*self.messages, Message("agent", result["answer"])])
+        # the next question's prompt starts with this conversation, now one answer longer
+        self.state.read_ahead_after(self.config, self.messages, result["answer"])
         return stored
 
     def run(self) -> dict[str, Any]:
