@@ -9,6 +9,7 @@ the answer prompt's budget"): each is `convrag eval-answers --split dev --answer
     .venv/bin/python tools/answer_variants.py chosen-stepped
     .venv/bin/python tools/answer_variants.py compact
     .venv/bin/python tools/answer_variants.py compact-full
+    .venv/bin/python tools/answer_variants.py chosen-300
     .venv/bin/python tools/answer_variants.py titles
     .venv/bin/python tools/answer_variants.py long
     .venv/bin/python tools/answer_variants.py long-brief
@@ -50,6 +51,8 @@ VARIANTS: dict[str, tuple[Budget, int, str | None, dict[str, Any]]] = {
     "compact": (QUESTIONS, 350, None, {"ask_standalone": True}),
     # ... and worked examples whose answer restates the subject and gathers every passage's part
     "compact-full": (QUESTIONS, 350, None, {"ask_standalone": True, "examples": "full"}),
+    # the chosen history, 300 passage tokens (about 0.5 s less to read before the first token)
+    "chosen-300": (CHOSEN, 300, None, {}),
     # the chosen budgets, passages labelled by their title alone (no collection, no document id)
     "titles": (CHOSEN, 350, None, {"labels": "title"}),
     # the chosen budgets, answers as long as the benchmark's references tend to be (about 90 words):
