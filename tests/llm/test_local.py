@@ -1,5 +1,9 @@
 """The real local model (Qwen2.5-Coder-1.5B-Instruct Q4_K_M via llama.cpp)."""
 
+from collections import defaultdict
+
+import pytest
+
 from convrag.llm.base import GenerationParams
 from convrag.strategies.prompts import rewrite_messages
 
@@ -66,7 +70,24 @@ def _prompt_tokens_evaluated(llama) -> int:  # type: ignore[no-untyped-def]
     return int(llama_cpp.llama_perf_context(llama._ctx.ctx).n_p_eval)
 
 
-def test_reading_a_prompt_ahead_leaves_only_its_end_to_read_and_the_same_answer(model_path):
+@pytest.fixture
+def reads(monkeypatch):  # type: ignore[no-untyped-def]
+    """The length of every piece llama.cpp evaluates, per model context: a request's first piece is
+    the part of its prompt the cache did not hold, then come its answer's tokens one at a time."""
+    from llama_cpp import Llama
+
+    real = Llama.eval
+    pieces: dict[int, list[int]] = defaultdict(list)
+
+    def eval_and_record(self, tokens):  # type: ignore[no-untyped-def]
+        pieces[id(self)].append(len(tokens))
+        real(self, tokens)
+
+    monkeypatch.setattr(Llama, "eval", eval_and_record)
+    return pieces
+
+
+def test_reading_a_prompt_ahead_leaves_only_its_end_to_read_and_the_same_answer(model_path, reads):
     """The start of the next answer prompt read ahead (as the service does after an answer): the
     request then reads only what follows its passages' heading, and writes what it would have."""
     from convrag.generate.answer import cited_messages, cited_prompt_start
@@ -87,12 +108,59 @@ def test_reading_a_prompt_ahead_leaves_only_its_end_to_read_and_the_same_answer(
         if read_ahead:
             read = llm.prefill(cited_prompt_start(history, Budget(400, 60), llm.count_tokens))
             assert llm.prefill(cited_prompt_start(history, Budget(400, 60), llm.count_tokens)) == 0  # already held
-        before = _prompt_tokens_evaluated(llm._slots[0].llama) if llm._slots else 0
+        before = len(reads[id(llm._slots[0].llama)]) if llm._slots else 0
         out = llm.complete(cited_messages(question, history, block, Budget(400, 60), llm.count_tokens), params)
         assert len(llm._slots) == 1  # the request went to the slot that read ahead
-        return out.text, read, _prompt_tokens_evaluated(llm._slots[0].llama) - before
+        return out.text, read, reads[id(llm._slots[0].llama)][before]
 
     ahead_text, read, evaluated = answer(True)
     cold_text, _, cold_evaluated = answer(False)
     assert ahead_text == cold_text  # greedy: the same words, whether or not the start was read ahead
     assert read > 100 and evaluated <= cold_evaluated - read + 5  # only the passages and the question were left
+
+
+def test_a_request_that_comes_during_a_read_ahead_gets_the_model_after_the_piece_in_progress(model_path, reads):
+    """A read-ahead is speculation: a question that arrives meanwhile must not wait for all of it. The
+    read stops after the piece it is reading, the request takes the model, reads only what was not
+    read yet, and writes the answer it would have written cold."""
+    import threading
+    import time
+
+    from convrag.generate.answer import cited_messages, cited_prompt_start
+    from convrag.history import Budget
+    from convrag.llm.local import LocalLLM
+    from convrag.types import Message
+
+    history = [Message("user", "How often does a sourdough starter need feeding?"),
+               Message("agent", "Every day at room temperature [1]. In the fridge, once a week [1].")]
+    block = "[1] (Bread) A loaf is baked at 230 degrees for about 40 minutes, with steam for the first 10."
+    params = GenerationParams(max_tokens=24)
+    llm = LocalLLM(model_path, n_ctx=2048, slots=1, read_ahead_chunk=32)
+    start = cited_prompt_start(history, Budget(400, 60), llm.count_tokens)
+    full = cited_messages("How long is it baked?", history, block, Budget(400, 60), llm.count_tokens)
+
+    llama = llm._new_slot().llama  # the only slot: the read-ahead and the request share it
+    pieces = reads[id(llama)]
+    recording_eval = llama.eval
+    answers: list = []
+    request = threading.Thread(target=lambda: answers.append(llm.complete(full, params)))
+
+    def first_piece_lets_a_request_come(tokens):  # type: ignore[no-untyped-def]
+        if not pieces and not request.is_alive():  # the read-ahead's first piece: the question arrives
+            request.start()
+            deadline = time.monotonic() + 30
+            while llm._waiting == 0 and time.monotonic() < deadline:
+                time.sleep(0.005)
+            assert llm._waiting == 1
+        recording_eval(tokens)
+
+    llama.eval = first_piece_lets_a_request_come
+    read = llm.prefill(start)
+    request.join(timeout=120)
+    assert read == 32 and pieces[0] == 32  # one piece of a start of some 300 tokens, then the request
+    evaluated = pieces[1]  # the request's prompt: what the cache did not hold
+
+    cold = LocalLLM(model_path, n_ctx=2048, slots=1)
+    cold_answer = cold.complete(full, params)
+    assert answers[0].text == cold_answer.text  # the piece read ahead changed nothing in the answer
+    assert evaluated == reads[id(cold._slots[0].llama)][0] - read  # and the request did not read it again

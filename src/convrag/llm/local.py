@@ -9,10 +9,12 @@ of one conversation are rewritten in order, are read once instead of on every ca
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,6 +25,12 @@ from .steering import Steering
 
 #: a slot is reused for a new request when it shares at least this many prompt characters
 MIN_SHARED_PREFIX = 200
+
+#: a read-ahead evaluates its prompt this many tokens at a time and hands the model to a waiting
+#: request between two pieces (64 tokens: well under a second on two cores; docs/benchmarks.md)
+READ_AHEAD_CHUNK = 64
+
+log = logging.getLogger("convrag.llm")
 
 
 def _render(messages: list[ChatMessage]) -> str:
@@ -56,6 +64,7 @@ class LocalLLM:
         n_threads: int | None = None,
         slots: int = 4,
         reuse_prefix: bool = True,
+        read_ahead_chunk: int | None = READ_AHEAD_CHUNK,
     ) -> None:
         self._path = Path(model_path) if model_path else None
         self.model = self._path.stem if self._path else DEFAULT_MODEL_NAME
@@ -65,8 +74,14 @@ class LocalLLM:
         #: False makes every call read its whole prompt (as a backend without prefix caching
         #: would); the strategy latency benchmark uses it to show what the reuse is worth
         self.reuse_prefix = reuse_prefix
+        #: tokens a read-ahead evaluates between two looks for a waiting request; None reads the
+        #: whole start in one go (a request then waits for all of it: the benchmark's baseline)
+        self.read_ahead_chunk = read_ahead_chunk
         self._slots: list[_Slot] = []
         self._lock = threading.Lock()
+        # requests waiting for the model: a read-ahead in progress stops at its next piece for them
+        self._waiting = 0
+        self._waiting_lock = threading.Lock()
         # Counting tokens must not wait for a generation in progress (a server counts tokens for
         # other requests meanwhile): a vocabulary-only copy of the model, with its own lock.
         self._vocab: Any = None
@@ -172,35 +187,77 @@ class LocalLLM:
         text = laid_out.prompt[: laid_out.prompt.index(mark)]
         return list(llama.tokenize(text.encode("utf-8"), add_bos=not laid_out.added_special, special=True))
 
+    @contextmanager
+    def _serving(self) -> Iterator[None]:
+        """Hold the model for a request. While the request waits for it, a read-ahead in progress
+        sees it waiting and stops at its next piece: nobody waits for a prompt read on speculation."""
+        with self._waiting_lock:
+            self._waiting += 1
+        try:
+            self._lock.acquire()
+        finally:
+            with self._waiting_lock:
+                self._waiting -= 1
+        try:
+            yield
+        finally:
+            self._lock.release()
+
     def prefill(self, messages: list[ChatMessage]) -> int:
         """Read the start of a coming prompt into the slot that request will be sent to (the one
         sharing the longest prefix with it), so that the request reads only what follows. Returns
-        the tokens read now: 0 when the slot held them already or prefix reuse is off."""
-        if not self.reuse_prefix:
+        the tokens read now: 0 when the slot held them already, prefix reuse is off, or a request
+        was waiting for the model.
+
+        The start is read ``read_ahead_chunk`` tokens at a time; when a request comes meanwhile, the
+        read stops at the end of the piece in progress and the model goes to the request, which
+        still finds what was read so far in the slot's cache."""
+        if not self.reuse_prefix or self._waiting:
             return 0
+        import llama_cpp
+
         prompt = _render(messages)
         with self._lock:
+            if self._waiting:
+                return 0
             slot = self._choose_slot(prompt)
-            tokens = self._open_prompt(slot.llama, messages)
-            shared = slot.llama.longest_token_prefix(slot.llama._input_ids[: slot.llama.n_tokens], tokens)
+            llama = slot.llama
+            tokens = self._open_prompt(llama, messages)
+            shared = llama.longest_token_prefix(llama._input_ids[: llama.n_tokens], tokens)
             if shared == len(tokens):
                 return 0
-            slot.last_prompt = ""
+            before, slot.last_prompt = slot.last_prompt, ""
+            step = self.read_ahead_chunk or len(tokens)
+            read = 0
             try:
-                # llama.cpp keeps what it shares with the slot's state and reads the rest; the one
-                # token it must then write is dropped by the next request, which does not share it
-                slot.llama.create_completion(tokens, max_tokens=1, temperature=0.0)
+                for begin in range(shared, len(tokens), step):
+                    if self._waiting:
+                        log.info("read-ahead yielded to a request after %d of %d tokens", begin - shared, len(tokens) - shared)
+                        break
+                    # what llama.cpp's own generate does with a shared prefix: keep it and read what
+                    # follows (eval first drops the cache beyond ``n_tokens``)
+                    llama.n_tokens = begin
+                    llama.eval(tokens[begin: begin + step])
+                    # llama.cpp may still be computing the piece (and counts it only) until synced
+                    llama_cpp.llama_synchronize(llama.ctx)
+                    read = int(llama.n_tokens) - shared
             except (ValueError, RuntimeError) as exc:
+                llama.reset()  # what the cache holds is unknown: the next request reads from scratch
                 raise LLMError(f"local model failed: {exc}") from exc
+            if not read:  # a request came before anything was read: the slot holds what it held
+                slot.last_prompt = before
+                return 0
+            # the slot holds this prompt's start (all of it, or the part read before a request
+            # came); llama.cpp compares tokens, so a request that shares less reads the rest
             slot.last_prompt = prompt
             slot.last_used = time.monotonic()
-        return len(tokens) - shared
+            return read
 
     def stream(self, messages: list[ChatMessage], params: GenerationParams = GenerationParams()) -> Iterator[str | Completion]:
         """Pieces of the answer as llama.cpp decodes them, then the :class:`Completion`. The model is
         held for the whole generation; closing the iterator early releases it."""
         prompt = _render(messages)
-        with self._lock:
+        with self._serving():
             slot = self._pick_slot(prompt)
             start = time.perf_counter()
             pieces: list[str] = []
@@ -231,7 +288,7 @@ class LocalLLM:
 
     def complete(self, messages: list[ChatMessage], params: GenerationParams = GenerationParams()) -> Completion:
         prompt = _render(messages)
-        with self._lock:
+        with self._serving():
             slot = self._pick_slot(prompt)
             start = time.perf_counter()
             steering = self._steering(slot.llama, params)

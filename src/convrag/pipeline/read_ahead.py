@@ -10,8 +10,9 @@ next question waits for the rest alone.
 the history and the answer back with its next question) and ``convrag chat`` read ahead after
 every answer. One worker thread, latest request first: when answers come faster than they can be
 read ahead, the older requests are dropped (each would be overwritten by the next anyway). Reading ahead shares the
-model with answering, so a question that arrives meanwhile waits for the read in progress (at
-most a few seconds); a failure is logged and costs nothing but the saving.
+model with answering: a question that arrives meanwhile stops the read at the end of the piece in
+progress (:data:`convrag.llm.local.READ_AHEAD_CHUNK` tokens) and finds what was read so far in the
+model's cache; a failure is logged and costs nothing but the saving.
 """
 
 from __future__ import annotations
