@@ -223,7 +223,7 @@ class LocalLLM:
             slot = self._choose_slot(prompt)
             llama = slot.llama
             tokens = self._open_prompt(llama, messages)
-            shared = llama.longest_token_prefix(llama._input_ids[: llama.n_tokens], tokens)
+            shared = llama.longest_token_prefix(llama.input_ids[: llama.n_tokens], tokens)
             if shared == len(tokens):
                 return 0
             before, slot.last_prompt = slot.last_prompt, ""
