@@ -23,12 +23,12 @@ def test_requests_sharing_a_prefix_reuse_a_slot(local_llm):
 
 
 def test_a_prompt_over_the_context_window_is_a_clear_error(local_llm):
-    import pytest
-
     from convrag.llm.base import LLMError
 
     with pytest.raises(LLMError, match="local model failed"):
         local_llm.complete([{"role": "user", "content": "word " * 5000}], GenerationParams(max_tokens=4))
+    with pytest.raises(LLMError, match="does not fit"):  # a read-ahead too: refused before reading anything
+        local_llm.prefill([{"role": "user", "content": "word " * 5000}])
 
 
 def test_streaming_gives_the_same_greedy_answer_in_pieces(local_llm):

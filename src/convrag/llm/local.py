@@ -226,6 +226,8 @@ class LocalLLM:
             shared = llama.longest_token_prefix(llama.input_ids[: llama.n_tokens], tokens)
             if shared == len(tokens):
                 return 0
+            if len(tokens) >= self.n_ctx:  # refused before the slot's cache is touched
+                raise LLMError(f"local model failed: a prompt start of {len(tokens)} tokens does not fit the {self.n_ctx}-token context")
             before, slot.last_prompt = slot.last_prompt, ""
             step = self.read_ahead_chunk or len(tokens)
             read = 0
