@@ -1,24 +1,27 @@
-"""How long does a question wait when it arrives while the model reads the next prompt ahead?
+"""How long does a question wait when it arrives while the model reads a prompt ahead?
 
-After an answer, ``convrag serve`` and ``convrag chat`` read the start of the next answer prompt
-(instructions, worked examples, the conversation so far) while the user reads. A user who types
-fast sends the next question while that read is in progress. Read in one go, the question waits
-for all of it; read ``read_ahead_chunk`` tokens at a time (the default,
-:data:`convrag.llm.local.READ_AHEAD_CHUNK`), the read stops after the piece in progress and the
-question takes the model.
+After an answer, ``convrag serve`` and ``convrag chat`` read the start of that conversation's next
+answer prompt (instructions, worked examples, the conversation so far) while the user reads. A
+question that arrives meanwhile, from the same user or from another conversation on the same
+server, needs the model. Read in one go, the start makes it wait for all of it; read
+``read_ahead_chunk`` tokens at a time (the default, :data:`convrag.llm.local.READ_AHEAD_CHUNK`),
+the read stops after the piece in progress and the question takes the model.
 
-For each piece size this measures, on the local model with the bundled sample's longest
-conversation (history up to its fifth question) and that turn's passages:
+For each piece size this measures, on the local model with the bundled sample's two longest
+conversations (history up to the fifth question, that turn's passages):
 
-- ``read`` - the read-ahead alone: its tokens, seconds and tokens per second (smaller pieces
-  cost llama.cpp some batch efficiency);
-- ``wait`` - a question sent ``--after`` seconds into the read: seconds from sending it to its
-  first token (one token is asked for, so that is the whole request), and how much of the start
-  the read had done.
+- the read-ahead alone: its tokens, seconds and tokens per second (smaller pieces cost llama.cpp
+  some batch efficiency);
+- a question of the *same* conversation sent ``--after`` seconds into the read: seconds from
+  sending it to its first token (one token is asked for, so that is the whole request). The read
+  was reading this question's own prompt, so stopping it only moves the work to the request;
+- a question of *another* conversation sent at the same moment: what it pays for a read that is
+  of no use to it.
 
-Two references: the question sent cold (nothing read ahead) and after a finished read.
+References: each question sent with nothing in progress, and the same-conversation question after a
+finished read.
 
-    .venv/bin/python tools/read_ahead_yield.py [--after 1.0] [--repeats 3]
+    .venv/bin/python tools/read_ahead_yield.py [--after 1.0] [--repeats 1] [--pieces 0,256,64]
 
 Run it alone on the machine: it times the model.
 """
@@ -32,6 +35,7 @@ import time
 from pathlib import Path
 
 import convrag
+from convrag.bench.timing import machine_description
 from convrag.data.conversations import load_conversations
 from convrag.eval.report import markdown_table
 from convrag.generate.answer import cited_messages, cited_prompt_start
@@ -44,9 +48,10 @@ ONE_TOKEN = GenerationParams(max_tokens=1)
 HISTORY = Budget(400, 60)  # the default answer prompt's history budget
 
 
-def _prompts(llm: LocalLLM) -> tuple[list[ChatMessage], list[ChatMessage]]:
-    """The start the read-ahead reads and the whole prompt the question then sends."""
-    conversation = max(load_conversations(SAMPLE), key=lambda c: len(c.messages))
+def _prompts(llm: LocalLLM, rank: int = 0) -> tuple[list[ChatMessage], list[ChatMessage]]:
+    """The start a read-ahead reads and the whole prompt the question then sends, for the sample's
+    ``rank``-th longest conversation."""
+    conversation = sorted(load_conversations(SAMPLE), key=lambda c: -len(c.messages))[rank]
     task = conversation.tasks()[4]
     index = sum(1 for m in task.history if m.speaker == "agent")
     passages = conversation.agent_contexts[index][:3] if index < len(conversation.agent_contexts) else ()
@@ -56,23 +61,25 @@ def _prompts(llm: LocalLLM) -> tuple[list[ChatMessage], list[ChatMessage]]:
 
 
 def _fresh(chunk: int | None) -> LocalLLM:
-    return LocalLLM(n_ctx=4096, slots=1, read_ahead_chunk=chunk)
+    llm = LocalLLM(n_ctx=4096, read_ahead_chunk=chunk)
+    llm.complete([{"role": "user", "content": "Say yes."}], ONE_TOKEN)  # load the model outside the timing
+    return llm
 
 
 def read_alone(chunk: int | None) -> tuple[int, float]:
     llm = _fresh(chunk)
     start, _ = _prompts(llm)
-    llm.complete([{"role": "user", "content": "Say yes."}], ONE_TOKEN)  # load the model outside the timing
     began = time.perf_counter()
     tokens = llm.prefill(start)
     return tokens, time.perf_counter() - began
 
 
-def wait_during_read(chunk: int | None, after: float) -> tuple[float, int]:
+def wait_during_read(chunk: int | None, after: float, other: bool) -> tuple[float, int]:
     """Seconds from sending the question to its answer, and tokens the read had done."""
     llm = _fresh(chunk)
     start, full = _prompts(llm)
-    llm.complete([{"role": "user", "content": "Say yes."}], ONE_TOKEN)
+    if other:
+        _, full = _prompts(llm, rank=1)
     read: list[int] = []
     reader = threading.Thread(target=lambda: read.append(llm.prefill(start)))
     reader.start()
@@ -84,10 +91,9 @@ def wait_during_read(chunk: int | None, after: float) -> tuple[float, int]:
     return waited, read[0]
 
 
-def reference(read_first: bool) -> float:
+def reference(rank: int, read_first: bool) -> float:
     llm = _fresh(READ_AHEAD_CHUNK)
-    start, full = _prompts(llm)
-    llm.complete([{"role": "user", "content": "Say yes."}], ONE_TOKEN)
+    start, full = _prompts(llm, rank)
     if read_first:
         llm.prefill(start)
     sent = time.perf_counter()
@@ -98,24 +104,32 @@ def reference(read_first: bool) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--after", type=float, default=1.0, help="seconds into the read at which the question is sent")
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--pieces", default=f"0,256,{READ_AHEAD_CHUNK}", help="piece sizes to compare, 0 = the whole start at once")
     args = parser.parse_args()
     median = statistics.median
     rows = []
-    for chunk in (None, 256, READ_AHEAD_CHUNK, 32):
+    for piece in (int(p) for p in args.pieces.split(",")):
+        chunk = piece or None
         reads = [read_alone(chunk) for _ in range(args.repeats)]
-        waits = [wait_during_read(chunk, args.after) for _ in range(args.repeats)]
+        same = [wait_during_read(chunk, args.after, other=False) for _ in range(args.repeats)]
+        other = [wait_during_read(chunk, args.after, other=True) for _ in range(args.repeats)]
         tokens, seconds = reads[0][0], median(s for _, s in reads)
         rows.append([
             "whole start at once" if chunk is None else f"{chunk} tokens",
             tokens, f"{seconds:.2f}", f"{tokens / seconds:.0f}",
-            f"{median(w for w, _ in waits):.2f}", f"{median(r for _, r in waits):.0f}",
+            f"{median(w for w, _ in same):.2f}", f"{median(w for w, _ in other):.2f}",
+            f"{median(r for _, r in other):.0f}",
         ])
+    print(machine_description())
     print(markdown_table(["read-ahead pieces", "start tokens", "read alone, s", "tokens/s",
-                          f"question sent {args.after:g} s into the read: wait, s", "tokens read before it"], rows))
-    cold = median(reference(False) for _ in range(args.repeats))
-    warm = median(reference(True) for _ in range(args.repeats))
-    print(f"\nreferences (median of {args.repeats}): question with nothing read ahead {cold:.2f} s; after a finished read {warm:.2f} s")
+                          f"same conversation's question, sent {args.after:g} s in: wait, s",
+                          "another conversation's question: wait, s", "tokens read before it"], rows))
+    cold_same = median(reference(0, False) for _ in range(args.repeats))
+    cold_other = median(reference(1, False) for _ in range(args.repeats))
+    warm = median(reference(0, True) for _ in range(args.repeats))
+    print(f"\nreferences (median of {args.repeats}), nothing in progress: same conversation's question {cold_same:.2f} s "
+          f"({warm:.2f} s after a finished read), another conversation's question {cold_other:.2f} s")
 
 
 if __name__ == "__main__":
