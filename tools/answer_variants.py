@@ -17,6 +17,8 @@ the answer prompt's budget"): each is `convrag eval-answers --split dev --answer
 Writes runs/answers-dev-<variant>/ (the rows, summary.md); with ``--replay 2`` the variant answers
 the first two dev conversations per domain as a chat (runs/replay-dev-<variant>/); then
 `tools/tune_on_dev.py answers runs/answers-dev-<variant>/answers-ungated.jsonl` for the decline table.
+``--split test`` runs a variant on the test half instead, only to report a comparison already chosen
+on dev on the host of the default's own run (``chosen --replay 2 --split test``: the former budget).
 """
 
 from __future__ import annotations
@@ -67,6 +69,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("variant", choices=sorted(VARIANTS))
     parser.add_argument("--data", default="../shared/mtrag")
+    parser.add_argument("--split", default="dev", choices=("dev", "test"),
+                        help="dev to choose among the variants; test only to report a chosen comparison on the same host")
     parser.add_argument("--replay", type=int, metavar="N",
                         help="replay the first N conversations per domain as a chat (reading ahead, the decline gate on, "
                              "no completion cache) instead of the sampled ungated turns")
@@ -80,13 +84,13 @@ def main() -> None:
 
     if args.replay:
         answer.ANSWER_PRESETS["default"] = answer.AnswerSettings(**budgets)
-        sys.argv = ["convrag", "eval-answers", "--data", args.data, "--split", "dev", "--conversations", str(args.replay),
-                    "--no-compare", "--no-llm-cache", "--out", f"runs/replay-dev-{args.variant}"]
+        sys.argv = ["convrag", "eval-answers", "--data", args.data, "--split", args.split, "--conversations", str(args.replay),
+                    "--no-compare", "--no-llm-cache", "--out", f"runs/replay-{args.split}-{args.variant}"]
     else:
         answer.ANSWER_PRESETS["ungated"] = answer.AnswerSettings(
             **budgets, decline=DeclineSettings(min_relevance=0.0, min_grounding=0.0))
-        sys.argv = ["convrag", "eval-answers", "--data", args.data, "--split", "dev", "--answers", "ungated", "--no-compare",
-                    "--answerable", "30", "--partial", "10", "--out", f"runs/answers-dev-{args.variant}"]
+        sys.argv = ["convrag", "eval-answers", "--data", args.data, "--split", args.split, "--answers", "ungated", "--no-compare",
+                    "--answerable", "30", "--partial", "10", "--out", f"runs/answers-{args.split}-{args.variant}"]
     convrag()
 
 
