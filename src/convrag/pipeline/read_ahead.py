@@ -11,8 +11,10 @@ the history and the answer back with its next question) and ``convrag chat`` rea
 every answer. One worker thread, latest request first: when answers come faster than they can be
 read ahead, the older requests are dropped (each would be overwritten by the next anyway). Reading ahead shares the
 model with answering: a question that arrives meanwhile stops the read at the end of the piece in
-progress (:data:`convrag.llm.local.READ_AHEAD_CHUNK` tokens) and finds what was read so far in the
-model's cache; a failure is logged and costs nothing but the saving.
+progress (:data:`convrag.llm.local.READ_AHEAD_CHUNK` tokens). A question of another conversation
+then waits for one piece instead of a read that is of no use to it; one of the same conversation
+finds what was read so far in the model's cache and reads the rest itself. A failure is logged and
+costs nothing but the saving.
 """
 
 from __future__ import annotations
