@@ -61,8 +61,11 @@ def _prompts(llm: LocalLLM, rank: int = 0) -> tuple[list[ChatMessage], list[Chat
 
 
 def _fresh(chunk: int | None) -> LocalLLM:
-    llm = LocalLLM(n_ctx=4096, read_ahead_chunk=chunk)
-    llm.complete([{"role": "user", "content": "Say yes."}], ONE_TOKEN)  # load the model outside the timing
+    """A model as a running server has it: loaded, its slots made (making a slot takes a second or
+    more, and a question sent meanwhile would find the read not yet begun)."""
+    llm = LocalLLM(n_ctx=4096, slots=2, read_ahead_chunk=chunk)
+    llm.complete([{"role": "user", "content": "Say yes."}], ONE_TOKEN)  # loads the model, makes the first slot
+    llm._new_slot()
     return llm
 
 
