@@ -29,6 +29,7 @@ Run it alone on the machine: it times the model.
 from __future__ import annotations
 
 import argparse
+import functools
 import statistics
 import threading
 import time
@@ -36,7 +37,7 @@ from pathlib import Path
 
 import convrag
 from convrag.bench.timing import machine_description
-from convrag.data.conversations import load_conversations
+from convrag.data.conversations import Conversation, load_conversations
 from convrag.eval.report import markdown_table
 from convrag.generate.answer import cited_messages, cited_prompt_start
 from convrag.history import Budget
@@ -48,10 +49,16 @@ ONE_TOKEN = GenerationParams(max_tokens=1)
 HISTORY = Budget(400, 60)  # the default answer prompt's history budget
 
 
+@functools.cache
+def _longest_first() -> list[Conversation]:
+    """The sample's conversations, longest first (read once, not once per measurement)."""
+    return sorted(load_conversations(SAMPLE), key=lambda c: -len(c.messages))
+
+
 def _prompts(llm: LocalLLM, rank: int = 0) -> tuple[list[ChatMessage], list[ChatMessage]]:
     """The start a read-ahead reads and the whole prompt the question then sends, for the sample's
     ``rank``-th longest conversation."""
-    conversation = sorted(load_conversations(SAMPLE), key=lambda c: -len(c.messages))[rank]
+    conversation = _longest_first()[rank]
     task = conversation.tasks()[4]
     index = sum(1 for m in task.history if m.speaker == "agent")
     passages = conversation.agent_contexts[index][:3] if index < len(conversation.agent_contexts) else ()
@@ -82,7 +89,7 @@ def wait_during_read(chunk: int | None, after: float, other: bool) -> tuple[floa
     llm = _fresh(chunk)
     start, full = _prompts(llm)
     if other:
-        _, full = _prompts(llm, rank=1)
+        full = _prompts(llm, rank=1)[1]
     read: list[int] = []
     reader = threading.Thread(target=lambda: read.append(llm.prefill(start)))
     reader.start()
