@@ -16,7 +16,8 @@ conversations (history up to the fifth question, that turn's passages):
   sending it to its first token (one token is asked for, so that is the whole request). The read
   was reading this question's own prompt, so stopping it only moves the work to the request;
 - a question of *another* conversation sent at the same moment: what it pays for a read that is
-  of no use to it.
+  not its own (only the instructions and worked examples, which every answer prompt starts with,
+  are of use to it: its request continues from the slot the read filled).
 
 References: each question sent with nothing in progress, and the same-conversation question after a
 finished read.

@@ -177,10 +177,11 @@ class LocalLLM:
             template = llama.metadata.get("tokenizer.chat_template")
             if not template:
                 raise LLMError(f"{self.model_path.name} has no chat template to lay a prompt out with")
-            eos, bos = llama.token_eos(), llama.token_bos()
+            def text(token: int) -> str:
+                return llama.detokenize([token], special=True).decode("utf-8") if token != -1 else ""
+
             # what llama-cpp-python builds for the model's own template (``chat_template.default``)
-            self._formatter = Jinja2ChatFormatter(template=template, eos_token=llama._model.token_get_text(eos) if eos != -1 else "",
-                                                  bos_token=llama._model.token_get_text(bos) if bos != -1 else "")
+            self._formatter = Jinja2ChatFormatter(template=template, eos_token=text(llama.token_eos()), bos_token=text(llama.token_bos()))
         mark = "\u2063\u2063"  # invisible separators: no prompt of ours holds them
         *head, last = messages
         laid_out = self._formatter(messages=[*head, {**last, "content": last["content"] + mark}])
