@@ -15,8 +15,9 @@ from typing import Any
 from convrag.generate.answer import CITED_SYSTEM
 from convrag.generate.answer import SYSTEM as ANSWER_SYSTEM
 from convrag.llm.base import ChatMessage, Completion, GenerationParams
+from convrag.merge.base import MergedResult
 from convrag.strategies.prompts import REWRITE_SYSTEM, SUMMARY_SYSTEM
-from convrag.types import Message, Passage, Task
+from convrag.types import Message, Passage, SourcedHit, Task
 
 # data ------------------------------------------------------------------------------------------
 TINY = [
@@ -126,3 +127,21 @@ def upload(client: Any, name: str, files: list[tuple[str, bytes]]) -> dict:
     response = client.post(f"/api/collections/{name}/documents", files=[("files", (f, data)) for f, data in files])
     assert response.status_code == 202, response.text
     return wait_job(client, response.json()["id"])
+
+
+def merged_results(texts: list[str] | int, conflict: bool = False) -> list[MergedResult]:
+    """Merged results over ``texts`` (or that many placeholder texts), alternating two collections;
+    with ``conflict`` the first two are marked as conflicting with each other."""
+    texts = [f"text {i}" for i in range(texts)] if isinstance(texts, int) else texts
+    return [
+        MergedResult(SourcedHit(f"c{i % 2}", f"p{i}", f"d{i}", t, f"T{i}", f"https://x/{i}", 1.0, i + 1), 0.1, 0.1, "r",
+                     conflicts_with=(1 - i,) if conflict and i < 2 else ())
+        for i, t in enumerate(texts)
+    ]
+
+
+#: two passages about storage plans, for tests of citations and support
+PLANS = [
+    "The Lite plan of Object Storage is free. It includes 25 GB of storage per month. Requests beyond the quota are refused.",
+    "The Standard plan is billed per gigabyte stored. Archive storage is cheaper but slower to read.",
+]

@@ -9,37 +9,15 @@ from convrag.generate.answer import (
     AnswerFailed,
     AnswerGenerator,
     AnswerSettings,
-    infer_citations,
     is_decline,
-    parse_citations,
 )
 from convrag.generate.decline import DeclineSettings, grounding
 from convrag.history import Budget
 from convrag.llm.base import LLMError
-from convrag.merge.base import MergedResult
-from convrag.types import Message, SourcedHit
-from tests.helpers import ScriptedLLM, StreamingScriptedLLM
+from convrag.types import Message
+from tests.helpers import PLANS, ScriptedLLM, StreamingScriptedLLM, merged_results
 
-PLANS = [
-    "The Lite plan of Object Storage is free. It includes 25 GB of storage per month. Requests beyond the quota are refused.",
-    "The Standard plan is billed per gigabyte stored. Archive storage is cheaper but slower to read.",
-]
 FIRST = AnswerSettings.first()
-
-
-def results(texts: list[str] | int, conflict: bool = False) -> list[MergedResult]:
-    texts = [f"text {i}" for i in range(texts)] if isinstance(texts, int) else texts
-    return [
-        MergedResult(SourcedHit(f"c{i % 2}", f"p{i}", f"d{i}", t, f"T{i}", f"https://x/{i}", 1.0, i + 1), 0.1, 0.1, "r",
-                     conflicts_with=(1 - i,) if conflict and i < 2 else ())
-        for i, t in enumerate(texts)
-    ]
-
-
-def test_citations_map_to_merged_results():
-    cited, invalid = parse_citations("Yes [2]. Also [1][2] and [9].", results(3))
-    assert [(c.number, c.collection, c.passage_id, c.url) for c in cited] == [(2, "c1", "p1", "https://x/1"), (1, "c0", "p0", "https://x/0")]
-    assert invalid == [9]
 
 
 def test_decline_detection():
@@ -51,7 +29,7 @@ def test_decline_detection():
 def test_the_first_prompt_answers_with_citations_and_flags_conflicts():
     llm = ScriptedLLM(answer=["The Lite plan is free [1], though sources disagree on storage [1][2]."])
     history = [Message("user", "Tell me about Lite"), Message("agent", "It is a plan.")]
-    answer = AnswerGenerator(llm, FIRST).answer("Is it free?", history, results(2, True))
+    answer = AnswerGenerator(llm, FIRST).answer("Is it free?", history, merged_results(2, True))
     assert [c.number for c in answer.citations] == [1, 2] and not answer.declined
     prompt = llm.last_user_prompt("answer")
     assert "[1] (conflicting) (c0; T0) text 0" in prompt and "User: Tell me about Lite" in prompt
@@ -62,7 +40,7 @@ def test_the_cited_prompt_shows_examples_history_first_and_only_the_relevant_sen
     llm = ScriptedLLM(answer=["The Lite plan is free and includes 25 GB of storage per month [1]."])
     history = [Message("user", "What storage plans are there?"), Message("agent", "Lite and Standard.")]
     settings = AnswerSettings(compression=AnswerSettings().compression.__class__(max_tokens=25))
-    answer = AnswerGenerator(llm, settings, embedder).answer("Is it free?", history, results(PLANS), "Is the Lite plan free?")
+    answer = AnswerGenerator(llm, settings, embedder).answer("Is it free?", history, merged_results(PLANS), "Is the Lite plan free?")
     messages = llm.requests[-1][1]
     assert messages[2]["content"].endswith("[1].") and len(messages) == 6  # system, two worked examples, the turn
     prompt = messages[-1]["content"]
@@ -75,7 +53,7 @@ def test_the_cited_prompt_shows_examples_history_first_and_only_the_relevant_sen
 
 
 def test_passage_labels_show_the_source_by_default_or_the_title_alone(embedder):
-    untitled = results(PLANS, conflict=True)
+    untitled = merged_results(PLANS, conflict=True)
     untitled[1] = replace(untitled[1], hit=untitled[1].hit._replace(title=""))
     for compression in (AnswerSettings().compression, None):
         llm = ScriptedLLM(answer=["The Lite plan is free [1]."] * 2)
@@ -96,7 +74,7 @@ def test_the_standalone_question_is_asked_in_place_of_the_question_with_the_user
     llm = ScriptedLLM(answer=["The Lite plan is free [1]."] * 3)
     history = [Message("user", "What storage plans are there?"), Message("agent", "Lite and Standard, billed monthly.")]
     compact = AnswerSettings(history=Budget(tokens=100, answer_words=0), ask_standalone=True, examples="full")
-    answer = AnswerGenerator(llm, compact, embedder).answer("Is it free?", history, results(PLANS), "Is the Lite plan free?",
+    answer = AnswerGenerator(llm, compact, embedder).answer("Is it free?", history, merged_results(PLANS), "Is the Lite plan free?",
                                                             "Is the Lite plan free?")
     messages = llm.requests[-1][1]
     prompt = messages[-1]["content"]
@@ -104,10 +82,10 @@ def test_the_standalone_question_is_asked_in_place_of_the_question_with_the_user
     assert "User: What storage plans are there?" in prompt and "Lite and Standard" not in prompt  # the user's side only
     assert messages[2]["content"] == EXAMPLE_SETS["full"][0].answer != EXAMPLE_SETS["brief"][0].answer
     # no question written by the model: the question as asked (the retrieval query only scores sentences)
-    AnswerGenerator(llm, compact, embedder).answer("Is it free?", history, results(PLANS), "Is it free? storage plans", None)
+    AnswerGenerator(llm, compact, embedder).answer("Is it free?", history, merged_results(PLANS), "Is it free? storage plans", None)
     assert llm.requests[-1][1][-1]["content"].endswith("Question: Is it free?\nAnswer:")
     # the setting off: the question as asked, with the whole exchange
-    answer = AnswerGenerator(llm, AnswerSettings(), embedder).answer("Is it free?", history, results(PLANS), "Is the Lite plan free?",
+    answer = AnswerGenerator(llm, AnswerSettings(), embedder).answer("Is it free?", history, merged_results(PLANS), "Is the Lite plan free?",
                                                                      "Is the Lite plan free?")
     prompt = llm.requests[-1][1][-1]["content"]
     assert prompt.endswith("Question: Is it free?\nAnswer:") and "Assistant: Lite and Standard" in prompt
@@ -119,7 +97,7 @@ def test_the_standalone_question_is_asked_in_place_of_the_question_with_the_user
 def test_nothing_relevant_is_declined_without_a_call(embedder):
     llm = ScriptedLLM()
     answer = AnswerGenerator(llm, AnswerSettings(decline=DeclineSettings(min_relevance=0.6)), embedder).answer(
-        "Who won the chess olympiad in 1980?", [], results(PLANS))
+        "Who won the chess olympiad in 1980?", [], merged_results(PLANS))
     assert answer.declined and answer.text == DECLINE and llm.requests == []
     assert "without a model call" in answer.trace["fallback"]
 
@@ -128,7 +106,7 @@ def test_an_answer_not_grounded_in_the_passages_is_declined(embedder):
     invented = "The Lite plan was launched in 1998 by a team in Toronto after a merger [1]."
     llm = ScriptedLLM(answer=[invented])
     only_grounding = AnswerSettings(decline=DeclineSettings(min_relevance=0.0, min_grounding=0.5))  # the gate is off by default
-    answer = AnswerGenerator(llm, only_grounding, embedder).answer("When was the Lite plan launched?", [], results(PLANS))
+    answer = AnswerGenerator(llm, only_grounding, embedder).answer("When was the Lite plan launched?", [], merged_results(PLANS))
     assert answer.declined and answer.text == DECLINE and answer.citations == []
     assert answer.trace["details"]["grounding"] < 0.5 and answer.trace["llm_call"]["answer"] == invented
     assert grounding("The Lite plan is free.", PLANS) == 1.0 and grounding("", PLANS) == 1.0
@@ -136,7 +114,7 @@ def test_an_answer_not_grounded_in_the_passages_is_declined(embedder):
 
 def test_any_decline_wording_becomes_the_one_decline_sentence(embedder):
     llm = ScriptedLLM(answer=["The passages do not contain information about the launch date."])
-    answer = AnswerGenerator(llm, AnswerSettings(decline=DeclineSettings(min_relevance=0.0)), embedder).answer("When was the Lite plan launched?", [], results(PLANS))
+    answer = AnswerGenerator(llm, AnswerSettings(decline=DeclineSettings(min_relevance=0.0)), embedder).answer("When was the Lite plan launched?", [], merged_results(PLANS))
     assert answer.declined and answer.text == DECLINE
 
 
@@ -145,21 +123,19 @@ def test_no_passages_declines_without_a_call_and_a_model_failure_is_raised_not_a
     answer = AnswerGenerator(llm, embedder=embedder).answer("q?", [], [])
     assert answer.declined and answer.text == DECLINE and llm.requests == []
     with pytest.raises(AnswerFailed) as failed:
-        AnswerGenerator(ScriptedLLM(answer=[LLMError("http://10.0.0.1:9 refused")]), FIRST).answer("q?", [], results(1))
+        AnswerGenerator(ScriptedLLM(answer=[LLMError("http://10.0.0.1:9 refused")]), FIRST).answer("q?", [], merged_results(1))
     assert "10.0.0.1" not in str(failed.value) and "10.0.0.1" in failed.value.detail
     with pytest.raises(AnswerFailed):
-        list(AnswerGenerator(StreamingScriptedLLM(answer=[LLMError("down")]), FIRST).stream("q?", [], results(1)))
-    empty = AnswerGenerator(ScriptedLLM(answer=["   "]), FIRST).answer("q?", [], results(1))
+        list(AnswerGenerator(StreamingScriptedLLM(answer=[LLMError("down")]), FIRST).stream("q?", [], merged_results(1)))
+    empty = AnswerGenerator(ScriptedLLM(answer=["   "]), FIRST).answer("q?", [], merged_results(1))
     assert empty.declined and empty.trace["fallback"] == "empty answer"
-    uncited = AnswerGenerator(ScriptedLLM(answer=["It is free."]), FIRST).answer("q?", [], results(1))
+    uncited = AnswerGenerator(ScriptedLLM(answer=["It is free."]), FIRST).answer("q?", [], merged_results(1))
     assert uncited.trace["warning"] == "answer cites no passage"
 
 
-def test_uncited_sentences_copied_from_a_passage_get_inferred_citations():
-    passages = results(["Selling stock has tax effects when you realize a gain or a loss.",
-                        "Preferred stocks pay fixed dividends to their holders."])
-    text, added = infer_citations("Selling stock has tax effects when you realize a gain. The weather is nice today.", passages)
-    assert text == "Selling stock has tax effects when you realize a gain [1]. The weather is nice today." and added == [1]
+def test_an_uncited_answer_copied_from_a_passage_gets_an_inferred_citation():
+    passages = merged_results(["Selling stock has tax effects when you realize a gain or a loss.",
+                               "Preferred stocks pay fixed dividends to their holders."])
     llm = ScriptedLLM(answer=["Preferred stocks pay fixed dividends to holders."])
     answer = AnswerGenerator(llm, FIRST).answer("q?", [], passages)
     assert [(c.number, c.inferred) for c in answer.citations] == [(2, True)] and answer.trace["inferred_citations"] == [2]
@@ -167,10 +143,10 @@ def test_uncited_sentences_copied_from_a_passage_get_inferred_citations():
 
 def test_streamed_answer_ends_with_the_same_answer_as_a_plain_call(embedder):
     text = "The Lite plan of Object Storage is free [1]."
-    items = list(AnswerGenerator(StreamingScriptedLLM(answer=[text]), embedder=embedder).stream("Is the Lite plan of Object Storage free?", [], results(PLANS)))
+    items = list(AnswerGenerator(StreamingScriptedLLM(answer=[text]), embedder=embedder).stream("Is the Lite plan of Object Storage free?", [], merged_results(PLANS)))
     pieces, final = items[:-1], items[-1]
     assert "".join(pieces) == text and len(pieces) == len(text.split(" ")) and isinstance(final, Answer)
-    plain = AnswerGenerator(ScriptedLLM(answer=[text]), embedder=embedder).answer("Is the Lite plan of Object Storage free?", [], results(PLANS))
+    plain = AnswerGenerator(ScriptedLLM(answer=[text]), embedder=embedder).answer("Is the Lite plan of Object Storage free?", [], merged_results(PLANS))
     assert (final.text, final.citations, final.declined) == (plain.text, plain.citations, plain.declined)
     declined = list(AnswerGenerator(StreamingScriptedLLM(), embedder=embedder).stream("q?", [], []))
     assert declined[0] == DECLINE and declined[-1].declined
@@ -194,7 +170,7 @@ class _Doubtful(ScriptedLLM):
 def test_the_cited_prompt_asks_for_the_steers_and_a_forced_doubt_is_recorded_as_the_decline_reason(embedder):
     gate = AnswerSettings(decline=DeclineSettings(min_relevance=0.0, model_decline_at=0.25))
     llm = _Doubtful(answer=[DECLINE])
-    answer = AnswerGenerator(llm, gate, embedder).answer("How much is the Standard plan?", [], results(PLANS))
+    answer = AnswerGenerator(llm, gate, embedder).answer("How much is the Standard plan?", [], merged_results(PLANS))
     assert llm.params.cite_sentences and llm.params.first_choice == DECLINE and llm.params.first_choice_at == 0.25
     assert answer.declined and "model's doubt" in answer.trace["fallback"] and "0.30 >= 0.25" in answer.trace["fallback"]
     assert answer.trace["details"]["steering"]["first_choice_p"] == 0.3
@@ -203,26 +179,14 @@ def test_the_cited_prompt_asks_for_the_steers_and_a_forced_doubt_is_recorded_as_
 def test_a_backend_that_cannot_steer_is_recorded_and_the_first_prompt_asks_for_no_steer(embedder):
     llm = ScriptedLLM(answer=["The Lite plan is free [1]."])
     answer = AnswerGenerator(llm, AnswerSettings(decline=DeclineSettings(min_relevance=0.0)), embedder).answer(
-        "Is the Lite plan free?", [], results(PLANS))
+        "Is the Lite plan free?", [], merged_results(PLANS))
     assert "steering" in answer.trace["details"] and answer.trace["details"]["steering"] is None
     assert not AnswerGenerator(ScriptedLLM(), FIRST).params.steered
-
-
-def test_a_citation_to_a_passage_that_does_not_hold_the_sentence_is_repointed():
-    from convrag.generate.answer import repoint_citations
-
-    text = ("The Lite plan of Object Storage is free of charge [2]. Archive storage is cheaper but slower to read [2]. "
-            "Nobody knows who designed the logo [1].")
-    repointed, moved = repoint_citations(text, results(PLANS))
-    assert repointed == ("The Lite plan of Object Storage is free of charge [1]. Archive storage is cheaper but slower to read [2]. "
-                         "Nobody knows who designed the logo [1].")  # supported: kept; unsupported anywhere: the model's number
-    assert moved == [{"sentence": 0, "written": [2], "to": 1}]
-    assert repoint_citations("The Lite plan includes 25 GB of storage per month [2][1].", results(PLANS))[1] == []
 
 
 def test_a_repointed_number_the_model_wrote_nowhere_counts_as_matched_not_written(embedder):
     llm = ScriptedLLM(answer=["The Lite plan of Object Storage is free of charge [2]."])
     answer = AnswerGenerator(llm, AnswerSettings(decline=DeclineSettings(min_relevance=0.0)), embedder).answer(
-        "Is the Lite plan free?", [], results(PLANS))
+        "Is the Lite plan free?", [], merged_results(PLANS))
     assert answer.text.endswith("[1].") and [(c.number, c.inferred) for c in answer.citations] == [(1, True)]
     assert answer.trace["repointed_citations"] == [{"sentence": 0, "written": [2], "to": 1}]

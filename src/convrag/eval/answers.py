@@ -21,7 +21,6 @@ benchmark's. Per turn:
 from __future__ import annotations
 
 import random
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -31,16 +30,13 @@ import numpy as np
 from ..data.layout import MTRAGData
 from ..data.splits import conversation_of
 from ..generate.answer import Answer, is_decline
+from ..generate.citations import answer_sentences, supported, written_numbers
 from ..pipeline import Pipeline, PipelineResult
 from ..progress import SILENT, Reporter
-from ..text import content_stems
 from ..types import Message, Task
 from .report import turn_bucket
 
 LABELS = ("ANSWERABLE", "PARTIAL", "UNANSWERABLE")
-SUPPORT = 0.5
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
-_MARKER = re.compile(r"\[(\d{1,3})\]")
 
 
 @dataclass(frozen=True)
@@ -105,19 +101,13 @@ def conversation_turns(data: MTRAGData, per_domain: int) -> list[AnswerTurn]:
     return _in_order(chosen)
 
 
-def supported(sentence: str, passage: str, share: float = SUPPORT) -> bool:
-    """Whether at least ``share`` of the sentence's content words occur in the passage."""
-    words = content_stems(_MARKER.sub("", sentence))
-    return not words or len(words & content_stems(passage)) / len(words) >= share
-
-
 def citation_checks(answer: Answer, result: PipelineResult, relevant: frozenset[str]) -> list[dict[str, Any]]:
     """One record per (sentence, citation): the passage, inferred or not, relevant, supported."""
     texts = {c.number: result.merged.results[c.number - 1].hit.text for c in answer.citations}
     by_number = {c.number: c for c in answer.citations}
     out = []
-    for sentence in _SENTENCE.split(answer.text.strip()):
-        for n in dict.fromkeys(int(m) for m in _MARKER.findall(sentence)):
+    for sentence in answer_sentences(answer.text):
+        for n in dict.fromkeys(written_numbers(sentence)):
             if n in by_number:
                 c = by_number[n]
                 out.append({"number": n, "passage_id": c.passage_id, "inferred": c.inferred,

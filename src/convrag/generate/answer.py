@@ -1,9 +1,9 @@
 """Writing a cited answer from the merged passages and the conversation.
 
 Passages are numbered in prompt order; the model cites them as [n]. Citations are parsed back to
-the merged results (collection, passage, title, url); numbers that match no passage are dropped
-and recorded, and an uncited sentence copied from a passage gets that passage's number, marked
-``inferred``. Passages the merge marked as conflicting are flagged in the prompt.
+the merged results (collection, passage, title, url; :mod:`.citations`); numbers that match no
+passage are dropped and recorded, and an uncited sentence copied from a passage gets that passage's
+number, marked ``inferred``. Passages the merge marked as conflicting are flagged in the prompt.
 
 What the default settings add to that (each measured on the dev split, docs/benchmarks.md):
 
@@ -36,8 +36,16 @@ from ..errors import ConvragError
 from ..history import Budget, render_pairs, turn_pairs
 from ..llm.base import LLM, ChatMessage, Completion, GenerationParams, LLMError, prefill, stream
 from ..merge.base import MergedResult
-from ..text import content_stems
 from ..types import Message
+from .citations import (
+    Citation,
+    has_citation,
+    infer_citations,
+    parse_citations,
+    repoint_citations,
+    strip_citations,
+    written_numbers,
+)
 from .compress import CompressedPassage, CompressionSettings, compress
 from .decline import DeclineSettings, grounding
 
@@ -102,7 +110,6 @@ EXAMPLE_SETS: dict[str, tuple[AnswerExample, ...]] = {
 }
 ANSWER_EXAMPLES = EXAMPLE_SETS["brief"]
 
-_CITATION = re.compile(r"\[(\d{1,3})\]")
 _DECLINED = re.compile(
     r"(do not|don't|does not|doesn't) (have|contain|provide|include|mention) (any |specific |enough )?(information|details|answer)"
     r"|no (specific )?information|cannot (find|answer)|can't (find|answer)|not (mentioned|specified|provided) in the (passages|sources)",
@@ -181,18 +188,6 @@ ANSWER_PRESETS: dict[str, AnswerSettings] = {
     "fast": AnswerSettings(history=Budget(tokens=100, answer_words=0), ask_standalone=True,
                            compression=CompressionSettings(max_tokens=350)),
 }
-
-
-class Citation(NamedTuple):
-    """A cited passage: its number in the answer, and where it came from."""
-
-    number: int
-    collection: str
-    passage_id: str
-    document_id: str
-    title: str
-    url: str
-    inferred: bool = False  # added by matching the answer's wording to the passage, not written by the model
 
 
 @dataclass
@@ -276,76 +271,6 @@ def cited_prompt_start(history: Sequence[Message], history_budget: Budget, count
     up to the passages. Its last message is the start of :func:`cited_messages`'s last message."""
     context, _ = render_pairs(turn_pairs(history), count_tokens, history_budget)
     return [*_cited_start(examples), {"role": "user", "content": _cited_head(context)}]
-
-
-def parse_citations(text: str, results: Sequence[MergedResult]) -> tuple[list[Citation], list[int]]:
-    """Citations in order of first mention, and the numbers that matched no passage."""
-    cited: list[Citation] = []
-    invalid: list[int] = []
-    for n in dict.fromkeys(int(m) for m in _CITATION.findall(text)):
-        if 1 <= n <= len(results):
-            h = results[n - 1].hit
-            cited.append(Citation(n, h.collection, h.passage_id, h.document_id, h.title, h.url))
-        else:
-            invalid.append(n)
-    return cited, invalid
-
-
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
-
-
-def _support(words: set[str], passage: set[str]) -> float:
-    """Share of a sentence's content stems found in a passage's."""
-    return len(words & passage) / len(words) if words else 1.0
-
-
-def infer_citations(text: str, results: Sequence[MergedResult], min_overlap: float = 0.5) -> tuple[str, list[int]]:
-    """Small models often answer from a passage without citing it. Each uncited sentence whose
-    content words come mostly (>= ``min_overlap``) from one passage gets that passage's number.
-    Returns the text with the added markers and the numbers added."""
-    stems = [content_stems(r.hit.text) for r in results]
-    out, added = [], []
-    for sentence in _SENTENCE.split(text.strip()):
-        words = content_stems(sentence)
-        if _CITATION.search(sentence) or len(words) < 4:
-            out.append(sentence)
-            continue
-        scores = [_support(words, s) for s in stems]
-        best = max(range(len(scores)), key=scores.__getitem__) if scores else -1
-        if best >= 0 and scores[best] >= min_overlap:
-            n = best + 1
-            added.append(n)
-            stripped = sentence.rstrip()
-            end = stripped[-1] if stripped and stripped[-1] in ".!?" else ""
-            sentence = f"{stripped[: len(stripped) - len(end)]} [{n}]{end}"
-        out.append(sentence)
-    return " ".join(out), list(dict.fromkeys(added))
-
-
-def repoint_citations(text: str, results: Sequence[MergedResult], min_overlap: float = 0.5) -> tuple[str, list[dict[str, Any]]]:
-    """A small model made to cite picks a number, not always the right one (on the dev split, 40 %
-    of its citations pointed to a passage that does not hold most of the sentence's words). A
-    sentence none of whose cited passages holds at least ``min_overlap`` of its content words, while
-    another passage does, is re-pointed to the passage that holds most; a sentence no passage
-    supports keeps the model's number. Returns the text and the re-pointings made."""
-    stems = [content_stems(r.hit.text) for r in results]
-    out, moved = [], []
-    for i, sentence in enumerate(_SENTENCE.split(text.strip())):
-        written = [int(n) for n in _CITATION.findall(sentence) if 1 <= int(n) <= len(results)]
-        words = content_stems(_CITATION.sub("", sentence))
-        if not written or len(words) < 4 or any(_support(words, stems[n - 1]) >= min_overlap for n in written):
-            out.append(sentence)
-            continue
-        scores = [_support(words, passage) for passage in stems]
-        best = max(range(len(scores)), key=scores.__getitem__)
-        if scores[best] < min_overlap:
-            out.append(sentence)
-            continue
-        moved.append({"sentence": i, "written": list(dict.fromkeys(written)), "to": best + 1})
-        replaced = _CITATION.sub("\x00", sentence)
-        replaced = re.sub(r"(\s*\x00)+", f" [{best + 1}]", replaced, count=1).replace("\x00", "")
-        out.append(re.sub(r"\s+\[", " [", replaced))
-    return " ".join(out), moved
 
 
 def is_decline(text: str) -> bool:
@@ -484,20 +409,20 @@ class AnswerGenerator:
                                      f"{completion.steering['first_choice_p']:.2f} >= {self.params.first_choice_at}")
         decline = self.settings.decline
         if text and not declined and decline is not None:
-            grounded = grounding(_CITATION.sub("", text), prepared.shown)
+            grounded = grounding(strip_citations(text), prepared.shown)
             trace["details"]["grounding"] = round(grounded, 4)
             if grounded < decline.min_grounding:
                 trace["fallback"] = (f"declined: the answer is not grounded in the passages (grounding {grounded:.2f} < "
                                      f"{decline.min_grounding}); the model's text is in llm_call")
                 text, declined = DECLINE, True
-        if not declined and text and _CITATION.search(text):
+        if not declined and text and has_citation(text):
             text, moved = repoint_citations(text, results)
             if moved:
                 trace["repointed_citations"] = moved
         citations, invalid = parse_citations(text, results) if not declined else ([], [])
         if citations and trace.get("repointed_citations"):
             # a number the model wrote nowhere is matched by wording, as an inferred one is
-            own = {int(n) for n in _CITATION.findall(completion.text)}
+            own = set(written_numbers(completion.text))
             citations = [c._replace(inferred=c.number not in own) for c in citations]
         if not citations and not declined and text:
             text, inferred = infer_citations(text, results)

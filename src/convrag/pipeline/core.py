@@ -12,7 +12,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..errors import ConvragError
-from ..generate.answer import Answer, AnswerGenerator, Citation
+from ..generate.answer import Answer, AnswerGenerator
+from ..generate.citations import Citation
 from ..llm.base import LLMError, prefill
 from ..merge.base import MergeOutcome
 from ..merge.enhanced import MergeSettings

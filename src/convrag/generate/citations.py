@@ -1,0 +1,132 @@
+"""Citations in an answer: the [n] markers, the passages they name, and whether a passage holds
+the sentence that cites it.
+
+One word-overlap test decides support everywhere: the answer generator uses it to add a citation
+to an uncited sentence copied from a passage (:func:`infer_citations`) and to move a number to the
+passage that holds the sentence (:func:`repoint_citations`); the answer evaluation
+(:mod:`convrag.eval.answers`) judges citations with it. Because the same test places inferred and
+re-pointed numbers, the evaluation also reports support over the model's own numbers alone.
+
+A sentence is what :func:`answer_sentences` splits on (end punctuation followed by a space): the
+unit a reader sees a marker attached to. It is not the passage sentence segmentation of
+:func:`convrag.text.split_sentences`, which is for choosing what to show the model.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+from ..merge.base import MergedResult
+from ..text import content_stems
+
+#: share of a sentence's content words its passage must hold to support it
+SUPPORT = 0.5
+#: sentences with fewer content words than this are left alone: too little to match on
+MIN_WORDS = 4
+
+_CITATION = re.compile(r"\[(\d{1,3})\]")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+
+
+class Citation(NamedTuple):
+    """A cited passage: its number in the answer, and where it came from."""
+
+    number: int
+    collection: str
+    passage_id: str
+    document_id: str
+    title: str
+    url: str
+    inferred: bool = False  # added by matching the answer's wording to the passage, not written by the model
+
+
+def answer_sentences(text: str) -> list[str]:
+    """The answer's sentences, markers kept with the sentence they end."""
+    return _SENTENCE.split(text.strip())
+
+
+def written_numbers(text: str) -> list[int]:
+    """The numbers of the [n] markers in ``text``, in order, repeats kept."""
+    return [int(n) for n in _CITATION.findall(text)]
+
+
+def has_citation(text: str) -> bool:
+    return _CITATION.search(text) is not None
+
+
+def strip_citations(text: str) -> str:
+    return _CITATION.sub("", text)
+
+
+def support(words: set[str], passage: set[str]) -> float:
+    """Share of a sentence's content stems found in a passage's (1.0 for a sentence without any)."""
+    return len(words & passage) / len(words) if words else 1.0
+
+
+def supported(sentence: str, passage: str, share: float = SUPPORT) -> bool:
+    """Whether at least ``share`` of the sentence's content words (markers aside) occur in the passage."""
+    return support(content_stems(strip_citations(sentence)), content_stems(passage)) >= share
+
+
+def parse_citations(text: str, results: Sequence[MergedResult]) -> tuple[list[Citation], list[int]]:
+    """Citations in order of first mention, and the numbers that matched no passage."""
+    cited: list[Citation] = []
+    invalid: list[int] = []
+    for n in dict.fromkeys(written_numbers(text)):
+        if 1 <= n <= len(results):
+            h = results[n - 1].hit
+            cited.append(Citation(n, h.collection, h.passage_id, h.document_id, h.title, h.url))
+        else:
+            invalid.append(n)
+    return cited, invalid
+
+
+def infer_citations(text: str, results: Sequence[MergedResult], min_overlap: float = SUPPORT) -> tuple[str, list[int]]:
+    """Small models often answer from a passage without citing it. Each uncited sentence whose
+    content words come mostly (>= ``min_overlap``) from one passage gets that passage's number.
+    Returns the text with the added markers and the numbers added."""
+    stems = [content_stems(r.hit.text) for r in results]
+    out, added = [], []
+    for sentence in answer_sentences(text):
+        words = content_stems(sentence)
+        if has_citation(sentence) or len(words) < MIN_WORDS:
+            out.append(sentence)
+            continue
+        scores = [support(words, s) for s in stems]
+        best = max(range(len(scores)), key=scores.__getitem__) if scores else -1
+        if best >= 0 and scores[best] >= min_overlap:
+            n = best + 1
+            added.append(n)
+            stripped = sentence.rstrip()
+            end = stripped[-1] if stripped and stripped[-1] in ".!?" else ""
+            sentence = f"{stripped[: len(stripped) - len(end)]} [{n}]{end}"
+        out.append(sentence)
+    return " ".join(out), list(dict.fromkeys(added))
+
+
+def repoint_citations(text: str, results: Sequence[MergedResult], min_overlap: float = SUPPORT) -> tuple[str, list[dict[str, Any]]]:
+    """A small model made to cite picks a number, not always the right one (on the dev split, 40 %
+    of its citations pointed to a passage that does not hold most of the sentence's words). A
+    sentence none of whose cited passages holds at least ``min_overlap`` of its content words, while
+    another passage does, is re-pointed to the passage that holds most; a sentence no passage
+    supports keeps the model's number. Returns the text and the re-pointings made."""
+    stems = [content_stems(r.hit.text) for r in results]
+    out, moved = [], []
+    for i, sentence in enumerate(answer_sentences(text)):
+        written = [n for n in written_numbers(sentence) if 1 <= n <= len(results)]
+        words = content_stems(strip_citations(sentence))
+        if not written or len(words) < MIN_WORDS or any(support(words, stems[n - 1]) >= min_overlap for n in written):
+            out.append(sentence)
+            continue
+        scores = [support(words, passage) for passage in stems]
+        best = max(range(len(scores)), key=scores.__getitem__)
+        if scores[best] < min_overlap:
+            out.append(sentence)
+            continue
+        moved.append({"sentence": i, "written": list(dict.fromkeys(written)), "to": best + 1})
+        replaced = _CITATION.sub("\x00", sentence)
+        replaced = re.sub(r"(\s*\x00)+", f" [{best + 1}]", replaced, count=1).replace("\x00", "")
+        out.append(re.sub(r"\s+\[", " [", replaced))
+    return " ".join(out), moved

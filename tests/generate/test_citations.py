@@ -1,0 +1,46 @@
+from convrag.generate.citations import (
+    answer_sentences,
+    infer_citations,
+    parse_citations,
+    repoint_citations,
+    strip_citations,
+    supported,
+    written_numbers,
+)
+from tests.helpers import PLANS, merged_results
+
+
+def test_citations_map_to_merged_results():
+    cited, invalid = parse_citations("Yes [2]. Also [1][2] and [9].", merged_results(3))
+    assert [(c.number, c.collection, c.passage_id, c.url) for c in cited] == [(2, "c1", "p1", "https://x/1"), (1, "c0", "p0", "https://x/0")]
+    assert invalid == [9]
+
+
+def test_markers_stay_with_the_sentence_they_end():
+    text = "The plan is free [1]. It holds 25 GB [1][2]! Is that enough? Yes."
+    assert answer_sentences(text) == ["The plan is free [1].", "It holds 25 GB [1][2]!", "Is that enough?", "Yes."]
+    assert written_numbers(text) == [1, 1, 2] and strip_citations("free [1][2].") == "free ."
+
+
+def test_support_needs_the_sentence_words_in_the_passage():
+    assert supported("The Lite plan is free [1].", "Object Storage Lite plan: free of charge, the plan is free.")
+    assert not supported("It was launched in Toronto in 1998 [1].", "The Lite plan is free.")
+    assert supported("[1]", "anything")  # no content words: nothing to contradict
+
+
+def test_uncited_sentences_copied_from_a_passage_get_inferred_citations():
+    passages = merged_results(["Selling stock has tax effects when you realize a gain or a loss.",
+                               "Preferred stocks pay fixed dividends to their holders."])
+    text, added = infer_citations("Selling stock has tax effects when you realize a gain. The weather is nice today.", passages)
+    assert text == "Selling stock has tax effects when you realize a gain [1]. The weather is nice today." and added == [1]
+    assert infer_citations("Stocks pay.", passages) == ("Stocks pay.", [])  # too few words to match on
+
+
+def test_a_citation_to_a_passage_that_does_not_hold_the_sentence_is_repointed():
+    text = ("The Lite plan of Object Storage is free of charge [2]. Archive storage is cheaper but slower to read [2]. "
+            "Nobody knows who designed the logo [1].")
+    repointed, moved = repoint_citations(text, merged_results(PLANS))
+    assert repointed == ("The Lite plan of Object Storage is free of charge [1]. Archive storage is cheaper but slower to read [2]. "
+                         "Nobody knows who designed the logo [1].")  # supported: kept; unsupported anywhere: the model's number
+    assert moved == [{"sentence": 0, "written": [2], "to": 1}]
+    assert repoint_citations("The Lite plan includes 25 GB of storage per month [2][1].", merged_results(PLANS))[1] == []
