@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..text import content_stems
+from .citations import support
 
 
 @dataclass(frozen=True)
@@ -42,11 +43,6 @@ class DeclineSettings:
 
 
 def grounding(answer: str, passages: Sequence[str]) -> float:
-    """Share of the answer's content stems found in the passages (1.0 for an answer with none)."""
-    said = content_stems(answer)
-    if not said:
-        return 1.0
-    shown: set[str] = set()
-    for text in passages:
-        shown |= content_stems(text)
-    return len(said & shown) / len(said)
+    """Share of the answer's content stems found in the passages (1.0 for an answer with none): the
+    citation support test, with all the passages as one."""
+    return support(content_stems(answer), set().union(*(content_stems(text) for text in passages)))
