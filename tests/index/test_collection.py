@@ -142,3 +142,41 @@ def test_reuse_embeds_only_new_passages(tmp_path: Path, tiny_passages: list[Pass
     assert sorted(encoded) == sorted(p.searchable_text for p in [changed, *tiny_passages[4:]])
     fresh = embedder.encode([p.searchable_text for p in passages])
     assert np.allclose(second.dense.embeddings, fresh, atol=1e-5)  # same vectors as a full rebuild
+
+
+def test_shards_embedded_elsewhere_finish_the_build_without_embedding(
+        tmp_path: Path, tiny_passages: list[Passage], embedder: Embedder, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``embed_passages`` leaves its staging shards; copied into a collection folder on another
+    machine, they are what ``build`` takes (the ``tools/embed_shards.py`` route for a GPU)."""
+    import shutil
+
+    import numpy as np
+
+    from convrag.index.collection import embed_passages
+    from convrag.index.windows import WindowSettings
+
+    windows = WindowSettings(size=16, stride=8)  # small enough that the tiny passages have windows
+    elsewhere = embed_passages(tmp_path / "gpu" / "c", tiny_passages, embedder, windows=windows)
+    assert elsewhere.windows is not None and len(elsewhere.windows) > 0
+    shutil.copytree(tmp_path / "gpu" / "c" / ".staging", tmp_path / "here" / "c" / ".staging")
+
+    encoded: list[str] = []
+    original = type(embedder).encode
+
+    def spy(self, texts, *args, **kwargs):  # type: ignore[no-untyped-def]
+        encoded.extend(texts)
+        return original(self, texts, *args, **kwargs)
+
+    monkeypatch.setattr(type(embedder), "encode", spy)
+    built = Collection.build(tmp_path / "here" / "c", tiny_passages, embedder=embedder, windows=windows)
+    assert encoded == [], "every vector came from the copied shards"
+    assert np.array_equal(built.dense.embeddings, elsewhere.embeddings)
+    assert np.array_equal(built.dense.windows, elsewhere.windows) and np.array_equal(built.dense.owners, elsewhere.owners)
+    assert built.manifest.dense_windows == {"size": 16, "stride": 8, "count": len(elsewhere.owners)}
+    assert not (tmp_path / "here" / "c" / ".staging").exists(), "a finished build removes its staging"
+
+    # shards of another corpus are never taken: one changed passage re-embeds everything
+    shutil.copytree(tmp_path / "gpu" / "c" / ".staging", tmp_path / "other" / "c" / ".staging")
+    changed = [tiny_passages[0]._replace(text="Passport renewal now costs 165 dollars."), *tiny_passages[1:]]
+    Collection.build(tmp_path / "other" / "c", changed, embedder=embedder)
+    assert len(encoded) == len(changed)

@@ -185,23 +185,10 @@ class Collection:
             probe = None
             window_info: dict[str, int] | None = None
             if embedder is not None:
-                staging = path / STAGING_DIR / f"{digest[:16]}-{_slug(embedder.name)}"
-                vectors, todo = _reused_vectors(passages, reuse, embedder)
-                with reporter.stage(f"{name}: embedding {len(todo)} passages", total=len(todo)) as advance:
-                    fresh = embed_resumable(
-                        [texts[i] for i in todo],
-                        embedder,
-                        staging,
-                        {"corpus_sha256": digest, "model": embedder.name, "reused": len(passages) - len(todo)},
-                        progress=advance,
-                    )
-                if len(todo):
-                    vectors[todo] = fresh
-                window_vectors, owners = (None, None)
-                if windows is not None:
-                    window_vectors, owners = _window_vectors(passages, embedder, windows, reuse, staging, digest, reporter, name)
-                    window_info = {**windows.to_json(), "count": len(owners)}
-                DenseIndex(vectors, window_vectors, owners).save(building / "dense")
+                dense = embed_passages(path, passages, embedder, name=name, reuse=reuse, windows=windows, reporter=reporter)
+                if windows is not None and dense.owners is not None:
+                    window_info = {**windows.to_json(), "count": len(dense.owners)}
+                dense.save(building / "dense")
                 probe = embedder.probe()
             manifest = Manifest(
                 name=name,
@@ -227,6 +214,47 @@ class Collection:
             raise
         _remove_stale(path, keep=version)
         return cls(path, final, manifest, passages)
+
+
+def embed_passages(
+    path: Path | str,
+    passages: Sequence[Passage],
+    embedder: Embedder,
+    *,
+    name: str | None = None,
+    reuse: Collection | None = None,
+    windows: WindowSettings | None = None,
+    reporter: Reporter = SILENT,
+) -> DenseIndex:
+    """The dense index :meth:`Collection.build` would make for ``passages`` at ``path``.
+
+    Embedding is the slow part of a build, so it goes through the collection's resumable staging
+    shards (``path/.staging/``), which only a completed build removes. Calling this alone embeds a
+    corpus and leaves its shards in place: that is how a corpus is embedded on a faster machine
+    (a GPU) and its shards copied into the same collection folder here, where ``build`` then
+    finds every shard done and embeds nothing (``tools/embed_shards.py``).
+    """
+    path = Path(path)
+    passages = list(passages)
+    name = name or path.name
+    digest = corpus_sha256(passages)
+    texts = [p.searchable_text for p in passages]
+    staging = path / STAGING_DIR / f"{digest[:16]}-{_slug(embedder.name)}"
+    vectors, todo = _reused_vectors(passages, reuse, embedder)
+    with reporter.stage(f"{name}: embedding {len(todo)} passages", total=len(todo)) as advance:
+        fresh = embed_resumable(
+            [texts[i] for i in todo],
+            embedder,
+            staging,
+            {"corpus_sha256": digest, "model": embedder.name, "reused": len(passages) - len(todo)},
+            progress=advance,
+        )
+    if len(todo):
+        vectors[todo] = fresh
+    if windows is None:
+        return DenseIndex(vectors)
+    window_vectors, owners = _window_vectors(passages, embedder, windows, reuse, staging, digest, reporter, name)
+    return DenseIndex(vectors, window_vectors, owners)
 
 
 def _window_settings(manifest: Manifest) -> WindowSettings | None:
