@@ -1,4 +1,4 @@
-"""``convrag eval``, ``rewrite``, ``run-incremental`` and ``trace-schema``: measuring strategies and retrievers on MT-RAG."""
+"""``convrag eval``, ``compare``, ``rewrite``, ``run-incremental`` and ``trace-schema``: measuring strategies and retrievers on MT-RAG."""
 
 from __future__ import annotations
 
@@ -110,6 +110,27 @@ def evaluate(
     summary = write_outputs(results, out, baseline)
     print_results_table(results, baseline)
     console.print(f"\nwrote {summary} and one folder per run under {out}")
+
+
+@app.command("compare", rich_help_panel="Evaluation on MT-RAG")
+def compare(
+    baseline: Annotated[Path, typer.Argument(help="A `convrag eval --out` folder: the reference configuration.")],
+    other: Annotated[Path, typer.Argument(help="Another such folder: its runs are tested against the same-named runs of the first.")],
+    metric: Annotated[str, typer.Option(help="Per-query metric to pair.")] = "nDCG@10",
+) -> None:
+    """Pair the same-named runs of two eval folders task by task (e.g. two embedding models): means,
+    delta, paired t-test and randomization p-values."""
+    from rich.table import Table
+
+    from ..eval.compare import compare_folders
+
+    table = Table(title=f"{metric}: {escape(str(other))} against {escape(str(baseline))}")
+    for column in ("run", "tasks", "baseline", "other", "delta", "p (t-test)", "p (randomization)"):
+        table.add_column(column, justify="left" if column == "run" else "right")
+    for name, test in compare_folders(baseline, other, metric):
+        table.add_row(escape(name), str(test.n), f"{test.mean_baseline:.4f}", f"{test.mean_run:.4f}", f"{test.delta:+.4f}",
+                      f"{test.p_ttest:.3g}", f"{test.p_randomization:.3g}")
+    console.print(table)
 
 
 @app.command(rich_help_panel="Evaluation on MT-RAG")

@@ -1,0 +1,57 @@
+"""Paired comparison of two ``convrag eval`` output folders, run by run.
+
+``convrag eval --baseline`` tests runs of one grid against each other. Comparing two *configurations*
+of the same grid (two embedding models, two index builds, before and after a change) means pairing the
+runs of the same name across two output folders, task by task. Each folder holds one sub-folder per
+run with its ``metrics.json``, whose ``per_query`` figures are what the test pairs.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import NamedTuple
+
+from ..errors import ConfigError
+from .significance import PairedTest, paired_test
+
+METRICS_FILE = "metrics.json"
+
+
+class RunComparison(NamedTuple):
+    """One run present in both folders, and its paired test (``run`` against ``baseline``)."""
+
+    name: str
+    test: PairedTest
+
+
+def per_query_runs(folder: Path) -> dict[str, dict[str, dict[str, float]]]:
+    """``{run name: per-query metrics}`` of every run under an eval output folder."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise ConfigError(f"{folder} is not a folder of `convrag eval` runs")
+    runs: dict[str, dict[str, dict[str, float]]] = {}
+    for path in sorted(folder.glob(f"*/{METRICS_FILE}")):
+        try:
+            data = json.loads(path.read_text())
+            runs[str(data["name"])] = {str(q): dict(m) for q, m in data["per_query"].items()}
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise ConfigError(f"{path} is not a convrag run's metrics file ({exc})") from None
+    if not runs:
+        raise ConfigError(f"{folder} holds no run ({METRICS_FILE} under a sub-folder); give a `convrag eval --out` folder")
+    return runs
+
+
+def compare_folders(baseline: Path, other: Path, metric: str = "nDCG@10") -> list[RunComparison]:
+    """Every run of ``other`` against the run of the same name in ``baseline``, on the tasks both scored."""
+    base_runs, other_runs = per_query_runs(baseline), per_query_runs(other)
+    shared = [name for name in other_runs if name in base_runs]
+    if not shared:
+        raise ConfigError(f"no run name is in both {baseline} ({', '.join(base_runs)}) and {other} ({', '.join(other_runs)})")
+    comparisons = []
+    for name in shared:
+        first = next(iter(other_runs[name].values()), {})
+        if metric not in first:
+            raise ConfigError(f"run {name!r} has no per-query {metric}; known: {', '.join(first)}")
+        comparisons.append(RunComparison(name, paired_test(base_runs[name], other_runs[name], metric)))
+    return comparisons

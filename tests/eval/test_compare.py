@@ -1,0 +1,68 @@
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from convrag.cli.main import app
+from convrag.data.layout import sample_root
+from convrag.errors import ConfigError
+from convrag.eval.compare import compare_folders, per_query_runs
+
+
+def _run(folder: Path, name: str, scores: dict[str, float]) -> None:
+    path = folder / name.replace("+", "_")
+    path.mkdir(parents=True)
+    per_query = {task: {"nDCG@10": value, "Recall@5": value / 2} for task, value in scores.items()}
+    (path / "metrics.json").write_text(json.dumps({"name": name, "per_query": per_query}))
+
+
+def test_same_named_runs_are_paired_on_shared_tasks(tmp_path: Path) -> None:
+    _run(tmp_path / "a", "hybrid+rewrite", {"t1": 0.2, "t2": 0.4, "t3": 0.6, "only-in-a": 1.0})
+    _run(tmp_path / "a", "bm25+rewrite", {"t1": 0.1, "t2": 0.1})
+    _run(tmp_path / "b", "hybrid+rewrite", {"t1": 0.3, "t2": 0.6, "t3": 0.6})
+    _run(tmp_path / "b", "dense+rewrite", {"t1": 0.9, "t2": 0.9})  # no partner: left out
+    [comparison] = compare_folders(tmp_path / "a", tmp_path / "b")
+    assert comparison.name == "hybrid+rewrite"
+    test = comparison.test
+    assert test.n == 3 and test.mean_baseline == pytest.approx(0.4) and test.delta == pytest.approx(0.1)
+    recall = compare_folders(tmp_path / "a", tmp_path / "b", metric="Recall@5")[0].test
+    assert recall.delta == pytest.approx(0.05)
+
+
+def test_bad_folders_are_clear_errors(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="not a folder"):
+        per_query_runs(tmp_path / "missing")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ConfigError, match="holds no run"):
+        per_query_runs(tmp_path / "empty")
+    broken = tmp_path / "broken" / "run"
+    broken.mkdir(parents=True)
+    (broken / "metrics.json").write_text("{not json")
+    with pytest.raises(ConfigError, match="not a convrag run's metrics file"):
+        per_query_runs(tmp_path / "broken")
+    _run(tmp_path / "a", "bm25+rewrite", {"t1": 0.1})
+    _run(tmp_path / "b", "dense+rewrite", {"t1": 0.1})
+    with pytest.raises(ConfigError, match="no run name is in both"):
+        compare_folders(tmp_path / "a", tmp_path / "b")
+    _run(tmp_path / "c", "bm25+rewrite", {"t1": 0.1})
+    with pytest.raises(ConfigError, match="no per-query MAP@10"):
+        compare_folders(tmp_path / "a", tmp_path / "c", metric="MAP@10")
+
+
+def test_compare_two_real_eval_folders(tmp_path: Path) -> None:
+    """Two configurations of the same grid on the bundled sample (BM25 with and without RM3)."""
+    runner = CliRunner()
+    common = ["eval", "--data", str(sample_root()), "--domains", "govt,fiqa", "-r", "bm25", "-q", "lastturn,rewrite"]
+    for name, prf in (("plain", "none"), ("rm3", "rm3")):
+        result = runner.invoke(app, [*common, "--prf", prf, "--out", str(tmp_path / name)])
+        assert result.exit_code == 0, result.output
+    result = runner.invoke(app, ["compare", str(tmp_path / "plain"), str(tmp_path / "rm3")])
+    assert result.exit_code == 0, result.output
+    assert "bm25+lastturn" in result.output and "bm25+rewrite" in result.output
+    runs = {name: next(r for r in json.loads((tmp_path / name / "summary.json").read_text())["runs"] if r["name"] == "bm25+rewrite")
+            for name in ("plain", "rm3")}
+    [rewrite] = [c for c in compare_folders(tmp_path / "plain", tmp_path / "rm3") if c.name == "bm25+rewrite"]
+    assert rewrite.test.n == sum(runs["rm3"]["counts"].values())
+    assert rewrite.test.mean_baseline == pytest.approx(runs["plain"]["metrics"]["ALL"]["nDCG@10"], abs=1e-4)  # per-query figures are stored rounded
+    assert rewrite.test.mean_run == pytest.approx(runs["rm3"]["metrics"]["ALL"]["nDCG@10"], abs=1e-4)  # per-query figures are stored rounded
