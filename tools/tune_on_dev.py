@@ -5,6 +5,7 @@ on the dev half (split by conversation, `convrag.data.splits`). Usage (after `ma
 model calls of `progressive` come from the completion cache when it is warm):
 
     .venv/bin/python tools/tune_on_dev.py retrieval     # window scoring, hybrid fusion, PRF, memory
+    .venv/bin/python tools/tune_on_dev.py retrieval --embedding-model all-mpnet-base-v2 --domains clapnq,cloud,fiqa
     .venv/bin/python tools/tune_on_dev.py routing       # four domains as four collections
     .venv/bin/python tools/tune_on_dev.py progressive   # the stage designs, against full_rewrite
     .venv/bin/python tools/tune_on_dev.py answers runs/answers-dev/answers-ungated.jsonl   # decline thresholds
@@ -18,10 +19,13 @@ import argparse
 import itertools
 import json
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from convrag.data.domains import parse_domains
 from convrag.data.layout import MTRAGData
+from convrag.embeddings import DEFAULT_EMBEDDING_MODEL
 from convrag.eval.report import markdown_table
 from convrag.eval.runner import BenchmarkIndexes, RunResult, run_retrieval, score_run
 from convrag.fusion import fuse_lists
@@ -163,12 +167,17 @@ def main() -> None:
     parser.add_argument("what", choices=("retrieval", "routing", "progressive", "answers"))
     parser.add_argument("rows", nargs="?", type=Path, help="for answers: the answers-*.jsonl of a dev eval-answers run")
     parser.add_argument("--data", type=Path, default=Path("../shared/mtrag"))
+    parser.add_argument("--domains", default="all", help="comma-separated domains (e.g. clapnq,cloud,fiqa: ALL-3 alone)")
+    parser.add_argument("--embedding-model", default=DEFAULT_EMBEDDING_MODEL,
+                        help="the dense model (all-mpnet-base-v2 re-chooses the hybrid settings for it)")
     args = parser.parse_args()
     if args.what == "answers":
         print(answers(args.rows))
         return
     data = MTRAGData.discover(args.data, "dev")
-    indexes = BenchmarkIndexes(data)
+    domains = parse_domains(args.domains)
+    data = replace(data, corpus_paths={d: path for d, path in data.corpus_paths.items() if d in domains})
+    indexes = BenchmarkIndexes(data, embedding_model=args.embedding_model)
     print({"retrieval": retrieval, "routing": routing, "progressive": progressive}[args.what](data, indexes))
 
 
