@@ -14,8 +14,10 @@ Usage (on the machine with the GPU)::
     python tools/embed_shards.py --data ../shared/mtrag --domains clapnq,cloud,fiqa \\
         --embedding-model all-mpnet-base-v2 --device cuda --out shards
 
-then here::
+then here, check a sample of the copied vectors against this machine's own embeddings of the same
+passages, and print where each domain's ``.staging`` folder goes::
 
+    python tools/embed_shards.py --data ../shared/mtrag --embedding-model all-mpnet-base-v2 --verify shards
     python tools/embed_shards.py --data ../shared/mtrag --embedding-model all-mpnet-base-v2 --print-target
 """
 
@@ -27,12 +29,15 @@ import platform
 import time
 from pathlib import Path
 
+import numpy as np
+
 from convrag.config import benchmark_index_dir
 from convrag.data.beir import read_corpus
 from convrag.data.domains import parse_domains
 from convrag.data.layout import MTRAGData
-from convrag.embeddings import load_embedder
-from convrag.index.collection import embed_passages
+from convrag.embeddings import Embedder, load_embedder
+from convrag.index.collection import embed_passages, staging_dir
+from convrag.index.manifest import corpus_sha256
 from convrag.index.windows import WindowSettings
 
 
@@ -45,6 +50,8 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=16, help="texts per forward pass (larger suits a GPU)")
     parser.add_argument("--out", type=Path, help="folder to write <domain>/.staging/ into")
     parser.add_argument("--print-target", action="store_true", help="print where the shards go on this machine, and stop")
+    parser.add_argument("--verify", type=Path, help="a folder of shards made elsewhere: re-embed --sample passages per domain here and compare")
+    parser.add_argument("--sample", type=int, default=16)
     args = parser.parse_args()
 
     data = MTRAGData.discover(args.data)
@@ -53,9 +60,12 @@ def main() -> None:
         for domain in domains:
             print(domain, benchmark_index_dir(data.root, args.embedding_model) / domain)
         return
-    if args.out is None:
-        parser.error("--out is required unless --print-target")
     embedder = load_embedder(args.embedding_model, device=args.device, batch_size=args.batch_size)
+    if args.verify is not None:
+        verify(data, domains, embedder, args.verify, args.sample)
+        return
+    if args.out is None:
+        parser.error("--out is required unless --print-target or --verify")
     timings: dict[str, dict[str, object]] = {}
     for domain in domains:
         passages = list(read_corpus(data.corpus_path(domain)))
@@ -76,6 +86,27 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "timings.json").write_text(json.dumps(report, indent=2) + "\n")
     print(json.dumps(report, indent=2))
+
+
+def verify(data: MTRAGData, domains: list[str], embedder: Embedder, shards: Path, sample: int) -> None:
+    """Passage vectors from ``shards`` against this machine's embeddings of a random sample of passages."""
+    rng = np.random.default_rng(0)
+    for domain in domains:
+        passages = list(read_corpus(data.corpus_path(domain)))
+        folder = staging_dir(shards / domain, corpus_sha256(passages), embedder.name)
+        files = sorted(folder.glob("shard-*.npy"))
+        if not files:
+            raise SystemExit(f"{domain}: no shards of this corpus and model under {folder}")
+        vectors = np.concatenate([np.load(f, allow_pickle=False) for f in files])
+        if len(vectors) != len(passages):
+            raise SystemExit(f"{domain}: {len(vectors)} vectors for {len(passages)} passages")
+        chosen = rng.choice(len(passages), min(sample, len(passages)), replace=False)
+        started = time.perf_counter()
+        here = embedder.encode([passages[i].searchable_text for i in chosen])
+        seconds = time.perf_counter() - started
+        cosine = (here * vectors[chosen]).sum(axis=1)
+        print(f"{domain}: {len(chosen)} passages re-embedded here in {seconds:.1f} s; lowest cosine {cosine.min():.7f}, "
+              f"largest difference {np.abs(here - vectors[chosen]).max():.2e}", flush=True)
 
 
 if __name__ == "__main__":

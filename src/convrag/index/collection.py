@@ -239,7 +239,7 @@ def embed_passages(
     name = name or path.name
     digest = corpus_sha256(passages)
     texts = [p.searchable_text for p in passages]
-    staging = path / STAGING_DIR / f"{digest[:16]}-{_slug(embedder.name)}"
+    staging = staging_dir(path, digest, embedder.name)
     vectors, todo = _reused_vectors(passages, reuse, embedder)
     with reporter.stage(f"{name}: embedding {len(todo)} passages", total=len(todo)) as advance:
         fresh = embed_resumable(
@@ -255,6 +255,12 @@ def embed_passages(
         return DenseIndex(vectors)
     window_vectors, owners = _window_vectors(passages, embedder, windows, reuse, staging, digest, reporter, name)
     return DenseIndex(vectors, window_vectors, owners)
+
+
+def staging_dir(path: Path | str, corpus_digest: str, model: str) -> Path:
+    """Where a build of the corpus with hash ``corpus_digest`` keeps its passage shards for ``model``
+    (its windows' shards sit beside it, with ``-windows`` appended)."""
+    return Path(path) / STAGING_DIR / f"{corpus_digest[:16]}-{_slug(model)}"
 
 
 def _window_settings(manifest: Manifest) -> WindowSettings | None:
