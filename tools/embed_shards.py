@@ -1,12 +1,12 @@
 """Embed MT-RAG benchmark corpora into resumable staging shards, for a build finished elsewhere.
 
-Embedding is the slow part of building a collection: all-mpnet-base-v2 reads about one MT-RAG
-passage a second on 2 CPU cores, so its three comparable pools would take 10 hours here and a
-couple of minutes on a GPU. This tool runs only the embedding step of a build
+Embedding is the slow part of building a collection: all-mpnet-base-v2 reads about two MT-RAG
+passages a second on 2 CPU cores, so its three comparable pools would take 7-10 hours here and
+3.5 minutes on an H100 (docs/benchmarks.md). This tool runs only the embedding step of a build
 (:func:`convrag.index.collection.embed_passages`), which writes its vectors as the same staging
 shards an interrupted build leaves, and times it. Copy ``OUT/<domain>/.staging`` into the
-benchmark's index folder for that domain (``convrag eval`` prints it; see ``--print-target``) and
-the ordinary build there finds every shard done: it checks the corpus hash, model name, shard size
+benchmark's index folder for that domain (``--print-target`` names it) and the ordinary build
+there (``convrag eval --embedding-model ...``) finds every shard done: it checks the corpus hash, model name, shard size
 and count recorded with the shards, and embeds afresh if any differ.
 
 Usage (on the machine with the GPU)::
