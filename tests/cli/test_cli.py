@@ -39,6 +39,22 @@ def test_index_then_search(tmp_path: Path) -> None:
         assert found.output.splitlines()[0].startswith("1. p2")
 
 
+def test_index_device_unavailable_is_one_line_and_keeps_the_collection(tmp_path: Path) -> None:
+    """``--device`` picks where passages are embedded; a device this machine lacks is a clear error
+    that leaves the collection built before untouched."""
+    home = tmp_path / "home"
+    corpus = _corpus(tmp_path)
+    built = _convrag("index", str(corpus), "-c", "tiny", "--device", "cpu", home=home)
+    assert built.returncode == 0, built.stderr
+    version = (home / "collections" / "tiny" / "CURRENT").read_text()
+    bad = _convrag("index", str(corpus), "-c", "tiny", "--device", "no-such-device", "--rebuild", home=home)
+    assert bad.returncode == 1 and "Traceback" not in bad.stderr
+    assert bad.stderr.startswith("error: cannot load embedding model 'all-MiniLM-L6-v2'"), bad.stderr
+    assert (home / "collections" / "tiny" / "CURRENT").read_text() == version
+    found = _convrag("search", "passport renewal fee", "-c", "tiny", "-r", "dense", "-k", "1", home=home)
+    assert found.returncode == 0 and found.stdout.startswith("1. p2"), found.stdout + found.stderr
+
+
 def test_index_documents_folder(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()

@@ -29,6 +29,8 @@ def index(
     collection: Annotated[str, typer.Option("--collection", "-c", help="Name of the collection to create or update.")],
     store: StoreOpt = None,
     embedding_model: ModelOpt = "all-MiniLM-L6-v2",
+    device: Annotated[str, typer.Option("--device", envvar="CONVRAG_EMBEDDING_DEVICE",
+                                        help="Torch device that embeds the passages (cpu, cuda, cuda:1, mps); queries embed on the CPU.")] = "cpu",
     dense: Annotated[bool, typer.Option("--dense/--no-dense", help="Also build the dense index.")] = True,
     windows: Annotated[bool, typer.Option("--windows/--no-windows", help="Also embed the further windows of passages longer than the model reads.")] = True,
     max_tokens: Annotated[int, typer.Option(help="Passage length in tokens, for documents.")] = 512,
@@ -50,7 +52,9 @@ def index(
     if backend == "milvus" and not dense:
         raise ConfigError("the milvus backend always stores dense vectors; drop --no-dense")
     target = CollectionStore(store or default_store()).path(collection)
-    embedder = load_embedder(embedding_model) if dense else None
+    # a GPU embeds a large corpus in minutes where 2 CPU cores take hours (docs/benchmarks.md, mpnet);
+    # the vectors are the same to 1e-6, so the collection is searched with the CPU model afterwards
+    embedder = load_embedder(embedding_model, device=device, batch_size=16 if device == "cpu" else 128) if dense else None
     reporter = RichReporter()
     if source.is_dir():
         tokenizer = (embedder or load_embedder(embedding_model)).tokenizer
