@@ -8,6 +8,7 @@ model calls of `progressive` come from the completion cache when it is warm):
     .venv/bin/python tools/tune_on_dev.py retrieval --embedding-model all-mpnet-base-v2 --domains clapnq,cloud,fiqa
     .venv/bin/python tools/tune_on_dev.py routing       # four domains as four collections
     .venv/bin/python tools/tune_on_dev.py progressive   # the stage designs, against full_rewrite
+    .venv/bin/python tools/tune_on_dev.py renderings --domains clapnq,cloud,fiqa   # zero-call context renderings fused with progressive
     .venv/bin/python tools/tune_on_dev.py answers runs/answers-dev/answers-ungated.jsonl   # decline thresholds
 
 Each prints a Markdown table of ALL-3 nDCG@10 (and what else decides the choice).
@@ -137,6 +138,115 @@ def progressive(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
     return markdown_table(["retriever", "queries", "ALL-3 nDCG@10", "LLM calls per follow-up"], rows)
 
 
+#: the question-free running summary tried as a rendering (a prototype kept here, not in the package: it lost on dev)
+RUNNING_SUMMARY_SYSTEM = (
+    "You keep notes on a conversation for a search engine. Summarize the conversation in 30-50 words: the subject the "
+    "user is asking about, with the names, products, places and terms it mentions, and what the user wanted to know. "
+    "Do not add facts. Reply with the summary only, on one line."
+)
+RUNNING_SUMMARY_EXAMPLES = (
+    ("User: What was the Hanseatic League?\n"
+     "Assistant: A medieval alliance of merchant guilds and market towns around the Baltic Sea, led by Lübeck.\n"
+     "User: What did they trade?\n"
+     "Assistant: Mostly timber, furs, grain, fish and wax from the Baltic, and cloth from Flanders.",
+     "The user is learning about the Hanseatic League, a medieval alliance of merchant guilds and market towns around "
+     "the Baltic Sea led by Lübeck, and asked what it traded: timber, furs, grain, fish and wax from the Baltic, and "
+     "cloth from Flanders."),
+    ("User: How do I set up alerting in Grafana?\n"
+     "Assistant: Open a dashboard panel, create an alert rule with a query and a condition, and pick a contact point.",
+     "The user wants to set up alerting in Grafana: an alert rule is created from a dashboard panel with a query and a "
+     "condition, and its notifications go to a contact point."),
+)
+
+
+def running_summary(llm: Any, history: Any) -> str:
+    """A 30-50 word summary of the conversation so far, without the question: what a chat could write in the
+    background after each answer, so that no summary call waits on the question."""
+    from convrag.history import Budget, render_pairs, turn_pairs
+    from convrag.llm.base import GenerationParams
+
+    context, _ = render_pairs(turn_pairs(history), llm.count_tokens, Budget(tokens=900, answer_words=80, step=2))
+    messages = [{"role": "system", "content": RUNNING_SUMMARY_SYSTEM}]
+    for conversation, summary in RUNNING_SUMMARY_EXAMPLES:
+        messages += [{"role": "user", "content": f"Conversation:\n{conversation}\n\nSummary:"}, {"role": "assistant", "content": summary}]
+    messages.append({"role": "user", "content": f"Conversation:\n{context}\n\nSummary:"})
+    return " ".join(llm.complete(messages, GenerationParams(temperature=0.0, max_tokens=100)).text.split())
+
+
+class WithRendering:
+    """Progressive's renderings plus one more per follow-up (``render(task, progressive_query)``), all fused (RRF)."""
+
+    def __init__(self, name: str, progressive: StrategySource, render: Any) -> None:
+        self.name, self.progressive, self.render = name, progressive, render
+
+    def queries(self, tasks: Any) -> dict[str, str]:
+        return {t: q[0] for t, q in self.query_sets(tasks).items()}
+
+    def query_sets(self, tasks: Any) -> dict[str, tuple[str, ...]]:
+        sets = self.progressive.query_sets(tasks)
+        return {t.task_id: sets[t.task_id] + ((self.render(t, sets[t.task_id][0]),) if t.history else ()) for t in tasks}
+
+
+def renderings(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
+    """Zero-call renderings of a follow-up that carry more of the conversation than progressive's topic
+    expansion (two terms), each fused with progressive's own renderings; and a question-free running summary
+    (one call per exchange, off the question's path in a chat)."""
+    from convrag.history import clip_words, turn_pairs
+    from convrag.llm import make_llm
+    from convrag.strategies.base import start_trace
+    from convrag.strategies.mmr_cluster import MMRSettings, extract_sentences, select_context
+    from convrag.strategies.progressive import Progressive
+    from convrag.strategies.topic import TopicSettings, conversation_terms, expand
+    from convrag.text import split_sentences
+
+    llm = make_llm("local")
+    embedder = indexes.embedder
+    progressive = StrategySource(Progressive(llm, embedder))
+
+    def pairs(t: Any) -> Any:
+        return turn_pairs(t.history)
+
+    def terms(t: Any, n: int) -> str:
+        return expand(t.question, [w for w, _ in conversation_terms(t.history, t.question, TopicSettings(max_zipf=5.2, max_terms=n))])
+
+    def last_answer_lead(t: Any) -> str:
+        sentences = split_sentences(pairs(t)[-1].agent) if pairs(t)[-1].agent else []
+        return f"{t.question} {sentences[0]}" if sentences else t.question
+
+    def mmr_sentences(t: Any) -> str:
+        trace, _ = start_trace(t, "mmr")
+        return " ".join([s.text for s in select_context(t, embedder, MMRSettings(), trace)] + [t.question])
+
+    def similar_sentences(t: Any) -> str:
+        sentences = extract_sentences(t)
+        if not sentences:
+            return t.question
+        vectors = embedder.encode([t.question] + [s.text for s in sentences])
+        top = sorted(range(len(sentences)), key=lambda i: -float(vectors[1 + i] @ vectors[0]))[:2]
+        return " ".join([sentences[i].text for i in sorted(top)] + [t.question])
+
+    variants = {
+        "+ the previous question": lambda t, q: f"{t.question} {pairs(t)[-1].user}",
+        "+ the first question": lambda t, q: f"{t.question} {pairs(t)[0].user}",
+        "+ the last answer's first sentence": lambda t, q: last_answer_lead(t),
+        "+ the last exchange (answer clipped to 40 words)": lambda t, q: f"{t.question} {pairs(t)[-1].user} {clip_words(pairs(t)[-1].agent, 40)}",
+        "+ all questions so far": lambda t, q: " ".join([p.user for p in pairs(t)] + [t.question]),
+        "+ five conversation terms": lambda t, q: terms(t, 5),
+        "+ two conversation terms, every follow-up": lambda t, q: terms(t, 2),
+        "+ five MMR-selected history sentences (the mmr_cluster context)": lambda t, q: mmr_sentences(t),
+        "+ the two history sentences most like the question": lambda t, q: similar_sentences(t),
+        "+ running summary (one call per exchange), Summary: ... Question: <progressive's query>": (
+            lambda t, q: f"Summary: {running_summary(llm, t.history)} Question: {q}"),
+    }
+    rows = []
+    for retriever in ("bm25", "hybrid"):
+        rows.append([retriever, "progressive (the default)", _scored(indexes, data, retriever, progressive).all3.means["nDCG@10"]])
+        for label, render in variants.items():
+            result = _scored(indexes, data, retriever, WithRendering(label, progressive, render))
+            rows.append([retriever, f"progressive {label}", result.all3.means["nDCG@10"]])
+    return markdown_table(["retriever", "renderings fused (RRF)", "ALL-3 nDCG@10"], rows)
+
+
 def answers(rows_file: Path) -> str:
     """Decline thresholds from a dev run of `convrag eval-answers` without the gate (`--answers
     ungated`): which relevance, model-doubt and grounding cut-offs separate UNANSWERABLE from
@@ -164,7 +274,7 @@ def answers(rows_file: Path) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=("retrieval", "routing", "progressive", "answers"))
+    parser.add_argument("what", choices=("retrieval", "routing", "progressive", "renderings", "answers"))
     parser.add_argument("rows", nargs="?", type=Path, help="for answers: the answers-*.jsonl of a dev eval-answers run")
     parser.add_argument("--data", type=Path, default=Path("../shared/mtrag"))
     parser.add_argument("--domains", default="all", help="comma-separated domains (e.g. clapnq,cloud,fiqa: ALL-3 alone)")
@@ -178,7 +288,7 @@ def main() -> None:
     domains = parse_domains(args.domains)
     data = replace(data, corpus_paths={d: path for d, path in data.corpus_paths.items() if d in domains})
     indexes = BenchmarkIndexes(data, embedding_model=args.embedding_model)
-    print({"retrieval": retrieval, "routing": routing, "progressive": progressive}[args.what](data, indexes))
+    print({"retrieval": retrieval, "routing": routing, "progressive": progressive, "renderings": renderings}[args.what](data, indexes))
 
 
 if __name__ == "__main__":
