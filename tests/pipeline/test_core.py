@@ -134,6 +134,36 @@ def test_query_stages_compose_in_order(tiny_collection, with_question):
     assert queries[1].startswith("Summary: ") and len(queries) == 2 + with_question
 
 
+class ReadingScriptedLLM(ScriptedLLM):
+    """A scripted LLM that, like the local backend, can be asked to read a prompt's start ahead."""
+
+    def __init__(self, **queues) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(**queues)
+        self.read: list[list] = []
+
+    def prefill(self, messages):  # type: ignore[no-untyped-def]
+        self.read.append(messages)
+        return sum(len(m["content"].split()) for m in messages)
+
+
+def test_reading_ahead_covers_the_summary_stage_and_each_next_prompt_starts_with_what_was_read(tiny_collection):
+    bm25 = open_collections({"x": tiny_collection}, "bm25")[0].retriever
+    llm = ReadingScriptedLLM(rewrite=["Did the Arizona Cardinals play in London?"],
+                             summary=["Question: Did the Arizona Cardinals play in London?\nSummary: The user asks about the "
+                                      "Arizona Cardinals, an NFL team from Glendale, and where it plays."],
+                             answer=["They played the Rams in London in 2017 [1]."])
+    pipeline = Pipeline([CollectionSearch("docs", bm25)], make_strategy("progressive", llm), generator=AnswerGenerator(llm),
+                        renderings=make_query_stages(("strategy", "summary"), llm))
+    history = [Message("user", "Tell me about the Arizona Cardinals."), Message("agent", "An NFL team from Glendale.")]
+    record = pipeline.prefill(history)
+    assert list(record) == ["strategy", "stage:summary", "answer"] and all(r["tokens"] > 0 for r in record.values())
+    pipeline.answer([*history, Message("user", "Did they play in London?")])
+    assert llm.kinds() == ["rewrite", "summary", "answer"]
+    for (kind, request), start in zip(llm.requests, llm.read):
+        # the request repeats what was read and continues it: the backend's cache then holds its start
+        assert request[:-1] == start[:-1] and request[-1]["content"].startswith(start[-1]["content"]), kind
+
+
 def test_a_spec_builds_the_pipeline_it_describes(tiny_collection):
     llm = ScriptedLLM()
     spec = PipelineSpec(collections=("tiny",), strategy="last_turn", queries=("strategy", "question"), k=3, answer_passages=2)

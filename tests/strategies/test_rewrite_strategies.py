@@ -7,6 +7,7 @@ from convrag.history import Budget
 from convrag.strategies import STRATEGIES, make_strategy
 from convrag.strategies.full_rewrite import FullRewrite
 from convrag.strategies.mmr_cluster import MMRCluster, cluster_count, extract_sentences
+from convrag.strategies.prompts import summary_messages
 from convrag.strategies.summary import Summary, parse_summary
 from convrag.strategies.targeted import Targeted, select_turns
 from convrag.types import Message, Task
@@ -97,6 +98,10 @@ def test_sentence_extraction_drops_filler_and_fragments():
         ("**Summary:** A talk. **Question:** Do they?", ("A talk.", "Do they?")),
         ("Summary: A talk.\n\n\nquestion: Do they?", ("A talk.", "Do they?")),
         ("Summary: only a summary", ("only a summary", "")),
+        # the order the prompt asks for: the question first
+        ("Question: Do the Cardinals travel?\nSummary: A talk about the Cardinals.", ("A talk about the Cardinals.", "Do the Cardinals travel?")),
+        ("Question: Do they? Summary: A talk.", ("A talk.", "Do they?")),
+        ("Question: Do they?\nSummary: A talk. Question: Anything else?", ("A talk.", "Do they?")),  # the first question counts
         ("nothing labelled", ("", "")),
     ],
 )
@@ -104,9 +109,15 @@ def test_parse_summary(text, expected):
     assert tuple(parse_summary(text)) == expected
 
 
+def test_the_summary_prompt_shows_the_question_before_the_summary():
+    """A small model copies the examples' layout; asked for the summary first, it often never wrote the question."""
+    replies = [m["content"] for m in summary_messages("User: Hi\nAssistant: Hello", "Why?") if m["role"] == "assistant"]
+    assert replies and all(r.startswith("Question: ") and "\nSummary: " in r for r in replies)
+
+
 def test_summary_query_forms_and_fallbacks():
     summary = "The user asks about the Arizona Cardinals, an NFL team from Glendale founded in Chicago in 1898, and their stadium."
-    answer = f"Summary: {summary}\nQuestion: {GOOD}"
+    answer = f"Question: {GOOD}\nSummary: {summary}"
     task = make_task("Do they play outside the US?", CARDINALS)
     result = Summary(ScriptedLLM(summary=[answer])).rewrite(task)
     assert result.query == f"Summary: {summary} Question: {GOOD}" and result.trace.standalone == GOOD

@@ -153,16 +153,18 @@ class Pipeline:
     def prefill(self, messages: Sequence[Message]) -> dict[str, Any]:
         """Read ahead the prompts of the next turn as far as they are known once ``messages`` (the
         conversation so far, ending with the answer just given) are: the answer prompt up to its
-        passages and, for a strategy that offers one, its rewrite prompt up to the question. Call
-        it while the user reads the answer; the next turn's model calls then wait only for what
-        the question brings. Returns a record for the log: tokens read and seconds per prompt, or
+        passages and, for a strategy or query stage that offers one (``prompt_start``), its prompt
+        up to the question. Call it while the user reads the answer; the next turn's model calls
+        then wait only for what the question brings. Returns a record for the log: tokens read and seconds per prompt, or
         why nothing was read."""
         record: dict[str, Any] = {}
-        start_of = getattr(self.strategy, "prompt_start", None)
-        llm = getattr(self.strategy, "llm", None)
-        start = start_of(messages) if start_of is not None and llm is not None else None
-        if start is not None:
-            record["strategy"] = _read_ahead(lambda: prefill(llm, start))
+        # in the order the turn makes its calls: the strategy's, the query stages', the answer's
+        for label, caller in (("strategy", self.strategy), *((f"stage:{s.name}", s) for s in self.renderings)):
+            start_of = getattr(caller, "prompt_start", None)
+            llm = getattr(caller, "llm", None)
+            start = start_of(messages) if start_of is not None and llm is not None else None
+            if start is not None:
+                record[label] = _read_ahead(lambda llm=llm, start=start: prefill(llm, start))
         if self.generator is not None:
             record["answer"] = _read_ahead(lambda: self.generator.prefill(messages))  # type: ignore[union-attr]
         return record or {"skipped": "no model call to read ahead for"}

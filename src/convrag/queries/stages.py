@@ -9,14 +9,14 @@ added in the turn's trace.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..embeddings import Embedder
 from ..errors import ConfigError
-from ..llm.base import LLM
-from ..types import Task
+from ..llm.base import LLM, ChatMessage
+from ..types import Message, Task
 from .multi_query import reformulations
 
 PRIMARY = "strategy"
@@ -48,6 +48,14 @@ class SummaryStage:
         from ..strategies import make_strategy
 
         self.summary = make_strategy("summary", llm)
+
+    @property
+    def llm(self) -> LLM:
+        return self.summary.llm
+
+    def prompt_start(self, history: Sequence[Message]) -> list[ChatMessage] | None:
+        """The next turn's summary prompt up to the question, to be read ahead like the strategy's."""
+        return self.summary.prompt_start(history)
 
     def render(self, task: Task, query: str) -> Rendering:
         result = self.summary.rewrite(task)

@@ -1,19 +1,23 @@
 """``summary``: SELF-multi-RAG style: a 40-50 word summary of the conversation plus the question
 restated on its own; the retrieval query is "Summary: … Question: …" (or the question alone).
+
+The model is asked for the question first and the summary second: a small model that writes the
+summary first often runs on and never writes the question.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import NamedTuple
 
-from ..history import Budget, clip_words, turn_pairs
-from ..llm.base import LLM, GenerationParams
+from ..history import Budget, clip_words, render_pairs, turn_pairs
+from ..llm.base import LLM, ChatMessage, GenerationParams
 from ..text import words
-from ..types import Task
+from ..types import Message, Task
 from .base import Fallback, Rewrite, finish, record_context, start_trace
 from .checks import check_rewrite, clean_answer
-from .prompts import summary_messages
+from .prompts import summary_messages, summary_prompt_start
 from .rewriter import CheckSettings, call
 
 SUMMARY_PARAMS = GenerationParams(temperature=0.0, max_tokens=160)
@@ -30,11 +34,11 @@ class SummaryAnswer(NamedTuple):
 
 
 def parse_summary(text: str) -> SummaryAnswer:
-    """Split "Summary: … Question: …" however the model laid it out (bold labels, one line,
-    extra blank lines, a missing label). Missing parts come back empty."""
+    """Split "Question: … Summary: …" (either order) however the model laid it out (bold labels,
+    one line, extra blank lines, a missing label). Missing parts come back empty."""
     text = text.replace("**", "")
-    # Put each label at a line start so that "Summary: … Question: …" on one line splits too.
-    text = re.sub(r"(?i)\s+(question\s*[:：])", r"\n\1", text)
+    # Put each label at a line start so that both labels on one line split too.
+    text = re.sub(r"(?i)\s+((?:question|summary)\s*[:：])", r"\n\1", text)
     parts: dict[str, str] = {}
     matches = list(_LABELS.finditer(text))
     for i, match in enumerate(matches):
@@ -62,6 +66,16 @@ class Summary:
         self.query_form = query_form
         self.budget = budget
         self.checks = checks
+
+    def prompt_start(self, history: Sequence[Message]) -> list[ChatMessage] | None:
+        """The start of the next turn's summary prompt (everything but the question), for the
+        backend to read ahead (:meth:`convrag.pipeline.Pipeline.prefill`); None before any exchange,
+        when the next turn makes no call."""
+        pairs = turn_pairs(history)
+        if not pairs:
+            return None
+        context, _ = render_pairs(pairs, self.llm.count_tokens, self.budget)
+        return summary_prompt_start(context)
 
     def rewrite(self, task: Task) -> Rewrite:
         trace, started = start_trace(task, self.name)
