@@ -89,6 +89,19 @@ def bench_strategies(
     run_strategy_benchmark(data, out, names, split_list(retriever), llm, split)
 
 
+@bench_app.command("llm")
+def bench_llm(
+    out: Annotated[Path, typer.Option("--out", help="Where to write the benchmark's results.")] = Path("runs/bench-llm"),
+    prompt_tokens: Annotated[int, typer.Option("--prompt-tokens", min=64, max=2000, help="Prompt tokens read per run.")] = 500,
+    generated_tokens: Annotated[int, typer.Option("--generated-tokens", min=1, max=512, help="Tokens written per run.")] = 64,
+    runs: Annotated[int, typer.Option("--runs", min=1, help="Timed runs of each.")] = 3,
+) -> None:
+    """How fast the local model reads a prompt and writes tokens here, and how llama.cpp was built."""
+    from ..bench.llm_speed import run_llm_speed_benchmark
+
+    run_llm_speed_benchmark(out, prompt_tokens, generated_tokens, runs)
+
+
 @bench_app.command("strategy-latency")
 def bench_strategy_latency(
     data: Annotated[Path, typer.Option("--data", help="MT-RAG data folder.")] = Path("../shared/mtrag"),

@@ -265,7 +265,12 @@ def eval_answers(
     chosen = "sampled turns"
     if conversations > 0:
         chosen = f"{conversations} whole conversations per domain, replayed in order{', reading ahead' if read_ahead else ''}"
-    header = (f"Answers on MT-RAG ({split} split, {chosen}), settings `{answers}`, strategy {strategy}, {model.backend}:{model.model}; "
+    build = ""
+    if model.backend == "local":  # its latencies depend on how llama.cpp was built, not only on the CPU
+        from ..bench.llm_speed import llama_build
+
+        build = f" (llama.cpp built with {', '.join(llama_build()) or 'unknown features'})"
+    header = (f"Answers on MT-RAG ({split} split, {chosen}), settings `{answers}`, strategy {strategy}, {model.backend}:{model.model}{build}; "
               f"machine: {machine_description()}; date {dt.date.today().isoformat()}.")
     parts = breakdowns(rows)
     markdown = report_markdown(summary, parts, header, baseline)
