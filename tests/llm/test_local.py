@@ -5,7 +5,20 @@ from collections import defaultdict
 import pytest
 
 from convrag.llm.base import GenerationParams
+from convrag.llm.local import build_features, llama_build
 from convrag.strategies.prompts import rewrite_messages
+
+SYSTEM_INFO = ("CPU : SSE3 = 1 | SSSE3 = 1 | AVX = 1 | AVX2 = 1 | F16C = 1 | FMA = 1 | BMI2 = 1 | "
+               "AVX512 = 1 | AVX512_VBMI = 0 | AVX512_VNNI = 1 | AMX_INT8 = 0 | LLAMAFILE = 1 | OPENMP = 1 | ")
+
+
+def test_build_features_lists_the_vector_units_switched_on() -> None:
+    assert build_features(SYSTEM_INFO) == ["AVX", "AVX2", "F16C", "FMA", "BMI2", "AVX512", "AVX512_VNNI"]
+    assert build_features("") == []
+
+
+def test_the_installed_build_names_at_least_avx2() -> None:
+    assert "AVX2" in llama_build()  # the set-up never builds without it
 
 
 def test_completes_with_token_counts(local_llm):

@@ -23,7 +23,7 @@ from ..data.beir import read_corpus
 from ..data.layout import MTRAGData, sample_root
 from ..eval.report import markdown_table
 from ..index.atomic import write_json, write_text
-from ..llm.local import LocalLLM
+from ..llm.local import LocalLLM, llama_build
 from .timing import machine_description
 
 
@@ -34,26 +34,6 @@ class Speed(NamedTuple):
     read_per_s: list[float]
     generated_tokens: int
     written_per_s: list[float]
-
-
-def build_features(system_info: str) -> list[str]:
-    """The vector features a llama.cpp build was compiled with, from its system-info line
-    (``"CPU : SSE3 = 1 | AVX2 = 1 | AVX512 = 1 | ..."``); features set to 0 are left out."""
-    features = []
-    for item in system_info.replace("CPU :", "|").split("|"):
-        name, _, value = item.partition("=")
-        if value.strip() == "1" and name.strip().startswith(("AVX", "AMX", "F16C", "FMA", "BMI2")):
-            features.append(name.strip())
-    return features
-
-
-def llama_build() -> list[str]:
-    """The installed llama-cpp-python build's vector features (empty when it is not installed)."""
-    try:
-        import llama_cpp
-    except ImportError:
-        return []
-    return build_features(llama_cpp.llama_print_system_info().decode("utf-8", "replace"))
 
 
 def sample_text() -> str:
@@ -107,7 +87,7 @@ def run_llm_speed_benchmark(out: Path, prompt_tokens: int = 500, generated_token
          ", ".join(f"{v:.1f}" for v in speed.written_per_s)],
     ]
     markdown = "\n".join([
-        f"Local model {llm.model}, {llm.n_threads} threads; llama.cpp build: {', '.join(report['llama_cpp_build']) or 'unknown'}.",
+        f"Local model {llm.model}, {llm.n_threads} threads; {report['llama_cpp_build']}.",
         f"Machine: {report['machine']}; date {report['date']}.",
         "",
         markdown_table(["what", "how", "tokens/s (median)", "runs"], rows),

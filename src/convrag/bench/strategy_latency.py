@@ -27,6 +27,7 @@ from ..data.layout import MTRAGData
 from ..eval.report import markdown_table
 from ..index.atomic import write_json, write_text
 from ..llm import make_llm
+from ..llm.local import llama_build
 from ..progress import SILENT, Reporter
 from ..strategies import make_strategy
 from ..types import Task
@@ -140,7 +141,7 @@ def run_strategy_latency_benchmark(
     report = {
         "date": dt.date.today().isoformat(),
         "machine": machine_description(),
-        "llm": llm_spec,
+        "llm": llm_spec + (f" ({llama_build()})" if local else ""),
         "conversations": [c[0].conversation_id for c in conversations],
         "results": results,
         "targets": [{"setting": s, "target": t, "measured": m, "met": ok} for s, t, m, ok in rows],
@@ -155,7 +156,7 @@ def run_strategy_latency_benchmark(
     )
     markdown = "\n".join(
         [
-            f"Machine: {report['machine']}; LLM {llm_spec}, no completion cache; date {report['date']}; "
+            f"Machine: {report['machine']}; LLM {report['llm']}, no completion cache; date {report['date']}; "
             f"{len(conversations)} conversations ({per_domain} per domain), {n_turns} turns in order.\n",
             table,
             "\n### Targets\n",

@@ -267,9 +267,9 @@ def eval_answers(
         chosen = f"{conversations} whole conversations per domain, replayed in order{', reading ahead' if read_ahead else ''}"
     build = ""
     if model.backend == "local":  # its latencies depend on how llama.cpp was built, not only on the CPU
-        from ..bench.llm_speed import llama_build
+        from ..llm.local import llama_build
 
-        build = f" (llama.cpp built with {', '.join(llama_build()) or 'unknown features'})"
+        build = f" ({llama_build()})"
     header = (f"Answers on MT-RAG ({split} split, {chosen}), settings `{answers}`, strategy {strategy}, {model.backend}:{model.model}{build}; "
               f"machine: {machine_description()}; date {dt.date.today().isoformat()}.")
     parts = breakdowns(rows)
