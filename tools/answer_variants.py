@@ -13,6 +13,8 @@ the answer prompt's budget"): each is `convrag eval-answers --split dev --answer
     .venv/bin/python tools/answer_variants.py titles
     .venv/bin/python tools/answer_variants.py long
     .venv/bin/python tools/answer_variants.py long-brief
+    .venv/bin/python tools/answer_variants.py copy-2
+    .venv/bin/python tools/answer_variants.py copy-4
 
 Writes runs/answers-dev-<variant>/ (the rows, summary.md); with ``--replay 2`` the variant answers
 the first two dev conversations per domain as a chat (runs/replay-dev-<variant>/); then
@@ -62,6 +64,11 @@ VARIANTS: dict[str, tuple[Budget, int, str | None, dict[str, Any]]] = {
     "long": (CHOSEN, 350, "Write 3 to 5 sentences", {"examples": "full", "max_tokens": 240}),
     # ... with the brief worked examples (two short sentences each)
     "long-brief": (CHOSEN, 350, "Write 3 to 5 sentences", {"max_tokens": 240}),
+    # the default (chosen-300) with the copy steer: a logit bonus for the token that continues the
+    # longest ending of the answer (two tokens or more) that a shown passage holds
+    # (convrag.llm.steering.CopyIndex), at two strengths
+    "copy-2": (CHOSEN, 300, None, {"copy_bias": 2.0}),
+    "copy-4": (CHOSEN, 300, None, {"copy_bias": 4.0}),
 }
 
 
@@ -74,6 +81,8 @@ def main() -> None:
     parser.add_argument("--replay", type=int, metavar="N",
                         help="replay the first N conversations per domain as a chat (reading ahead, the decline gate on, "
                              "no completion cache) instead of the sampled ungated turns")
+    parser.add_argument("--no-llm-cache", action="store_true",
+                        help="make every model call live (to compare variants on one llama.cpp build, and time them)")
     args = parser.parse_args()
     history, passages, length, further = VARIANTS[args.variant]
     if length:
@@ -91,6 +100,8 @@ def main() -> None:
             **budgets, decline=DeclineSettings(min_relevance=0.0, min_grounding=0.0))
         sys.argv = ["convrag", "eval-answers", "--data", args.data, "--split", args.split, "--answers", "ungated", "--no-compare",
                     "--answerable", "30", "--partial", "10", "--out", f"runs/answers-{args.split}-{args.variant}"]
+        if args.no_llm_cache:
+            sys.argv.append("--no-llm-cache")
     convrag()
 
 

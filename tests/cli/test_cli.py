@@ -205,3 +205,7 @@ def test_the_decisions_panel_shows_the_steers_and_repointed_citations(capsys) ->
     shown = capsys.readouterr().out
     assert "2 sentence(s) made to cite, doubt (decline first) 0.12" in shown
     assert "citation re-pointed in sentence 1: [2] -> [1]" in shown
+    assert "passage wording" not in shown  # no copy steer asked for
+    trace.answer["details"]["steering"].update(copy_steps=30, copy_followed=24)
+    print_decisions(PipelineResult("A [1].", [], False, MergeOutcome([]), trace))
+    assert "passage wording 24/30" in capsys.readouterr().out

@@ -190,3 +190,22 @@ def test_a_repointed_number_the_model_wrote_nowhere_counts_as_matched_not_writte
         "Is the Lite plan free?", [], merged_results(PLANS))
     assert answer.text.endswith("[1].") and [(c.number, c.inferred) for c in answer.citations] == [(1, True)]
     assert answer.trace["repointed_citations"] == [{"sentence": 0, "written": [2], "to": 1}]
+
+
+class _Recording(ScriptedLLM):
+    def complete(self, messages, params=None):  # type: ignore[no-untyped-def]
+        self.params = params
+        return super().complete(messages, params)
+
+
+def test_the_copy_steer_is_given_the_passages_the_prompt_shows_and_only_when_asked(embedder):
+    settings = AnswerSettings(decline=DeclineSettings(min_relevance=0.0), copy_bias=2.0)
+    llm = _Recording(answer=["The Lite plan is free [1]."])
+    AnswerGenerator(llm, settings, embedder).answer("Is the Lite plan free?", [], merged_results(PLANS))
+    shown = llm.last_user_prompt("answer")
+    assert llm.params.copy_bias == 2.0 and llm.params.copy_from and llm.params.copies
+    assert all(text in shown for text in llm.params.copy_from)  # the compressed sentences, as shown
+    plain = _Recording(answer=["The Lite plan is free [1]."])
+    AnswerGenerator(plain, replace(settings, copy_bias=0.0), embedder).answer("Is the Lite plan free?", [], merged_results(PLANS))
+    assert not plain.params.copies and plain.params.copy_from == ()
+

@@ -1,10 +1,12 @@
 """The decoding steers: the pure sentence rule, the processor on a toy vocabulary, and the real model."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from convrag.llm.base import GenerationParams
-from convrag.llm.steering import Steering, current_sentence, ends_uncited_sentence
+from convrag.llm.steering import CopyIndex, Steering, current_sentence, ends_uncited_sentence, starts_word
 
 
 @pytest.mark.parametrize(
@@ -85,6 +87,64 @@ def test_the_decline_sentence_is_not_made_to_cite():
 def test_plain_requests_keep_their_cache_keys():
     assert GenerationParams(max_tokens=8).as_dict() == {"temperature": 0.0, "max_tokens": 8, "stop": []}
     assert not GenerationParams().steered and GenerationParams(cite_sentences=True).steered
+    # a copy bias without texts to copy from steers nothing, and keeps the plain key
+    assert GenerationParams(copy_bias=2.0).as_dict() == GenerationParams().as_dict()
+    assert not GenerationParams(copy_bias=2.0).steered and not GenerationParams(copy_from=("Tea has caffeine.",)).steered
+
+
+def test_the_copy_steer_is_in_the_cache_key_with_its_bias_and_texts():
+    a = GenerationParams(copy_bias=2.0, copy_from=("Tea has caffeine.",))
+    assert a.steered and a.as_dict()["copy"]["bias"] == 2.0
+    assert a.as_dict() != GenerationParams(copy_bias=1.0, copy_from=("Tea has caffeine.",)).as_dict()
+    assert a.as_dict() != GenerationParams(copy_bias=2.0, copy_from=("Coffee has caffeine.",)).as_dict()
+
+
+def test_the_copy_index_continues_the_longest_ending_a_text_holds_where_that_text_holds_it():
+    every = range(20)  # every token begins a word here
+    index = CopyIndex([[1, 2, 3, 4], [9, 2, 5]], every, min_words=1)
+    assert index.match([7, 1, 2])[0] == 2 and index.continuations([7, 1, 2]).tolist() == [3]  # "1 2" is followed by 3 only
+    assert index.continuations([9, 2]).tolist() == [5]
+    assert index.continuations([7, 2]).tolist() == [3, 5]  # one word matched in both texts: both continue
+    assert index.continuations([4]).tolist() == []  # a text's last token is followed by nothing
+    assert index.continuations([]).tolist() == []
+    assert index.continuations(np.array([7, 1, 2])).tolist() == [3]  # as llama.cpp passes them
+
+
+def test_a_quote_goes_on_in_its_own_passage_and_a_lone_word_continues_nothing():
+    # "The Penobscot River is a" -> 8; "River is a" also occurs in the other passage, followed by 9
+    penobscot, other = [1, 2, 3, 4, 5, 8], [7, 3, 4, 5, 9]
+    index = CopyIndex([penobscot, other], range(20))  # two words at least, the default
+    assert index.match([1, 2, 3, 4, 5])[0] == 5 and index.continuations([1, 2, 3, 4, 5]).tolist() == [8]
+    assert index.continuations([6, 3, 4, 5]).tolist() == [8, 9]  # "River is a" after another word: both rivers tie
+    assert index.continuations([6, 5]).tolist() == []  # only "a" matches: too little to continue a quote
+    with pytest.raises(ValueError, match="at least 1 word"):
+        CopyIndex([[1, 2]], range(3), min_words=0)
+
+
+def test_words_not_tokens_are_counted_so_a_space_before_a_number_does_not_make_a_second_word():
+    # " about", " " and the digits "9", "5", as the default model's tokenizer splits "about 95"
+    about, space, nine, five, has = 1, 2, 3, 4, 5
+    index = CopyIndex([[has, about, space, nine, five]], word_starts={about, has})
+    assert index.match([about, space])[0] == 1
+    assert index.continuations([6, about, space]).tolist() == []  # "about " alone: the number is the model's
+    assert index.continuations([has, about, space]).tolist() == [nine]  # "has about " in the passage: go on
+    assert [starts_word(p) for p in (" about", " ", "igrams", " 9", "Green", "  ")] == [True, False, False, True, False, False]
+
+
+def test_the_copy_bonus_turns_a_near_tie_to_the_passage_and_leaves_a_clear_choice_alone():
+    passage = ["Tea", " has", " caffeine", "."]
+    steering = _steering(copy_bias=2.0, copy_from=("Tea has caffeine.",))
+    steering.copy = CopyIndex([[ID[p] for p in passage]], set(ID.values()))  # the toy encoder knows words, not sentences
+    prompt = [ID["I"]] * 3
+    near = np.zeros(len(VOCAB), dtype=np.float32)
+    near[ID[" know"]], near[ID[" caffeine"]] = 1.0, 0.5  # the model slightly prefers its own word
+    assert VOCAB[int(np.argmax(steering(np.array(prompt), np.zeros(len(VOCAB), dtype=np.float32))))] == "<end>"  # first step: nothing to continue
+    assert VOCAB[int(np.argmax(steering(np.array(prompt + [ID["Tea"], ID[" has"]]), near.copy())))] == " caffeine"
+    clear = near.copy()
+    clear[ID[" know"]] = 5.0
+    assert VOCAB[int(np.argmax(steering(np.array(prompt + [ID["Tea"], ID[" has"], ID[" caffeine"]]), clear)))] == " know"
+    report = steering.report()
+    assert report == {"copy_steps": 2, "copy_followed": 1}  # the step after " has" followed the passage
 
 
 def test_the_real_model_cites_every_sentence_and_reports_its_doubt(local_llm):
@@ -103,3 +163,23 @@ def test_the_real_model_cites_every_sentence_and_reports_its_doubt(local_llm):
     doubt = local_llm.complete(off_topic, params).steering["first_choice_p"]
     forced = local_llm.complete(off_topic, GenerationParams(max_tokens=40, first_choice=DECLINE, first_choice_at=0.0))
     assert doubt > answer.steering["first_choice_p"] and forced.text.startswith("I ")
+
+
+
+def test_the_real_model_follows_the_passage_where_the_copy_bonus_outweighs_its_choice(local_llm):
+    """The steer wired to the real tokenizer: at an overwhelming bonus the model, which stops after
+    what was asked, must go on quoting the passage from the first two words it shares with it."""
+    from convrag.generate.answer import DECLINE, cited_messages
+    from convrag.history import Budget
+
+    museum = ("The museum opens at nine in the morning on weekdays, and its garden cafe, which the purple walrus "
+              "of Leeds designed, serves lunch until three.")
+    tickets = "Tickets cost twelve pounds for adults."
+    asked = cited_messages("When does the museum open?", [], f"[1] (notes; Museum) {museum}\n[2] (notes; Tickets) {tickets}",
+                           Budget(tokens=100), local_llm.count_tokens)
+    params = GenerationParams(max_tokens=120, cite_sentences=True, first_choice=DECLINE)
+    free = local_llm.complete(asked, params)
+    steered = local_llm.complete(asked, replace(params, copy_bias=50.0, copy_from=(museum, tickets)))
+    assert "copy_steps" not in free.steering and "walrus" not in free.text, free.text
+    assert "purple walrus of Leeds designed, serves lunch until three [1]" in steered.text, steered.text
+    assert 0 < steered.steering["copy_followed"] <= steered.steering["copy_steps"]

@@ -59,7 +59,9 @@ def print_decisions(result: PipelineResult) -> None:
     if steering:
         doubt = steering.get("first_choice_p")
         lines.append(f"steered decoding: {steering.get('citation_nudges', 0)} sentence(s) made to cite"
-                     + (f", doubt (decline first) {doubt:.2f}" if doubt is not None else ""))
+                     + (f", doubt (decline first) {doubt:.2f}" if doubt is not None else "")
+                     + (f", passage wording {steering['copy_followed']}/{steering['copy_steps']}"
+                        if steering.get("copy_steps") else ""))
     for moved in answer.get("repointed_citations", []):
         lines.append(f"citation re-pointed in sentence {moved['sentence'] + 1}: {moved['written']} -> [{moved['to']}]")
     lines.append("timings: " + ", ".join(f"{k} {v:.2f} s" for k, v in t.timings_s.items()))

@@ -151,7 +151,8 @@ def score_turn(turn: AnswerTurn, result: PipelineResult, wall_s: float, first_pi
         "model_declined": bool(call) and is_decline(call.get("answer", "")),
     }
     steering = ((trace.answer or {}).get("details") or {}).get("steering") or {}
-    row.update(first_choice_p=steering.get("first_choice_p"), citation_nudges=steering.get("citation_nudges"))
+    row.update(first_choice_p=steering.get("first_choice_p"), citation_nudges=steering.get("citation_nudges"),
+               copy_steps=steering.get("copy_steps"), copy_followed=steering.get("copy_followed"))
     if turn.label != "UNANSWERABLE":
         scores = scorer.score(turn.reference, result.text)
         row.update(rouge_l=scores["rougeL"].fmeasure, token_recall=scores["rouge1"].recall)

@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
 from ..embeddings import Embedder, load_embedder
@@ -159,6 +159,11 @@ class AnswerSettings:
     #: passage labels in the ``cited`` prompt: ``source`` (collection; title or document id) or
     #: ``title`` (the title alone, as in the worked examples: fewer tokens, see :func:`_title_label`)
     labels: str = "source"
+    #: logit bonus for continuing a shown passage's wording where the answer's last tokens occur in
+    #: it (:class:`..llm.steering.CopyIndex`; local backend); 0 leaves the model's wording alone
+    copy_bias: float = 0.0
+    #: the fewest words of the answer's ending a passage must hold before its continuation gets the bonus
+    copy_context: int = 2
 
     def __post_init__(self) -> None:
         if self.prompt not in PROMPTS:
@@ -302,7 +307,14 @@ class AnswerGenerator:
             # at the dev-chosen threshold (:class:`.decline.DeclineSettings`)
             first_choice=DECLINE if cited else "",
             first_choice_at=settings.decline.model_decline_at if cited and settings.decline is not None else None,
+            copy_bias=settings.copy_bias, copy_context=settings.copy_context,
         )
+
+    def _params(self, prepared: _Prepared) -> GenerationParams:
+        """The request's decoding settings: the copy steer needs the passages this prompt shows."""
+        if self.params.copy_bias <= 0:
+            return self.params
+        return replace(self.params, copy_from=tuple(prepared.shown))
 
     @property
     def embedder(self) -> Embedder:
@@ -362,7 +374,7 @@ class AnswerGenerator:
             return prepared.early
         assert prepared.messages is not None
         try:
-            completion = self.llm.complete(prepared.messages, self.params)
+            completion = self.llm.complete(prepared.messages, self._params(prepared))
         except LLMError as exc:
             raise AnswerFailed(str(exc)) from exc
         return self._finish(completion, prepared, results, start)
@@ -381,7 +393,7 @@ class AnswerGenerator:
         assert prepared.messages is not None
         completion: Completion | None = None
         try:
-            for item in stream(self.llm, prepared.messages, self.params):
+            for item in stream(self.llm, prepared.messages, self._params(prepared)):
                 if isinstance(item, Completion):
                     completion = item
                 else:
@@ -402,7 +414,7 @@ class AnswerGenerator:
         }
         if completion.first_token_s is not None:
             trace["details"]["first_token_s"] = completion.first_token_s
-        if self.params.steered:
+        if self.params.steered or self.params.copy_bias > 0:
             trace["details"]["steering"] = completion.steering  # None: the backend cannot steer
             if (completion.steering or {}).get("first_choice_forced"):
                 trace["fallback"] = (f"declined by the model's doubt: it gave the decline sentence probability "

@@ -7,6 +7,7 @@ the cost that matters (about 70 prompt tokens/s here), and traces report both.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Iterator
@@ -29,14 +30,18 @@ class ChatMessage(TypedDict):
 class GenerationParams:
     """Decoding settings. Greedy by default so that runs are reproducible and cacheable.
 
-    Two *steers* act on the model's choices while it writes (:mod:`.steering`; the local backend
+    Three *steers* act on the model's choices while it writes (:mod:`.steering`; the local backend
     applies them, a remote API cannot, and its completion then reports ``steering=None``):
 
     * ``cite_sentences``: when the model is about to end a sentence that cites no passage, it is
       made to open a citation ``[`` first and picks the passage number itself;
     * ``first_choice``: the probability the model gives the first token of this text at its first
       step is reported; at ``first_choice_at`` or above, that token is chosen (the decline sentence
-      of the answer prompt, so that a small model's doubt can decide a decline).
+      of the answer prompt, so that a small model's doubt can decide a decline);
+    * ``copy_bias`` with ``copy_from``: where the answer's ending occurs in one of these texts (the
+      passages shown), the token that follows the longest such ending there gets ``copy_bias`` added
+      to its logit, so that a near tie between the passage's wording and a paraphrase goes to the
+      passage; an ending of fewer than ``copy_context`` words continues nothing.
     """
 
     temperature: float = 0.0
@@ -45,6 +50,9 @@ class GenerationParams:
     cite_sentences: bool = False
     first_choice: str = ""
     first_choice_at: float | None = None
+    copy_bias: float = 0.0
+    copy_from: tuple[str, ...] = ()
+    copy_context: int = 2
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"temperature": self.temperature, "max_tokens": self.max_tokens, "stop": list(self.stop)}
@@ -54,11 +62,19 @@ class GenerationParams:
         if self.first_choice:
             out["first_choice"] = self.first_choice
             out["first_choice_at"] = self.first_choice_at
+        if self.copies:
+            # the texts are in the prompt already; their digest keeps the key short and exact
+            digest = hashlib.sha256("\x00".join(self.copy_from).encode("utf-8")).hexdigest()[:16]
+            out["copy"] = {"bias": self.copy_bias, "from": digest, "context": self.copy_context}
         return out
 
     @property
+    def copies(self) -> bool:
+        return self.copy_bias > 0 and any(self.copy_from)
+
+    @property
     def steered(self) -> bool:
-        return self.cite_sentences or bool(self.first_choice)
+        return self.cite_sentences or bool(self.first_choice) or self.copies
 
 
 class Completion(NamedTuple):
