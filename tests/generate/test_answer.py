@@ -209,3 +209,7 @@ def test_the_copy_steer_is_given_the_passages_the_prompt_shows_and_only_when_ask
     AnswerGenerator(plain, replace(settings, copy_bias=0.0), embedder).answer("Is the Lite plan free?", [], merged_results(PLANS))
     assert not plain.params.copies and plain.params.copy_from == ()
 
+
+def test_an_answer_stops_where_the_model_would_write_the_users_next_turn(embedder):
+    for settings in (AnswerSettings(), FIRST):
+        assert "\nUser:" in AnswerGenerator(ScriptedLLM(), settings, embedder).params.stop

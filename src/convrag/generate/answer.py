@@ -50,6 +50,10 @@ from .compress import CompressedPassage, CompressionSettings, compress
 from .decline import DeclineSettings, grounding
 
 DECLINE = "I do not have specific information about that in the available sources."
+#: where an answer ends at the latest: the prompts show the conversation as "User: ..." lines, and
+#: a small model sometimes goes on to write the user's next question and its own reply to it (one
+#: dev answer of 71 in the 2026-11-25 runs); that text is never part of the answer
+ANSWER_STOP = ("\nUser:",)
 
 SYSTEM = (
     "You answer the user's last question using ONLY the numbered passages. After each sentence, cite the passages "
@@ -302,7 +306,7 @@ class AnswerGenerator:
         self._embedder = embedder
         cited = settings.prompt == "cited"
         self.params = GenerationParams(
-            max_tokens=settings.max_tokens, cite_sentences=settings.cite_sentences and cited,
+            max_tokens=settings.max_tokens, stop=ANSWER_STOP, cite_sentences=settings.cite_sentences and cited,
             # the model's doubt about the decline sentence is read on every cited answer, and decides
             # at the dev-chosen threshold (:class:`.decline.DeclineSettings`)
             first_choice=DECLINE if cited else "",
