@@ -209,3 +209,6 @@ def test_the_decisions_panel_shows_the_steers_and_repointed_citations(capsys) ->
     trace.answer["details"]["steering"].update(copy_steps=30, copy_followed=24)
     print_decisions(PipelineResult("A [1].", [], False, MergeOutcome([]), trace))
     assert "passage wording 24/30" in capsys.readouterr().out
+    trace.answer["details"]["steering"]["error"] = "UnicodeDecodeError: invalid start byte"
+    print_decisions(PipelineResult("A [1].", [], False, MergeOutcome([]), trace))
+    assert "steered decoding failed (the model wrote on unsteered): UnicodeDecodeError" in capsys.readouterr().out

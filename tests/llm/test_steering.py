@@ -183,3 +183,19 @@ def test_the_real_model_follows_the_passage_where_the_copy_bonus_outweighs_its_c
     assert "copy_steps" not in free.steering and "walrus" not in free.text, free.text
     assert "purple walrus of Leeds designed, serves lunch until three [1]" in steered.text, steered.text
     assert 0 < steered.steering["copy_followed"] <= steered.steering["copy_steps"]
+
+
+def test_a_steer_that_fails_is_reported_and_leaves_the_model_to_write_on(caplog):
+    def broken(ids):  # type: ignore[no-untyped-def]
+        raise UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte")
+
+    steering = Steering(GenerationParams(cite_sentences=True), broken, lambda text: [ID[text]] if text in ID else [0],
+                        {ID["<end>"]})
+    prompt = [ID["Tea"]] * 3
+    steering(np.array(prompt), _logits("Tea"))
+    logits = _logits(".")
+    out = steering(np.array(prompt + [ID["Tea"], ID[" has"], ID[" caffeine"]]), logits.copy())  # decoding needed: it fails
+    assert VOCAB[int(np.argmax(out))] == "." and np.array_equal(out, logits)  # the model's own choice stands
+    assert "UnicodeDecodeError" in steering.report()["error"] and "steering failed" in caplog.text
+    again = steering(np.array(prompt + [ID["Tea"], ID[" has"], ID[" caffeine"]]), logits.copy())
+    assert np.array_equal(again, logits)  # off for the rest of the answer

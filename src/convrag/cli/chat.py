@@ -62,6 +62,8 @@ def print_decisions(result: PipelineResult) -> None:
                      + (f", doubt (decline first) {doubt:.2f}" if doubt is not None else "")
                      + (f", passage wording {steering['copy_followed']}/{steering['copy_steps']}"
                         if steering.get("copy_steps") else ""))
+    if steering and steering.get("error"):
+        lines.append(f"[red]steered decoding failed[/red] (the model wrote on unsteered): {escape(steering['error'])}")
     for moved in answer.get("repointed_citations", []):
         lines.append(f"citation re-pointed in sentence {moved['sentence'] + 1}: {moved['written']} -> [{moved['to']}]")
     lines.append("timings: " + ", ".join(f"{k} {v:.2f} s" for k, v in t.timings_s.items()))

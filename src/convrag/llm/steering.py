@@ -24,6 +24,7 @@ do for it at no extra call (see :class:`.base.GenerationParams`):
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Callable, Collection, Sequence
 from typing import Any
@@ -31,6 +32,8 @@ from typing import Any
 import numpy as np
 
 from .base import GenerationParams
+
+log = logging.getLogger("convrag.llm")
 
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+")
 _CITED = re.compile(r"\[\d")  # an opened citation counts: "[1" is about to be closed
@@ -149,16 +152,24 @@ class Steering:
         self.copy_steps = 0  # steps where some token was given the copy bonus
         self.copy_followed = 0  # ... and the token chosen was one of them
         self._boosted = np.empty(0, dtype=np.intp)
+        #: why the steers stopped, if they did: the answer is then the model's own from that step on
+        self.error: str | None = None
 
     def __call__(self, input_ids: np.ndarray, logits: np.ndarray) -> np.ndarray:
-        if self.start is None:
-            self.start = len(input_ids)
-            if self.choice is not None:
-                self._first_step(logits)
-        if self.copy is not None:
-            self._copy(input_ids, logits)
-        if self.params.cite_sentences:
-            self._cite(input_ids, logits)
+        if self.error is not None:
+            return logits  # a steer that failed stays off for the rest of the answer
+        try:
+            if self.start is None:
+                self.start = len(input_ids)
+                if self.choice is not None:
+                    self._first_step(logits)
+            if self.copy is not None:
+                self._copy(input_ids, logits)
+            if self.params.cite_sentences:
+                self._cite(input_ids, logits)
+        except Exception as exc:  # noqa: BLE001 - llama.cpp calls this through ctypes, which would print and drop it
+            self.error = f"{type(exc).__name__}: {exc}"
+            log.warning("steering failed and is off for the rest of this answer: %s", self.error)
         return logits
 
     def _first_step(self, logits: np.ndarray) -> None:
@@ -206,4 +217,6 @@ class Steering:
         if self.copy is not None:
             out["copy_steps"] = self.copy_steps
             out["copy_followed"] = self.copy_followed
+        if self.error is not None:
+            out["error"] = self.error
         return out
