@@ -1,6 +1,7 @@
-"""Steering a local model while it writes: a citation on every sentence, and its doubt read out.
+"""Steering a local model while it writes: a citation on every sentence, its doubt read out, and
+(an option) the passages' wording kept.
 
-Two things a 1.5B model does not do reliably when only asked in the prompt, and that decoding can
+Three things a 1.5B model does not do reliably when only asked in the prompt, and that decoding can
 do for it at no extra call (see :class:`.base.GenerationParams`):
 
 * **Cite every sentence.** Asked to end each sentence with ``[n]``, the model mostly writes the
@@ -16,7 +17,8 @@ do for it at no extra call (see :class:`.base.GenerationParams`):
   (two words or more) occurs in a passage shown to the model, the token that follows the longest
   such ending there gets a fixed bonus (:class:`CopyIndex`): a near tie goes to the passage's
   wording, a clear preference of the model does not change. Whether to quote at all, and from
-  which passage a quote starts, stays the model's choice.
+  which passage a quote starts, stays the model's choice. Off by default: on the dev half it made
+  answers more verbatim, not better (docs/benchmarks.md, "Keeping to the passages' wording").
 
 :class:`Steering` is a llama.cpp logits processor; :func:`ends_uncited_sentence` and
 :class:`CopyIndex` are the pure rules.
