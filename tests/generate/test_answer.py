@@ -3,6 +3,7 @@ from dataclasses import replace
 import pytest
 
 from convrag.generate.answer import (
+    ANSWER_PRESETS,
     DECLINE,
     EXAMPLE_SETS,
     Answer,
@@ -205,6 +206,7 @@ def test_the_copy_steer_is_given_the_passages_the_prompt_shows_and_only_when_ask
     shown = llm.last_user_prompt("answer")
     assert llm.params.copy_bias == 2.0 and llm.params.copy_from and llm.params.copies
     assert all(text in shown for text in llm.params.copy_from)  # the compressed sentences, as shown
+    assert ANSWER_PRESETS["copy"].copy_bias > 0 and ANSWER_PRESETS["default"].copy_bias == 0  # opt-in by name
     plain = _Recording(answer=["The Lite plan is free [1]."])
     AnswerGenerator(plain, replace(settings, copy_bias=0.0), embedder).answer("Is the Lite plan free?", [], merged_results(PLANS))
     assert not plain.params.copies and plain.params.copy_from == ()
