@@ -163,8 +163,8 @@ class AnswerSettings:
     #: passage labels in the ``cited`` prompt: ``source`` (collection; title or document id) or
     #: ``title`` (the title alone, as in the worked examples: fewer tokens, see :func:`_title_label`)
     labels: str = "source"
-    #: logit bonus for continuing a shown passage's wording where the answer's last tokens occur in
-    #: it (:class:`..llm.steering.CopyIndex`; local backend); 0 leaves the model's wording alone
+    #: logit bonus for continuing a shown passage's wording where the answer's ending (two words or
+    #: more) occurs in it (:class:`..llm.steering.CopyIndex`; local backend); 0 leaves the wording alone
     copy_bias: float = 0.0
     #: the fewest words of the answer's ending a passage must hold before its continuation gets the bonus
     copy_context: int = 2
