@@ -49,6 +49,9 @@ $(LLAMA_ARGS): FORCE | $(PY)
 # --no-cache-dir: pip's wheel cache keys a build by the source archive alone, so it would hand
 # back a wheel built with other flags (or for another CPU).
 $(LLAMA): $(LLAMA_ARGS)
+	# its dependencies first, from the lock: built with --no-deps (a forced reinstall of them would be
+	# downloaded anew), it would otherwise leave pip reporting them missing at the next install
+	$(PY) -m pip install --quiet -c requirements/lock.txt numpy diskcache jinja2 typing-extensions
 	$(PY) -m pip install --quiet --no-cache-dir --no-deps --force-reinstall -c requirements/lock.txt llama-cpp-python
 	touch $@
 
