@@ -65,7 +65,7 @@ VARIANTS: dict[str, tuple[Budget, int, str | None, dict[str, Any]]] = {
     # ... with the brief worked examples (two short sentences each)
     "long-brief": (CHOSEN, 350, "Write 3 to 5 sentences", {"max_tokens": 240}),
     # the default (chosen-300) with the copy steer: a logit bonus for the token that continues the
-    # longest ending of the answer (two tokens or more) that a shown passage holds
+    # longest ending of the answer (two words or more) that a shown passage holds
     # (convrag.llm.steering.CopyIndex), at two strengths
     "copy-2": (CHOSEN, 300, None, {"copy_bias": 2.0}),
     "copy-4": (CHOSEN, 300, None, {"copy_bias": 4.0}),

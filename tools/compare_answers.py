@@ -12,18 +12,20 @@ citations in either run are left out of that test).
 from __future__ import annotations
 
 import argparse
-import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from convrag.data.jsonl import read_jsonl
 from convrag.eval.answers import summarize
+from convrag.eval.report import markdown_table
 from convrag.eval.significance import paired_test
 
 
 def _rows(path: Path) -> dict[str, dict[str, Any]]:
-    return {row["task_id"]: row for row in map(json.loads, path.read_text(encoding="utf-8").splitlines()) if row}
+    return {row["task_id"]: row for _, row in read_jsonl(path)}
 
 
 def _support(row: dict[str, Any]) -> float | None:
@@ -31,9 +33,13 @@ def _support(row: dict[str, Any]) -> float | None:
     return float(np.mean([c["supported"] for c in checks])) if checks else None
 
 
-def _words(rows: dict[str, dict[str, Any]]) -> float:
-    answered = [len(r["answer"].split()) for r in rows.values() if r["label"] != "UNANSWERABLE" and not r["declined"]]
+def _words(rows: Iterable[dict[str, Any]]) -> float:
+    answered = [len(r["answer"].split()) for r in rows if r["label"] != "UNANSWERABLE" and not r["declined"]]
     return float(np.mean(answered)) if answered else 0.0
+
+
+def _share(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.1%}"
 
 
 def main() -> None:
@@ -47,22 +53,22 @@ def main() -> None:
         raise SystemExit("the two runs share no turn")
     sa, sb = summarize([a[t] for t in shared]), summarize([b[t] for t in shared])
     print(f"{len(shared)} shared turns; baseline {args.baseline}, run {args.run}\n")
-    print("| measure | baseline | run |\n| --- | --- | --- |")
-    for key in ("unanswerable_declined", "answerable_false_declines", "rouge_l", "token_recall", "model_cited_share",
-                "citations_supported", "model_citations_supported", "citations_relevant"):
-        print(f"| {key} | {sa[key]:.1%} | {sb[key]:.1%} |" if sa[key] is not None and sb[key] is not None else f"| {key} | n/a | n/a |")
-    print(f"| mean words (answered, answerable) | {_words(a):.0f} | {_words(b):.0f} |")
-    for key in ("first_token_s", "total_s"):
-        print(f"| {key} p50 | {sa[key]['p50']:.2f} s | {sb[key]['p50']:.2f} s |")
+    measures = [[key, _share(sa[key]), _share(sb[key])] for key in (
+        "unanswerable_declined", "answerable_false_declines", "rouge_l", "token_recall", "model_cited_share",
+        "citations_supported", "model_citations_supported", "citations_relevant")]
+    measures.append(["mean words (answered, answerable)", f"{_words(a[t] for t in shared):.0f}", f"{_words(b[t] for t in shared):.0f}"])
+    measures += [[f"{key} p50", f"{sa[key]['p50']:.2f} s", f"{sb[key]['p50']:.2f} s"] for key in ("first_token_s", "total_s")]
+    print(markdown_table(["measure", "baseline", "run"], measures))
     answerable = [t for t in shared if a[t]["label"] != "UNANSWERABLE"]
-    print("\n| paired | turns | baseline | run | delta | p (randomization) |\n| --- | --- | --- | --- | --- | --- |")
-    for metric in ("rouge_l", "token_recall"):
-        test = paired_test({t: {metric: a[t][metric]} for t in answerable}, {t: {metric: b[t][metric]} for t in answerable}, metric)
-        print(f"| {metric} | {test.n} | {test.mean_baseline:.4f} | {test.mean_run:.4f} | {test.delta:+.4f} | {test.p_randomization:.3f} |")
     cited = [t for t in answerable if _support(a[t]) is not None and _support(b[t]) is not None]
-    if cited:
-        test = paired_test({t: {"support": _support(a[t])} for t in cited}, {t: {"support": _support(b[t])} for t in cited}, "support")
-        print(f"| support per turn | {test.n} | {test.mean_baseline:.4f} | {test.mean_run:.4f} | {test.delta:+.4f} | {test.p_randomization:.3f} |")
+    pairs = [(metric, answerable, lambda row, m=metric: row[m]) for metric in ("rouge_l", "token_recall")]
+    pairs.append(("support per turn", cited, _support))
+    tests = []
+    for name, turns, value in pairs:
+        if turns:
+            test = paired_test({t: {name: value(a[t])} for t in turns}, {t: {name: value(b[t])} for t in turns}, name)
+            tests.append([name, test.n, test.mean_baseline, test.mean_run, f"{test.delta:+.4f}", f"{test.p_randomization:.3f}"])
+    print("\n" + markdown_table(["paired", "turns", "baseline", "run", "delta", "p (randomization)"], tests))
 
 
 if __name__ == "__main__":

@@ -380,11 +380,12 @@ class AnswerGenerator:
         if prepared.early is not None:
             return prepared.early
         assert prepared.messages is not None
+        params = self._params(prepared)
         try:
-            completion = self.llm.complete(prepared.messages, self._params(prepared))
+            completion = self.llm.complete(prepared.messages, params)
         except LLMError as exc:
             raise AnswerFailed(str(exc)) from exc
-        return self._finish(completion, prepared, results, start)
+        return self._finish(completion, params, prepared, results, start)
 
     def stream(self, question: str, history: Sequence[Message], results: Sequence[MergedResult],
                query: str | None = None, standalone: str | None = None) -> Iterator[str | Answer]:
@@ -399,8 +400,9 @@ class AnswerGenerator:
             return
         assert prepared.messages is not None
         completion: Completion | None = None
+        params = self._params(prepared)
         try:
-            for item in stream(self.llm, prepared.messages, self._params(prepared)):
+            for item in stream(self.llm, prepared.messages, params):
                 if isinstance(item, Completion):
                     completion = item
                 else:
@@ -408,9 +410,10 @@ class AnswerGenerator:
         except LLMError as exc:
             raise AnswerFailed(str(exc)) from exc
         assert completion is not None
-        yield self._finish(completion, prepared, results, start)
+        yield self._finish(completion, params, prepared, results, start)
 
-    def _finish(self, completion: Completion, prepared: _Prepared, results: Sequence[MergedResult], start: float) -> Answer:
+    def _finish(self, completion: Completion, params: GenerationParams, prepared: _Prepared, results: Sequence[MergedResult],
+                start: float) -> Answer:
         trace = prepared.trace
         text = completion.text.strip()
         declined = is_decline(text)
@@ -421,11 +424,11 @@ class AnswerGenerator:
         }
         if completion.first_token_s is not None:
             trace["details"]["first_token_s"] = completion.first_token_s
-        if self.params.steered or self.params.copy_bias > 0:
+        if params.steered:
             trace["details"]["steering"] = completion.steering  # None: the backend cannot steer
             if (completion.steering or {}).get("first_choice_forced"):
                 trace["fallback"] = (f"declined by the model's doubt: it gave the decline sentence probability "
-                                     f"{completion.steering['first_choice_p']:.2f} >= {self.params.first_choice_at}")
+                                     f"{completion.steering['first_choice_p']:.2f} >= {params.first_choice_at}")
         decline = self.settings.decline
         if text and not declined and decline is not None:
             grounded = grounding(strip_citations(text), prepared.shown)
