@@ -9,6 +9,7 @@ model calls of `progressive` come from the completion cache when it is warm):
     .venv/bin/python tools/tune_on_dev.py routing       # four domains as four collections
     .venv/bin/python tools/tune_on_dev.py progressive   # the stage designs, against full_rewrite
     .venv/bin/python tools/tune_on_dev.py renderings --domains clapnq,cloud,fiqa   # zero-call context renderings fused with progressive
+    .venv/bin/python tools/tune_on_dev.py escalation --domains clapnq,cloud,fiqa   # what progressive's one call asks for
     .venv/bin/python tools/tune_on_dev.py answers runs/answers-dev/answers-ungated.jsonl   # decline thresholds
 
 Each prints a Markdown table of ALL-3 nDCG@10 (and what else decides the choice).
@@ -247,6 +248,32 @@ def renderings(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
     return markdown_table(["retriever", "renderings fused (RRF)", "ALL-3 nDCG@10"], rows)
 
 
+def escalation(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
+    """What progressive's one call asks for: the standalone rewrite (the default) or the ``summary``
+    strategy's question and summary, whose summary query is fused as well; with the stage-1a turns
+    (a repeated conversation term, no pronoun) searched without a call or sent to that call too.
+    Every summary prompt is the ``summary`` strategy's, so a dev run of that strategy fills the cache."""
+    from convrag.llm import make_llm
+    from convrag.strategies.progressive import Progressive, ProgressiveSettings
+
+    llm = make_llm("local")
+    variants = {
+        "rewrite (the default)": ProgressiveSettings(),
+        "summary": ProgressiveSettings(stage_2_call="summary"),
+        "summary, stage-1a turns to the call too": ProgressiveSettings(stage_2_call="summary", anchored_without_call=False),
+    }
+    rows = []
+    sources = {label: StrategySource(Progressive(llm, indexes.embedder, settings)) for label, settings in variants.items()}
+    for retriever in ("bm25", "hybrid"):  # each source rewrites once; the second retriever reuses its queries
+        for label, source in sources.items():
+            result = _scored(indexes, data, retriever, source)
+            follow = [t for t in source.traces.values() if t.task_id in result.tasks and result.tasks[t.task_id].turn > 1]
+            calls = sum(len(t.calls) for t in follow) / max(1, len(follow))
+            live = [c.latency_s for t in follow for c in t.calls if not c.cached]
+            rows.append([retriever, label, result.all3.means["nDCG@10"], f"{calls:.2f}", len(live)])
+    return markdown_table(["retriever", "stage-2 call", "ALL-3 nDCG@10", "LLM calls per follow-up", "calls made live"], rows)
+
+
 def answers(rows_file: Path) -> str:
     """Decline thresholds from a dev run of `convrag eval-answers` without the gate (`--answers
     ungated`): which relevance, model-doubt and grounding cut-offs separate UNANSWERABLE from
@@ -274,7 +301,7 @@ def answers(rows_file: Path) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=("retrieval", "routing", "progressive", "renderings", "answers"))
+    parser.add_argument("what", choices=("retrieval", "routing", "progressive", "renderings", "escalation", "answers"))
     parser.add_argument("rows", nargs="?", type=Path, help="for answers: the answers-*.jsonl of a dev eval-answers run")
     parser.add_argument("--data", type=Path, default=Path("../shared/mtrag"))
     parser.add_argument("--domains", default="all", help="comma-separated domains (e.g. clapnq,cloud,fiqa: ALL-3 alone)")
@@ -288,7 +315,8 @@ def main() -> None:
     domains = parse_domains(args.domains)
     data = replace(data, corpus_paths={d: path for d, path in data.corpus_paths.items() if d in domains})
     indexes = BenchmarkIndexes(data, embedding_model=args.embedding_model)
-    print({"retrieval": retrieval, "routing": routing, "progressive": progressive, "renderings": renderings}[args.what](data, indexes))
+    print({"retrieval": retrieval, "routing": routing, "progressive": progressive, "renderings": renderings,
+           "escalation": escalation}[args.what](data, indexes))
 
 
 if __name__ == "__main__":

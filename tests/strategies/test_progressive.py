@@ -155,6 +155,35 @@ def test_backend_errors_never_crash(embedder, escalate):
     assert result.query == FOLLOW_UP and [f.reason for f in result.trace.fallbacks] == ["llm_error"] * (1 + escalate)
 
 
+SUMMARY = ("The user asked about the Arizona Cardinals, an NFL team from Glendale, Arizona, and the agent said "
+           "they play their home games at State Farm Stadium and took part in international games before.")
+
+
+def test_the_stage_2_call_can_ask_for_a_summary_searched_beside_the_restated_question(embedder):
+    llm = ScriptedLLM(summary=[f"Question: {GOOD}\nSummary: {SUMMARY}"])
+    result = run(llm, embedder, stage_2_call="summary")
+    assert (result.query, result.trace.stage, result.trace.standalone) == (GOOD, "2", GOOD) and llm.kinds() == ["summary"]
+    expansion, summary_query = result.fuse_with
+    assert expansion.startswith(FOLLOW_UP + " ") and summary_query == f"Summary: {SUMMARY} Question: {GOOD}"
+    assert result.trace.details["summary"] == SUMMARY and result.trace.calls[0].stage == "2"
+    assert Progressive(llm, embedder, ProgressiveSettings(stage_2_call="summary")).prompt_start(make_task(FOLLOW_UP, CARDINALS).history)
+
+
+def test_a_rejected_restatement_keeps_the_question_with_the_summary_and_the_expansion(embedder):
+    llm = ScriptedLLM(summary=[f"Question: The Cardinals play in Glendale.\nSummary: {SUMMARY}"])
+    result = run(llm, embedder, stage_2_call="summary")
+    assert (result.query, result.trace.stage, result.trace.standalone) == (FOLLOW_UP, "2_fallback_original", "")
+    assert result.fuse_with[1] == f"Summary: {SUMMARY} Question: {FOLLOW_UP}"
+    assert [(f.stage, f.reason) for f in result.trace.fallbacks] == [("2", "question_not_a_question")]
+    down = run(ScriptedLLM(summary=[LLMError("down")]), embedder, stage_2_call="summary")
+    assert down.trace.stage == "2_fallback_original" and len(down.fuse_with) == 1  # the expansion alone
+
+
+def test_an_unknown_stage_2_call_is_refused(embedder):
+    with pytest.raises(ValueError, match="stage-2 call"):
+        Progressive(ScriptedLLM(), embedder, ProgressiveSettings(stage_2_call="poem"))
+
+
 def test_empty_question_is_refused(embedder):
     with pytest.raises(EmptyQuestionError):
         run(ScriptedLLM(), embedder, "   ")

@@ -58,10 +58,12 @@ from .mmr_cluster import MMRCluster, MMRSettings
 from .prompts import rewrite_prompt_start
 from .rewriter import CheckSettings, rewrite
 from .standalone import MIN_WORDS, standalone_verdict
+from .summary import Summary
 from .topic import TopicSettings, conversation_terms, expand, shared_terms
 
 STAGES = ("1", "1a", "1x", "1r", "2", "2_fallback_original", "3", "3_fallback_previous_stage", "3_fallback_original")
 REWRITE_POLICIES = ("markers", "references", "never")
+STAGE_2_CALLS = ("rewrite", "summary")
 
 
 def similar_turns(similarities: np.ndarray, threshold: float = 0.7, top_k: int = 3) -> tuple[list[int], bool]:
@@ -98,6 +100,11 @@ class ProgressiveSettings:
     #: when False it is kept as it is (fused with the expansion when ``fuse_rewrite``), so a
     #: follow-up costs at most one call
     escalate: bool = False
+    #: what the stage-2 call asks: ``rewrite`` (a standalone question, from the last exchange) or
+    #: ``summary`` (the ``summary`` strategy's prompt: the question restated and a 40-50 word summary
+    #: of the conversation, searched as well, fused; a longer reply, hence a slower call; ``escalate``
+    #: does not apply to it). On the dev half it retrieved no better with hybrid (docs/benchmarks.md)
+    stage_2_call: str = "rewrite"
     topic: TopicSettings = TopicSettings(max_zipf=5.2)
 
 
@@ -116,12 +123,15 @@ class Progressive(UsesEmbedder):
     ) -> None:
         if settings.rewrite not in REWRITE_POLICIES:
             raise ValueError(f"unknown rewrite policy {settings.rewrite!r}; expected one of {', '.join(REWRITE_POLICIES)}")
+        if settings.stage_2_call not in STAGE_2_CALLS:
+            raise ValueError(f"unknown stage-2 call {settings.stage_2_call!r}; expected one of {', '.join(STAGE_2_CALLS)}")
         self.llm = llm
         self._embedder = embedder
         self.settings = settings
         self.budget = budget
         self.checks = checks
         self._mmr = MMRCluster(llm, embedder, mmr, domain_lambda, budget, checks)
+        self._summary = Summary(llm)
 
     def rewrite(self, task: Task) -> Rewrite:
         trace, started = start_trace(task, self.name)
@@ -149,6 +159,8 @@ class Progressive(UsesEmbedder):
                 return finish(trace, started, task.question, "1a", (expanded,))
 
         fuse = (expanded,) if s.fuse_rewrite else ()
+        if s.stage_2_call == "summary":
+            return self._summarized(task, trace, started, expanded, fuse)
         # Stage 2: the last exchange (and, with top_k, the earlier ones whose question resembles this one).
         chosen = self._stage_2_turns(task, pairs, trace)
         query = self._rewrite_with(task, trace, "2", [pairs[i] for i in chosen])
@@ -175,12 +187,28 @@ class Progressive(UsesEmbedder):
     def prompt_start(self, history: Sequence[Message]) -> list[ChatMessage] | None:
         """The start of the stage-2 prompt of the turn after ``history``, for the backend to read
         ahead (:meth:`convrag.pipeline.Pipeline.prefill`): its context is the last exchange, known
-        before the question. None with ``top_k`` (the context then depends on the question)."""
+        before the question (the summary prompt's, with ``stage_2_call="summary"``). None with
+        ``top_k`` (the context then depends on the question)."""
+        if self.settings.stage_2_call == "summary":
+            return self._summary.prompt_start(history)
         pairs = turn_pairs(history)
         if not pairs or self.settings.top_k > 0:
             return None
         context, _ = render_pairs(pairs[-1:], self.llm.count_tokens, self.budget)
         return rewrite_prompt_start(context)
+
+    def _summarized(self, task: Task, trace: Trace, started: float, expanded: str, fuse: tuple[str, ...]) -> Rewrite:
+        """Stage 2 as one summary call: the restated question is the query, searched together with
+        the topic expansion and the "Summary: … Question: …" rendering (fused). A rejected
+        restatement falls back to the question as asked, still fused with both."""
+        trace.details["stage_2"] = {"call": "summary"}
+        outcome = self._summary.summarize(task, trace, "2")
+        if outcome is None:
+            return finish(trace, started, task.question, "2_fallback_original", (expanded,))
+        extra = (*fuse, outcome.query) if outcome.query else fuse
+        if not outcome.standalone:
+            return finish(trace, started, task.question, "2_fallback_original", (expanded, *extra[len(fuse):]))
+        return finish(trace, started, outcome.question, "2", extra, standalone=outcome.standalone)
 
     def _stage_2_turns(self, task: Task, pairs: list[TurnPair], trace: Trace) -> list[int]:
         last = len(pairs) - 1

@@ -15,7 +15,7 @@ from ..history import Budget, clip_words, render_pairs, turn_pairs
 from ..llm.base import LLM, ChatMessage, GenerationParams
 from ..text import words
 from ..types import Message, Task
-from .base import Fallback, Rewrite, finish, record_context, start_trace
+from .base import Fallback, Rewrite, Trace, finish, record_context, start_trace
 from .checks import check_rewrite, clean_answer
 from .prompts import summary_messages, summary_prompt_start
 from .rewriter import CheckSettings, call
@@ -26,6 +26,16 @@ SUMMARY_MAX_WORDS = 70
 SUMMARY_CLIP = 50
 
 _LABELS = re.compile(r"(?im)^[\s*#>-]*(summary|question)\s*(?:\*\*)?\s*[:：]\s*(?:\*\*)?\s*")
+
+
+class SummaryQuery(NamedTuple):
+    """What a summary call gives retrieval: the restated question (the question as asked when the
+    restatement failed its checks), the "Summary: … Question: …" query (None without a usable
+    summary), and the model's standalone question ("" when it was rejected)."""
+
+    question: str
+    query: str | None
+    standalone: str
 
 
 class SummaryAnswer(NamedTuple):
@@ -79,30 +89,39 @@ class Summary:
 
     def rewrite(self, task: Task) -> Rewrite:
         trace, started = start_trace(task, self.name)
-        pairs = turn_pairs(task.history)
-        if not pairs:
+        if not turn_pairs(task.history):
             return finish(trace, started, task.question, "first_turn")
-        context = record_context(trace, pairs, self.llm.count_tokens, self.budget)
-        answer = call(self.llm, trace, "summarize", "summary", summary_messages(context, task.question), SUMMARY_PARAMS)
-        if answer is None:
+        outcome = self.summarize(task, trace)
+        if outcome is None:
             return finish(trace, started, task.question, "fallback_original")
+        if self.query_form == "question" or outcome.query is None:
+            stage = "question" if outcome.standalone else "fallback_original"
+            return finish(trace, started, outcome.question, stage, standalone=outcome.standalone)
+        return finish(trace, started, outcome.query, "summary_question", standalone=outcome.standalone)
+
+    def summarize(self, task: Task, trace: Trace, stage: str = "summary") -> SummaryQuery | None:
+        """One summary call for a follow-up, parsed and checked, every step recorded in ``trace``
+        (also :class:`~convrag.strategies.progressive.Progressive`'s stage-2 call when it is set to
+        summarize). None when the backend failed."""
+        pairs = turn_pairs(task.history)
+        context = record_context(trace, pairs, self.llm.count_tokens, self.budget)
+        answer = call(self.llm, trace, "summarize", stage, summary_messages(context, task.question), SUMMARY_PARAMS)
+        if answer is None:
+            return None
         parsed = parse_summary(answer)
         trace.details["summary"] = parsed.summary
         trace.details["reformulated_question"] = parsed.question
         question = clean_answer(parsed.question)
         reason = check_rewrite(task.question, question, task.user_questions[:-1], self.checks.min_kept, self.checks.max_words)
         if reason:
-            trace.fallbacks.append(Fallback("summary", f"question_{reason}", parsed.question or answer.strip()))
+            trace.fallbacks.append(Fallback(stage, f"question_{reason}", parsed.question or answer.strip()))
             question = task.question
         summary_text = parsed.summary
         if len(words(summary_text)) > SUMMARY_MAX_WORDS:
-            trace.fallbacks.append(Fallback("summary", "summary_overlong_clipped", summary_text))
+            trace.fallbacks.append(Fallback(stage, "summary_overlong_clipped", summary_text))
             summary_text = clip_words(summary_text, SUMMARY_CLIP)
             trace.details["summary"] = summary_text
-        summary_ok = len(words(summary_text)) >= 10
-        if not summary_ok:
-            trace.fallbacks.append(Fallback("summary", "summary_missing_or_malformed", parsed.summary or answer.strip()))
-        standalone = "" if reason else question
-        if self.query_form == "question" or not summary_ok:
-            return finish(trace, started, question, "question" if not reason else "fallback_original", standalone=standalone)
-        return finish(trace, started, f"Summary: {summary_text} Question: {question}", "summary_question", standalone=standalone)
+        if len(words(summary_text)) < 10:
+            trace.fallbacks.append(Fallback(stage, "summary_missing_or_malformed", parsed.summary or answer.strip()))
+            return SummaryQuery(question, None, "" if reason else question)
+        return SummaryQuery(question, f"Summary: {summary_text} Question: {question}", "" if reason else question)
