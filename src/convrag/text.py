@@ -33,6 +33,30 @@ def content_stems(text: str) -> set[str]:
     return set(stemmer().stemWords(kept))
 
 
+#: signs that a text was split into Penn-Treebank tokens (MT-RAG's clapnq passages: "the franchise 's
+#: 98th season , the 30th in Arizona ."): a word, a space, then a comma or full stop before a space
+_TOKENIZED = re.compile(r"\w [,.](?=\s)")
+_BEFORE_CLOSING = re.compile(r"(?<=\S) +(?=[,.;:!?%)\]](?:\s|$))")
+_AFTER_OPENING = re.compile(r"([(\[]) +(?=\S)")
+#: "n't" is left apart: joined, "would n't" becomes the word "wouldn", which the passage as stored
+#: (and so the citation support test) does not hold
+_CLITIC = re.compile(r"(?<=\w) +(?=(?:'s|'re|'m|'ve|'ll|'d)\b)", re.IGNORECASE)
+_PTB_QUOTES = re.compile(r"``\s*(.*?)\s*''")
+
+
+def tidy_spacing(text: str) -> str:
+    """Treebank-tokenized text put back the way it is written ("Stadium ." -> "Stadium.", "( UTC )" ->
+    "(UTC)", "franchise 's" -> "franchise's", "``war''" quotes -> "war"), so that a passage shown to the model
+    does not teach it to write that way. Text with fewer than two signs of tokenization is returned
+    as it is: a general detokenizer also rewrites ordinary text (".gov", JSON, leading newlines)."""
+    if len(_TOKENIZED.findall(text)) < 2:
+        return text
+    text = _PTB_QUOTES.sub(r'"\1"', text)
+    text = _CLITIC.sub("", text)
+    text = _AFTER_OPENING.sub(r"\1", text)
+    return _BEFORE_CLOSING.sub("", text)
+
+
 def normalize(text: str) -> str:
     """Case, punctuation and spacing removed (NFKC first): the form two texts are compared in."""
     text = unicodedata.normalize("NFKC", text).lower()

@@ -53,6 +53,15 @@ def test_the_cited_prompt_shows_examples_history_first_and_only_the_relevant_sen
     assert answer.citations[0].passage_id == "p0" and not answer.citations[0].inferred
 
 
+def test_treebank_spaced_passages_are_shown_tidied_and_judged_as_stored(embedder):
+    stored = ["The Cardinals ' stadium , State Farm Stadium , opened in 2006 . It has a retractable roof ( and a rolling field ) ."]
+    llm = ScriptedLLM(answer=["State Farm Stadium opened in 2006 [1]."])
+    answer = AnswerGenerator(llm, AnswerSettings(decline=None), embedder).answer("When did it open?", [], merged_results(stored))
+    prompt = llm.last_user_prompt("answer")
+    assert "The Cardinals ' stadium, State Farm Stadium, opened in 2006. It has a retractable roof (and a rolling field)." in prompt
+    assert answer.citations[0].passage_id == "p0" and not answer.declined
+
+
 def test_passage_labels_show_the_source_by_default_or_the_title_alone(embedder):
     untitled = merged_results(PLANS, conflict=True)
     untitled[1] = replace(untitled[1], hit=untitled[1].hit._replace(title=""))

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..embeddings import Embedder
 from ..merge.base import MergedResult
-from ..text import split_sentences
+from ..text import split_sentences, tidy_spacing
 
 
 @dataclass(frozen=True)
@@ -105,5 +105,6 @@ def compress(
         if rows and rows[0] not in keep:
             pieces.insert(0, "…")
         best = float(max(scores[j] for j in rows)) if rows else 0.0
-        out.append(CompressedPassage(r, " ".join(pieces), sum(j in keep for j in rows), len(rows), best))
+        # shown tidied (clapnq's Treebank spacing), scored and budgeted as stored
+        out.append(CompressedPassage(r, tidy_spacing(" ".join(pieces)), sum(j in keep for j in rows), len(rows), best))
     return out

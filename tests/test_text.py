@@ -1,0 +1,25 @@
+"""The shared text helpers: content words, normalized forms, and tidied Treebank spacing."""
+
+from convrag.text import content_stems, same_query, tidy_spacing
+
+CLAPNQ = ("The 2017 Arizona Cardinals season was the franchise 's 98th season in the National Football League , "
+          "the 30th in Arizona . It would n't have been mentioned ( in 1928 ) with `` first world war '' , either .")
+
+
+def test_treebank_spacing_is_put_back_as_written():
+    assert tidy_spacing(CLAPNQ) == ("The 2017 Arizona Cardinals season was the franchise's 98th season in the National "
+                                    "Football League, the 30th in Arizona. It would n't have been mentioned (in 1928) "
+                                    'with "first world war", either.')
+    assert content_stems(tidy_spacing(CLAPNQ)) == content_stems(CLAPNQ)  # the words, and so support, are unchanged
+
+
+def test_ordinary_text_is_left_as_it_is():
+    for text in ('Official websites use .gov\n A .gov website belongs to an official government organization.',
+                 '\n"max_cores" : "15" , then run `ibmcloud ks cluster ls` .',  # one sign is not enough
+                 "It costs $5.00 (about 4 EUR), see https://x.y/z?a=1. Done!", ""):
+        assert tidy_spacing(text) == text
+
+
+def test_same_query_ignores_case_punctuation_and_spacing():
+    assert same_query("Where do the Cardinals play?", " where do the cardinals  play ")
+    assert not same_query("Where do the Cardinals play?", "Where do the Cardinals live?")
