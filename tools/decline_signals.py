@@ -17,18 +17,29 @@ compressed passages answer the question, and reads the probability of "No" at it
 turns are the answer evaluation's dev sample (30 ANSWERABLE, 10 PARTIAL, all UNANSWERABLE, seed 0).
 Each prints the ROC AUC of every signal (low relevance or a high "No" meaning unanswerable) and the
 share of UNANSWERABLE turns declined at the threshold that falsely declines 10 % of answerable ones.
+``retrieval`` also scores the signals combined: a logistic regression, its probabilities for each turn
+taken from a model fitted on the other conversations (five folds split by conversation), once with the
+retrieval signals alone and once with the question's form too (its length in words, whether it refers
+back). ``--rows FILE`` keeps the measured rows (JSONL), ``--from FILE`` scores kept rows again.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
+from sklearn.model_selection import GroupKFold
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
 
 from convrag.cli.app import make_llm_from
+from convrag.data.jsonl import read_jsonl
 from convrag.data.layout import MTRAGData
 from convrag.eval.answers import AnswerTurn, answer_turns
 from convrag.eval.report import markdown_table
@@ -38,6 +49,7 @@ from convrag.generate.compress import compress
 from convrag.llm.base import GenerationParams
 from convrag.llm.local import LocalLLM
 from convrag.pipeline import PipelineSpec, build_pipeline
+from convrag.strategies.standalone import standalone_verdict
 from convrag.strategies.topic import _stem, specific_terms
 from convrag.text import content_stems
 from convrag.types import Message
@@ -61,6 +73,33 @@ def separation(rows: list[dict[str, Any]], signals: dict[str, int]) -> str:
         table.append([name, f"{roc_auc_score(y, x):.3f}", f"{np.mean(x[y] > threshold):.0%}", f"{np.mean(x[~y] > threshold):.0%}"])
     header = f"{int(y.sum())} UNANSWERABLE, {int((~y).sum())} ANSWERABLE/PARTIAL turns (dev)\n\n"
     return header + markdown_table(["signal", "ROC AUC", "UNANSWERABLE declined", "answerable declined"], table)
+
+
+RETRIEVAL_SIGNALS = {"relevance_query": -1, "relevance_asked": -1, "relevance_top3": -1, "dense_best": -1, "term_coverage": -1}
+QUESTION_FORM = ("question_words", "refers_back")
+
+
+def out_of_fold(rows: list[dict[str, Any]], features: tuple[str, ...], folds: int = 5) -> list[float]:
+    """Each row's probability of UNANSWERABLE from a logistic regression fitted on the other
+    conversations' rows (``folds`` folds split by conversation), so that no turn scores itself."""
+    x = np.array([[r[f] for f in features] for r in rows], dtype=float)
+    y = np.array([r["label"] == "UNANSWERABLE" for r in rows])
+    groups = [r["conversation"] for r in rows]
+    p = np.zeros(len(rows))
+    for train, held in GroupKFold(n_splits=folds).split(x, y, groups):
+        model = make_pipeline(StandardScaler(), LogisticRegression(class_weight="balanced", max_iter=1000))
+        model.fit(x[train], y[train])
+        p[held] = model.predict_proba(x[held])[:, 1]
+    return [float(v) for v in p]
+
+
+def with_combined(rows: list[dict[str, Any]]) -> dict[str, int]:
+    """Adds the combined signals to ``rows`` (in place) and returns every signal to report."""
+    for name, features in (("combined_retrieval", tuple(RETRIEVAL_SIGNALS)),
+                           ("combined_with_question_form", (*RETRIEVAL_SIGNALS, *QUESTION_FORM))):
+        for r, p in zip(rows, out_of_fold(rows, features)):
+            r[name] = p
+    return {**RETRIEVAL_SIGNALS, "combined_retrieval": 1, "combined_with_question_form": 1}
 
 
 def _turns(layout: MTRAGData, sample: bool) -> list[AnswerTurn]:
@@ -110,7 +149,11 @@ def collect(what: str, data: str) -> list[dict[str, Any]]:
         if not merged.results or trace.strategy is None:
             continue
         asked = trace.strategy.standalone or turn.task.question
-        rows.append({"label": turn.label, **measure(merged.results, trace.strategy.final_query, asked)})
+        verdict = standalone_verdict(turn.task.question)
+        rows.append({"label": turn.label, "task_id": turn.task.task_id, "conversation": turn.task.conversation_id,
+                     "domain": turn.task.domain, "question_words": len(turn.task.question.split()),
+                     "refers_back": float(bool(turn.task.history) and not verdict.standalone),
+                     **measure(merged.results, trace.strategy.final_query, asked)})
     return rows
 
 
@@ -118,10 +161,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("what", choices=("retrieval", "verdict"))
     parser.add_argument("--data", default="../shared/mtrag")
+    parser.add_argument("--rows", help="write the measured rows to this JSONL file")
+    parser.add_argument("--from", dest="source", help="score the rows of an earlier --rows file instead of measuring")
     args = parser.parse_args()
-    rows = collect(args.what, args.data)
-    signals = ({"relevance_query": -1, "relevance_asked": -1, "relevance_top3": -1, "dense_best": -1, "term_coverage": -1}
-               if args.what == "retrieval" else {"p_no": 1})
+    rows = [row for _, row in read_jsonl(Path(args.source))] if args.source else collect(args.what, args.data)
+    if args.rows and not args.source:
+        Path(args.rows).write_text("".join(json.dumps(r) + "\n" for r in rows))
+    signals = with_combined(rows) if args.what == "retrieval" else {"p_no": 1}
     print(separation(rows, signals))
 
 
