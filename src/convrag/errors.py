@@ -18,6 +18,7 @@ class DataFormatError(ConvragError):
         super().__init__(f"{where}: {message}")
         self.path = path
         self.line = line
+        self.reason = message
 
 
 class CollectionError(ConvragError):

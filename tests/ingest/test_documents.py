@@ -55,3 +55,33 @@ def test_broken_pdf_is_a_clear_error(tmp_path: Path) -> None:
     (tmp_path / "x.pdf").write_bytes(b"%PDF-1.4 this is not a pdf")
     with pytest.raises(DataFormatError, match="not a readable PDF"):
         read_document(tmp_path / "x.pdf")
+
+
+@pytest.mark.parametrize("encoding, text", [
+    ("utf-8-sig", "Café au lait, naïve résumé."),
+    ("utf-16", "Café au lait, naïve résumé."),  # with a byte-order mark, as Windows editors save it
+    ("cp1252", "Café – naïve “quoted” text about the Lite plan and its storage."),
+    ("latin-1", "Grüße aus Köln: the Lite plan is free."),
+    ("shift_jis", "日本語のテキストです。これはテストの文書です。"),
+    ("gbk", "这是一个测试文档，里面有中文文本。"),
+    ("cp1251", "Привет, это тестовый документ на русском языке."),
+])
+def test_text_in_other_encodings_is_read_as_written(tmp_path: Path, encoding: str, text: str) -> None:
+    path = tmp_path / "note.txt"
+    path.write_bytes(text.encode(encoding))
+    assert read_document(path).text == text
+
+
+def test_binary_files_are_refused_and_a_folder_skips_them(tmp_path: Path) -> None:
+    (tmp_path / "good.txt").write_text("The Lite plan is free.")
+    (tmp_path / "image.txt").write_bytes(bytes(range(256)) * 20)  # NUL bytes: binary
+    (tmp_path / "noise.md").write_bytes(bytes((i * 97 + 13) % 256 for i in range(1, 4000) if (i * 97 + 13) % 256))
+    for name in ("image.txt", "noise.md"):
+        with pytest.raises(DataFormatError, match="not text"):
+            read_document(tmp_path / name)
+    with pytest.raises(DataFormatError, match="image.txt: not text"):
+        list(iter_documents(tmp_path))
+    skipped: list[str] = []
+    assert [d.doc_id for d in iter_documents(tmp_path, skipped)] == ["good"]
+    assert skipped == ["image.txt: not text (binary data: it holds NUL bytes)",
+                       "noise.md: not text (binary data, or an encoding that could not be recognised)"]

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from ..console import RichReporter, console
-from ..errors import ConfigError
+from ..errors import ConfigError, DataFormatError
 from .app import (
     BackendOpt,
     MilvusUriOpt,
@@ -58,8 +58,13 @@ def index(
     reporter = RichReporter()
     if source.is_dir():
         tokenizer = (embedder or load_embedder(embedding_model)).tokenizer
+        skipped: list[str] = []
         with reporter.stage(f"chunking documents under {source}"):
-            passages = list(chunk_documents(iter_documents(source), tokenizer, max_tokens, overlap))
+            passages = list(chunk_documents(iter_documents(source, skipped), tokenizer, max_tokens, overlap))
+        for line in skipped:
+            console.print(f"[yellow]skipped[/yellow] {line}")
+        if not passages:
+            raise DataFormatError(source, "no readable text in any supported file" + (f" ({len(skipped)} skipped)" if skipped else ""))
     else:
         with reporter.stage(f"reading {source}"):
             passages = list(read_corpus(source))

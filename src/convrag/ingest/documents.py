@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -72,6 +73,47 @@ def _pdf_to_text(path: Path) -> tuple[str, str]:
     return "\n".join(line for line in lines if line), title.strip()
 
 
+#: byte-order marks, longest first (UTF-32's little-endian mark starts with UTF-16's)
+_BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"), (codecs.BOM_UTF8, "utf-8-sig"),
+         (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
+
+
+def decode_text(raw: bytes, path: Path) -> str:
+    """The text of a file: UTF-8, or what its byte-order mark says; otherwise the encoding
+    charset-normalizer finds, or Windows-1252 (the web's reading of unlabelled Western text) where
+    that reads at least as cleanly by charset-normalizer's own measure. Bytes that
+    are not text (NUL bytes without a mark, or no encoding that reads them) are refused with a
+    :class:`DataFormatError`, so that a binary file given a .txt name is not indexed as gibberish."""
+    for bom, encoding in _BOMS:
+        if raw.startswith(bom):
+            try:
+                return raw.decode(encoding)
+            except UnicodeDecodeError as exc:
+                raise DataFormatError(path, f"not text: it starts with a {encoding} mark but does not decode ({exc.reason})") from None
+    from charset_normalizer import from_bytes
+    from charset_normalizer.md import mess_ratio
+
+    if b"\x00" in raw:  # valid UTF-8 perhaps, but only UTF-16/32 text holds NUL bytes
+        wide = from_bytes(raw).best()
+        if wide is not None and wide.encoding.startswith(("utf_16", "utf_32")):
+            return str(wide)
+        raise DataFormatError(path, "not text (binary data: it holds NUL bytes)")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    best = from_bytes(raw).best()
+    if best is None:
+        raise DataFormatError(path, "not text (binary data, or an encoding that could not be recognised)")
+    try:
+        western = raw.decode("cp1252")
+    except UnicodeDecodeError:
+        return str(best)
+    # on short files the detector mistakes Latin-1 for Big5 and cp1252 for cp1250; its own mess
+    # measure tells the two readings apart, and a tie goes to the Western one
+    return western if mess_ratio(western, 1.0) <= mess_ratio(str(best), 1.0) else str(best)
+
+
 def read_document(path: Path, doc_id: str | None = None, url: str | None = None, name: str | None = None) -> Document:
     """Read one file; the format follows the suffix. ``url`` overrides the file's own address;
     ``name`` (e.g. an upload's original file name) gives the title of a document without one."""
@@ -84,10 +126,7 @@ def read_document(path: Path, doc_id: str | None = None, url: str | None = None,
         text, title = _pdf_to_text(path)
         doc_id = doc_id or path.stem
         return Document(doc_id=doc_id, title=title or fallback, text=text, url=url or path.resolve().as_uri())
-    try:
-        raw = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raw = path.read_text(encoding="latin-1")
+    raw = decode_text(path.read_bytes(), path)
     doc_id = doc_id or path.stem
     url = url or path.resolve().as_uri()
     if kind == "html":
@@ -100,11 +139,18 @@ def read_document(path: Path, doc_id: str | None = None, url: str | None = None,
     return Document(doc_id=doc_id, title=title or fallback, text=text, url=url)
 
 
-def iter_documents(folder: Path) -> Iterator[Document]:
-    """Every supported file under ``folder``, in path order; ids are paths relative to the folder."""
+def iter_documents(folder: Path, skipped: list[str] | None = None) -> Iterator[Document]:
+    """Every supported file under ``folder``, in path order; ids are paths relative to the folder.
+    A file that cannot be read raises :class:`DataFormatError`, or, when ``skipped`` is given, is
+    left out and recorded there ("path: reason"), so that one bad file does not stop a folder."""
     folder = Path(folder)
     if not folder.is_dir():
         raise DataFormatError(folder, "not a folder")
     for path in sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix.lower() in SUFFIXES):
-        relative = path.relative_to(folder).with_suffix("").as_posix()
-        yield read_document(path, doc_id=relative)
+        relative = path.relative_to(folder)
+        try:
+            yield read_document(path, doc_id=relative.with_suffix("").as_posix())
+        except DataFormatError as exc:
+            if skipped is None:
+                raise
+            skipped.append(f"{relative.as_posix()}: {exc.reason}")
