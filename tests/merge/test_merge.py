@@ -100,6 +100,8 @@ def test_token_budget_is_never_exceeded():
         if budget < 5000:
             assert any(d.reason == "budget" and "do not fit" in d.detail for d in outcome.dropped)
     assert select_within_budget([5, 10, 3, 8], 12) == ([0, 2], [1, 3])
+    unlimited = enhanced_merge(results, "q", MergeSettings(max_tokens=None, max_passages=30, diversity=0.0, drop_at=1.01), count_tokens=words)
+    assert len(unlimited.results) == 30 and not any("do not fit" in d.detail for d in unlimited.dropped)
 
 
 def test_precomputed_token_counts_are_used():

@@ -44,7 +44,7 @@ class MergeSettings:
     signals: QualitySignals | None = QualitySignals()
     diversity: float | None = None  # None: from the query-type preset
     drop_at: float = 0.9
-    max_tokens: int = 2000
+    max_tokens: int | None = 2000  # whole passages' tokens together; None: no limit
     max_passages: int = 10
     pool_factor: int = 2
     order: str = "edges"
@@ -134,7 +134,7 @@ def enhanced_merge(
         else:
             final = -neg
         tokens = int(c.hit.metadata["tokens"]) if "tokens" in c.hit.metadata else count(c.hit.text)
-        if used_tokens + tokens > settings.max_tokens:
+        if settings.max_tokens is not None and used_tokens + tokens > settings.max_tokens:
             dropped.append(Dropped(c.hit, "budget", f"{tokens} tokens do not fit ({used_tokens}/{settings.max_tokens} used)"))
             continue
         used_tokens += tokens

@@ -10,7 +10,9 @@ from dataclasses import dataclass, field
 from ..errors import ConfigError
 from ..queries.stages import PRIMARY, check_queries
 
-#: the answer prompt's passage budget: on a CPU the prompt is read at about 70 tokens/s
+#: the whole passages' token budget of an answer that shows passages whole (the ``first`` prompt):
+#: on a CPU the prompt is read at about 70 tokens/s. A compressing answer (the default) needs none:
+#: it keeps its own budget of passage sentences (``CompressionSettings.max_tokens``)
 ANSWER_TOKENS = 1000
 ANSWER_PASSAGES = 5
 RETRIEVERS = ("auto", "bm25", "dense", "hybrid")
@@ -29,7 +31,9 @@ class PipelineSpec:
     retriever: str = "auto"
     merge: str = "enhanced"
     k: int = 10
-    answer_tokens: int = ANSWER_TOKENS
+    #: the merged passages' tokens together; None: ``ANSWER_TOKENS`` where the answer shows passages
+    #: whole, no limit where it compresses them (:func:`~convrag.pipeline.build.passage_budget`)
+    answer_tokens: int | None = None
     answer_passages: int = ANSWER_PASSAGES
     reformulations: int = 2
     route: bool = True  # with several collections, search only those the turn is about
@@ -50,5 +54,5 @@ class PipelineSpec:
 
         if self.answer not in ANSWER_PRESETS:
             raise ConfigError(f"unknown answer settings {self.answer!r}; expected one of {', '.join(ANSWER_PRESETS)}")
-        if self.answer_passages < 1 or self.answer_tokens < 50:
+        if self.answer_passages < 1 or (self.answer_tokens is not None and self.answer_tokens < 50):
             raise ConfigError("the answer needs at least one passage and 50 tokens of budget")
