@@ -176,16 +176,15 @@ def test_a_spec_builds_the_pipeline_it_describes(tiny_collection):
     assert len(hits) == 2 and hits[0].passage_id == "p2"
 
 
-def test_only_an_answer_that_shows_passages_whole_limits_their_tokens(tiny_collection):
-    from convrag.pipeline.build import passage_budget
-
-    assert passage_budget(PipelineSpec(("tiny",))) is None  # the default compresses to its own sentence budget
-    assert passage_budget(PipelineSpec(("tiny",), answer="first")) == 1000  # shows each passage (clipped) whole
-    assert passage_budget(PipelineSpec(("tiny",), answer_tokens=400)) == 400  # a budget asked for is kept
-    tight = build_pipeline(PipelineSpec(("tiny",), strategy="last_turn", answer_tokens=50), llm=ScriptedLLM(),
-                           opened={"tiny": tiny_collection})
-    free = build_pipeline(PipelineSpec(("tiny",), strategy="last_turn"), llm=ScriptedLLM(), opened={"tiny": tiny_collection})
-    assert tight.merge_settings.max_tokens == 50 and free.merge_settings.max_tokens is None
+def test_the_whole_passage_budget_is_a_setting_that_can_be_lifted(tiny_collection):
+    opened = {"tiny": tiny_collection}
+    default = build_pipeline(PipelineSpec(("tiny",), strategy="last_turn"), llm=ScriptedLLM(), opened=opened)
+    tight = build_pipeline(PipelineSpec(("tiny",), strategy="last_turn", answer_tokens=50), llm=ScriptedLLM(), opened=opened)
+    free = build_pipeline(PipelineSpec(("tiny",), strategy="last_turn", answer_tokens=None), llm=ScriptedLLM(), opened=opened)
+    assert (default.merge_settings.max_tokens, tight.merge_settings.max_tokens, free.merge_settings.max_tokens) == (1000, 50, None)
+    turn = [Message("user", "How much does a passport renewal cost?")]
+    kept = {name: len(p.retrieve(turn)[0].results) for name, p in (("tight", tight), ("free", free))}
+    assert 1 <= kept["tight"] < kept["free"]
 
 
 def test_a_bad_spec_is_a_clear_error():

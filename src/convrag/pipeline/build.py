@@ -13,7 +13,7 @@ from ..queries.stages import make_query_stages
 from ..retrieve.multi import CollectionSearch, open_collections
 from ..retrieve.routing import RoutingSettings
 from .core import Pipeline
-from .spec import ANSWER_TOKENS, PipelineSpec
+from .spec import PipelineSpec
 
 
 def choose_retriever(spec: PipelineSpec) -> str:
@@ -32,19 +32,9 @@ def default_fusion(searches: Sequence[CollectionSearch]) -> str:
     return "combsum" if len(searches) > 1 and dense and len(models) == 1 and None not in models else "rrf"
 
 
-def passage_budget(spec: PipelineSpec) -> int | None:
-    """The merged passages' token budget: the spec's, else none for an answer that compresses its
-    passages to a sentence budget of its own. A whole-passage budget there only kept long passages
-    out before their best sentences could be chosen (2 of 5 passages reached the prompt on MT-RAG's
-    govt, one on a folder chunked at 512 tokens; docs/benchmarks.md)."""
-    if spec.answer_tokens is not None:
-        return spec.answer_tokens
-    return None if ANSWER_PRESETS[spec.answer].compression is not None else ANSWER_TOKENS
-
-
 def merge_settings_for(spec: PipelineSpec, searches: Sequence[CollectionSearch]) -> MergeSettings:
     fusion = default_fusion(searches)
-    return MergeSettings(max_tokens=passage_budget(spec), max_passages=spec.answer_passages, fusion=fusion,
+    return MergeSettings(max_tokens=spec.answer_tokens, max_passages=spec.answer_passages, fusion=fusion,
                          norm="none" if fusion == "combsum" else "minmax")
 
 

@@ -10,9 +10,8 @@ from dataclasses import dataclass, field
 from ..errors import ConfigError
 from ..queries.stages import PRIMARY, check_queries
 
-#: the whole passages' token budget of an answer that shows passages whole (the ``first`` prompt):
-#: on a CPU the prompt is read at about 70 tokens/s. A compressing answer (the default) needs none:
-#: it keeps its own budget of passage sentences (``CompressionSettings.max_tokens``)
+#: the merged passages' token budget, counted on whole passages: on a CPU the prompt is read at about
+#: 70 tokens/s. With long passages it lets only one or two through (see ``PipelineSpec.answer_tokens``)
 ANSWER_TOKENS = 1000
 ANSWER_PASSAGES = 5
 RETRIEVERS = ("auto", "bm25", "dense", "hybrid")
@@ -31,9 +30,12 @@ class PipelineSpec:
     retriever: str = "auto"
     merge: str = "enhanced"
     k: int = 10
-    #: the merged passages' tokens together; None: ``ANSWER_TOKENS`` where the answer shows passages
-    #: whole, no limit where it compresses them (:func:`~convrag.pipeline.build.passage_budget`)
-    answer_tokens: int | None = None
+    #: the merged passages' tokens together, counted on whole passages even where the answer shows only
+    #: their best sentences; None: no such budget, all ``answer_passages`` reach the compression. That
+    #: read more sentences but was no better on MT-RAG's dev half and, on the test half, slower to the
+    #: first token (+0.46 s in a replayed chat), so 1000 stays (docs/benchmarks.md, "All five passages
+    #: to the compression"); a collection of long passages (512-token chunks) gets one or two through
+    answer_tokens: int | None = ANSWER_TOKENS
     answer_passages: int = ANSWER_PASSAGES
     reformulations: int = 2
     route: bool = True  # with several collections, search only those the turn is about
