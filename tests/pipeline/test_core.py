@@ -104,7 +104,7 @@ def test_multi_query_searches_every_rendering_and_fuses_them(tiny_collection):
                "abroad.\nQuestion: Did the Arizona Cardinals play in London?")
     llm = ScriptedLLM(summary=[summary], reformulate=["Arizona Cardinals London game\n1. Cardinals international games"],
                       answer=["They played the Rams in London in 2017 [1]."])
-    # ungated: the tiny collection's sentences are not close enough to the question to pass the decline gate
+    # ungated: what is tested is the fusion, not whether the tiny collection passes the decline gate
     pipeline = Pipeline([CollectionSearch("docs", bm25)], make_strategy("last_turn"), generator=AnswerGenerator(llm, ANSWER_PRESETS["ungated"]),
                         renderings=make_query_stages(("strategy", "summary", "reformulations"), llm))
     history = [Message("user", "Tell me about the Arizona Cardinals."), Message("agent", "An NFL team from Glendale.")]
