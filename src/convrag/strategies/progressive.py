@@ -205,10 +205,10 @@ class Progressive(UsesEmbedder):
         outcome = self._summary.summarize(task, trace, "2")
         if outcome is None:
             return finish(trace, started, task.question, "2_fallback_original", (expanded,))
-        extra = (*fuse, outcome.query) if outcome.query else fuse
+        summary = (outcome.query,) if outcome.query else ()
         if not outcome.standalone:
-            return finish(trace, started, task.question, "2_fallback_original", (expanded, *extra[len(fuse):]))
-        return finish(trace, started, outcome.question, "2", extra, standalone=outcome.standalone)
+            return finish(trace, started, task.question, "2_fallback_original", (expanded, *summary))
+        return finish(trace, started, outcome.question, "2", (*fuse, *summary), standalone=outcome.standalone)
 
     def _stage_2_turns(self, task: Task, pairs: list[TurnPair], trace: Trace) -> list[int]:
         last = len(pairs) - 1
