@@ -36,7 +36,8 @@ class DeclineSettings:
     here); every grounding floor tried (0.2 to 0.7) added more false declines than true ones, so
     the grounding gate is off (0.0) by default. The model's doubt does not separate the labels
     either (dev, steered answers: at 0.3 it declines one more UNANSWERABLE turn of 31 and one
-    more answerable turn of 40; at 0.05, 38 % of answerable turns), so ``model_decline_at`` is off (None): the doubt is recorded in the trace, not acted on."""
+    more answerable turn of 40; at 0.05, 38 % of answerable turns), so ``model_decline_at`` is
+    off (None): the doubt is recorded in the trace, not acted on."""
 
     min_relevance: float = 0.45
     min_grounding: float = 0.0
