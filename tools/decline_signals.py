@@ -26,7 +26,6 @@ back). ``--rows FILE`` keeps the measured rows (JSONL), ``--from FILE`` scores k
 from __future__ import annotations
 
 import argparse
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -46,6 +45,7 @@ from convrag.eval.report import markdown_table
 from convrag.eval.runner import BenchmarkIndexes
 from convrag.generate.answer import EXAMPLE_SETS, compressed_block
 from convrag.generate.compress import compress
+from convrag.index.atomic import write_jsonl
 from convrag.llm.base import GenerationParams
 from convrag.llm.local import LocalLLM
 from convrag.pipeline import PipelineSpec, build_pipeline
@@ -166,7 +166,7 @@ def main() -> None:
     args = parser.parse_args()
     rows = [row for _, row in read_jsonl(Path(args.source))] if args.source else collect(args.what, args.data)
     if args.rows and not args.source:
-        Path(args.rows).write_text("".join(json.dumps(r) + "\n" for r in rows))
+        write_jsonl(Path(args.rows), rows)
     signals = with_combined(rows) if args.what == "retrieval" else {"p_no": 1}
     print(separation(rows, signals))
 

@@ -42,6 +42,14 @@ def _scored(indexes: BenchmarkIndexes, data: MTRAGData, retriever: str, source: 
     return score_run(run_retrieval(indexes, data.domains, retriever, source, k, options), {d: data.qrels(d) for d in data.domains})
 
 
+def _follow_up_calls(source: StrategySource, result: RunResult) -> tuple[float, int]:
+    """Model calls per follow-up turn of a scored strategy run, and how many were made live (not
+    answered by the completion cache)."""
+    follow = [t for t in source.traces.values() if t.task_id in result.tasks and result.tasks[t.task_id].turn > 1]
+    calls = [c for t in follow for c in t.calls]
+    return len(calls) / max(1, len(follow)), sum(not c.cached for c in calls)
+
+
 def retrieval(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
     rewrites = make_query_source("rewrite", data)
     variants = [("dense", {"windows": w}) for w in ("first", "max", "mix")]
@@ -132,8 +140,7 @@ def progressive(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
         rows.append([retriever, "full_rewrite", _scored(indexes, data, retriever, full).all3.means["nDCG@10"], "1.00"])
         for label, source in sources.items():
             result = _scored(indexes, data, retriever, source)
-            follow = [t for t in source.traces.values() if t.task_id in result.tasks and result.tasks[t.task_id].turn > 1]
-            calls = sum(len(t.calls) for t in follow) / max(1, len(follow))
+            calls, _ = _follow_up_calls(source, result)
             rows.append([retriever, f"progressive: {label}", result.all3.means["nDCG@10"], f"{calls:.2f}"])
         rows.append([retriever, "question as asked / human rewrite", f"{base['lastturn']:.4f} / {base['rewrite']:.4f}", "-"])
     return markdown_table(["retriever", "queries", "ALL-3 nDCG@10", "LLM calls per follow-up"], rows)
@@ -267,10 +274,8 @@ def escalation(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
     for retriever in ("bm25", "hybrid"):  # each source rewrites once; the second retriever reuses its queries
         for label, source in sources.items():
             result = _scored(indexes, data, retriever, source)
-            follow = [t for t in source.traces.values() if t.task_id in result.tasks and result.tasks[t.task_id].turn > 1]
-            calls = sum(len(t.calls) for t in follow) / max(1, len(follow))
-            live = [c.latency_s for t in follow for c in t.calls if not c.cached]
-            rows.append([retriever, label, result.all3.means["nDCG@10"], f"{calls:.2f}", len(live)])
+            calls, live = _follow_up_calls(source, result)
+            rows.append([retriever, label, result.all3.means["nDCG@10"], f"{calls:.2f}", live])
     return markdown_table(["retriever", "stage-2 call", "ALL-3 nDCG@10", "LLM calls per follow-up", "calls made live"], rows)
 
 

@@ -90,19 +90,19 @@ def decode_text(raw: bytes, path: Path) -> str:
                 return raw.decode(encoding)
             except UnicodeDecodeError as exc:
                 raise DataFormatError(path, f"not text: it starts with a {encoding} mark but does not decode ({exc.reason})") from None
-    from charset_normalizer import from_bytes
+    if b"\x00" not in raw:  # valid UTF-8 may hold NUL bytes, but only UTF-16/32 text does
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+    from charset_normalizer import from_bytes  # only for what is not UTF-8
     from charset_normalizer.md import mess_ratio
 
-    if b"\x00" in raw:  # valid UTF-8 perhaps, but only UTF-16/32 text holds NUL bytes
-        wide = from_bytes(raw).best()
-        if wide is not None and wide.encoding.startswith(("utf_16", "utf_32")):
-            return str(wide)
-        raise DataFormatError(path, "not text (binary data: it holds NUL bytes)")
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        pass
     best = from_bytes(raw).best()
+    if b"\x00" in raw:
+        if best is not None and best.encoding.startswith(("utf_16", "utf_32")):
+            return str(best)
+        raise DataFormatError(path, "not text (binary data: it holds NUL bytes)")
     if best is None:
         raise DataFormatError(path, "not text (binary data, or an encoding that could not be recognised)")
     try:
