@@ -122,10 +122,22 @@ def test_page_manages_documents_and_conversations_and_renders_markdown_safely(tm
         page.locator("#documents-table tr", has_text="fishing.html").get_by_role("button", name="Delete").click()
         expect(page.locator("#documents-table tr")).to_have_count(1, timeout=120_000)
         # a conversation: Markdown answer with citations, nothing injected
+        # asked while the conversation is still being created (its POST held back): the question waits for it
         page.check(".collection-choice[value=gov]")
+        held: list = []
+        page.route("**/api/conversations", lambda route: held.append(route) if route.request.method == "POST"
+                   else route.continue_())
         page.click("#new-chat")
         page.fill("#question", "How much does passport renewal cost?")
         page.click("#send")
+        for _ in range(200):
+            if held:
+                break
+            page.wait_for_timeout(50)
+        assert held, "the new conversation's POST never reached the route"
+        expect(page.locator("#error")).to_have_text("")
+        held[0].continue_()
+        page.unroute("**/api/conversations")
         answer = page.locator(".msg.assistant:not(.streaming)").first
         expect(answer.locator("strong")).to_have_text("Fees", timeout=60_000)
         expect(answer.locator("li")).to_have_count(2)

@@ -4,7 +4,8 @@
 // (citations, decisions) replaces the draft.
 "use strict";
 
-const state = { conversation: null, turns: [], documentsOf: null, replacing: null };
+// opening: the conversation being created, so a question sent meanwhile waits for it instead of failing
+const state = { conversation: null, turns: [], documentsOf: null, replacing: null, opening: null };
 const $ = (id) => document.getElementById(id);
 
 function el(tag, text, cls) {
@@ -215,8 +216,9 @@ function closeConversation() {
 $("new-chat").addEventListener("click", () => action(async () => {
   const collections = chosenCollections();
   if (!collections.length) throw new Error("tick at least one collection");
-  const conversation = await api("/api/conversations", { method: "POST", body: { collections } });
-  await openConversation(conversation.id);
+  state.opening = api("/api/conversations", { method: "POST", body: { collections } })
+    .then(conversation => openConversation(conversation.id));
+  try { await state.opening; } finally { state.opening = null; }
 }));
 
 $("rename-chat").addEventListener("click", () => action(async () => {
@@ -305,6 +307,8 @@ async function readEvents(response, onEvent) {
 // Ask a question (or, with question null, regenerate the last answer), streaming the answer.
 async function ask(question) {
   showError();
+  // a conversation still being created is waited for; if creating it failed, its own handler shows why
+  if (state.opening && !(await state.opening.then(() => true, () => false))) return;
   if (!state.conversation) { showError("start a conversation first (tick collections, then New conversation)"); return; }
   $("send").disabled = true;
   const box = $("messages");
