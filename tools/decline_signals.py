@@ -21,6 +21,9 @@ share of UNANSWERABLE turns declined at the threshold that falsely declines 10 %
 taken from a model fitted on the other conversations (five folds split by conversation), once with the
 retrieval signals alone and once with the question's form too (its length in words, whether it refers
 back). ``--rows FILE`` keeps the measured rows (JSONL), ``--from FILE`` scores kept rows again.
+``--sentence-model NAME`` adds the best sentence cosine to the question as asked or restated, scored by
+another embedding model (e.g. ``all-mpnet-base-v2``, after ``make mpnet``): does a stronger sentence
+encoder than the retrieval's separate better?
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from sklearn.preprocessing import StandardScaler
 from convrag.cli.app import make_llm_from
 from convrag.data.jsonl import read_jsonl
 from convrag.data.layout import MTRAGData
+from convrag.embeddings import load_embedder
 from convrag.eval.answers import AnswerTurn, answer_turns
 from convrag.eval.report import markdown_table
 from convrag.eval.runner import BenchmarkIndexes
@@ -95,11 +99,14 @@ def out_of_fold(rows: list[dict[str, Any]], features: tuple[str, ...], folds: in
 
 def with_combined(rows: list[dict[str, Any]]) -> dict[str, int]:
     """Adds the combined signals to ``rows`` (in place) and returns every signal to report."""
-    for name, features in (("combined_retrieval", tuple(RETRIEVAL_SIGNALS)),
-                           ("combined_with_question_form", (*RETRIEVAL_SIGNALS, *QUESTION_FORM))):
+    single = dict(RETRIEVAL_SIGNALS)
+    if all("relevance_asked_other" in r for r in rows):
+        single["relevance_asked_other"] = -1
+    for name, features in (("combined_retrieval", tuple(single)),
+                           ("combined_with_question_form", (*single, *QUESTION_FORM))):
         for r, p in zip(rows, out_of_fold(rows, features)):
             r[name] = p
-    return {**RETRIEVAL_SIGNALS, "combined_retrieval": 1, "combined_with_question_form": 1}
+    return {**single, "combined_retrieval": 1, "combined_with_question_form": 1}
 
 
 def _turns(layout: MTRAGData, sample: bool) -> list[AnswerTurn]:
@@ -108,7 +115,7 @@ def _turns(layout: MTRAGData, sample: bool) -> list[AnswerTurn]:
     return answer_turns(layout, per_label, seed=0)
 
 
-def collect(what: str, data: str) -> list[dict[str, Any]]:
+def collect(what: str, data: str, sentence_model: str | None = None) -> list[dict[str, Any]]:
     layout = MTRAGData.discover(data, "dev")
     indexes = BenchmarkIndexes(layout)
     model = make_llm_from("local", None, False)
@@ -116,6 +123,7 @@ def collect(what: str, data: str) -> list[dict[str, Any]]:
                                    embedder=indexes.embedder, generate=False) for d in layout.domains}
     embedder = indexes.embedder
     measure: Callable[..., dict[str, Any]]
+    other = load_embedder(sentence_model) if sentence_model else None
     if what == "retrieval":
         def measure(results: Any, query: str, asked: str) -> dict[str, Any]:
             by_query = compress(query, results, embedder, model.count_tokens)
@@ -125,9 +133,12 @@ def collect(what: str, data: str) -> list[dict[str, Any]]:
             for r in results[:5]:
                 shown |= {_stem(t) for t in specific_terms(r.hit.text)} | content_stems(r.hit.text)
             vectors = embedder.encode([asked] + [r.hit.text for r in results[:5]])
-            return {"relevance_query": max(p.best for p in by_query), "relevance_asked": by_asked[-1],
-                    "relevance_top3": float(np.mean(by_asked[-3:])), "dense_best": float(np.max(vectors[1:] @ vectors[0])),
-                    "term_coverage": len(terms & shown) / len(terms) if terms else 1.0}
+            row = {"relevance_query": max(p.best for p in by_query), "relevance_asked": by_asked[-1],
+                   "relevance_top3": float(np.mean(by_asked[-3:])), "dense_best": float(np.max(vectors[1:] @ vectors[0])),
+                   "term_coverage": len(terms & shown) / len(terms) if terms else 1.0}
+            if other is not None:
+                row["relevance_asked_other"] = max(p.best for p in compress(asked, results, other, model.count_tokens))
+            return row
     else:
         local = LocalLLM()  # uncached: the first-step probability is read live
         examples = EXAMPLE_SETS["brief"]
@@ -163,8 +174,9 @@ def main() -> None:
     parser.add_argument("--data", default="../shared/mtrag")
     parser.add_argument("--rows", help="write the measured rows to this JSONL file")
     parser.add_argument("--from", dest="source", help="score the rows of an earlier --rows file instead of measuring")
+    parser.add_argument("--sentence-model", help="also score the best sentence with this embedding model (retrieval only)")
     args = parser.parse_args()
-    rows = [row for _, row in read_jsonl(Path(args.source))] if args.source else collect(args.what, args.data)
+    rows = [row for _, row in read_jsonl(Path(args.source))] if args.source else collect(args.what, args.data, args.sentence_model)
     if args.rows and not args.source:
         write_jsonl(Path(args.rows), rows)
     signals = with_combined(rows) if args.what == "retrieval" else {"p_no": 1}
