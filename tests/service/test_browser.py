@@ -136,6 +136,7 @@ def test_page_manages_documents_and_conversations_and_renders_markdown_safely(tm
             page.wait_for_timeout(50)
         assert held, "the new conversation's POST never reached the route"
         expect(page.locator("#error")).to_have_text("")
+        expect(page.locator("#send")).to_be_disabled()  # a second click would ask the question twice
         held[0].continue_()
         page.unroute("**/api/conversations")
         answer = page.locator(".msg.assistant:not(.streaming)").first
