@@ -63,11 +63,13 @@ function when(seconds) { return seconds ? new Date(seconds * 1000).toLocaleStrin
 // collections -------------------------------------------------------------------------------
 async function loadCollections() {
   const list = await api("/api/collections");
+  const ticked = new Set(chosenCollections());  // the list is redrawn after every upload: keep the user's ticks
   const ul = $("collections"); ul.replaceChildren();
   const target = $("upload-target"); const chosen = target.value; target.replaceChildren();
   for (const c of list) {
     const li = el("li"); const label = el("label");
     const box = el("input"); box.type = "checkbox"; box.value = c.name; box.className = "collection-choice";
+    box.checked = ticked.has(c.name);
     label.append(box, " " + c.name + " ", el("small", `(${c.documents} docs, ${c.passages} passages${c.indexing ? ", indexing" : ""})`));
     li.append(label, button("Documents", () => action(() => showDocuments(c.name))));
     ul.append(li);
