@@ -4,6 +4,7 @@ real uvicorn server on 127.0.0.1 with real collections and embeddings (scripted 
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import httpx
@@ -11,6 +12,7 @@ import pytest
 
 from convrag.llm.base import LLMError
 from convrag.service import ServiceSettings
+from convrag.service.store import ConversationChanged, Store
 from tests.helpers import ScriptedLLM, StreamingScriptedLLM
 
 from .conftest import ThreadServer, wait_job
@@ -154,6 +156,87 @@ def test_conversation_rename_stream_regenerate_and_export(running) -> None:  # t
     assert "- [1] Passport renewal — gov" in markdown.text
     exported = client.get(f"/api/conversations/{conv['id']}/export", params={"format": "json"}).json()
     assert exported["turns"][0]["trace"]["strategy"]["final_query"]
+
+
+class HeldLLM(ScriptedLLM):
+    """Answers only once ``release`` is set, so that a test can act while an answer is being written."""
+
+    def __init__(self, answers: list[str]) -> None:
+        super().__init__(answer=answers)
+        self.release, self.waiting = threading.Event(), threading.Event()
+
+    def complete(self, messages, params=None):  # type: ignore[no-untyped-def]
+        self.waiting.set()
+        self.release.wait(60)
+        return super().complete(messages)
+
+
+def _ask_in_background(client: httpx.Client, conv_id: str, question: str) -> tuple[threading.Thread, dict]:
+    reply: dict = {}
+    thread = threading.Thread(target=lambda: reply.update(
+        r=client.post(f"/api/conversations/{conv_id}/messages", json={"question": question})))
+    thread.start()
+    return thread, reply
+
+
+def test_a_conversation_answers_one_question_at_a_time(tmp_path: Path) -> None:
+    llm = HeldLLM(["Renewal by mail costs 130 dollars [1]."] * 3)
+    with serve(tmp_path, llm) as server, httpx.Client(base_url=server.url, timeout=120) as client:
+        client.post("/api/collections", json={"name": "gov"})
+        upload(client, "gov", [("passports.md", PASSPORT)])
+        conv = client.post("/api/conversations", json={"collections": ["gov"]}).json()
+        questions = ["How much does passport renewal by mail cost?", "What does passport renewal by mail cost for adults?",
+                     "Is passport renewal by mail 130 dollars?"]
+        llm.release.set()
+        assert client.post(f"/api/conversations/{conv['id']}/messages", json={"question": questions[0]}).status_code == 200
+        llm.release.clear()
+        llm.waiting.clear()
+        thread, second = _ask_in_background(client, conv["id"], questions[1])
+        assert llm.waiting.wait(60)  # the second answer is being written
+        for path, body in (("messages", {"question": questions[2]}), ("messages", {"question": questions[2], "stream": True}),
+                           ("regenerate", {})):
+            refused = client.post(f"/api/conversations/{conv['id']}/{path}", json=body)
+            assert refused.status_code == 409 and refused.json()["error"]["code"] == "conversation_busy", (path, refused.text)
+        other = client.post("/api/conversations", json={"collections": ["gov"]}).json()  # other conversations go on
+        assert client.get(f"/api/conversations/{other['id']}").status_code == 200
+        llm.release.set()
+        thread.join(60)
+        assert second["r"].status_code == 200
+        assert [t["question"] for t in client.get(f"/api/conversations/{conv['id']}").json()["turns"]] == questions[:2]
+        third = client.post(f"/api/conversations/{conv['id']}/messages", json={"question": questions[2]})  # released
+        assert third.status_code == 200
+        assert [t["question"] for t in client.get(f"/api/conversations/{conv['id']}").json()["turns"]] == questions
+
+
+def test_an_answer_to_a_conversation_deleted_meanwhile_is_not_stored(tmp_path: Path) -> None:
+    llm = HeldLLM(["Renewal by mail costs 130 dollars [1]."])
+    with serve(tmp_path, llm) as server, httpx.Client(base_url=server.url, timeout=120) as client:
+        client.post("/api/collections", json={"name": "gov"})
+        upload(client, "gov", [("passports.md", PASSPORT)])
+        conv = client.post("/api/conversations", json={"collections": ["gov"]}).json()
+        thread, reply = _ask_in_background(client, conv["id"], "How much does passport renewal by mail cost?")
+        assert llm.waiting.wait(60)
+        assert client.delete(f"/api/conversations/{conv['id']}").status_code == 204
+        llm.release.set()
+        thread.join(60)
+        assert reply["r"].status_code == 409 and reply["r"].json()["error"]["code"] == "conversation_changed"
+        assert client.get(f"/api/conversations/{conv['id']}").status_code == 404
+        assert client.get("/api/conversations").json() == []
+
+
+def test_the_store_refuses_a_turn_written_from_an_older_conversation(tmp_path: Path) -> None:
+    store = Store(tmp_path / "db.sqlite")
+    conv = store.add_conversation("c", ["gov"], "progressive")
+    store.add_turn(conv["id"], "q1", "a1", False, [], {}, expected_turns=0)
+    for replace_last, expected in ((False, 0), (True, 0), (False, 2)):
+        with pytest.raises(ConversationChanged, match="0 turns then, 1 now|2 turns then, 1 now"):
+            store.add_turn(conv["id"], "q2", "a2", False, [], {}, replace_last=replace_last, expected_turns=expected)
+    assert [t["answer"] for t in store.turns(conv["id"])] == ["a1"]  # nothing replaced, nothing added
+    store.add_turn(conv["id"], "q1", "a1 again", False, [], {}, replace_last=True, expected_turns=1)
+    assert [t["answer"] for t in store.turns(conv["id"])] == ["a1 again"]
+    store.delete_conversation(conv["id"])
+    with pytest.raises(ConversationChanged, match="deleted"):
+        store.add_turn(conv["id"], "q1", "a1", False, [], {})
 
 
 def test_cross_origin_writes_are_refused_and_same_origin_ones_pass(running) -> None:  # type: ignore[no-untyped-def]

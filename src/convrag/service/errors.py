@@ -52,9 +52,12 @@ def error_for(exc: BaseException) -> tuple[int, str, str]:
     """(status, message safe to show, code) for an exception raised while serving a request."""
     from ..errors import ConvragError
     from ..generate.answer import AnswerFailed
+    from .store import ConversationChanged
 
     if isinstance(exc, ApiError):
         return exc.status, exc.message, exc.code
+    if isinstance(exc, ConversationChanged):
+        return 409, str(exc), "conversation_changed"
     if isinstance(exc, AnswerFailed):
         return 503, str(exc), "llm_unavailable"
     if isinstance(exc, ConvragError):

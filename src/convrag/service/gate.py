@@ -1,5 +1,5 @@
-"""A bound on concurrent pipeline runs: a full service answers 429 at once instead of queueing
-requests without end behind a slow model."""
+"""Bounds on concurrent pipeline runs: a full service answers 429 at once instead of queueing
+requests without end behind a slow model, and a conversation answers one question at a time."""
 
 from __future__ import annotations
 
@@ -9,6 +9,10 @@ from contextlib import contextmanager
 
 
 class Busy(RuntimeError):
+    pass
+
+
+class ConversationBusy(RuntimeError):
     pass
 
 
@@ -32,3 +36,24 @@ class GenerationGate:
             yield
         finally:
             self.release()
+
+
+class OneTurnAtATime:
+    """The conversations with a turn being answered. A second question to the same conversation
+    is refused at once: it would be answered from a history without the first one's answer (the
+    store refuses to save it anyway, after the model's time was spent)."""
+
+    def __init__(self) -> None:
+        self._busy: set[str] = set()
+        self._lock = threading.Lock()
+
+    def claim(self, conversation: str) -> None:
+        """Mark ``conversation`` busy or raise :class:`ConversationBusy`; whoever claims must :meth:`release`."""
+        with self._lock:
+            if conversation in self._busy:
+                raise ConversationBusy("an answer is being written in this conversation; wait for it, then ask again")
+            self._busy.add(conversation)
+
+    def release(self, conversation: str) -> None:
+        with self._lock:
+            self._busy.discard(conversation)

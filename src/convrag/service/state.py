@@ -13,7 +13,7 @@ from ..errors import CollectionError
 from ..index.collection import Collection, CollectionStore
 from ..pipeline.read_ahead import ReadAhead
 from ..types import Message
-from .gate import GenerationGate
+from .gate import GenerationGate, OneTurnAtATime
 from .indexing import Indexer
 from .pipelines import Pipelines
 from .settings import PipelineConfig, ServiceSettings
@@ -30,6 +30,7 @@ class ServiceState:
     indexer: Indexer
     gate: GenerationGate
     read_ahead: ReadAhead = field(default_factory=ReadAhead)
+    turns_in_flight: OneTurnAtATime = field(default_factory=OneTurnAtATime)
     _opened: dict[str, Collection] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 

@@ -14,6 +14,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+
+class ConversationChanged(RuntimeError):
+    """A turn was written from a conversation that has changed since (another answer stored, or the
+    conversation deleted): storing it would put an answer after a history it never saw, or replace
+    the wrong turn, so it is refused and nothing is stored."""
+
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS collections (
     name TEXT PRIMARY KEY,
@@ -228,12 +235,22 @@ class Store:
         return rows
 
     def add_turn(self, conv_id: str, question: str, answer: str, declined: bool, citations: list[dict[str, Any]],
-                 trace: dict[str, Any], title: str | None = None, replace_last: bool = False) -> dict[str, Any]:
+                 trace: dict[str, Any], title: str | None = None, replace_last: bool = False,
+                 expected_turns: int | None = None) -> dict[str, Any]:
         """Append a turn, or with ``replace_last`` put it in place of the last one (a regenerated
-        answer): one transaction, so the old answer stays until the new one is stored."""
+        answer): one transaction, so the old answer stays until the new one is stored.
+        ``expected_turns`` is how many turns the conversation had when the answer was begun; if it
+        has another number now, or the conversation is gone, :class:`ConversationChanged` is raised
+        and nothing is written."""
         now = time.time()
         with self.transaction() as db:
+            if db.execute("SELECT 1 FROM conversations WHERE id = ?", (conv_id,)).fetchone() is None:
+                raise ConversationChanged(f"the conversation {conv_id!r} was deleted while its answer was written")
             last = db.execute("SELECT MAX(idx) FROM turns WHERE conversation_id = ?", (conv_id,)).fetchone()[0]
+            count = 0 if last is None else last + 1
+            if expected_turns is not None and count != expected_turns:
+                raise ConversationChanged(f"the conversation changed while this answer was written ({expected_turns} turns "
+                                          f"then, {count} now); nothing was stored: ask again")
             if replace_last and last is not None:
                 db.execute("DELETE FROM turns WHERE conversation_id = ? AND idx = ?", (conv_id, last))
                 idx = last

@@ -19,9 +19,10 @@ from ...pipeline.trace import TurnTraceDict
 from ...types import Message
 from ..errors import ApiError, error_for
 from ..export import conversation_markdown
-from ..gate import Busy
+from ..gate import Busy, ConversationBusy
 from ..settings import Limits, PipelineConfig
 from ..state import ServiceState, get_state
+from ..store import ConversationChanged
 from ..turns import TurnError, check_turn, stream_turn
 from .common import require_collection
 
@@ -117,28 +118,42 @@ class _Turn:
         self.state, self.conversation, self.question, self.replace_last = state, conversation, question, replace_last
         self.config = PipelineConfig(collections=conversation["collections"], strategy=conversation["strategy"])
 
+    def _claim(self) -> None:
+        """This conversation's one turn in flight, else 409 at once."""
+        try:
+            self.state.turns_in_flight.claim(self.conversation["id"])
+        except ConversationBusy as exc:
+            raise ApiError(409, str(exc), "conversation_busy") from None
+
     def _store(self, result: dict[str, Any]) -> dict[str, Any]:
         first = not self.conversation["turns"] and self.conversation["title"] == "New conversation"
         stored = self.state.store.add_turn(self.conversation["id"], self.question, result["answer"], result["declined"],
                                            result["citations"], result["trace"], title=self.question[:80] if first else None,
-                                           replace_last=self.replace_last)
+                                           replace_last=self.replace_last, expected_turns=len(self.conversation["turns"]))
         # the next question's prompt starts with this conversation, now one answer longer
         self.state.read_ahead_after(self.config, self.messages, result["answer"])
         return stored
 
     def run(self) -> dict[str, Any]:
+        self._claim()
         try:
             with self.state.gate.slot():
                 *_, result = stream_turn(self.state.pipelines, self.config, self.messages, stream_text=False)
+            assert isinstance(result, dict)
+            return self._store(result)
         except Busy as exc:
             raise ApiError(429, str(exc), "too_many_generations") from None
-        assert isinstance(result, dict)
-        return self._store(result)
+        except ConversationChanged as exc:
+            raise ApiError(*error_for(exc)) from None
+        finally:
+            self.state.turns_in_flight.release(self.conversation["id"])
 
     def stream(self) -> StreamingResponse:
+        self._claim()
         try:
             self.state.gate.acquire()
         except Busy as exc:
+            self.state.turns_in_flight.release(self.conversation["id"])
             raise ApiError(429, str(exc), "too_many_generations") from None
         events: queue.Queue[str | None] = queue.Queue()
 
@@ -154,6 +169,7 @@ class _Turn:
                 events.put(_event("error", {"error": {"message": message, "code": code, "status": status}}))
             finally:
                 self.state.gate.release()
+                self.state.turns_in_flight.release(self.conversation["id"])
                 events.put(None)
 
         threading.Thread(target=work, name="convrag-turn", daemon=True).start()
