@@ -111,6 +111,21 @@ def test_deleting_a_collection_removes_its_uploads(running, tmp_path: Path) -> N
     assert list(uploads.iterdir()) == [] and client.get("/api/jobs").json() == []
 
 
+def test_a_conversation_over_a_deleted_collection_says_so_and_keeps_its_turns(running) -> None:  # type: ignore[no-untyped-def]
+    _, client, _ = running
+    upload(client, "gov", [("passports.md", PASSPORT)])
+    conv = client.post("/api/conversations", json={"collections": ["gov"]}).json()
+    assert client.post(f"/api/conversations/{conv['id']}/messages", json={"question": "How much does renewal by mail cost?"}).status_code == 200
+    assert client.delete("/api/collections/gov").status_code == 204
+    for path, body in (("messages", {"question": "And for children?"}), ("messages", {"question": "And for children?", "stream": True}),
+                       ("regenerate", {})):
+        refused = client.post(f"/api/conversations/{conv['id']}/{path}", json=body)
+        assert refused.status_code == 409 and refused.json()["error"]["code"] == "collection_deleted", (path, refused.text)
+        assert "'gov'" in refused.json()["error"]["message"]
+    turns = client.get(f"/api/conversations/{conv['id']}").json()["turns"]
+    assert len(turns) == 1 and not turns[0]["declined"]  # the answer given before the delete is kept
+
+
 def test_model_failure_is_503_and_nothing_is_stored(tmp_path: Path) -> None:
     secret = "http://10.9.8.7:9999/v1 connection refused"
     llm = ScriptedLLM(answer=[LLMError(secret), LLMError(secret), "Renewal costs 130 dollars [1]."])

@@ -109,6 +109,10 @@ class _Turn:
     """One question to answer and store: plain or streamed, new or regenerated."""
 
     def __init__(self, state: ServiceState, conversation: dict[str, Any], question: str, replace_last: bool) -> None:
+        deleted = [name for name in conversation["collections"] if state.store.collection(name) is None]
+        if deleted:  # else the turn would be declined as if the collection were only empty
+            raise ApiError(409, f"this conversation searches {', '.join(map(repr, deleted))}, deleted since; its turns stay "
+                           "readable: start a new conversation to ask more", "collection_deleted")
         turns = conversation["turns"][:-1] if replace_last else conversation["turns"]
         self.messages = [*_history(turns), Message("user", question)]
         try:
