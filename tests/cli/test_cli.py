@@ -1,4 +1,5 @@
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -26,6 +27,15 @@ def _convrag(*args: str, home: Path) -> subprocess.CompletedProcess:
 def test_help(command: list[str]) -> None:
     result = runner.invoke(app, [*command, "--help"])
     assert result.exit_code == 0 and "Usage" in result.output
+
+
+def test_help_keeps_the_defaults_written_in_brackets_of_words() -> None:
+    # Rich reads "[default: X]" as a markup tag and drops it, so help texts write "(default: X)"
+    def flat(command: str) -> str:  # the help text without its boxes and line breaks
+        return " ".join(re.sub(r"[│╭╮╰╯─]", " ", runner.invoke(app, [command, "--help"]).output).split())
+
+    assert "(default: $CONVRAG_HOME/collections)" in flat("ask")
+    assert "(default: the first run)" in flat("eval") and "(default: combsum)" in flat("eval")
 
 
 def test_index_then_search(tmp_path: Path) -> None:

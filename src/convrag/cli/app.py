@@ -31,7 +31,7 @@ app.add_typer(bench_app, name="bench")
 
 MAX_QUERY_CHARS = 20_000
 
-StoreOpt = Annotated[Optional[Path], typer.Option("--store", help="Folder of collections [default: $CONVRAG_HOME/collections].")]
+StoreOpt = Annotated[Optional[Path], typer.Option("--store", help="Folder of collections (default: $CONVRAG_HOME/collections).")]
 ModelOpt = Annotated[str, typer.Option("--embedding-model", help="Sentence-transformers model name or path.")]
 BackendOpt = Annotated[str, typer.Option("--backend", help="embedded (indexes in a folder) or milvus.")]
 MilvusUriOpt = Annotated[
