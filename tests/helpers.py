@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import threading
 import time
 from collections import deque
 from pathlib import Path
@@ -87,6 +88,20 @@ class ScriptedLLM:
 
     def last_user_prompt(self, kind: str) -> str:
         return [m for k, m in self.requests if k == kind][-1][-1]["content"]
+
+
+class HeldLLM(ScriptedLLM):
+    """Answers only once ``release`` is set (or after 60 s), so that a test can act while an answer is
+    being written; ``waiting`` is set when a call arrives."""
+
+    def __init__(self, answers: list[str]) -> None:
+        super().__init__(answer=answers)
+        self.release, self.waiting = threading.Event(), threading.Event()
+
+    def complete(self, messages, params=None):  # type: ignore[no-untyped-def]
+        self.waiting.set()
+        self.release.wait(60)
+        return super().complete(messages)
 
 
 class StreamingScriptedLLM(ScriptedLLM):

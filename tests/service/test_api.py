@@ -15,7 +15,7 @@ from openai import OpenAI
 
 from convrag.service import ServiceSettings
 from convrag.service.settings import Limits
-from tests.helpers import PASSPORT, ScriptedLLM, upload
+from tests.helpers import PASSPORT, HeldLLM, ScriptedLLM, upload
 from tests.pdfs import make_pdf
 
 from .conftest import ThreadServer
@@ -169,15 +169,9 @@ def test_empty_collection_declines_without_a_model_call(client: httpx.Client, ll
 
 
 def test_concurrent_generations_over_the_limit_get_429(tmp_path: Path, gov_files: list[tuple[str, bytes]]) -> None:
-    release = threading.Event()
-
-    class SlowLLM(ScriptedLLM):
-        def complete(self, messages, params=None):  # type: ignore[no-untyped-def]
-            release.wait(60)
-            return super().complete(messages)
-
+    llm = HeldLLM(["It costs 130 dollars [1]."] * 3)
     settings = ServiceSettings.load(data_dir=tmp_path / "svc", limits=Limits(max_concurrent_generations=1))
-    with ThreadServer(settings, SlowLLM(answer=["It costs 130 dollars [1]."] * 3)) as server, \
+    with ThreadServer(settings, llm) as server, \
             httpx.Client(base_url=server.url, timeout=120) as client:
         client.post("/api/collections", json={"name": "gov"})
         upload(client, "gov", gov_files)
@@ -192,7 +186,7 @@ def test_concurrent_generations_over_the_limit_get_429(tmp_path: Path, gov_files
         assert second.status_code == 429 and second.headers["retry-after"] == "1"
         health = client.get("/api/health")  # other requests are served while the generation runs
         assert health.status_code == 200
-        release.set()
+        llm.release.set()
         thread.join(60)
         assert first["r"].status_code == 200
 

@@ -13,7 +13,7 @@ import pytest
 from convrag.llm.base import LLMError
 from convrag.service import ServiceSettings
 from convrag.service.store import ConversationChanged, Store
-from tests.helpers import ScriptedLLM, StreamingScriptedLLM
+from tests.helpers import HeldLLM, ScriptedLLM, StreamingScriptedLLM
 
 from .conftest import ThreadServer, wait_job
 
@@ -171,19 +171,6 @@ def test_conversation_rename_stream_regenerate_and_export(running) -> None:  # t
     assert "- [1] Passport renewal — gov" in markdown.text
     exported = client.get(f"/api/conversations/{conv['id']}/export", params={"format": "json"}).json()
     assert exported["turns"][0]["trace"]["strategy"]["final_query"]
-
-
-class HeldLLM(ScriptedLLM):
-    """Answers only once ``release`` is set, so that a test can act while an answer is being written."""
-
-    def __init__(self, answers: list[str]) -> None:
-        super().__init__(answer=answers)
-        self.release, self.waiting = threading.Event(), threading.Event()
-
-    def complete(self, messages, params=None):  # type: ignore[no-untyped-def]
-        self.waiting.set()
-        self.release.wait(60)
-        return super().complete(messages)
 
 
 def _ask_in_background(client: httpx.Client, conv_id: str, question: str) -> tuple[threading.Thread, dict]:

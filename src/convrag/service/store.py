@@ -255,7 +255,7 @@ class Store:
                 db.execute("DELETE FROM turns WHERE conversation_id = ? AND idx = ?", (conv_id, last))
                 idx = last
             else:
-                idx = 0 if last is None else last + 1
+                idx = count
             db.execute(
                 "INSERT INTO turns (conversation_id, idx, question, answer, declined, citations, trace, created)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",

@@ -306,17 +306,19 @@ async function readEvents(response, onEvent) {
   }
 }
 
+// Whether there is a conversation to ask in: one still being created is waited for (if creating it
+// failed, its own handler shows why).
+async function conversationReady() {
+  if (state.opening && !(await state.opening.then(() => true, () => false))) return false;
+  if (!state.conversation) showError("start a conversation first (tick collections, then New conversation)");
+  return Boolean(state.conversation);
+}
+
 // Ask a question (or, with question null, regenerate the last answer), streaming the answer.
 async function ask(question) {
   showError();
   $("send").disabled = true;  // from the start: a second click while the conversation is created would ask twice
-  // a conversation still being created is waited for; if creating it failed, its own handler shows why
-  if (state.opening && !(await state.opening.then(() => true, () => false))) { $("send").disabled = false; return; }
-  if (!state.conversation) {
-    $("send").disabled = false;
-    showError("start a conversation first (tick collections, then New conversation)");
-    return;
-  }
+  if (!(await conversationReady())) { $("send").disabled = false; return; }
   const box = $("messages");
   if (question === null) { box.lastChild && box.lastChild.remove(); } else { box.append(el("div", question, "msg user pending")); }
   const draft = el("div", "", "msg assistant streaming"); box.append(draft);
