@@ -9,7 +9,6 @@ from __future__ import annotations
 import functools
 import http.server
 import os
-import re
 import shutil
 import threading
 from pathlib import Path
@@ -60,11 +59,22 @@ def test_web_chat_end_to_end(tmp_path: Path, browser, local_llm) -> None:  # typ
         page.click("#new-chat")
         expect(page.locator("#chat-header")).to_contain_text("gov")
         page.fill("#question", "How much does passport renewal by mail cost?")
+        # the answer streams: a draft with the first words appears before the stored turn replaces it. The
+        # page records what the draft showed: an answer from the completion cache arrives at once, and its
+        # draft lives for milliseconds, too briefly for a locator's polling to see it
+        page.evaluate("""() => {
+            window.drafted = [];
+            new MutationObserver((records) => {
+                for (const r of records) {
+                    const node = r.target.nodeType === 1 ? r.target : r.target.parentElement;
+                    if (node && node.classList.contains("streaming") && /\\w/.test(node.textContent)) window.drafted.push(node.textContent);
+                }
+            }).observe(document.getElementById("messages"), {subtree: true, childList: true, characterData: true});
+        }""")
         page.click("#send")
-        # the answer streams: a draft with the first words appears before the stored turn replaces it
-        expect(page.locator(".msg.assistant.streaming")).to_have_text(re.compile(r"\w+"), timeout=300_000)
         answer = page.locator(".msg.assistant:not(.streaming)").first
         expect(answer).to_be_visible(timeout=300_000)
+        assert page.evaluate("window.drafted.length") > 0, "no streamed words were shown before the stored answer"
         assert "130" in answer.inner_text()
         citation = answer.locator(".cite").first
         expect(citation).to_be_visible()
