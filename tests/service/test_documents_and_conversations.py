@@ -13,18 +13,12 @@ import pytest
 from convrag.llm.base import LLMError
 from convrag.service import ServiceSettings
 from convrag.service.store import ConversationChanged, Store
-from tests.helpers import HeldLLM, ScriptedLLM, StreamingScriptedLLM
+from tests.helpers import HeldLLM, ScriptedLLM, StreamingScriptedLLM, upload
 
 from .conftest import ThreadServer, wait_job
 
 PASSPORT = b"# Passport renewal\n\nRenewing an adult passport by mail costs 130 dollars.\n"
 FISHING = b"# Fishing\n\nA yearly fishing license costs 25 dollars for residents.\n"
-
-
-def upload(client: httpx.Client, name: str, files: list[tuple[str, bytes]]) -> dict:
-    response = client.post(f"/api/collections/{name}/documents", files=[("files", (f, data)) for f, data in files])
-    assert response.status_code == 202, response.text
-    return wait_job(client, response.json()["id"])
 
 
 def serve(tmp_path: Path, llm: ScriptedLLM, **settings: object) -> ThreadServer:
@@ -124,6 +118,12 @@ def test_a_conversation_over_a_deleted_collection_says_so_and_keeps_its_turns(ru
         assert "'gov'" in refused.json()["error"]["message"]
     turns = client.get(f"/api/conversations/{conv['id']}").json()["turns"]
     assert len(turns) == 1 and not turns[0]["declined"]  # the answer given before the delete is kept
+    assert client.post("/api/collections", json={"name": "gov"}).status_code == 201  # the same name: another collection
+    upload(client, "gov", [("passports.md", PASSPORT)])
+    refused = client.post(f"/api/conversations/{conv['id']}/messages", json={"question": "And for children?"})
+    assert refused.status_code == 409 and refused.json()["error"]["code"] == "collection_deleted", refused.text
+    fresh = client.post("/api/conversations", json={"collections": ["gov"]}).json()
+    assert client.post(f"/api/conversations/{fresh['id']}/messages", json={"question": "And for children?"}).status_code == 200
 
 
 def test_model_failure_is_503_and_nothing_is_stored(tmp_path: Path) -> None:

@@ -105,14 +105,23 @@ def _history(turns: list[dict[str, Any]]) -> list[Message]:
     return messages
 
 
+def _same_collection(state: ServiceState, name: str, conversation: dict[str, Any]) -> bool:
+    """Whether the collection the conversation was started over still exists. A conversation can only be
+    started over an existing collection, so one created after the conversation is a re-creation under
+    the same name: other documents, which the earlier answers never cited."""
+    collection = state.store.collection(name)
+    return collection is not None and collection["created"] <= conversation["created"]
+
+
 class _Turn:
     """One question to answer and store: plain or streamed, new or regenerated."""
 
     def __init__(self, state: ServiceState, conversation: dict[str, Any], question: str, replace_last: bool) -> None:
-        deleted = [name for name in conversation["collections"] if state.store.collection(name) is None]
-        if deleted:  # else the turn would be declined as if the collection were only empty
-            raise ApiError(409, f"this conversation searches {', '.join(map(repr, deleted))}, deleted since; its turns stay "
-                           "readable: start a new conversation to ask more", "collection_deleted")
+        deleted = [name for name in conversation["collections"] if not _same_collection(state, name, conversation)]
+        if deleted:  # else the turn would be declined as if the collection were only empty, or search another one
+            raise ApiError(409, f"this conversation searches {', '.join(map(repr, deleted))}, deleted since (a collection of "
+                           "the same name made later is another one); its turns stay readable: start a new conversation "
+                           "to ask more", "collection_deleted")
         turns = conversation["turns"][:-1] if replace_last else conversation["turns"]
         self.messages = [*_history(turns), Message("user", question)]
         try:
