@@ -3,13 +3,14 @@
 from convrag.text import content_stems, same_query, tidy_spacing
 
 CLAPNQ = ("The 2017 Arizona Cardinals season was the franchise 's 98th season in the National Football League , "
-          "the 30th in Arizona . It would n't have been mentioned ( in 1928 ) with `` first world war '' , either .")
+          "the 30th in Arizona . It would n't have been mentioned ( in 1928 ) with `` first world war '' , either . The fans ' "
+          "vote was seen as ' good ' , not ' the best ' ; most call it ' tennis ' .")
 
 
 def test_treebank_spacing_is_put_back_as_written():
     assert tidy_spacing(CLAPNQ) == ("The 2017 Arizona Cardinals season was the franchise's 98th season in the National "
                                     "Football League, the 30th in Arizona. It would n't have been mentioned (in 1928) "
-                                    'with "first world war", either.')
+                                    'with "first world war", either. The fans\' vote was seen as \'good\', not \'the best\'; most call it \'tennis\'.')
     assert content_stems(tidy_spacing(CLAPNQ)) == content_stems(CLAPNQ)  # the words, and so support, are unchanged
 
 

@@ -42,17 +42,48 @@ _AFTER_OPENING = re.compile(r"([(\[]) +(?=\S)")
 #: (and so the citation support test) does not hold
 _CLITIC = re.compile(r"(?<=\w) +(?=(?:'s|'re|'m|'ve|'ll|'d)\b)", re.IGNORECASE)
 _PTB_QUOTES = re.compile(r"``\s*(.*?)\s*''")
+#: a single quotation mark standing alone between words: a plural possessive ("the fans ' vote") or
+#: one end of a quoted phrase ("seen as ' good ' ,")
+_LONE_MARK = " ' "
+#: words ending in "s" after which a lone mark opens a quote rather than marking a possessive
+_NOT_POSSESSORS = frozenset("as is was has does its his hers this thus us says towards".split())
+_MAX_QUOTED_WORDS = 4
+
+
+def _is_possessor(text_before: str) -> bool:
+    word = text_before.rsplit(None, 1)[-1] if text_before.strip() else ""
+    return word.endswith("s") and "'" not in word and word.lower() not in _NOT_POSSESSORS
+
+
+def _join_single_marks(text: str) -> str:
+    """Lone single marks joined to their word, read left to right: after a plural noun a possessive
+    ("fans' vote"); else, when another lone mark follows within four words, a quoted phrase ("'good'");
+    else left as it is. Deciding mark by mark keeps "the fans ' vote was seen as ' good '" from being
+    read as the quote "vote was seen as"."""
+    pieces = text.split(_LONE_MARK)
+    out, i = [pieces[0]], 1
+    while i < len(pieces):
+        if _is_possessor(out[-1]):
+            out[-1] += "' " + pieces[i]
+        elif i + 1 < len(pieces) and 0 < len(pieces[i].split()) <= _MAX_QUOTED_WORDS:
+            out[-1] += " '" + pieces[i] + "' " + pieces[i + 1]
+            i += 1
+        else:
+            out[-1] += _LONE_MARK + pieces[i]
+        i += 1
+    return out[0]
 
 
 def tidy_spacing(text: str) -> str:
     """Treebank-tokenized text put back the way it is written ("Stadium ." -> "Stadium.", "( UTC )" ->
-    "(UTC)", "franchise 's" -> "franchise's", "``war''" quotes -> "war"), so that a passage shown to the model
-    does not teach it to write that way. Text with fewer than two signs of tokenization is returned
+    "(UTC)", "franchise 's" -> "franchise's", "fans ' votes" -> "fans' votes", "``war''" quotes -> "war",
+    "' good '" -> "'good'"), so that a passage shown to the model does not teach it to write that way. Text with fewer than two signs of tokenization is returned
     as it is: a general detokenizer also rewrites ordinary text (".gov", JSON, leading newlines)."""
     if len(_TOKENIZED.findall(text)) < 2:
         return text
     text = _PTB_QUOTES.sub(r'"\1"', text)
     text = _CLITIC.sub("", text)
+    text = _join_single_marks(text)
     text = _AFTER_OPENING.sub(r"\1", text)
     return _BEFORE_CLOSING.sub("", text)
 

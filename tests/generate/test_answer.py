@@ -58,7 +58,7 @@ def test_treebank_spaced_passages_are_shown_tidied_and_judged_as_stored(embedder
     llm = ScriptedLLM(answer=["State Farm Stadium opened in 2006 [1]."])
     answer = AnswerGenerator(llm, AnswerSettings(decline=None), embedder).answer("When did it open?", [], merged_results(stored))
     prompt = llm.last_user_prompt("answer")
-    assert "The Cardinals ' stadium, State Farm Stadium, opened in 2006. It has a retractable roof (and a rolling field)." in prompt
+    assert "The Cardinals' stadium, State Farm Stadium, opened in 2006. It has a retractable roof (and a rolling field)." in prompt
     assert answer.citations[0].passage_id == "p0" and not answer.declined
 
 
