@@ -1,3 +1,4 @@
+import codecs
 from pathlib import Path
 
 import pytest
@@ -60,6 +61,8 @@ def test_broken_pdf_is_a_clear_error(tmp_path: Path) -> None:
 @pytest.mark.parametrize("encoding, text", [
     ("utf-8-sig", "Café au lait, naïve résumé."),
     ("utf-16", "Café au lait, naïve résumé."),  # with a byte-order mark, as Windows editors save it
+    ("utf-16", "这是一个测试文档，里面有中文文本。"),  # one script, however far from Latin
+    ("utf-16", 'Price: €5.00 😀 {"plan": "Lite"}\n\tDone.'),
     ("cp1252", "Café – naïve “quoted” text about the Lite plan and its storage."),
     ("latin-1", "Grüße aus Köln: the Lite plan is free."),
     ("shift_jis", "日本語のテキストです。これはテストの文書です。"),
@@ -76,7 +79,10 @@ def test_binary_files_are_refused_and_a_folder_skips_them(tmp_path: Path) -> Non
     (tmp_path / "good.txt").write_text("The Lite plan is free.")
     (tmp_path / "image.txt").write_bytes(bytes(range(256)) * 20)  # NUL bytes: binary
     (tmp_path / "noise.md").write_bytes(bytes((i * 97 + 13) % 256 for i in range(1, 4000) if (i * 97 + 13) % 256))
-    for name in ("image.txt", "noise.md"):
+    # a UTF-16 mark, then bytes that decode (no lone surrogates) to code points of many scripts
+    (tmp_path / "marked.txt").write_bytes(codecs.BOM_UTF16_LE + bytes((i * 37 + 11) % 256 or 1 for i in range(60)))
+    assert (tmp_path / "marked.txt").read_bytes()[2:].decode("utf-16-le")  # it does decode: only the check refuses it
+    for name in ("image.txt", "noise.md", "marked.txt"):
         with pytest.raises(DataFormatError, match="not text"):
             read_document(tmp_path / name)
     with pytest.raises(DataFormatError, match="image.txt: not text"):
@@ -84,4 +90,5 @@ def test_binary_files_are_refused_and_a_folder_skips_them(tmp_path: Path) -> Non
     skipped: list[str] = []
     assert [d.doc_id for d in iter_documents(tmp_path, skipped)] == ["good"]
     assert skipped == ["image.txt: not text (binary data: it holds NUL bytes)",
+                       "marked.txt: not text: it starts with a utf-16 mark but reads as a jumble of scripts",
                        "noise.md: not text (binary data, or an encoding that could not be recognised)"]

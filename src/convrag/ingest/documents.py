@@ -78,25 +78,35 @@ _BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"), (code
          (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
 
 
+#: charset-normalizer's own default for "too messy to be this encoding"
+_MAX_MESS = 0.2
+
+
 def decode_text(raw: bytes, path: Path) -> str:
     """The text of a file: UTF-8, or what its byte-order mark says; otherwise the encoding
     charset-normalizer finds, or Windows-1252 (the web's reading of unlabelled Western text) where
     that reads at least as cleanly by charset-normalizer's own measure. Bytes that
     are not text (NUL bytes without a mark, or no encoding that reads them) are refused with a
     :class:`DataFormatError`, so that a binary file given a .txt name is not indexed as gibberish."""
+    from charset_normalizer.md import mess_ratio
+
     for bom, encoding in _BOMS:
         if raw.startswith(bom):
             try:
-                return raw.decode(encoding)
+                text = raw.decode(encoding)
             except UnicodeDecodeError as exc:
                 raise DataFormatError(path, f"not text: it starts with a {encoding} mark but does not decode ({exc.reason})") from None
+            # binary data that happens to start with a mark decodes, as UTF-16, to code points from
+            # every script at once (CJK, Hangul, private use, controls); text in any one script does not
+            if mess_ratio(text, 1.0) > _MAX_MESS:
+                raise DataFormatError(path, f"not text: it starts with a {encoding} mark but reads as a jumble of scripts")
+            return text
     if b"\x00" not in raw:  # valid UTF-8 may hold NUL bytes, but only UTF-16/32 text does
         try:
             return raw.decode("utf-8")
         except UnicodeDecodeError:
             pass
     from charset_normalizer import from_bytes  # only for what is not UTF-8
-    from charset_normalizer.md import mess_ratio
 
     best = from_bytes(raw).best()
     if b"\x00" in raw:
