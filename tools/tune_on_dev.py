@@ -31,6 +31,7 @@ from convrag.embeddings import DEFAULT_EMBEDDING_MODEL
 from convrag.eval.report import markdown_table
 from convrag.eval.runner import BenchmarkIndexes, RunResult, run_retrieval, score_run
 from convrag.fusion import fuse_lists
+from convrag.generate.decline import restates_question
 from convrag.queries.sources import make_query_source
 from convrag.queries.strategy import StrategySource
 from convrag.retrieve.memory import boost_with_memory
@@ -281,27 +282,38 @@ def escalation(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
 
 def answers(rows_file: Path) -> str:
     """Decline thresholds from a dev run of `convrag eval-answers` without the gate (`--answers
-    ungated`): which relevance, model-doubt and grounding cut-offs separate UNANSWERABLE from
-    answerable turns (recomputed from the features recorded for every turn). A turn counts as
-    declined when its relevance is under the floor, the model declined by itself, its doubt (the
-    probability of the decline sentence's first word) reaches the threshold, or its grounding is
-    under the floor."""
+    ungated`): which relevance, model-doubt and grounding cut-offs, and whether declining a restated
+    question, separate UNANSWERABLE from answerable turns (recomputed from the features recorded for
+    every turn). A turn counts as declined when its relevance is under the floor, the model declined
+    by itself, its doubt (the probability of the decline sentence's first word) reaches the threshold,
+    its grounding is under the floor, or (with the restated gate) its answer adds no content word to
+    the question and none of its citations is supported by its passage."""
     rows = [json.loads(line) for line in rows_file.read_text().splitlines() if line.strip()]
     details = [r.get("answer_details") or {} for r in rows]
     features = [((d.get("compression") or {}).get("relevance", 1.0), d.get("grounding", 1.0), r.get("first_choice_p"),
-                 bool(r.get("model_declined")), r["label"] == "UNANSWERABLE") for r, d in zip(rows, details)]
+                 bool(r.get("model_declined")), _restated_unbacked(r), r["label"] == "UNANSWERABLE") for r, d in zip(rows, details)]
 
     def share(declined: list[bool]) -> str:
         return f"{sum(declined) / max(1, len(declined)):.0%}"
 
     out = []
-    for min_rel, doubt_at, min_ground in itertools.product((0.0, 0.35, 0.4, 0.45, 0.5), (None, 0.02, 0.05, 0.1, 0.2, 0.3), (0.0, 0.5)):
-        declined = [(un, rel < min_rel or by_model or ground < min_ground
+    for min_rel, doubt_at, min_ground, restated in itertools.product((0.0, 0.35, 0.4, 0.45, 0.5), (None, 0.02, 0.05, 0.1, 0.2, 0.3),
+                                                                     (0.0, 0.5), (False, True)):
+        declined = [(un, rel < min_rel or by_model or ground < min_ground or (restated and guess)
                      or (doubt_at is not None and doubt is not None and doubt >= doubt_at))
-                    for rel, ground, doubt, by_model, un in features]
-        out.append([min_rel, "off" if doubt_at is None else doubt_at, min_ground,
+                    for rel, ground, doubt, by_model, guess, un in features]
+        out.append([min_rel, "off" if doubt_at is None else doubt_at, min_ground, "on" if restated else "off",
                     share([d for un, d in declined if un]), share([d for un, d in declined if not un])])
-    return markdown_table(["min relevance", "model doubt at", "min grounding", "UNANSWERABLE declined", "answerable declined"], out)
+    return markdown_table(["min relevance", "model doubt at", "min grounding", "restated", "UNANSWERABLE declined",
+                           "answerable declined"], out)
+
+
+def _restated_unbacked(row: dict[str, Any]) -> bool:
+    """An answered turn whose answer restates the question (:func:`convrag.generate.decline.restates_question`)
+    and none of whose citations the evaluation found supported: what ``decline_restated`` declines."""
+    if row.get("declined"):
+        return False
+    return restates_question(row["answer"], row["question"]) and not any(c["supported"] for c in row.get("citation_checks") or [])
 
 
 def main() -> None:

@@ -12,7 +12,7 @@ from convrag.generate.answer import (
     AnswerSettings,
     is_decline,
 )
-from convrag.generate.decline import DeclineSettings, grounding
+from convrag.generate.decline import DeclineSettings, grounding, restates_question
 from convrag.history import Budget
 from convrag.llm.base import LLMError
 from convrag.types import Message
@@ -120,6 +120,30 @@ def test_an_answer_not_grounded_in_the_passages_is_declined(embedder):
     assert answer.declined and answer.text == DECLINE and answer.citations == []
     assert answer.trace["details"]["grounding"] < 0.5 and answer.trace["llm_call"]["answer"] == invented
     assert grounding("The Lite plan is free.", PLANS) == 1.0 and grounding("", PLANS) == 1.0
+
+
+def test_an_answer_that_only_restates_the_question_unbacked_is_declined(embedder):
+    guess = "Yes, the Standard plan comes with phone support [2]."
+    no_relevance_floor = AnswerSettings(decline=DeclineSettings(min_relevance=0.0))
+    answer = AnswerGenerator(ScriptedLLM(answer=[guess]), no_relevance_floor, embedder).answer(
+        "Does the Standard plan come with phone support?", [], merged_results(PLANS))
+    assert answer.declined and answer.text == DECLINE and answer.citations == []
+    assert "only restates the question" in answer.trace["fallback"] and answer.trace["llm_call"]["answer"] == guess
+    # the same restatement held by the passage it cites is an answer
+    backed = AnswerGenerator(ScriptedLLM(answer=["Yes, the Lite plan of Object Storage is free [1]."]), no_relevance_floor,
+                             embedder).answer("Is the Lite plan of Object Storage free?", [], merged_results(PLANS))
+    assert not backed.declined and backed.trace["details"]["restates_question"] and [c.number for c in backed.citations] == [1]
+    # ungated (for choosing thresholds on dev) the signal is recorded, not acted on
+    ungated = AnswerGenerator(ScriptedLLM(answer=[guess]), ANSWER_PRESETS["ungated"], embedder).answer(
+        "Does the Standard plan come with phone support?", [], merged_results(PLANS))
+    assert not ungated.declined and ungated.trace["details"]["restates_question"]
+
+
+def test_restating_the_question_means_adding_no_content_word():
+    assert restates_question("Yes, they use guns [4].", "Do they use guns?")
+    assert restates_question("No, those are not the only steps.", "Are those the only steps?")
+    assert restates_question("", "Anything?")
+    assert not restates_question("Yes, they use muskets [4].", "Do they use guns?")
 
 
 def test_any_decline_wording_becomes_the_one_decline_sentence(embedder):

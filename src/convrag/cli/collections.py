@@ -25,7 +25,7 @@ MAX_QUERY_CHARS = 20_000
 
 @app.command(rich_help_panel="Collections")
 def index(
-    source: Annotated[Path, typer.Argument(help="A BEIR corpus (.jsonl, .jsonl.gz, .jsonl.zip) or a folder of .txt/.md/.html documents.")],
+    source: Annotated[Path, typer.Argument(help="A BEIR corpus (.jsonl, .jsonl.gz, .jsonl.zip) or a folder of .txt, .md, .html and .pdf documents.")],
     collection: Annotated[str, typer.Option("--collection", "-c", help="Name of the collection to create or update.")],
     store: StoreOpt = None,
     embedding_model: ModelOpt = "all-MiniLM-L6-v2",

@@ -39,15 +39,17 @@ from ..merge.base import MergedResult
 from ..types import Message
 from .citations import (
     Citation,
+    answer_sentences,
     has_citation,
     infer_citations,
     parse_citations,
     repoint_citations,
     strip_citations,
+    supported,
     written_numbers,
 )
 from .compress import CompressedPassage, CompressionSettings, compress
-from .decline import DeclineSettings, grounding
+from .decline import DeclineSettings, grounding, restates_question
 
 DECLINE = "I do not have specific information about that in the available sources."
 #: where an answer ends at the latest: the prompts show the conversation as "User: ..." lines, and
@@ -189,7 +191,7 @@ ANSWER_PRESETS: dict[str, AnswerSettings] = {
     "first": AnswerSettings.first(),
     # the default without the decline gate: every turn reaches the model, so that relevance and
     # grounding can be recorded for all of them and the thresholds chosen (tools/tune_on_dev.py)
-    "ungated": AnswerSettings(decline=DeclineSettings(min_relevance=0.0, min_grounding=0.0)),
+    "ungated": AnswerSettings(decline=DeclineSettings(min_relevance=0.0, min_grounding=0.0, decline_restated=False)),
     # a shorter prompt for a slow machine: the model's standalone question in place of the
     # conversation, of which only the user's questions stay. On the dev half the first token came
     # 3.3 s sooner, at 2.5 points of ROUGE-L and twice the false declines (docs/benchmarks.md);
@@ -285,6 +287,13 @@ def cited_prompt_start(history: Sequence[Message], history_budget: Budget, count
     return [*_cited_start(examples), {"role": "user", "content": _cited_head(context)}]
 
 
+def _backed(text: str, results: Sequence[MergedResult]) -> bool:
+    """Whether some sentence of the answer is supported by a passage it cites (the test the answer
+    evaluation judges citations by)."""
+    return any(supported(sentence, results[n - 1].hit.text) for sentence in answer_sentences(text)
+               for n in written_numbers(sentence) if 1 <= n <= len(results))
+
+
 def is_decline(text: str) -> bool:
     return DECLINE.lower().rstrip(".") in text.lower() or bool(_DECLINED.search(text))
 
@@ -296,6 +305,7 @@ class _Prepared:
     messages: list[ChatMessage] | None
     shown: list[str]
     trace: dict[str, Any]
+    question: str  # as the model is asked it
     early: Answer | None = None
 
 
@@ -338,10 +348,10 @@ class AnswerGenerator:
             question = standalone
         if not results:
             trace["fallback"] = "no passages retrieved: declined without a model call"
-            return _Prepared(None, [], trace, Answer(DECLINE, [], True, {**trace, "latency_s": time.perf_counter() - start}))
+            return _Prepared(None, [], trace, question, Answer(DECLINE, [], True, {**trace, "latency_s": time.perf_counter() - start}))
         if s.prompt == "plain":
             return _Prepared(answer_messages(question, history, results, s.history, self.llm.count_tokens),
-                             [r.hit.text for r in results], trace)
+                             [r.hit.text for r in results], trace, question)
         if s.compression is not None:
             passages = compress(query or question, results, self.embedder, self.llm.count_tokens, s.compression)
             relevance = max(p.best for p in passages)
@@ -350,7 +360,7 @@ class AnswerGenerator:
             if s.decline is not None and relevance < s.decline.min_relevance:
                 trace["fallback"] = (f"declined without a model call: no passage sentence is close to the question "
                                      f"(best cosine {relevance:.2f} < {s.decline.min_relevance})")
-                return _Prepared(None, [], trace, Answer(DECLINE, [], True, {**trace, "latency_s": time.perf_counter() - start}))
+                return _Prepared(None, [], trace, question, Answer(DECLINE, [], True, {**trace, "latency_s": time.perf_counter() - start}))
             block, shown = compressed_block(passages, LABELS[s.labels]), [p.text for p in passages]
         else:
             block, shown = passage_block(results, s.passage_words, LABELS[s.labels]), [r.hit.text for r in results]
@@ -358,7 +368,7 @@ class AnswerGenerator:
         context, dropped = render_pairs(pairs, self.llm.count_tokens, s.history)
         # which exchanges the model sees: with a stepped window the start moves only every few turns
         trace["details"]["history"] = {"exchanges": len(pairs), "dropped": dropped, "step": s.history.step}
-        return _Prepared(_cited_prompt(context, block, question, EXAMPLE_SETS[s.examples]), shown, trace)
+        return _Prepared(_cited_prompt(context, block, question, EXAMPLE_SETS[s.examples]), shown, trace, question)
 
     def prefill(self, history: Sequence[Message]) -> int | None:
         """Have the backend read the next turn's prompt up to its passages, once ``history`` (the
@@ -453,6 +463,12 @@ class AnswerGenerator:
                 citations = [c._replace(inferred=True) for c in parse_citations(text, results)[0]]
         if invalid:
             trace["invalid_citations"] = invalid
+        if text and not declined and decline is not None and restates_question(text, prepared.question):
+            trace["details"]["restates_question"] = True
+            if decline.decline_restated and not _backed(text, results):
+                trace["fallback"] = ("declined: the answer only restates the question and no passage it cites holds it; "
+                                     "the model's text is in llm_call")
+                text, declined, citations = DECLINE, True, []
         if not text:
             trace["fallback"] = "empty answer"
             text, declined = DECLINE, True
