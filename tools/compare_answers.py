@@ -4,6 +4,8 @@ the mean answer length, and paired randomization tests on the turns both answere
     .venv/bin/python tools/compare_answers.py runs/answers-dev-chosen-300/answers-ungated.jsonl \\
         runs/answers-dev-copy-2/answers-ungated.jsonl
 
+(a run folder holding one answers file may be named instead of the file)
+
 ROUGE-L and token recall are paired over the answerable turns; citation support is paired per turn
 as the share of that turn's citations the word-overlap test finds in their passage (turns without
 citations in either run are left out of that test).
@@ -25,6 +27,12 @@ from convrag.eval.significance import paired_test
 
 
 def _rows(path: Path) -> dict[str, dict[str, Any]]:
+    """The rows of an answers file, or of the one answers-*.jsonl in a run folder."""
+    if path.is_dir():
+        files = sorted(path.glob("answers-*.jsonl"))
+        if len(files) != 1:
+            raise SystemExit(f"{path}: expected one answers-*.jsonl, found {len(files)}; name the file")
+        path = files[0]
     return {row["task_id"]: row for _, row in read_jsonl(path)}
 
 
