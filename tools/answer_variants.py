@@ -97,7 +97,7 @@ def main() -> None:
                     "--no-compare", "--no-llm-cache", "--out", f"runs/replay-{args.split}-{args.variant}"]
     else:
         answer.ANSWER_PRESETS["ungated"] = answer.AnswerSettings(
-            **budgets, decline=DeclineSettings(min_relevance=0.0, min_grounding=0.0, decline_restated=False))
+            **budgets, decline=DeclineSettings(min_relevance=0.0, min_grounding=0.0))
         sys.argv = ["convrag", "eval-answers", "--data", args.data, "--split", args.split, "--answers", "ungated", "--no-compare",
                     "--answerable", "30", "--partial", "10", "--out", f"runs/answers-{args.split}-{args.variant}"]
         if args.no_llm_cache:

@@ -124,7 +124,7 @@ def test_an_answer_not_grounded_in_the_passages_is_declined(embedder):
 
 def test_an_answer_that_only_restates_the_question_unbacked_is_declined(embedder):
     guess = "Yes, the Standard plan comes with phone support [2]."
-    no_relevance_floor = AnswerSettings(decline=DeclineSettings(min_relevance=0.0))
+    no_relevance_floor = AnswerSettings(decline=DeclineSettings(min_relevance=0.0, decline_restated=True))
     answer = AnswerGenerator(ScriptedLLM(answer=[guess]), no_relevance_floor, embedder).answer(
         "Does the Standard plan come with phone support?", [], merged_results(PLANS))
     assert answer.declined and answer.text == DECLINE and answer.citations == []
@@ -133,10 +133,11 @@ def test_an_answer_that_only_restates_the_question_unbacked_is_declined(embedder
     backed = AnswerGenerator(ScriptedLLM(answer=["Yes, the Lite plan of Object Storage is free [1]."]), no_relevance_floor,
                              embedder).answer("Is the Lite plan of Object Storage free?", [], merged_results(PLANS))
     assert not backed.declined and backed.trace["details"]["restates_question"] and [c.number for c in backed.citations] == [1]
-    # ungated (for choosing thresholds on dev) the signal is recorded, not acted on
-    ungated = AnswerGenerator(ScriptedLLM(answer=[guess]), ANSWER_PRESETS["ungated"], embedder).answer(
-        "Does the Standard plan come with phone support?", [], merged_results(PLANS))
-    assert not ungated.declined and ungated.trace["details"]["restates_question"]
+    # by default (and ungated, for choosing thresholds on dev) the signal is recorded, not acted on
+    for settings in (AnswerSettings(decline=DeclineSettings(min_relevance=0.0)), ANSWER_PRESETS["ungated"]):
+        kept = AnswerGenerator(ScriptedLLM(answer=[guess]), settings, embedder).answer(
+            "Does the Standard plan come with phone support?", [], merged_results(PLANS))
+        assert not kept.declined and kept.trace["details"]["restates_question"] and kept.text == guess
 
 
 def test_restating_the_question_means_adding_no_content_word():

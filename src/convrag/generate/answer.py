@@ -191,7 +191,7 @@ ANSWER_PRESETS: dict[str, AnswerSettings] = {
     "first": AnswerSettings.first(),
     # the default without the decline gate: every turn reaches the model, so that relevance and
     # grounding can be recorded for all of them and the thresholds chosen (tools/tune_on_dev.py)
-    "ungated": AnswerSettings(decline=DeclineSettings(min_relevance=0.0, min_grounding=0.0, decline_restated=False)),
+    "ungated": AnswerSettings(decline=DeclineSettings(min_relevance=0.0, min_grounding=0.0)),
     # a shorter prompt for a slow machine: the model's standalone question in place of the
     # conversation, of which only the user's questions stay. On the dev half the first token came
     # 3.3 s sooner, at 2.5 points of ROUGE-L and twice the false declines (docs/benchmarks.md);
