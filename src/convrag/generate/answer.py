@@ -287,6 +287,9 @@ def cited_prompt_start(history: Sequence[Message], history_budget: Budget, count
     return [*_cited_start(examples), {"role": "user", "content": _cited_head(context)}]
 
 
+_RESTATED = "the answer only restates the question and no passage it cites holds it"
+
+
 def _backed(text: str, results: Sequence[MergedResult]) -> bool:
     """Whether some sentence of the answer is supported by a passage it cites (the test the answer
     evaluation judges citations by)."""
@@ -463,11 +466,11 @@ class AnswerGenerator:
                 citations = [c._replace(inferred=True) for c in parse_citations(text, results)[0]]
         if invalid:
             trace["invalid_citations"] = invalid
-        if text and not declined and decline is not None and restates_question(text, prepared.question):
-            trace["details"]["restates_question"] = True
-            if decline.decline_restated and not _backed(text, results):
-                trace["fallback"] = ("declined: the answer only restates the question and no passage it cites holds it; "
-                                     "the model's text is in llm_call")
+        guess = bool(text) and not declined and restates_question(text, prepared.question) and not _backed(text, results)
+        if guess:
+            trace["details"]["unbacked_restatement"] = True
+            if decline is not None and decline.decline_restated:
+                trace["fallback"] = f"declined: {_RESTATED}; the model's text is in llm_call"
                 text, declined, citations = DECLINE, True, []
         if not text:
             trace["fallback"] = "empty answer"
@@ -476,5 +479,7 @@ class AnswerGenerator:
             text = DECLINE  # one decline sentence, whatever words the model used
         elif not citations and not declined:
             trace["warning"] = "answer cites no passage"
+        if guess and not declined:
+            trace["warning"] = "; ".join(filter(None, [trace.get("warning"), f"{_RESTATED}: maybe a guess"]))
         trace["latency_s"] = time.perf_counter() - start
         return Answer(text, citations, declined, trace)

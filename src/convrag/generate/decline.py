@@ -50,7 +50,7 @@ class DeclineSettings:
     #: off by default (docs/benchmarks.md, "A restated question"): on the 71 dev turns it declined 4
     #: more of 31 UNANSWERABLE turns and no answerable one, a gain inside the noise (exact p = 0.125);
     #: on the test half it declined two answerable turns and no UNANSWERABLE one. The signal is
-    #: recorded in the trace (``details.restates_question``) either way.
+    #: recorded in the trace either way (a warning, and ``details.unbacked_restatement``).
     decline_restated: bool = False
 
 
