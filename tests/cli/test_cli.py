@@ -222,3 +222,16 @@ def test_the_decisions_panel_shows_the_steers_and_repointed_citations(capsys) ->
     trace.answer["details"]["steering"]["error"] = "UnicodeDecodeError: invalid start byte"
     print_decisions(PipelineResult("A [1].", [], False, MergeOutcome([]), trace))
     assert "steered decoding failed (the model wrote on unsteered): UnicodeDecodeError" in capsys.readouterr().out
+
+
+def test_an_answer_warning_is_said_beside_the_answer(capsys) -> None:
+    from convrag.cli.chat import print_answer
+    from convrag.merge.base import MergeOutcome
+    from convrag.pipeline import PipelineResult
+    from convrag.pipeline.trace import TurnTrace
+
+    print_answer(PipelineResult("Yes, they use guns.", [], False, MergeOutcome([]), TurnTrace(queries=["q"], answer={})))
+    assert "caution" not in capsys.readouterr().out
+    trace = TurnTrace(queries=["q"], answer={"warning": "the answer only restates the question: maybe a guess"})
+    print_answer(PipelineResult("Yes, they use guns.", [], False, MergeOutcome([]), trace))
+    assert "caution: the answer only restates the question: maybe a guess" in capsys.readouterr().out

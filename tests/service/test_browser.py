@@ -103,7 +103,7 @@ def test_page_manages_documents_and_conversations_and_renders_markdown_safely(tm
     # grounded in the passage (else the decline gate replaces it), with markup that must stay inert
     markdown = ("**Fees** for passport renewal by mail:\n- adults pay 130 dollars [1]\n- send form DS-82 with your old passport "
                 "and a photo <img src=x onerror=\"window.pwned=2\"> [link](javascript:alert(1))")
-    llm = StreamingScriptedLLM(answer=[markdown, "Adults pay 130 dollars by mail [1]."])
+    llm = StreamingScriptedLLM(answer=[markdown, "Adults pay 130 dollars by mail [1].", "It depends."])
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "passports.txt").write_text(PASSPORT)
@@ -158,6 +158,7 @@ def test_page_manages_documents_and_conversations_and_renders_markdown_safely(tm
         assert answer.locator("img").count() == 0 and page.evaluate("window.pwned") is None
         assert answer.locator("a").count() == 0  # a javascript: link is not a link
         expect(answer.locator(".when")).not_to_be_empty()
+        assert answer.locator(".caution").count() == 0  # a cited answer carries no warning
         # regenerate, rename, export, delete
         answer.get_by_role("button", name="Regenerate").click()
         expect(page.locator(".msg.assistant:not(.streaming)").first).to_contain_text("Adults pay 130 dollars by mail", timeout=60_000)
@@ -167,6 +168,11 @@ def test_page_manages_documents_and_conversations_and_renders_markdown_safely(tm
         with page.expect_download() as download:
             page.click("#export-md")
         assert "Adults pay 130 dollars by mail" in Path(download.value.path()).read_text()
+        # an answer with a warning in its trace says so beside the answer
+        page.fill("#question", "Does renewing an adult passport by mail cost 130 dollars?")
+        page.click("#send")
+        expect(page.locator(".msg.assistant:not(.streaming)").nth(1).locator(".caution")).to_have_text(
+            "Caution: answer cites no passage", timeout=60_000)
         page.click("#delete-chat")
         expect(page.locator("#conversations li")).to_have_count(0)
         page.close()

@@ -26,6 +26,9 @@ def print_answer(result: PipelineResult) -> None:
                       highlight=False)
     if not result.citations:
         console.print("  [dim](no citations)[/dim]")
+    warning = (result.trace.answer or {}).get("warning")
+    if warning:  # said beside the answer, not only in the decisions: it is about whether to trust it
+        console.print(f"  [yellow]caution:[/yellow] {escape(str(warning))}", highlight=False)
 
 
 def print_decisions(result: PipelineResult) -> None:

@@ -270,6 +270,8 @@ function answerNode(turn, index) {
   if (turn.citations.length) {
     box.append(el("div", "Sources: " + turn.citations.map((c) => `[${c.number}] ${c.title} (${c.collection})`).join("; "), "sources"));
   }
+  const warning = ((turn.trace || {}).answer || {}).warning;  // beside the answer: it is about whether to trust it
+  if (warning) box.append(el("div", "Caution: " + warning, "caution"));
   box.append(el("span", when(turn.created), "when"));
   box.append(button("Show decisions", () => showTrace(index), "trace-link"));
   if (index === state.turns.length - 1) box.append(button("Regenerate", () => ask(null), "trace-link regenerate"));
