@@ -173,6 +173,9 @@ def test_page_manages_documents_and_conversations_and_renders_markdown_safely(tm
         page.click("#send")
         expect(page.locator(".msg.assistant:not(.streaming)").nth(1).locator(".caution")).to_have_text(
             "Caution: answer cites no passage", timeout=60_000)
+        with page.expect_download() as download:
+            page.click("#export-md")
+        assert "*Caution: answer cites no passage*" in Path(download.value.path()).read_text()  # the export says it too
         page.click("#delete-chat")
         expect(page.locator("#conversations li")).to_have_count(0)
         page.close()
