@@ -203,6 +203,18 @@ def test_serve_refuses_a_public_address_without_a_key(tmp_path: Path) -> None:
     assert f"invalid settings ({bad}): limits.max_question_chars: Input should be a valid integer" in result.stderr
 
 
+def test_serve_refuses_a_folder_another_service_uses(tmp_path: Path) -> None:
+    from filelock import FileLock
+
+    from convrag.service.data_lock import LOCK_FILE
+
+    (tmp_path / "svc").mkdir()
+    with FileLock(tmp_path / "svc" / LOCK_FILE, timeout=0):  # held by this process, as a running service holds it
+        result = _convrag("serve", "--data-dir", str(tmp_path / "svc"), "--llm", "openai:m", home=tmp_path / "home")
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert f"another convrag service is using {tmp_path / 'svc'}" in result.stderr
+
+
 def test_the_decisions_panel_shows_the_steers_and_repointed_citations(capsys) -> None:
     from convrag.cli.chat import print_decisions
     from convrag.merge.base import MergeOutcome

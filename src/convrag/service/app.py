@@ -14,6 +14,7 @@ from pathlib import Path
 from fastapi import Depends, FastAPI
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
+from filelock import FileLock
 from swagger_ui_bundle import swagger_ui_path
 
 from .. import __version__
@@ -23,6 +24,7 @@ from ..pipeline.read_ahead import ReadAhead
 from . import errors, openai_api
 from .auth import require_key
 from .body_limit import BodyLimit
+from .data_lock import lock_data_dir
 from .gate import GenerationGate
 from .indexing import Indexer
 from .pipelines import Pipelines
@@ -58,6 +60,15 @@ def create_app(settings: ServiceSettings | None = None, llm: LLM | None = None) 
     settings.check()
     data = Path(settings.data_dir)
     data.mkdir(parents=True, exist_ok=True)
+    lock = lock_data_dir(data)  # before anything in the folder is touched
+    try:
+        return _create_app(settings, llm, data, lock)
+    except BaseException:  # a database or model that cannot be opened: the folder is free again
+        lock.release()
+        raise
+
+
+def _create_app(settings: ServiceSettings, llm: LLM | None, data: Path, lock: FileLock) -> FastAPI:
     uploads = data / "uploads"
     uploads.mkdir(exist_ok=True)
     for leftover in uploads.glob(".incoming-*"):  # an upload cut off before its job was recorded
@@ -76,6 +87,7 @@ def create_app(settings: ServiceSettings | None = None, llm: LLM | None = None) 
         yield
         state.read_ahead.stop()
         indexer.stop()
+        lock.release()  # another service may use the folder now
 
     app = FastAPI(title="convrag", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None,
                   description="Conversational RAG: OpenAI-compatible chat over your collections, with citations and "
