@@ -88,14 +88,14 @@ def decode_text(raw: bytes, path: Path) -> str:
     that reads at least as cleanly by charset-normalizer's own measure. Bytes that
     are not text (NUL bytes without a mark, or no encoding that reads them) are refused with a
     :class:`DataFormatError`, so that a binary file given a .txt name is not indexed as gibberish."""
-    from charset_normalizer.md import mess_ratio
-
     for bom, encoding in _BOMS:
         if raw.startswith(bom):
             try:
                 text = raw.decode(encoding)
             except UnicodeDecodeError as exc:
                 raise DataFormatError(path, f"not text: it starts with a {encoding} mark but does not decode ({exc.reason})") from None
+            from charset_normalizer.md import mess_ratio
+
             # binary data that happens to start with a mark decodes, as UTF-16, to code points from
             # every script at once (CJK, Hangul, private use, controls); text in any one script does not
             if mess_ratio(text, 1.0) > _MAX_MESS:
@@ -107,6 +107,7 @@ def decode_text(raw: bytes, path: Path) -> str:
         except UnicodeDecodeError:
             pass
     from charset_normalizer import from_bytes  # only for what is not UTF-8
+    from charset_normalizer.md import mess_ratio
 
     best = from_bytes(raw).best()
     if b"\x00" in raw:
