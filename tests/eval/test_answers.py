@@ -73,3 +73,15 @@ def test_support_of_the_models_own_numbers_is_reported_apart_from_matched_ones()
               {"inferred": False, "supported": True, "relevant": False}]
     summary = summarize([row(checks)])
     assert summary["citations_supported"] == 2 / 3 and summary["model_citations_supported"] == 1 / 2
+
+
+def test_answers_that_restate_the_question_unbacked_are_counted_per_label() -> None:
+    def row(label: str, flagged: bool, declined: bool = False) -> dict:
+        return {"label": label, "declined": declined, "citations": 1, "model_citations": 1, "judged": True, "citation_checks": [],
+                "first_token_s": 1.0, "total_s": 2.0, "rouge_l": 0.2, "token_recall": 0.3,
+                "answer_details": {"unbacked_restatement": True} if flagged else {}}
+
+    rows = [row("UNANSWERABLE", True), row("UNANSWERABLE", False), row("UNANSWERABLE", False, declined=True),
+            row("ANSWERABLE", False), row("PARTIAL", False)]
+    summary = summarize(rows)
+    assert summary["unanswerable_restated"] == 1 / 3 and summary["answerable_restated"] == 0.0

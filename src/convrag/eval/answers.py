@@ -197,6 +197,10 @@ def _share(values: Sequence[bool]) -> float | None:
     return float(np.mean(values)) if len(values) else None
 
 
+def _restated(row: dict[str, Any]) -> bool:
+    return not row["declined"] and bool((row.get("answer_details") or {}).get("unbacked_restatement"))
+
+
 def summarize(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """The figures the issue asks for, over a set of answered turns."""
     answerable = [r for r in rows if r["label"] in ("ANSWERABLE", "PARTIAL")]
@@ -212,6 +216,9 @@ def summarize(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "by_label": {label: sum(r["label"] == label for r in rows) for label in LABELS},
         "unanswerable_declined": _share([r["declined"] for r in unanswerable]),
         "answerable_false_declines": _share([r["declined"] for r in answerable]),
+        # answered by restating the question while no cited passage holds it (a guess the trace warns of)
+        "unanswerable_restated": _share([_restated(r) for r in unanswerable]),
+        "answerable_restated": _share([_restated(r) for r in answerable]),
         "rouge_l": float(np.mean([r["rouge_l"] for r in answerable])) if answerable else None,
         "token_recall": float(np.mean([r["token_recall"] for r in answerable])) if answerable else None,
         "model_cited_share": _share([r["model_citations"] > 0 for r in answered]),
@@ -260,6 +267,8 @@ def report_markdown(summary: Mapping[str, Any], parts: Mapping[str, Mapping[str,
         return f"{value:.1%}" if isinstance(value, float) and value <= 1 else (f"{value:.2f}" if isinstance(value, float) else str(value))
 
     measures = [("unanswerable_declined", "UNANSWERABLE declined"), ("answerable_false_declines", "ANSWERABLE/PARTIAL declined"),
+                ("unanswerable_restated", "UNANSWERABLE answered by restating the question, unbacked"),
+                ("answerable_restated", "ANSWERABLE/PARTIAL answered by restating the question, unbacked"),
                 ("rouge_l", "ROUGE-L F1 (answerable)"), ("token_recall", "token recall (ROUGE-1 recall)"),
                 ("model_cited_share", "answered with a model-written citation"), ("any_cited_share", "answered with any citation"),
                 ("citations_supported", "citations supported by their passage"),
