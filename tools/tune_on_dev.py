@@ -10,6 +10,7 @@ model calls of `progressive` come from the completion cache when it is warm):
     .venv/bin/python tools/tune_on_dev.py progressive   # the stage designs, against full_rewrite
     .venv/bin/python tools/tune_on_dev.py renderings --domains clapnq,cloud,fiqa   # zero-call context renderings fused with progressive
     .venv/bin/python tools/tune_on_dev.py escalation --domains clapnq,cloud,fiqa   # what progressive's one call asks for
+    .venv/bin/python tools/tune_on_dev.py grounded-memory --domains clapnq,cloud,fiqa   # the last answer's passages as a prior
     .venv/bin/python tools/tune_on_dev.py answers runs/answers-dev/answers-ungated.jsonl   # decline thresholds
 
 Each prints a Markdown table of ALL-3 nDCG@10 (and what else decides the choice).
@@ -256,6 +257,42 @@ def renderings(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
     return markdown_table(["retriever", "renderings fused (RRF)", "ALL-3 nDCG@10"], rows)
 
 
+def grounded_memory(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
+    """The passages the last agent answer drew on as a prior for the next turn (no model call): the
+    answer's text searched with the same retriever, its top ``g`` passages added to the turn's
+    candidates with ``weight`` on top of their fused score (or the list's lowest, when the turn's own
+    search missed them). A sharper memory than the earlier turns' whole top ten (``retrieval``'s rows),
+    which is what a chat knows exactly: the passages its last answer cited. Also counts the follow-ups
+    whose answer-grounded top passage is judged relevant to the turn itself."""
+    qrels = {d: data.qrels(d) for d in data.domains}
+    rows = []
+    for queries in ("lastturn", "rewrite"):
+        base = _scored(indexes, data, "hybrid", make_query_source(queries, data), k=50)
+        last_answer = {tid: next((m.text for m in reversed(t.history) if m.speaker != "user" and m.text.strip()), "")
+                       for tid, t in base.tasks.items()}
+        grounded: dict[str, list[Hit]] = {}
+        for domain in data.domains:
+            ids = [tid for tid, t in base.tasks.items() if t.domain == domain and last_answer[tid]]
+            grounded.update(zip(ids, indexes.retriever(domain, "hybrid").search([last_answer[i] for i in ids], 3)))
+        relevant_now = sum(bool(g) and qrels[base.tasks[tid].domain].get(tid, {}).get(g[0].doc_id, 0) > 0 for tid, g in grounded.items())
+        top10 = score_run(RunResult("base", "hybrid", queries, base.tasks, base.queries, {t: h[:10] for t, h in base.hits.items()}), qrels)
+        rows.append([queries, "none", "-", top10.all3.means["nDCG@10"], f"{relevant_now} of {len(grounded)}"])
+        for g, weight in itertools.product((1, 2), (0.05, 0.1, 0.2, 0.3)):
+            boosted = {}
+            for tid, hits in base.hits.items():
+                scores = {h.doc_id: h.score for h in hits}
+                floor = min(scores.values(), default=0.0)
+                for h in grounded.get(tid, [])[:g]:
+                    scores[h.doc_id] = scores.get(h.doc_id, floor) + weight
+                by_id = {h.doc_id: h for h in [*hits, *grounded.get(tid, [])]}
+                ranked = sorted(scores, key=lambda d: -scores[d])[:10]
+                boosted[tid] = [by_id[d]._replace(score=scores[d], rank=i) for i, d in enumerate(ranked, start=1)]
+            result = score_run(RunResult("memory", "hybrid", queries, base.tasks, base.queries, boosted), qrels)
+            rows.append([queries, g, weight, result.all3.means["nDCG@10"], ""])
+    return markdown_table(["queries (hybrid)", "grounded passages of the last answer", "boost", "ALL-3 nDCG@10",
+                           "follow-ups whose grounded top passage is relevant now"], rows)
+
+
 def escalation(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
     """What progressive's one call asks for: the standalone rewrite (the default) or the ``summary``
     strategy's question and summary, whose summary query is fused as well; with the stage-1a turns
@@ -318,7 +355,7 @@ def _restated_unbacked(row: dict[str, Any]) -> bool:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=("retrieval", "routing", "progressive", "renderings", "escalation", "answers"))
+    parser.add_argument("what", choices=("retrieval", "routing", "progressive", "renderings", "escalation", "grounded-memory", "answers"))
     parser.add_argument("rows", nargs="?", type=Path, help="for answers: the answers-*.jsonl of a dev eval-answers run")
     parser.add_argument("--data", type=Path, default=Path("../shared/mtrag"))
     parser.add_argument("--domains", default="all", help="comma-separated domains (e.g. clapnq,cloud,fiqa: ALL-3 alone)")
@@ -333,7 +370,7 @@ def main() -> None:
     data = replace(data, corpus_paths={d: path for d, path in data.corpus_paths.items() if d in domains})
     indexes = BenchmarkIndexes(data, embedding_model=args.embedding_model)
     print({"retrieval": retrieval, "routing": routing, "progressive": progressive, "renderings": renderings,
-           "escalation": escalation}[args.what](data, indexes))
+           "escalation": escalation, "grounded-memory": grounded_memory}[args.what](data, indexes))
 
 
 if __name__ == "__main__":
