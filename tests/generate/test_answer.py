@@ -170,6 +170,22 @@ def test_no_passages_declines_without_a_call_and_a_model_failure_is_raised_not_a
     assert uncited.trace["warning"] == "answer cites no passage"
 
 
+def test_an_answer_of_citation_markers_alone_is_declined_and_kept_in_the_trace(embedder):
+    # the local model once answered "tips for starting my own" with "[1] [2] [3] [4] [5]" (a dev turn of
+    # 2026-11-25): markers, no words; shown as it was, it cited five passages for saying nothing
+    no_floor = AnswerSettings(decline=DeclineSettings(min_relevance=0.0))
+    for markers in ("[1] [2] [3] [4] [5]", "[1].", " [2][3] "):
+        for settings in (no_floor, FIRST):
+            answer = AnswerGenerator(ScriptedLLM(answer=[markers]), settings, embedder).answer(
+                "Is the Lite plan of Object Storage free?", [], merged_results(PLANS))
+            assert answer.declined and answer.text == DECLINE and answer.citations == []
+            assert answer.trace["fallback"] == "the answer holds only citation markers, no words"
+            assert answer.trace["llm_call"]["answer"] == markers  # what the model wrote stays readable
+    words = AnswerGenerator(ScriptedLLM(answer=["Free [1]."]), no_floor, embedder).answer(
+        "Is the Lite plan of Object Storage free?", [], merged_results(PLANS))
+    assert not words.declined and words.text.startswith("Free")
+
+
 def test_an_uncited_answer_copied_from_a_passage_gets_an_inferred_citation():
     passages = merged_results(["Selling stock has tax effects when you realize a gain or a loss.",
                                "Preferred stocks pay fixed dividends to their holders."])

@@ -122,6 +122,7 @@ _DECLINED = re.compile(
     re.IGNORECASE,
 )
 PROMPTS = ("cited", "plain")
+_WORD = re.compile(r"\w")
 
 
 def _label(r: MergedResult) -> str:
@@ -429,6 +430,11 @@ class AnswerGenerator:
                 start: float) -> Answer:
         trace = prepared.trace
         text = completion.text.strip()
+        empty = "empty answer"
+        if text and not _WORD.search(strip_citations(text)):
+            # markers alone ("[1] [2] [3]", seen once in 71 dev answers): nothing was said, so nothing
+            # is cited; it ends as an empty answer does, the model's text kept in llm_call
+            text, empty = "", "the answer holds only citation markers, no words"
         declined = is_decline(text)
         trace["llm_call"] = {
             "purpose": "answer", "stage": "answer", "messages": prepared.messages, "answer": completion.text,
@@ -473,7 +479,7 @@ class AnswerGenerator:
                 trace["fallback"] = f"declined: {_RESTATED}; the model's text is in llm_call"
                 text, declined, citations = DECLINE, True, []
         if not text:
-            trace["fallback"] = "empty answer"
+            trace["fallback"] = empty
             text, declined = DECLINE, True
         elif declined and text != DECLINE and self.settings.decline is not None:
             text = DECLINE  # one decline sentence, whatever words the model used
