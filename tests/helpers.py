@@ -81,6 +81,8 @@ class ScriptedLLM:
         answer = queue.popleft()
         if isinstance(answer, BaseException):
             raise answer
+        if isinstance(answer, Completion):  # scripted with more than its text (e.g. a finish reason)
+            return answer
         return Completion(answer, sum(len(m["content"].split()) for m in messages), len(answer.split()), 0.5, self.model)
 
     def kinds(self) -> list[str]:

@@ -267,3 +267,28 @@ def test_the_copy_steer_is_given_the_passages_the_prompt_shows_and_only_when_ask
 def test_an_answer_stops_where_the_model_would_write_the_users_next_turn(embedder):
     for settings in (AnswerSettings(), FIRST):
         assert "\nUser:" in AnswerGenerator(ScriptedLLM(), settings, embedder).params.stop
+
+
+def test_an_answer_cut_off_by_the_token_limit_ends_at_its_last_whole_sentence(embedder):
+    from convrag.llm.base import Completion
+
+    def answer(text: str, finish: str | None, streamed: bool = False) -> Answer:
+        completion = Completion(text, 100, 160, 1.0, "scripted", finish_reason=finish)
+        settings = AnswerSettings(decline=DeclineSettings(min_relevance=0.0))
+        question = "Is the Lite plan of Object Storage free?"
+        if streamed:
+            *_, last = AnswerGenerator(StreamingScriptedLLM(answer=[completion]), settings, embedder).stream(question, [], merged_results(PLANS))
+            return last
+        return AnswerGenerator(ScriptedLLM(answer=[completion]), settings, embedder).answer(question, [], merged_results(PLANS))
+
+    cut = "The Lite plan of Object Storage is free [1]. It includes 25 GB of storage per month [1]. Above that, each extra"
+    for streamed in (False, True):
+        ended = answer(cut, "length", streamed)
+        assert ended.text == "The Lite plan of Object Storage is free [1]. It includes 25 GB of storage per month [1]."
+        assert ended.trace["details"]["cut_off"] == {"max_tokens": 160, "dropped": "Above that, each extra"}
+    assert answer(cut, "stop").text == cut and "cut_off" not in answer(cut, "stop").trace["details"]  # it chose to stop there
+    assert answer(cut, None).text == cut  # a backend that does not say: left as it is
+    whole = "The Lite plan of Object Storage is free [1]. It includes 25 GB of storage per month [1]"
+    assert answer(whole, "length").text == whole  # cut right after a citation: the sentence is said
+    alone = answer("The Lite plan of Object Storage is free of charge for the first", "length")
+    assert "for the first …" in alone.text and alone.trace["details"]["cut_off"] == {"max_tokens": 160, "dropped": ""}

@@ -45,3 +45,39 @@ def test_json_helper():
 
     value, completion = complete_json(Echo(), [{"role": "user", "content": "?"}])
     assert value == {"standalone": True} and completion.model == "echo"
+
+
+def test_anthropic_stop_reasons_read_as_finish_reasons(monkeypatch):
+    import json
+    import threading
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+
+    from convrag.llm.anthropic_api import finish_reason
+
+    assert [finish_reason(r) for r in ("end_turn", "stop_sequence", "max_tokens", "refusal", None)] == [
+        "stop", "stop", "length", "refusal", None]
+
+    class MessagesAPI(BaseHTTPRequestHandler):  # answers every request as the Messages API does when cut short
+        def do_POST(self):  # type: ignore[no-untyped-def]
+            self.rfile.read(int(self.headers["Content-Length"]))
+            body = json.dumps({"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-x",
+                               "content": [{"type": "text", "text": "Red, green,"}], "stop_reason": "max_tokens",
+                               "stop_sequence": None, "usage": {"input_tokens": 12, "output_tokens": 3}}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):  # type: ignore[no-untyped-def]
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), MessagesAPI)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", f"http://127.0.0.1:{server.server_port}")
+        out = AnthropicLLM("claude-x", timeout_s=5, max_retries=0).complete([{"role": "user", "content": "List colours."}])
+    finally:
+        server.shutdown()
+    assert out.text == "Red, green," and out.finish_reason == "length" and (out.prompt_tokens, out.completion_tokens) == (12, 3)

@@ -54,16 +54,36 @@ def test_streams_are_stored_when_complete_and_replayed_in_one_piece(tmp_path):
     assert cached._lookup(cache_key(cached.backend, cached.model, other, GenerationParams())) is None
 
 
-def test_what_the_steers_did_is_stored_with_the_completion(tmp_path):
+def test_what_the_steers_did_and_why_the_model_stopped_are_stored_with_the_completion(tmp_path):
     from convrag.llm.base import Completion
 
     class Steered(ScriptedLLM):
         def complete(self, messages, params=GenerationParams()):  # type: ignore[no-untyped-def]
-            return super().complete(messages, params)._replace(steering={"first_choice_p": 0.42, "citation_nudges": 2})
+            return super().complete(messages, params)._replace(steering={"first_choice_p": 0.42, "citation_nudges": 2},
+                                                               finish_reason="length")
 
     messages = rewrite_messages("", "How old is the Moon?")
     params = GenerationParams(cite_sentences=True, first_choice="I do not know.")
     first = CachedLLM(Steered(rewrite=["4.5 billion years [1]."]), tmp_path / "c.sqlite").complete(messages, params)
     again = CachedLLM(ScriptedLLM(), tmp_path / "c.sqlite").complete(messages, params)
     assert isinstance(again, Completion) and again.cached and again.steering == first.steering
+    assert again.finish_reason == first.finish_reason == "length"
     assert cache_key("local", "a", messages, params) != cache_key("local", "a", messages, GenerationParams())
+
+
+def test_a_cache_file_from_before_the_later_columns_still_answers(tmp_path):
+    import sqlite3
+
+    path = tmp_path / "old.sqlite"
+    messages = rewrite_messages("", "How old is the Moon?")
+    old = sqlite3.connect(path)  # the table as the first release made it: no first token, steers or finish reason
+    old.execute("CREATE TABLE completions (key TEXT PRIMARY KEY, backend TEXT NOT NULL, model TEXT NOT NULL, request TEXT NOT NULL,"
+                " text TEXT NOT NULL, prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL, latency_s REAL NOT NULL,"
+                " created TEXT NOT NULL DEFAULT (datetime('now')))")
+    old.execute("INSERT INTO completions (key, backend, model, request, text, prompt_tokens, completion_tokens, latency_s)"
+                " VALUES (?, 'scripted', 'scripted', '{}', '4.5 billion years.', 10, 4, 0.5)",
+                (cache_key("scripted", "scripted", messages, GenerationParams()),))
+    old.commit()
+    old.close()
+    hit = CachedLLM(ScriptedLLM(), path).complete(messages)  # ScriptedLLM() would raise on a call
+    assert hit.cached and hit.text == "4.5 billion years." and hit.finish_reason is None and hit.steering is None

@@ -27,6 +27,17 @@ def test_completes_with_token_counts(local_llm):
     assert local_llm.count_tokens("hello world") >= 2
 
 
+def test_a_reply_cut_by_the_token_limit_says_so_streamed_or_not(local_llm):
+    from convrag.llm.base import stream
+
+    done = [{"role": "user", "content": "Reply with the single word: yes"}]
+    long = [{"role": "user", "content": "List twenty colours, comma-separated."}]
+    assert local_llm.complete(done, GenerationParams(max_tokens=16)).finish_reason == "stop"
+    assert local_llm.complete(long, GenerationParams(max_tokens=3)).finish_reason == "length"
+    assert list(stream(local_llm, long, GenerationParams(max_tokens=3)))[-1].finish_reason == "length"
+    assert list(stream(local_llm, done, GenerationParams(max_tokens=16)))[-1].finish_reason == "stop"
+
+
 def test_requests_sharing_a_prefix_reuse_a_slot(local_llm):
     params = GenerationParams(max_tokens=24, stop=("\n",))
     local_llm.complete(rewrite_messages("User: Tell me about the Arizona Cardinals.", "Do they play outside the US?"), params)

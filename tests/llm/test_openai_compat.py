@@ -66,6 +66,17 @@ def test_streaming_through_the_server(server):
     assert "".join(items[:-1]) == items[-1].text == llm.complete(messages, GenerationParams(max_tokens=16)).text
 
 
+def test_the_server_says_when_a_reply_was_cut_by_the_token_limit(server):
+    from convrag.llm.base import stream
+
+    llm = OpenAICompatibleLLM("qwen-local", base_url=server)
+    long = [{"role": "user", "content": "List twenty colours, comma-separated."}]
+    assert llm.complete(long, GenerationParams(max_tokens=3)).finish_reason == "length"
+    assert list(stream(llm, long, GenerationParams(max_tokens=3)))[-1].finish_reason == "length"
+    done = [{"role": "user", "content": "Reply with the single word: yes"}]
+    assert llm.complete(done, GenerationParams(max_tokens=16)).finish_reason == "stop"
+
+
 # A follow-up with a reference ("what about", "they") is what sends a progressive turn to the model.
 EXPLICIT = "What about outside the US, do they play there?"
 

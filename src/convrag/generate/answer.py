@@ -123,6 +123,20 @@ _DECLINED = re.compile(
 )
 PROMPTS = ("cited", "plain")
 _WORD = re.compile(r"\w")
+#: how a said sentence ends: its punctuation (closing quotes or brackets after it), or a citation marker
+_SAID = re.compile(r"(?:[.!?…][\"')\]”’]*|\[\d{1,3}\])\s*$")
+
+
+def whole_sentences(text: str) -> tuple[str, str]:
+    """An answer the token limit stopped, ended at its last whole sentence, and the unfinished rest
+    (empty when the answer ends with a said sentence). An answer that is one unfinished sentence is
+    kept, ended with an ellipsis: a cut sentence reads worse than none, but it is all there is."""
+    sentences = answer_sentences(text)
+    if _SAID.search(sentences[-1]):
+        return text, ""
+    if len(sentences) == 1:
+        return f"{text.rstrip()} …", ""
+    return " ".join(sentences[:-1]), sentences[-1]
 
 
 def _label(r: MergedResult) -> str:
@@ -435,6 +449,11 @@ class AnswerGenerator:
             # markers alone ("[1] [2] [3]", seen once in 71 dev answers): nothing was said, so nothing
             # is cited; it ends as an empty answer does, the model's text kept in llm_call
             text, empty = "", "the answer holds only citation markers, no words"
+        if text and completion.finish_reason == "length":
+            ended, dropped = whole_sentences(text)
+            if ended != text:  # the limit cut a sentence: the reader gets whole ones (the model's text stays in llm_call)
+                text = ended
+                trace["details"]["cut_off"] = {"max_tokens": params.max_tokens, "dropped": dropped}
         declined = is_decline(text)
         trace["llm_call"] = {
             "purpose": "answer", "stage": "answer", "messages": prepared.messages, "answer": completion.text,

@@ -47,4 +47,15 @@ class AnthropicLLM:
             raise LLMError(f"anthropic ({self.model}): {type(exc).__name__}: {exc}") from exc
         latency = time.perf_counter() - start
         text = "".join(getattr(block, "text", "") for block in response.content)
-        return Completion(text, response.usage.input_tokens, response.usage.output_tokens, latency, self.model)
+        return Completion(text, response.usage.input_tokens, response.usage.output_tokens, latency, self.model,
+                          finish_reason=finish_reason(response.stop_reason))
+
+
+#: the Messages API's stop reasons, in the OpenAI terms the rest of convrag reads
+_FINISH = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length"}
+
+
+def finish_reason(stop_reason: str | None) -> str | None:
+    """Why a Messages API reply ended, as :attr:`~.base.Completion.finish_reason` says it; a reason
+    with no OpenAI counterpart (a tool call, a refusal) is passed on as it is."""
+    return _FINISH.get(stop_reason or "", stop_reason)

@@ -82,7 +82,9 @@ class Completion(NamedTuple):
     ``first_token_s`` the time its first piece of text arrived when it was streamed (a cache hit
     keeps both original figures and sets ``cached``). ``steering`` is what the steers of the
     request did (:class:`.steering.Steering` ``report()``), None when none was asked for or the
-    backend cannot steer."""
+    backend cannot steer. ``finish_reason`` says why the model stopped: ``"stop"`` (it ended, or
+    met a stop sequence), ``"length"`` (it reached ``max_tokens``, so its last sentence may be cut
+    off), None when the backend does not say (and for completions cached before it was kept)."""
 
     text: str
     prompt_tokens: int
@@ -92,6 +94,7 @@ class Completion(NamedTuple):
     cached: bool = False
     first_token_s: float | None = None
     steering: dict[str, Any] | None = None
+    finish_reason: str | None = None
 
 
 class LLMError(ConvragError):

@@ -28,7 +28,8 @@ CREATE TABLE IF NOT EXISTS completions (
     latency_s REAL NOT NULL,
     created TEXT NOT NULL DEFAULT (datetime('now')),
     first_token_s REAL,
-    steering TEXT
+    steering TEXT,
+    finish_reason TEXT
 )
 """
 
@@ -53,7 +54,7 @@ class CachedLLM:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute(_SCHEMA)
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(completions)")}
-        for column, kind in (("first_token_s", "REAL"), ("steering", "TEXT")):
+        for column, kind in (("first_token_s", "REAL"), ("steering", "TEXT"), ("finish_reason", "TEXT")):
             if column not in columns:  # a cache made before the column was kept
                 self._db.execute(f"ALTER TABLE completions ADD COLUMN {column} {kind}")
         self._db.commit()
@@ -71,13 +72,14 @@ class CachedLLM:
     def _lookup(self, key: str) -> Completion | None:
         with self._lock:
             row = self._db.execute(
-                "SELECT text, prompt_tokens, completion_tokens, latency_s, first_token_s, steering FROM completions WHERE key = ?", (key,)
+                "SELECT text, prompt_tokens, completion_tokens, latency_s, first_token_s, steering, finish_reason FROM completions"
+                " WHERE key = ?", (key,)
             ).fetchone()
         if row is None:
             return None
         self.hits += 1
         return Completion(row[0], row[1], row[2], row[3], self.model, cached=True, first_token_s=row[4],
-                          steering=json.loads(row[5]) if row[5] else None)
+                          steering=json.loads(row[5]) if row[5] else None, finish_reason=row[6])
 
     def complete(self, messages: list[ChatMessage], params: GenerationParams = GenerationParams()) -> Completion:
         key = cache_key(self.backend, self.model, messages, params)
@@ -109,10 +111,10 @@ class CachedLLM:
         with self._lock:
             self._db.execute(
                 "INSERT OR REPLACE INTO completions (key, backend, model, request, text, prompt_tokens, completion_tokens, latency_s,"
-                " first_token_s, steering) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " first_token_s, steering, finish_reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (key, self.backend, self.model, request, completion.text, completion.prompt_tokens,
                  completion.completion_tokens, completion.latency_s, completion.first_token_s,
-                 json.dumps(completion.steering) if completion.steering is not None else None),
+                 json.dumps(completion.steering) if completion.steering is not None else None, completion.finish_reason),
             )
             self._db.commit()
 

@@ -293,6 +293,7 @@ class LocalLLM:
             start = time.perf_counter()
             pieces: list[str] = []
             first: float | None = None
+            finish: str | None = None
             slot.last_prompt = ""  # until the generation completes, the slot's state is not this prompt's
             steering = self._steering(slot.llama, params)
             try:
@@ -300,7 +301,9 @@ class LocalLLM:
                     messages=list(messages), temperature=params.temperature, max_tokens=params.max_tokens,
                     stop=list(params.stop) or None, stream=True, logits_processor=self._processors(steering),
                 ):
-                    piece = chunk["choices"][0]["delta"].get("content")
+                    choice = chunk["choices"][0]
+                    finish = choice.get("finish_reason") or finish
+                    piece = choice["delta"].get("content")
                     if piece:
                         if first is None:
                             first = time.perf_counter() - start
@@ -315,7 +318,7 @@ class LocalLLM:
         text = "".join(pieces)
         completion_tokens = self.count_tokens(text)
         yield Completion(text, max(0, used - completion_tokens), completion_tokens, latency, self.model, first_token_s=first,
-                         steering=steering.report() if steering is not None else None)
+                         steering=steering.report() if steering is not None else None, finish_reason=finish)
 
     def complete(self, messages: list[ChatMessage], params: GenerationParams = GenerationParams()) -> Completion:
         prompt = _render(messages)
@@ -338,6 +341,7 @@ class LocalLLM:
             slot.last_prompt = prompt
             slot.last_used = time.monotonic()
         usage = out.get("usage") or {}
-        text = out["choices"][0]["message"].get("content") or ""
+        choice = out["choices"][0]
+        text = choice["message"].get("content") or ""
         return Completion(text, int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0)), latency, self.model,
-                          steering=steering.report() if steering is not None else None)
+                          steering=steering.report() if steering is not None else None, finish_reason=choice.get("finish_reason"))

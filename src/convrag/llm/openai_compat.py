@@ -54,7 +54,8 @@ class OpenAICompatibleLLM:
         latency = time.perf_counter() - start
         if not response.choices:
             raise LLMError(f"{self.base_url or 'OpenAI'} ({self.model}) returned no choices")
-        text = response.choices[0].message.content or ""
+        choice = response.choices[0]
+        text = choice.message.content or ""
         usage = response.usage
         return Completion(
             text,
@@ -62,6 +63,7 @@ class OpenAICompatibleLLM:
             usage.completion_tokens if usage else self._count(text),
             latency,
             self.model,
+            finish_reason=choice.finish_reason,
         )
 
     def stream(self, messages: list[ChatMessage], params: GenerationParams = GenerationParams()) -> Iterator[str | Completion]:
@@ -70,6 +72,7 @@ class OpenAICompatibleLLM:
         start = time.perf_counter()
         pieces: list[str] = []
         first: float | None = None
+        finish: str | None = None
         try:
             chunks = self._client.chat.completions.create(
                 model=self.model,
@@ -80,6 +83,8 @@ class OpenAICompatibleLLM:
                 stream=True,
             )
             for chunk in chunks:
+                if chunk.choices and chunk.choices[0].finish_reason:
+                    finish = chunk.choices[0].finish_reason
                 piece = chunk.choices[0].delta.content if chunk.choices else None
                 if piece:
                     if first is None:
@@ -90,4 +95,4 @@ class OpenAICompatibleLLM:
             raise LLMError(f"{self.base_url or 'OpenAI'} ({self.model}): {type(exc).__name__}: {exc}") from exc
         text = "".join(pieces)
         yield Completion(text, self._count(" ".join(m["content"] for m in messages)), self._count(text),
-                         time.perf_counter() - start, self.model, first_token_s=first)
+                         time.perf_counter() - start, self.model, first_token_s=first, finish_reason=finish)
