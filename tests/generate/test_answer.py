@@ -12,6 +12,7 @@ from convrag.generate.answer import (
     AnswerSettings,
     is_decline,
 )
+from convrag.generate.citations import answer_sentences
 from convrag.generate.decline import DeclineSettings, grounding, restates_question
 from convrag.history import Budget
 from convrag.llm.base import LLMError
@@ -292,3 +293,22 @@ def test_an_answer_cut_off_by_the_token_limit_ends_at_its_last_whole_sentence(em
     assert answer(whole, "length").text == whole  # cut right after a citation: the sentence is said
     alone = answer("The Lite plan of Object Storage is free of charge for the first", "length")
     assert "for the first …" in alone.text and alone.trace["details"]["cut_off"] == {"max_tokens": 160, "dropped": ""}
+
+
+def test_a_sentence_that_repeats_an_earlier_one_of_the_answer_is_dropped(embedder):
+    # a repetition loop of the local model on a dev turn of 2026-11-25: the same sentence three times
+    loop = ("Systems use encryption software to protect personal information during transmission [1]. They also use "
+            "encryption software to protect personal information during transmission [1]. They also use encryption "
+            "software to protect personal information during transmission [1].")
+    settings = AnswerSettings(decline=DeclineSettings(min_relevance=0.0))
+    answer = AnswerGenerator(ScriptedLLM(answer=[loop]), settings, embedder).answer("How is my information protected?", [],
+                                                                                     merged_results(PLANS))
+    assert answer.text == "Systems use encryption software to protect personal information during transmission [1]."
+    assert answer.trace["details"]["repeats_dropped"] == [
+        "They also use encryption software to protect personal information during transmission [1]."] * 2
+    distinct = ("The Lite plan of Object Storage includes 25 GB per month [1]. The Standard plan of Object Storage "
+                "includes 50 GB per month [2]. Yes [1]. Yes [2].")
+    kept = AnswerGenerator(ScriptedLLM(answer=[distinct]), settings, embedder).answer("What do the plans include?", [],
+                                                                                       merged_results(PLANS))
+    # other figures, or too short to judge: all four sentences stay (citations may be re-pointed, as ever)
+    assert "repeats_dropped" not in kept.trace["details"] and len(answer_sentences(kept.text)) == 4 and "50 GB" in kept.text

@@ -50,6 +50,7 @@ from .citations import (
 )
 from .compress import CompressedPassage, CompressionSettings, compress
 from .decline import DeclineSettings, grounding, restates_question
+from .tidy import drop_repeats, has_words, whole_sentences
 
 DECLINE = "I do not have specific information about that in the available sources."
 #: where an answer ends at the latest: the prompts show the conversation as "User: ..." lines, and
@@ -122,21 +123,6 @@ _DECLINED = re.compile(
     re.IGNORECASE,
 )
 PROMPTS = ("cited", "plain")
-_WORD = re.compile(r"\w")
-#: how a said sentence ends: its punctuation (closing quotes or brackets after it), or a citation marker
-_SAID = re.compile(r"(?:[.!?…][\"')\]”’]*|\[\d{1,3}\])\s*$")
-
-
-def whole_sentences(text: str) -> tuple[str, str]:
-    """An answer the token limit stopped, ended at its last whole sentence, and the unfinished rest
-    (empty when the answer ends with a said sentence). An answer that is one unfinished sentence is
-    kept, ended with an ellipsis: a cut sentence reads worse than none, but it is all there is."""
-    sentences = answer_sentences(text)
-    if _SAID.search(sentences[-1]):
-        return text, ""
-    if len(sentences) == 1:
-        return f"{text.rstrip()} …", ""
-    return " ".join(sentences[:-1]), sentences[-1]
 
 
 def _label(r: MergedResult) -> str:
@@ -445,15 +431,18 @@ class AnswerGenerator:
         trace = prepared.trace
         text = completion.text.strip()
         empty = "empty answer"
-        if text and not _WORD.search(strip_citations(text)):
-            # markers alone ("[1] [2] [3]", seen once in 71 dev answers): nothing was said, so nothing
-            # is cited; it ends as an empty answer does, the model's text kept in llm_call
+        # the repairs of :mod:`.tidy`; what each removed is in the trace, the model's text in llm_call
+        if text and not has_words(text):  # nothing was said, so nothing is cited
             text, empty = "", "the answer holds only citation markers, no words"
         if text and completion.finish_reason == "length":
-            ended, dropped = whole_sentences(text)
-            if ended != text:  # the limit cut a sentence: the reader gets whole ones (the model's text stays in llm_call)
+            ended, cut = whole_sentences(text)
+            if ended != text:
                 text = ended
-                trace["details"]["cut_off"] = {"max_tokens": params.max_tokens, "dropped": dropped}
+                trace["details"]["cut_off"] = {"max_tokens": params.max_tokens, "dropped": cut}
+        if text:
+            text, repeats = drop_repeats(text)
+            if repeats:
+                trace["details"]["repeats_dropped"] = repeats
         declined = is_decline(text)
         trace["llm_call"] = {
             "purpose": "answer", "stage": "answer", "messages": prepared.messages, "answer": completion.text,
