@@ -430,10 +430,10 @@ class AnswerGenerator:
                 start: float) -> Answer:
         trace = prepared.trace
         text = completion.text.strip()
-        empty = "empty answer"
+        empty_reason = "empty answer"
         # the repairs of :mod:`.tidy`; what each removed is in the trace, the model's text in llm_call
         if text and not has_words(text):  # nothing was said, so nothing is cited
-            text, empty = "", "the answer holds only citation markers, no words"
+            text, empty_reason = "", "the answer holds only citation markers, no words"
         if text and completion.finish_reason == "length":
             ended, cut = whole_sentences(text)
             if ended != text:
@@ -487,7 +487,7 @@ class AnswerGenerator:
                 trace["fallback"] = f"declined: {_RESTATED}; the model's text is in llm_call"
                 text, declined, citations = DECLINE, True, []
         if not text:
-            trace["fallback"] = empty
+            trace["fallback"] = empty_reason
             text, declined = DECLINE, True
         elif declined and text != DECLINE and self.settings.decline is not None:
             text = DECLINE  # one decline sentence, whatever words the model used
