@@ -66,8 +66,11 @@ def support(words: set[str], passage: set[str]) -> float:
 
 
 def supported(sentence: str, passage: str, share: float = SUPPORT) -> bool:
-    """Whether at least ``share`` of the sentence's content words (markers aside) occur in the passage."""
-    return support(content_stems(strip_citations(sentence)), content_stems(passage)) >= share
+    """Whether at least ``share`` of the sentence's content words (markers aside) occur in the passage.
+    A sentence without content words ("[1]", "It is [2].") is supported by nothing: a citation there
+    claims nothing a passage could hold, and counting it as supported would only flatter the figure."""
+    words = content_stems(strip_citations(sentence))
+    return bool(words) and support(words, content_stems(passage)) >= share
 
 
 def parse_citations(text: str, results: Sequence[MergedResult]) -> tuple[list[Citation], list[int]]:
