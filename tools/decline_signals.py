@@ -6,6 +6,7 @@ signals are measured here, neither of which writes an answer:
 
     .venv/bin/python tools/decline_signals.py retrieval   # every dev turn: retrieval-side signals
     .venv/bin/python tools/decline_signals.py verdict     # 71 dev turns: the model's yes/no verdict
+    .venv/bin/python tools/decline_signals.py pmi --answers runs/answers-dev-ungated/answers-ungated.jsonl
 
 ``retrieval`` runs the default query path (progressive, hybrid, enhanced merge; rewrites from the
 completion cache) on every dev turn with an answerability label and scores: the best cosine of a
@@ -17,6 +18,13 @@ compressed passages answer the question, and reads the probability of "No" at it
 turns are the answer evaluation's dev sample (30 ANSWERABLE, 10 PARTIAL, all UNANSWERABLE, seed 0).
 Each prints the ROC AUC of every signal (low relevance or a high "No" meaning unanswerable) and the
 share of UNANSWERABLE turns declined at the threshold that falsely declines 10 % of answerable ones.
+``pmi`` reads answers already written (an ungated ``eval-answers`` run of the same sample) and asks how
+much the passages raised the model's probability of its own answer: each answer token's log-probability
+under the answer prompt as it was, minus the same under that prompt with "(none)" for the passages. An
+answer read off the passages gains from them; a guess the model would have made without them ("Yes,
+they use guns") does not. It scores the mean gain per token (``pmi_mean``), the share of tokens that
+gained more than one nat (``pmi_share``), and the answer's mean log-probability with the passages
+(``logprob``); citation markers are taken out first. Two prompt reads per turn, about 10 minutes.
 ``retrieval`` also scores the signals combined: a logistic regression, its probabilities for each turn
 taken from a model fitted on the other conversations (five folds split by conversation), once with the
 retrieval signals alone and once with the question's form too (its length in words, whether it refers
@@ -48,6 +56,7 @@ from convrag.eval.answers import AnswerTurn, answer_turns
 from convrag.eval.report import markdown_table
 from convrag.eval.runner import BenchmarkIndexes
 from convrag.generate.answer import EXAMPLE_SETS, compressed_block
+from convrag.generate.citations import strip_citations
 from convrag.generate.compress import compress
 from convrag.index.atomic import write_jsonl
 from convrag.llm.base import GenerationParams
@@ -168,18 +177,96 @@ def collect(what: str, data: str, sentence_model: str | None = None) -> list[dic
     return rows
 
 
+class _Scorer:
+    """Log-probabilities of a given reply under a chat prompt, on one llama.cpp context that keeps
+    every position's logits; the prompt tokens shared with the previous call are not read again."""
+
+    def __init__(self, local: LocalLLM) -> None:
+        from llama_cpp import Llama
+        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+        self.llama = Llama(model_path=str(local.model_path), n_ctx=4096, n_threads=local.n_threads,
+                           n_threads_batch=local.n_threads, logits_all=True, verbose=False)
+        special = lambda token: self.llama.detokenize([token], special=True).decode("utf-8")  # noqa: E731
+        self.formatter = Jinja2ChatFormatter(template=self.llama.metadata["tokenizer.chat_template"],
+                                             eos_token=special(self.llama.token_eos()), bos_token=special(self.llama.token_bos()))
+        self.read: list[int] = []
+
+    def logprobs(self, messages: list[dict[str, str]], reply: str) -> np.ndarray:
+        laid = self.formatter(messages=messages)
+        prompt = self.llama.tokenize(laid.prompt.encode("utf-8"), add_bos=not laid.added_special, special=True)
+        tokens = [*prompt, *self.llama.tokenize(reply.encode("utf-8"), add_bos=False, special=False)]
+        shared = 0
+        while shared < min(len(tokens) - 1, len(self.read)) and tokens[shared] == self.read[shared]:
+            shared += 1
+        self.llama.n_tokens = shared
+        self.llama.eval(tokens[shared:])
+        self.read = tokens
+        logits = np.asarray(self.llama.scores[len(prompt) - 1: len(tokens) - 1], dtype=np.float64)
+        top = logits.max(axis=1, keepdims=True)
+        log_norm = top[:, 0] + np.log(np.exp(logits - top).sum(axis=1))
+        return logits[np.arange(len(tokens) - len(prompt)), tokens[len(prompt):]] - log_norm
+
+
+def _without_passages(messages: list[dict[str, str]]) -> list[dict[str, str]]:
+    """The same prompt with "(none)" in place of its last message's passages."""
+    last = messages[-1]["content"]
+    head, _, rest = last.partition("\n\nPassages:\n")
+    _, _, tail = rest.partition("\n\nQuestion: ")
+    return [*messages[:-1], {**messages[-1], "content": f"{head}\n\nPassages:\n(none)\n\nQuestion: {tail}"}]
+
+
+def collect_pmi(data: str, answers: Path) -> list[dict[str, Any]]:
+    """How much the passages raised the probability of each answer of an ungated run (``pmi``)."""
+    written = {row["task_id"]: row for _, row in read_jsonl(answers)}
+    layout = MTRAGData.discover(data, "dev")
+    indexes = BenchmarkIndexes(layout)
+    model = make_llm_from("local", None, False)
+    pipelines = {d: build_pipeline(PipelineSpec((d,), strategy="progressive", answer="ungated"), llm=model,
+                                   opened={d: indexes.collection(d)}, embedder=indexes.embedder) for d in layout.domains}
+    scorer = _Scorer(LocalLLM())
+    rows = []
+    for turn in _turns(layout, sample=True):
+        row = written.get(turn.task.task_id)
+        pipeline = pipelines[turn.task.domain]
+        merged, trace, _ = pipeline.retrieve([*turn.task.history, Message("user", turn.task.question)], turn.task.task_id)
+        if row is None or not merged.results or trace.strategy is None or pipeline.generator is None:
+            continue
+        prepared = pipeline.generator._prepare(turn.task.question, turn.task.history, merged.results,
+                                               trace.strategy.final_query, trace.strategy.standalone, 0.0)
+        if prepared.messages is None:
+            continue
+        reply = " ".join(strip_citations(row["answer"]).split())
+        with_passages = scorer.logprobs(prepared.messages, reply)
+        gain = with_passages - scorer.logprobs(_without_passages(prepared.messages), reply)
+        rows.append({"label": turn.label, "task_id": turn.task.task_id, "conversation": turn.task.conversation_id,
+                     "domain": turn.task.domain, "declined": row["declined"], "answer": reply,
+                     "pmi_mean": float(gain.mean()), "pmi_share": float(np.mean(gain > 1.0)),
+                     "logprob": float(with_passages.mean())})
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=("retrieval", "verdict"))
+    parser.add_argument("what", choices=("retrieval", "verdict", "pmi"))
+    parser.add_argument("--answers", type=Path, help="pmi: the answers of an ungated eval-answers run on the dev sample")
     parser.add_argument("--data", default="../shared/mtrag")
     parser.add_argument("--rows", help="write the measured rows to this JSONL file")
     parser.add_argument("--from", dest="source", help="score the rows of an earlier --rows file instead of measuring")
     parser.add_argument("--sentence-model", help="also score the best sentence with this embedding model (retrieval only)")
     args = parser.parse_args()
-    rows = [row for _, row in read_jsonl(Path(args.source))] if args.source else collect(args.what, args.data, args.sentence_model)
+    if args.source:
+        rows = [row for _, row in read_jsonl(Path(args.source))]
+    elif args.what == "pmi":
+        if args.answers is None:
+            parser.error("pmi needs --answers (an ungated eval-answers run of the dev sample)")
+        rows = collect_pmi(args.data, args.answers)
+    else:
+        rows = collect(args.what, args.data, args.sentence_model)
     if args.rows and not args.source:
         write_jsonl(Path(args.rows), rows)
-    signals = with_combined(rows) if args.what == "retrieval" else {"p_no": 1}
+    signals = with_combined(rows) if args.what == "retrieval" else (
+        {"pmi_mean": -1, "pmi_share": -1, "logprob": -1} if args.what == "pmi" else {"p_no": 1})
     print(separation(rows, signals))
 
 
