@@ -106,6 +106,12 @@ def _segmenter():  # type: ignore[no-untyped-def]
     return pysbd.Segmenter(language="en", clean=False)
 
 
+def segments(text: str) -> list[str]:
+    """Sentences of ``text`` as written (pysbd, English rules: "Dr. Salk", "e.g.", "E. E. Cummings" and
+    a full stop inside quotes are handled), stripped at their ends, empty ones dropped."""
+    return [raw.strip() for raw in _segmenter().segment(text) if raw.strip()]
+
+
 def split_sentences(text: str) -> list[str]:
-    """Sentences of ``text`` (pysbd, English rules), whitespace collapsed, empty ones dropped."""
-    return [" ".join(raw.split()) for raw in _segmenter().segment(text) if raw.strip()]
+    """:func:`segments` with the whitespace inside each sentence collapsed."""
+    return [" ".join(raw.split()) for raw in segments(text)]

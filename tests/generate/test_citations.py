@@ -22,6 +22,24 @@ def test_markers_stay_with_the_sentence_they_end():
     assert written_numbers(text) == [1, 1, 2] and strip_citations("free [1][2].") == "free ."
 
 
+def test_abbreviations_initials_and_quotes_do_not_end_a_sentence():
+    text = 'E. E. Cummings wrote poems [1]. It is called "Lite." It was made by Dr. Salk, e.g. in 1955 [2].'
+    assert answer_sentences(text) == ["E. E. Cummings wrote poems [1].", 'It is called "Lite."',
+                                      "It was made by Dr. Salk, e.g. in 1955 [2]."]
+
+
+def test_markers_that_open_a_sentence_belong_to_the_one_before():
+    assert answer_sentences("The plan is free. [1] It holds 25 GB. [1][2]") == ["The plan is free. [1]", "It holds 25 GB. [1][2]"]
+    assert answer_sentences("[1] [2]") == ["[1] [2]"] and answer_sentences("  ") == [""]
+
+
+def test_an_inferred_citation_goes_after_the_sentence_not_after_an_abbreviation():
+    passages = merged_results(["The polio vaccine was developed in 1955 by Dr. Jonas Salk at the University of Pittsburgh."])
+    text, added = infer_citations("The polio vaccine was developed in 1955 by Dr. Jonas Salk at the University of Pittsburgh.", passages)
+    # split at every full stop, this was "... by Dr [1]. Jonas Salk at the University of Pittsburgh [1]."
+    assert text == "The polio vaccine was developed in 1955 by Dr. Jonas Salk at the University of Pittsburgh [1]." and added == [1]
+
+
 def test_support_needs_the_sentence_words_in_the_passage():
     assert supported("The Lite plan is free [1].", "Object Storage Lite plan: free of charge, the plan is free.")
     assert not supported("It was launched in Toronto in 1998 [1].", "The Lite plan is free.")

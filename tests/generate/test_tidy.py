@@ -17,6 +17,7 @@ def test_a_reply_says_something_only_with_words_besides_its_markers(text, words)
     ("It is free [1]. It holds 25 GB [1]", "It is free [1]. It holds 25 GB [1]", ""),  # ends with a marker: said
     ("Is it free? Yes!", "Is it free? Yes!", ""),
     ("It is free of charge for the first", "It is free of charge for the first \u2026", ""),  # all there is
+    ("It is free [1]. It was made by Dr. Salk in", "It is free [1].", "It was made by Dr. Salk in"),  # not "Dr."
 ])
 def test_a_cut_reply_ends_at_its_last_whole_sentence(text, ended, rest):
     assert whole_sentences(text) == (ended, rest)

@@ -7,9 +7,12 @@ passage that holds the sentence (:func:`repoint_citations`); the answer evaluati
 (:mod:`convrag.eval.answers`) judges citations with it. Because the same test places inferred and
 re-pointed numbers, the evaluation also reports support over the model's own numbers alone.
 
-A sentence is what :func:`answer_sentences` splits on (end punctuation followed by a space): the
-unit a reader sees a marker attached to. It is not the passage sentence segmentation of
-:func:`convrag.text.split_sentences`, which is for choosing what to show the model.
+A sentence is what :func:`answer_sentences` returns: the unit a reader sees a marker attached to.
+It uses the same segmentation rules as the passages (:func:`convrag.text.segments`), so that an
+abbreviation does not end a sentence: splitting at every full stop before a space had turned "by Dr.
+Jonas Salk" into two sentences and an inferred citation into "by Dr [1]. Jonas Salk", and made "E."
+a sentence of an answer about E. E. Cummings. Markers that open a sentence ("It is free. [1] It
+...") belong to the sentence before, where the reader sees them.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from ..merge.base import MergedResult
-from ..text import content_stems
+from ..text import content_stems, segments
 
 #: share of a sentence's content words its passage must hold to support it
 SUPPORT = 0.5
@@ -27,7 +30,7 @@ SUPPORT = 0.5
 MIN_WORDS = 4
 
 _CITATION = re.compile(r"\[(\d{1,3})\]")
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_LEADING_MARKERS = re.compile(r"^(?:\[\d{1,3}\]\s*)+")
 
 
 class Citation(NamedTuple):
@@ -43,8 +46,16 @@ class Citation(NamedTuple):
 
 
 def answer_sentences(text: str) -> list[str]:
-    """The answer's sentences, markers kept with the sentence they end."""
-    return _SENTENCE.split(text.strip())
+    """The answer's sentences, markers kept with the sentence they end (``[""]`` for a blank text)."""
+    sentences: list[str] = []
+    for sentence in segments(text):
+        markers = _LEADING_MARKERS.match(sentence)
+        if markers and sentences:
+            sentences[-1] = f"{sentences[-1]} {markers.group().strip()}"
+            sentence = sentence[markers.end():]
+        if sentence:
+            sentences.append(sentence)
+    return sentences or [text.strip()]
 
 
 def written_numbers(text: str) -> list[int]:
