@@ -19,6 +19,12 @@ from convrag.llm.steering import CopyIndex, Steering, current_sentence, ends_unc
         ("Green tea has about", " 30", False, False),  # not an end
         ("It has", ".", False, False),  # too short to need a source
         ("The rate was 3", ".", False, False),  # maybe a decimal point: let through
+        ("The vaccine was made by Dr", ".", False, False),  # an abbreviation: "Dr. Salk" goes on
+        ("The poems were written by E", ".", False, False),  # an initial: "E. E. Cummings"
+        ("It is sold in the U.S", ".", False, False),
+        ("Many drinks hold caffeine, e.g", ".", False, False),
+        ("Green tea is sold by TEA", ".", False, True),  # a word in capitals is a word
+        ("The drink was made by Drake", ".", False, True),
         ("Green tea has about 30 mg", "", True, True),  # the answer ends mid-sentence, uncited
         ("Green tea has about 30 mg [1].", "", True, False),  # the answer ends after a cited sentence
         ("First one here [1]. Then a second one", ".", False, True),  # only the current sentence counts

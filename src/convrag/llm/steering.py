@@ -40,6 +40,9 @@ log = logging.getLogger("convrag.llm")
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+")
 _CITED = re.compile(r"\[\d")  # an opened citation counts: "[1" is about to be closed
 _ENDS = (".", "!", "?")
+#: a word whose full stop does not end the sentence: an initial ("E. E. Cummings", "U.S"), a title or
+#: a Latin abbreviation; steering a citation there wrote "by Dr [1]. Jonas Salk"
+_ABBREVIATED = re.compile(r"(?:^|[\s(\"'])(?:(?:[A-Z]\.)*[A-Z]|Dr|Mr|Mrs|Ms|Prof|St|Jr|Sr|vs|e\.g|i\.e|etc)$")
 
 
 def current_sentence(generated: str) -> str:
@@ -54,14 +57,16 @@ def ends_uncited_sentence(generated: str, piece: str, is_end: bool, min_words: i
     close a sentence of at least ``min_words`` words that cites no passage.
 
     A lone "." after a digit is let through: it may be a decimal point ("3.5"), and a sentence
-    that ends in a number goes uncited rather than a number being broken."""
+    that ends in a number goes uncited rather than a number being broken. So is one after an initial
+    or an abbreviation ("Dr", "e.g"): a sentence that ends in one goes uncited rather than a name or
+    a phrase being split by a citation."""
     sentence = current_sentence(generated)
     if is_end:
         if sentence.rstrip().endswith(_ENDS):
             return False  # already closed (and checked when it was)
     elif not piece.rstrip().endswith(_ENDS):
         return False
-    elif piece.strip() == "." and generated[-1:].isdigit():
+    elif piece.strip() == "." and (generated[-1:].isdigit() or _ABBREVIATED.search(generated)):
         return False
     if not is_end:
         sentence += piece.rstrip()[:-1]
