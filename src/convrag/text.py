@@ -106,12 +106,13 @@ def _segmenter():  # type: ignore[no-untyped-def]
     return pysbd.Segmenter(language="en", clean=False)
 
 
-def segments(text: str) -> list[str]:
-    """Sentences of ``text`` as written (pysbd, English rules: "Dr. Salk", "e.g.", "E. E. Cummings" and
-    a full stop inside quotes are handled), stripped at their ends, empty ones dropped."""
-    return [raw.strip() for raw in _segmenter().segment(text) if raw.strip()]
+def sentence_pieces(text: str) -> list[str]:
+    """pysbd's sentences of ``text`` (English rules: "Dr. Salk", "e.g.", "E. E. Cummings" and a full
+    stop inside quotes are handled), as written: joined, they give ``text`` back (but for spaces pysbd
+    drops at its very start)."""
+    return list(_segmenter().segment(text))
 
 
 def split_sentences(text: str) -> list[str]:
-    """:func:`segments` with the whitespace inside each sentence collapsed."""
-    return [" ".join(raw.split()) for raw in segments(text)]
+    """Sentences of ``text`` (:func:`sentence_pieces`), whitespace collapsed, empty ones dropped."""
+    return [" ".join(raw.split()) for raw in sentence_pieces(text) if raw.strip()]

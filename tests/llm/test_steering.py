@@ -23,6 +23,7 @@ from convrag.llm.steering import CopyIndex, Steering, current_sentence, ends_unc
         ("The poems were written by E", ".", False, False),  # an initial: "E. E. Cummings"
         ("It is sold in the U.S", ".", False, False),
         ("Many drinks hold caffeine, e.g", ".", False, False),
+        ("Deductions cover health care, dependents, etc", ".", False, True),  # "etc." mostly ends the sentence
         ("Green tea is sold by TEA", ".", False, True),  # a word in capitals is a word
         ("The drink was made by Drake", ".", False, True),
         ("Green tea has about 30 mg", "", True, True),  # the answer ends mid-sentence, uncited

@@ -8,7 +8,7 @@ passage that holds the sentence (:func:`repoint_citations`); the answer evaluati
 re-pointed numbers, the evaluation also reports support over the model's own numbers alone.
 
 A sentence is what :func:`answer_sentences` returns: the unit a reader sees a marker attached to.
-It uses the same segmentation rules as the passages (:func:`convrag.text.segments`), so that an
+It uses the same segmentation rules as the passages (:func:`convrag.text.sentence_pieces`), so that an
 abbreviation does not end a sentence: splitting at every full stop before a space had turned "by Dr.
 Jonas Salk" into two sentences and an inferred citation into "by Dr [1]. Jonas Salk", and made "E."
 a sentence of an answer about E. E. Cummings. Markers that open a sentence ("It is free. [1] It
@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from ..merge.base import MergedResult
-from ..text import content_stems, segments
+from ..text import content_stems, sentence_pieces
 
 #: share of a sentence's content words its passage must hold to support it
 SUPPORT = 0.5
@@ -47,8 +47,15 @@ class Citation(NamedTuple):
 
 def answer_sentences(text: str) -> list[str]:
     """The answer's sentences, markers kept with the sentence they end (``[""]`` for a blank text)."""
+    pieces: list[str] = []
+    for raw in sentence_pieces(text):
+        # a sentence ends only where a space follows: pysbd also splits "Zoom ![image](url)" after the "!"
+        if pieces and not pieces[-1][-1:].isspace() and not raw[:1].isspace():
+            pieces[-1] += raw
+        else:
+            pieces.append(raw)
     sentences: list[str] = []
-    for sentence in segments(text):
+    for sentence in (piece.strip() for piece in pieces if piece.strip()):
         markers = _LEADING_MARKERS.match(sentence)
         if markers and sentences:
             sentences[-1] = f"{sentences[-1]} {markers.group().strip()}"

@@ -36,14 +36,17 @@ def has_words(text: str) -> bool:
 
 def whole_sentences(text: str) -> tuple[str, str]:
     """A reply the token limit stopped, ended at its last whole sentence, and the unfinished rest
-    (empty when the reply ends with a said sentence). A reply that is one unfinished sentence is
-    kept, ended with an ellipsis: a cut sentence reads worse than none, but it is all there is."""
+    (empty when the reply ends with a said sentence). The rest may hold several pieces that end
+    in no punctuation: a list cut short ("Might need to add, 8. Beg on the streets, and 9. Burgl").
+    A reply without a whole sentence is kept, ended with an ellipsis: a cut sentence reads worse
+    than none, but it is all there is."""
     sentences = answer_sentences(text)
-    if _SAID.search(sentences[-1]):
+    said = [i for i, sentence in enumerate(sentences) if _SAID.search(sentence)]
+    if said and said[-1] == len(sentences) - 1:
         return text, ""
-    if len(sentences) == 1:
+    if not said:
         return f"{text.rstrip()} \u2026", ""
-    return " ".join(sentences[:-1]), sentences[-1]
+    return " ".join(sentences[: said[-1] + 1]), " ".join(sentences[said[-1] + 1:])
 
 
 def drop_repeats(text: str) -> tuple[str, list[str]]:

@@ -41,8 +41,9 @@ _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+")
 _CITED = re.compile(r"\[\d")  # an opened citation counts: "[1" is about to be closed
 _ENDS = (".", "!", "?")
 #: a word whose full stop does not end the sentence: an initial ("E. E. Cummings", "U.S"), a title or
-#: a Latin abbreviation; steering a citation there wrote "by Dr [1]. Jonas Salk"
-_ABBREVIATED = re.compile(r"(?:^|[\s(\"'])(?:(?:[A-Z]\.)*[A-Z]|Dr|Mr|Mrs|Ms|Prof|St|Jr|Sr|vs|e\.g|i\.e|etc)$")
+#: a Latin abbreviation; steering a citation there wrote "by Dr [1]. Jonas Salk". Not "etc": it
+#: mostly ends its sentence (dev answers), which then needs its citation
+_ABBREVIATED = re.compile(r"(?:^|[\s(\"'])(?:(?:[A-Z]\.)*[A-Z]|Dr|Mr|Mrs|Ms|Prof|St|Jr|Sr|vs|e\.g|i\.e)$")
 
 
 def current_sentence(generated: str) -> str:
