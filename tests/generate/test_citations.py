@@ -28,6 +28,15 @@ def test_abbreviations_initials_and_quotes_do_not_end_a_sentence():
                                       "It was made by Dr. Salk, e.g. in 1955 [2]."]
 
 
+def test_line_breaks_and_list_items_stay_inside_a_sentence():
+    # pysbd alone splits at each list item, and the repairs join sentences with a space: the list was flattened
+    text = "**Fees** by mail:\n- adults pay 130 dollars [1]\n- send form DS-82 with your old passport. Then wait [2]."
+    assert answer_sentences(text) == ["**Fees** by mail:\n- adults pay 130 dollars [1]\n- send form DS-82 with your old passport.",
+                                      "Then wait [2]."]
+    passages = merged_results(["Send form DS-82 with your old passport and a photo."])
+    assert infer_citations(text, passages)[0].startswith("**Fees** by mail:\n- adults pay 130 dollars [1]\n- send form")
+
+
 def test_markers_that_open_a_sentence_belong_to_the_one_before():
     assert answer_sentences("The plan is free. [1] It holds 25 GB. [1][2]") == ["The plan is free. [1]", "It holds 25 GB. [1][2]"]
     assert answer_sentences("[1] [2]") == ["[1] [2]"] and answer_sentences("  ") == [""]

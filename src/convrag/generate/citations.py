@@ -8,10 +8,10 @@ passage that holds the sentence (:func:`repoint_citations`); the answer evaluati
 re-pointed numbers, the evaluation also reports support over the model's own numbers alone.
 
 A sentence is what :func:`answer_sentences` returns: the unit a reader sees a marker attached to.
-It uses the same segmentation rules as the passages (:func:`convrag.text.sentence_pieces`), so that an
-abbreviation does not end a sentence: splitting at every full stop before a space had turned "by Dr.
-Jonas Salk" into two sentences and an inferred citation into "by Dr [1]. Jonas Salk", and made "E."
-a sentence of an answer about E. E. Cummings. Markers that open a sentence ("It is free. [1] It
+It ends at end punctuation and a space where the passages' segmentation (pysbd,
+:func:`convrag.text.sentence_pieces`) ends one too, so that an abbreviation does not end it:
+splitting at every full stop before a space had turned an inferred citation into "by Dr [1]. Jonas
+Salk" and made "E." a sentence of an answer about E. E. Cummings. Markers that open a sentence ("It is free. [1] It
 ...") belong to the sentence before, where the reader sees them.
 """
 
@@ -31,6 +31,8 @@ MIN_WORDS = 4
 
 _CITATION = re.compile(r"\[(\d{1,3})\]")
 _LEADING_MARKERS = re.compile(r"^(?:\[\d{1,3}\]\s*)+")
+#: end punctuation, any closing quotes or bracket, then the space that may end a sentence (group 1)
+_BREAK = re.compile(r"[.!?][\"'\u201d\u2019)]*(\s+)")
 
 
 class Citation(NamedTuple):
@@ -46,23 +48,33 @@ class Citation(NamedTuple):
 
 
 def answer_sentences(text: str) -> list[str]:
-    """The answer's sentences, markers kept with the sentence they end (``[""]`` for a blank text)."""
-    pieces: list[str] = []
-    for raw in sentence_pieces(text):
-        # a sentence ends only where a space follows: pysbd also splits "Zoom ![image](url)" after the "!"
-        if pieces and not pieces[-1][-1:].isspace() and not raw[:1].isspace():
-            pieces[-1] += raw
-        else:
-            pieces.append(raw)
+    """The answer's sentences, markers kept with the sentence they end (``[""]`` for a blank text).
+
+    A sentence ends where end punctuation is followed by a space *and* pysbd ends one there. The
+    first rule alone split abbreviations; pysbd alone also splits at a line break or a list item,
+    and the repairs that join sentences again with a space would then flatten a Markdown list."""
+    text = text.strip()
+    starts, at = set(), 0
+    for piece in sentence_pieces(text):
+        starts.add(at)
+        at += len(piece)
+    agreed = at == len(text)  # else pysbd changed the text somewhere: the punctuation rule alone
+    parts, begin = [], 0
+    for end in _BREAK.finditer(text):
+        space, after = end.span(1)
+        if not agreed or any(space <= start <= after for start in starts):
+            parts.append(text[begin:space])
+            begin = after
+    parts.append(text[begin:])
     sentences: list[str] = []
-    for sentence in (piece.strip() for piece in pieces if piece.strip()):
-        markers = _LEADING_MARKERS.match(sentence)
+    for part in parts:
+        markers = _LEADING_MARKERS.match(part)
         if markers and sentences:
             sentences[-1] = f"{sentences[-1]} {markers.group().strip()}"
-            sentence = sentence[markers.end():]
-        if sentence:
-            sentences.append(sentence)
-    return sentences or [text.strip()]
+            part = part[markers.end():]
+        if part:
+            sentences.append(part)
+    return sentences or [""]
 
 
 def written_numbers(text: str) -> list[int]:
