@@ -18,7 +18,7 @@ def test_a_reply_says_something_only_with_words_besides_its_markers(text, words)
     ("Is it free? Yes!", "Is it free? Yes!", ""),
     ("It is free of charge for the first", "It is free of charge for the first \u2026", ""),  # all there is
     ("It is free [1]. It was made by Dr. Salk in", "It is free [1].", "It was made by Dr. Salk in"),  # not "Dr."
-    # a list cut short: pysbd makes each item a piece, none of them said
+    # a list cut short: its numbers end no sentence, so the list goes whole
     ("It is free [1]. You may add, 8. Beg, and 9. Burgl", "It is free [1].", "You may add, 8. Beg, and 9. Burgl"),
     ("It is free [1]. Zoom ![a picture of the pl", "It is free [1].", "Zoom ![a picture of the pl"),  # no space: no end
 ])

@@ -36,10 +36,10 @@ def has_words(text: str) -> bool:
 
 def whole_sentences(text: str) -> tuple[str, str]:
     """A reply the token limit stopped, ended at its last whole sentence, and the unfinished rest
-    (empty when the reply ends with a said sentence). The rest may hold several pieces that end
-    in no punctuation: a list cut short ("Might need to add, 8. Beg on the streets, and 9. Burgl").
-    A reply without a whole sentence is kept, ended with an ellipsis: a cut sentence reads worse
-    than none, but it is all there is."""
+    (empty when the reply ends with a said sentence): a list cut short ("Might need to add, 8. Beg
+    on the streets, and 9. Burgl") goes whole, its numbers being no sentence ends. A reply without
+    a whole sentence is kept, ended with an ellipsis: a cut sentence reads worse than none, but it
+    is all there is."""
     sentences = answer_sentences(text)
     said = [i for i, sentence in enumerate(sentences) if _SAID.search(sentence)]
     if said and said[-1] == len(sentences) - 1:
