@@ -40,13 +40,12 @@ def whole_sentences(text: str) -> tuple[str, str]:
     on the streets, and 9. Burgl") goes whole, its numbers being no sentence ends. A reply without
     a whole sentence is kept, ended with an ellipsis: a cut sentence reads worse than none, but it
     is all there is."""
-    sentences = answer_sentences(text)
-    said = [i for i, sentence in enumerate(sentences) if _SAID.search(sentence)]
-    if said and said[-1] == len(sentences) - 1:
+    sentences = answer_sentences(text)  # each but the last ends with its punctuation
+    if _SAID.search(sentences[-1]):
         return text, ""
-    if not said:
+    if len(sentences) == 1:
         return f"{text.rstrip()} \u2026", ""
-    return " ".join(sentences[: said[-1] + 1]), " ".join(sentences[said[-1] + 1:])
+    return " ".join(sentences[:-1]), sentences[-1]
 
 
 def drop_repeats(text: str) -> tuple[str, list[str]]:
