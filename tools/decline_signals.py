@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from scipy.special import log_softmax
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import GroupKFold
@@ -60,7 +61,7 @@ from convrag.generate.citations import strip_citations
 from convrag.generate.compress import compress
 from convrag.index.atomic import write_jsonl
 from convrag.llm.base import GenerationParams
-from convrag.llm.local import LocalLLM
+from convrag.llm.local import LocalLLM, chat_formatter
 from convrag.pipeline import PipelineSpec, build_pipeline
 from convrag.strategies.standalone import standalone_verdict
 from convrag.strategies.topic import _stem, specific_terms
@@ -124,12 +125,20 @@ def _turns(layout: MTRAGData, sample: bool) -> list[AnswerTurn]:
     return answer_turns(layout, per_label, seed=0)
 
 
-def collect(what: str, data: str, sentence_model: str | None = None) -> list[dict[str, Any]]:
+def _dev_pipelines(data: str, answer: str | None = None) -> tuple[MTRAGData, BenchmarkIndexes, Any, dict[str, Any]]:
+    """The dev half, its indexes, the cached local model and one default pipeline per domain (with
+    the ``answer`` settings named, else without a generator)."""
     layout = MTRAGData.discover(data, "dev")
     indexes = BenchmarkIndexes(layout)
     model = make_llm_from("local", None, False)
-    pipelines = {d: build_pipeline(PipelineSpec((d,), strategy="progressive"), llm=model, opened={d: indexes.collection(d)},
-                                   embedder=indexes.embedder, generate=False) for d in layout.domains}
+    spec = {"answer": answer} if answer else {}
+    pipelines = {d: build_pipeline(PipelineSpec((d,), strategy="progressive", **spec), llm=model, opened={d: indexes.collection(d)},
+                                   embedder=indexes.embedder, generate=answer is not None) for d in layout.domains}
+    return layout, indexes, model, pipelines
+
+
+def collect(what: str, data: str, sentence_model: str | None = None) -> list[dict[str, Any]]:
+    layout, indexes, model, pipelines = _dev_pipelines(data)
     embedder = indexes.embedder
     measure: Callable[..., dict[str, Any]]
     other = load_embedder(sentence_model) if sentence_model else None
@@ -182,14 +191,8 @@ class _Scorer:
     every position's logits; the prompt tokens shared with the previous call are not read again."""
 
     def __init__(self, local: LocalLLM) -> None:
-        from llama_cpp import Llama
-        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
-
-        self.llama = Llama(model_path=str(local.model_path), n_ctx=4096, n_threads=local.n_threads,
-                           n_threads_batch=local.n_threads, logits_all=True, verbose=False)
-        special = lambda token: self.llama.detokenize([token], special=True).decode("utf-8")  # noqa: E731
-        self.formatter = Jinja2ChatFormatter(template=self.llama.metadata["tokenizer.chat_template"],
-                                             eos_token=special(self.llama.token_eos()), bos_token=special(self.llama.token_bos()))
+        self.llama = local.open_context(logits_all=True)
+        self.formatter = chat_formatter(self.llama, local.model_path.name)
         self.read: list[int] = []
 
     def logprobs(self, messages: list[dict[str, str]], reply: str) -> np.ndarray:
@@ -202,10 +205,9 @@ class _Scorer:
         self.llama.n_tokens = shared
         self.llama.eval(tokens[shared:])
         self.read = tokens
-        logits = np.asarray(self.llama.scores[len(prompt) - 1: len(tokens) - 1], dtype=np.float64)
-        top = logits.max(axis=1, keepdims=True)
-        log_norm = top[:, 0] + np.log(np.exp(logits - top).sum(axis=1))
-        return logits[np.arange(len(tokens) - len(prompt)), tokens[len(prompt):]] - log_norm
+        # position i's logits predict token i + 1
+        log_p = log_softmax(np.asarray(self.llama.scores[len(prompt) - 1: len(tokens) - 1], dtype=np.float64), axis=1)
+        return log_p[np.arange(len(tokens) - len(prompt)), tokens[len(prompt):]]
 
 
 def _without_passages(messages: list[dict[str, str]]) -> list[dict[str, str]]:
@@ -219,11 +221,7 @@ def _without_passages(messages: list[dict[str, str]]) -> list[dict[str, str]]:
 def collect_pmi(data: str, answers: Path) -> list[dict[str, Any]]:
     """How much the passages raised the probability of each answer of an ungated run (``pmi``)."""
     written = {row["task_id"]: row for _, row in read_jsonl(answers)}
-    layout = MTRAGData.discover(data, "dev")
-    indexes = BenchmarkIndexes(layout)
-    model = make_llm_from("local", None, False)
-    pipelines = {d: build_pipeline(PipelineSpec((d,), strategy="progressive", answer="ungated"), llm=model,
-                                   opened={d: indexes.collection(d)}, embedder=indexes.embedder) for d in layout.domains}
+    layout, _, _, pipelines = _dev_pipelines(data, answer="ungated")
     scorer = _Scorer(LocalLLM())
     rows = []
     for turn in _turns(layout, sample=True):

@@ -45,6 +45,21 @@ def _shared_prefix(a: str, b: str) -> int:
     return i
 
 
+def chat_formatter(llama: Any, name: str) -> Any:
+    """What llama-cpp-python builds for the model's own chat template (``chat_template.default``):
+    called with ``messages``, it lays them out as the model reads them, the assistant's header last."""
+    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+    template = llama.metadata.get("tokenizer.chat_template")
+    if not template:
+        raise LLMError(f"{name} has no chat template to lay a prompt out with")
+
+    def text(token: int) -> str:
+        return llama.detokenize([token], special=True).decode("utf-8") if token != -1 else ""
+
+    return Jinja2ChatFormatter(template=template, eos_token=text(llama.token_eos()), bos_token=text(llama.token_bos()))
+
+
 def build_features(system_info: str) -> list[str]:
     """The vector features a llama.cpp build was compiled with, from its system-info line
     (``"CPU : SSE3 = 1 | AVX2 = 1 | AVX512 = 1 | ..."``); features set to 0 are left out."""
@@ -118,10 +133,11 @@ class LocalLLM:
             raise LLMError(f"model file {self._path} does not exist")
         return self._path
 
-    def open_context(self) -> Any:
+    def open_context(self, logits_all: bool = False) -> Any:
         """A new llama.cpp context over the model, with this backend's settings (threads, window).
 
-        The slots are made of these; the reading-speed benchmark times one directly."""
+        The slots are made of these; the reading-speed benchmark times one directly. ``logits_all``
+        keeps every position's logits (to score a given text; slower and larger), not only the last."""
         try:
             from llama_cpp import Llama
         except ImportError as exc:  # pragma: no cover - installed by the project's set-up
@@ -131,7 +147,7 @@ class LocalLLM:
             # cores, not those this process may use: in a container limited to 2 of 64 cores, 64
             # threads would contend for 2 while reading every prompt
             llama = Llama(model_path=str(self.model_path), n_ctx=self.n_ctx, n_threads=self.n_threads,
-                          n_threads_batch=self.n_threads, verbose=False)
+                          n_threads_batch=self.n_threads, logits_all=logits_all, verbose=False)
         except (ValueError, RuntimeError) as exc:
             raise LLMError(f"could not load {self.model_path}: {exc}") from exc
         return llama
@@ -200,16 +216,7 @@ class LocalLLM:
         """The tokens of ``messages`` as the chat template lays them out, stopping where the last
         message's content stops (no end-of-message, no assistant header): the start of a longer prompt."""
         if self._formatter is None:
-            from llama_cpp.llama_chat_format import Jinja2ChatFormatter
-
-            template = llama.metadata.get("tokenizer.chat_template")
-            if not template:
-                raise LLMError(f"{self.model_path.name} has no chat template to lay a prompt out with")
-            def text(token: int) -> str:
-                return llama.detokenize([token], special=True).decode("utf-8") if token != -1 else ""
-
-            # what llama-cpp-python builds for the model's own template (``chat_template.default``)
-            self._formatter = Jinja2ChatFormatter(template=template, eos_token=text(llama.token_eos()), bos_token=text(llama.token_bos()))
+            self._formatter = chat_formatter(llama, self.model_path.name)
         mark = "\u2063\u2063"  # invisible separators: no prompt of ours holds them
         *head, last = messages
         laid_out = self._formatter(messages=[*head, {**last, "content": last["content"] + mark}])
