@@ -21,6 +21,19 @@ def test_the_installed_build_names_at_least_avx2() -> None:
     assert "AVX2" in llama_build()  # the set-up never builds without it
 
 
+@pytest.mark.parametrize("flash_attn", [False, True])
+def test_either_attention_kernel_is_opened_as_asked_and_answers(model_path, flash_attn):
+    import llama_cpp
+
+    from convrag.llm.local import LocalLLM
+
+    llm = LocalLLM(model_path, n_ctx=512, slots=1, flash_attn=flash_attn)
+    wanted = llama_cpp.LLAMA_FLASH_ATTN_TYPE_ENABLED if flash_attn else llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED
+    assert llm.open_context().context_params.flash_attn_type == wanted
+    question = [{"role": "user", "content": "What is the capital of France? Reply with the city's name only."}]
+    assert "Paris" in llm.complete(question, GenerationParams(max_tokens=4)).text
+
+
 def test_completes_with_token_counts(local_llm):
     out = local_llm.complete([{"role": "user", "content": "Reply with the single word: yes"}], GenerationParams(max_tokens=4))
     assert out.text.strip() and out.prompt_tokens > 5 and 0 < out.completion_tokens <= 4 and out.latency_s > 0

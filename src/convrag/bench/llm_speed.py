@@ -4,9 +4,10 @@ Every latency target of the answer path (first token, whole answer, a rewrite's 
 two rates: prompt tokens read per second, which the answer's first token waits for, and tokens
 written per second. Both depend on the host (two "AMD EPYC" hosts here read at 45 and 95 tokens/s)
 and on how llama.cpp was built for it (the set-up builds AVX-512 kernels where the CPU has them).
-This benchmark measures both rates with the backend's own settings, and names the build, so that
-a latency in docs/benchmarks.md can be read against the speed of the host it came from. Nothing
-here is asserted in the test suite.
+This benchmark measures both rates with the backend's own settings, once with each of llama.cpp's
+attention kernels (the fused "flash" one is the default: about 5 % faster to read on the host
+measured), and names the build, so that a latency in docs/benchmarks.md can be read against the
+speed of the host it came from. Nothing here is asserted in the test suite.
 """
 
 from __future__ import annotations
@@ -68,24 +69,35 @@ def measure(llama: Any, text: str, prompt_tokens: int = 500, generated_tokens: i
 
 
 def run_llm_speed_benchmark(out: Path, prompt_tokens: int = 500, generated_tokens: int = 64, runs: int = 3) -> dict[str, Any]:
-    """Measure the default local model on this machine; write ``report.json`` and ``report.md``."""
-    llm = LocalLLM()
-    speed = measure(llm.open_context(), sample_text(), prompt_tokens, generated_tokens, runs)
+    """Measure the default local model on this machine with each attention kernel (llama.cpp's plain
+    one and its fused "flash" one), one after the other; write ``report.json`` and ``report.md``.
+    Both are timed because which reads faster depends on the CPU and the build."""
+    text = sample_text()
+    speeds: dict[str, Speed] = {}
+    for flash_attn in (False, True):
+        llm = LocalLLM(flash_attn=flash_attn)
+        speeds["flash" if flash_attn else "plain"] = measure(llm.open_context(), text, prompt_tokens, generated_tokens, runs)
+    default = "flash" if LocalLLM().flash_attn else "plain"
     report = {
         "date": dt.date.today().isoformat(),
         "machine": machine_description(),
         "model": llm.model,
         "threads": llm.n_threads,
         "llama_cpp_build": llama_build(),
-        **speed._asdict(),
+        "default_attention": default,
+        **speeds[default]._asdict(),
+        "attention": {name: speed._asdict() for name, speed in speeds.items()},
     }
     write_json(out / "report.json", report)
-    rows = [
-        ["prompt read", f"{prompt_tokens} tokens, empty context", f"{statistics.median(speed.read_per_s):.1f}",
-         ", ".join(f"{v:.1f}" for v in speed.read_per_s)],
-        ["tokens written", f"{generated_tokens} tokens, greedy", f"{statistics.median(speed.written_per_s):.1f}",
-         ", ".join(f"{v:.1f}" for v in speed.written_per_s)],
-    ]
+    rows = []
+    for name, speed in speeds.items():
+        kernel = f"{name} attention" + (" (the default)" if name == default else "")
+        rows += [
+            [f"prompt read, {kernel}", f"{prompt_tokens} tokens, empty context", f"{statistics.median(speed.read_per_s):.1f}",
+             ", ".join(f"{v:.1f}" for v in speed.read_per_s)],
+            [f"tokens written, {kernel}", f"{generated_tokens} tokens, greedy", f"{statistics.median(speed.written_per_s):.1f}",
+             ", ".join(f"{v:.1f}" for v in speed.written_per_s)],
+        ]
     markdown = "\n".join([
         f"Local model {llm.model}, {llm.n_threads} threads; {report['llama_cpp_build']}.",
         f"Machine: {report['machine']}; date {report['date']}.",

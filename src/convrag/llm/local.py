@@ -102,6 +102,7 @@ class LocalLLM:
         slots: int = 4,
         reuse_prefix: bool = True,
         read_ahead_chunk: int | None = READ_AHEAD_CHUNK,
+        flash_attn: bool = True,
     ) -> None:
         self._path = Path(model_path) if model_path else None
         self.model = self._path.stem if self._path else DEFAULT_MODEL_NAME
@@ -114,6 +115,10 @@ class LocalLLM:
         #: tokens a read-ahead evaluates between two looks for a waiting request; None reads the
         #: whole start in one go (a request then waits for all of it: the benchmark's baseline)
         self.read_ahead_chunk = read_ahead_chunk
+        #: llama.cpp's fused ("flash") attention kernel: on the 2-core AMD EPYC host measured it reads a
+        #: prompt about 5 % faster and writes as fast; its rounding differs, so a greedy reply may be worded otherwise
+        #: where two tokens are near-tied (quality the same within the noise on dev; docs/benchmarks.md)
+        self.flash_attn = flash_attn
         self._slots: list[_Slot] = []
         self._lock = threading.Lock()
         # requests waiting for the model: a read-ahead in progress stops at its next piece for them
@@ -147,7 +152,8 @@ class LocalLLM:
             # cores, not those this process may use: in a container limited to 2 of 64 cores, 64
             # threads would contend for 2 while reading every prompt
             llama = Llama(model_path=str(self.model_path), n_ctx=self.n_ctx, n_threads=self.n_threads,
-                          n_threads_batch=self.n_threads, logits_all=logits_all, verbose=False)
+                          n_threads_batch=self.n_threads, logits_all=logits_all, flash_attn=self.flash_attn,
+                          verbose=False)
         except (ValueError, RuntimeError) as exc:
             raise LLMError(f"could not load {self.model_path}: {exc}") from exc
         return llama
