@@ -180,3 +180,54 @@ def test_shards_embedded_elsewhere_finish_the_build_without_embedding(
     changed = [tiny_passages[0]._replace(text="Passport renewal now costs 165 dollars."), *tiny_passages[1:]]
     Collection.build(tmp_path / "other" / "c", changed, embedder=embedder)
     assert len(encoded) == len(changed)
+
+
+def test_new_bm25_weights_rebuild_bm25_alone(tmp_path: Path, tiny_passages: list[Passage], embedder: Embedder,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """A collection built with other BM25 weights (e.g. before the default changed) is brought to
+    the asked ones without embedding a passage again; the old version stays live until then."""
+    import numpy as np
+
+    from convrag.index.bm25 import BM25Params
+    from convrag.index.windows import WindowSettings
+
+    windows = WindowSettings(size=16, stride=8)
+    before = Collection.build(tmp_path / "c", tiny_passages, embedder=embedder, windows=windows,
+                              bm25_params=BM25Params(k1=1.5, b=0.75))
+    old_vectors, old_windows = before.dense.embeddings.copy(), before.dense.windows.copy()
+    old_scores = before.bm25.model.get_scores(before.bm25.tokenizer.tokenize(["passport renewal"], return_as="ids")[0])
+
+    def no_embedding(self, texts, *args, **kwargs):  # type: ignore[no-untyped-def]
+        raise AssertionError(f"embedded {len(texts)} texts")
+
+    monkeypatch.setattr(type(embedder), "encode", no_embedding)
+    after = Collection.build(tmp_path / "c", tiny_passages, embedder=embedder, windows=windows,
+                             bm25_params=BM25Params(k1=1.5, b=0.2))
+    assert after.version_dir != before.version_dir and not before.version_dir.exists()
+    opened = Collection.open(tmp_path / "c")
+    assert opened.version_dir == after.version_dir
+    assert opened.manifest.bm25["b"] == 0.2 and opened.bm25.params == BM25Params(k1=1.5, b=0.2)
+    assert (opened.manifest.embedding_model, opened.manifest.dense_windows) == (before.manifest.embedding_model,
+                                                                              before.manifest.dense_windows)
+    assert np.array_equal(opened.dense.embeddings, old_vectors) and np.array_equal(opened.dense.windows, old_windows)
+    new_scores = opened.bm25.model.get_scores(opened.bm25.tokenizer.tokenize(["passport renewal"], return_as="ids")[0])
+    assert not np.allclose(new_scores, old_scores), "a smaller b discounts the long passages less"
+    assert opened.with_bm25(BM25Params(k1=1.5, b=0.2)) is opened, "the same weights are a no-op"
+
+
+def test_a_crash_while_reweighting_bm25_keeps_the_live_version(tmp_path: Path, tiny_passages: list[Passage],
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    from convrag.index.bm25 import BM25Params
+
+    before = Collection.build(tmp_path / "c", tiny_passages, bm25_params=BM25Params(b=0.75))
+
+    def crash(self: BM25Index, folder: Path) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(BM25Index, "save", crash)
+    with pytest.raises(OSError, match="disk full"):
+        before.with_bm25(BM25Params(b=0.3))
+    monkeypatch.undo()
+    survivor = Collection.open(tmp_path / "c")
+    assert survivor.version_dir == before.version_dir and survivor.manifest.bm25["b"] == 0.75
+    assert not [p for p in (tmp_path / "c").iterdir() if p.name.startswith(".tmp-")]

@@ -19,6 +19,7 @@ import shutil
 import time
 import uuid
 from collections.abc import Iterable, Sequence
+from dataclasses import asdict, replace
 from functools import cached_property
 from pathlib import Path
 
@@ -99,6 +100,32 @@ class Collection:
                     f"the one that built the index (different weights under the same name); rebuild the collection"
                 )
 
+    def with_bm25(self, params: BM25Params, reporter: Reporter = SILENT) -> Collection:
+        """This collection with its BM25 index rebuilt with ``params``, as a new version switched to
+        like a build (a crash leaves this one live). The passages and the dense index are carried
+        over (hard links where the file system allows), so a change of BM25's weights never
+        re-embeds a passage. Unchanged weights return this collection."""
+        if self.manifest.bm25 == asdict(params):
+            return self
+        started = time.perf_counter()
+        version = _version_name(self.manifest.corpus_sha256)
+        building = self.path / f".tmp-{version}"
+        shutil.rmtree(building, ignore_errors=True)
+        try:
+            shutil.copytree(self.version_dir, building, ignore=shutil.ignore_patterns("bm25", MANIFEST_FILE),
+                            copy_function=_link_or_copy)
+            with reporter.stage(f"{self.name}: BM25 index", total=None):
+                BM25Index.build([p.searchable_text for p in self.passages], params).save(building / "bm25")
+            manifest = replace(self.manifest, bm25=asdict(params), created=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                               convrag_version=__version__,
+                               build_seconds=round((self.manifest.build_seconds or 0.0) + time.perf_counter() - started, 2))
+            write_json(building / MANIFEST_FILE, manifest.to_json())
+            final = _publish(self.path, building, version)
+        except BaseException:
+            shutil.rmtree(building, ignore_errors=True)
+            raise
+        return type(self)(self.path, final, manifest, self.passages)
+
     @classmethod
     def open(cls, path: Path | str, expected_corpus_sha256: str | None = None) -> Collection:
         """Open the live version of the collection at ``path``."""
@@ -163,15 +190,14 @@ class Collection:
                 existing is not None
                 and existing.manifest.corpus_sha256 == digest
                 and existing.manifest.embedding_model == model
-                and existing.manifest.bm25 == bm25_params.__dict__
                 and existing.name == name
                 and _window_settings(existing.manifest) == (windows if embedder is not None else None)
             ):
-                return existing
+                return existing.with_bm25(bm25_params, reporter)  # itself when the weights are the same
 
         started = time.perf_counter()
         path.mkdir(parents=True, exist_ok=True)
-        version = f"v{time.strftime('%Y%m%d%H%M%S')}-{digest[:8]}-{uuid.uuid4().hex[:8]}"
+        version = _version_name(digest)
         building = path / f".tmp-{version}"
         shutil.rmtree(building, ignore_errors=True)
         building.mkdir()
@@ -205,14 +231,10 @@ class Collection:
                 dense_windows=window_info,
             )
             write_json(building / MANIFEST_FILE, manifest.to_json())
-            final = path / version
-            os.replace(building, final)
-            fsync_dir(path)
-            write_text(path / CURRENT_FILE, version + "\n")
+            final = _publish(path, building, version)
         except BaseException:
             shutil.rmtree(building, ignore_errors=True)
             raise
-        _remove_stale(path, keep=version)
         return cls(path, final, manifest, passages)
 
 
@@ -346,6 +368,30 @@ def _read_passages(path: Path) -> list[Passage]:
         raise CollectionError(f"{path} is missing; rebuild the collection") from None
     except (json.JSONDecodeError, TypeError) as exc:
         raise CollectionError(f"{path} is corrupt ({exc}); rebuild the collection") from None
+
+
+def _version_name(corpus_digest: str) -> str:
+    return f"v{time.strftime('%Y%m%d%H%M%S')}-{corpus_digest[:8]}-{uuid.uuid4().hex[:8]}"
+
+
+def _publish(path: Path, building: Path, version: str) -> Path:
+    """Make the complete build in ``building`` the live version ``version``: renamed into place, then
+    named by ``CURRENT`` (one atomic write), then the versions before it removed."""
+    final = path / version
+    os.replace(building, final)
+    fsync_dir(path)
+    write_text(path / CURRENT_FILE, version + "\n")
+    _remove_stale(path, keep=version)
+    return final
+
+
+def _link_or_copy(source: str, target: str) -> str:
+    """A hard link to an immutable version's file (no bytes copied), or a copy where links fail."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
+    return target
 
 
 def _remove_stale(path: Path, keep: str) -> None:
