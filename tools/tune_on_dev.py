@@ -11,6 +11,7 @@ model calls of `progressive` come from the completion cache when it is warm):
     .venv/bin/python tools/tune_on_dev.py renderings --domains clapnq,cloud,fiqa   # zero-call context renderings fused with progressive
     .venv/bin/python tools/tune_on_dev.py escalation --domains clapnq,cloud,fiqa   # what progressive's one call asks for
     .venv/bin/python tools/tune_on_dev.py grounded-memory --domains clapnq,cloud,fiqa   # the last answer's passages as a prior
+    .venv/bin/python tools/tune_on_dev.py bm25-params --domains clapnq,cloud,fiqa   # BM25's k1 and b
     .venv/bin/python tools/tune_on_dev.py answers runs/answers-dev/answers-ungated.jsonl   # decline thresholds
 
 Each prints a Markdown table of ALL-3 nDCG@10 (and what else decides the choice).
@@ -33,6 +34,7 @@ from convrag.eval.report import markdown_table
 from convrag.eval.runner import BenchmarkIndexes, RunResult, run_retrieval, score_run
 from convrag.fusion import fuse_lists
 from convrag.generate.decline import restates_question
+from convrag.index.bm25 import BM25Index, BM25Params
 from convrag.queries.sources import make_query_source
 from convrag.queries.strategy import StrategySource
 from convrag.retrieve.memory import boost_with_memory
@@ -317,6 +319,43 @@ def escalation(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
     return markdown_table(["retriever", "stage-2 call", "ALL-3 nDCG@10", "LLM calls per follow-up", "calls made live"], rows)
 
 
+#: BM25's weights before they were chosen here: bm25s's defaults (the Lucene/Elasticsearch b, a higher k1)
+BM25_BEFORE = BM25Params(k1=1.5, b=0.75)
+
+
+def bm25_params(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
+    """BM25's two weights (k1: how fast a term's repeats stop counting; b: how much a long passage
+    is discounted) on a grid around bm25s's defaults (1.5, 0.75), scored alone and inside the
+    default hybrid, with the human rewrite and with the default query path (progressive; its model
+    calls from the completion cache); then today's default against the weights before it, paired
+    per task. Each setting's index is built in memory from the collection's own passages; the
+    collections on disk are not touched."""
+    from convrag.eval.significance import paired_test
+    from convrag.llm import make_llm
+    from convrag.strategies.progressive import Progressive
+
+    sources = {"rewrite": make_query_source("rewrite", data),
+               "progressive": StrategySource(Progressive(make_llm("local"), indexes.embedder))}
+    runs = [(retriever, name) for retriever in ("bm25", "hybrid") for name in sources]
+    per_query: dict[BM25Params, list[Any]] = {}
+    rows = []
+    for k1, b in itertools.product((0.9, 1.2, 1.5, 2.0), (0.2, 0.3, 0.4, 0.5, 0.6, 0.75, 0.9)):
+        params = BM25Params(k1=k1, b=b)
+        for domain in data.domains:
+            collection = indexes.collection(domain)
+            collection.__dict__["bm25"] = BM25Index.build([p.searchable_text for p in collection.passages], params)
+        results = [_scored(indexes, data, retriever, sources[name]) for retriever, name in runs]
+        per_query[params] = [r.per_query for r in results]
+        label = f"{k1} / {b}" + (" (the default)" if params == BM25Params() else " (before)" if params == BM25_BEFORE else "")
+        rows.append([label, *(f"{r.all3.means['nDCG@10']:.4f}" for r in results)])
+    grid = markdown_table(["k1 / b", *(f"{retriever} + {name}" for retriever, name in runs)], rows)
+    tests = [paired_test(before, now) for before, now in zip(per_query[BM25_BEFORE], per_query[BM25Params()])]
+    paired = markdown_table(["run", "tasks", "before", "the default", "delta", "p (randomization)"],
+                            [[f"{retriever} + {name}", t.n, f"{t.mean_baseline:.4f}", f"{t.mean_run:.4f}", f"{t.delta:+.4f}",
+                              f"{t.p_randomization:.3f}"] for (retriever, name), t in zip(runs, tests)])
+    return f"{grid}\n\n{paired}"
+
+
 def answers(rows_file: Path) -> str:
     """Decline thresholds from a dev run of `convrag eval-answers` without the gate (`--answers
     ungated`): which relevance, model-doubt and grounding cut-offs, and whether declining a restated
@@ -355,7 +394,8 @@ def _restated_unbacked(row: dict[str, Any]) -> bool:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=("retrieval", "routing", "progressive", "renderings", "escalation", "grounded-memory", "answers"))
+    parser.add_argument("what", choices=("retrieval", "routing", "progressive", "renderings", "escalation", "grounded-memory", "bm25-params",
+                                           "answers"))
     parser.add_argument("rows", nargs="?", type=Path, help="for answers: the answers-*.jsonl of a dev eval-answers run")
     parser.add_argument("--data", type=Path, default=Path("../shared/mtrag"))
     parser.add_argument("--domains", default="all", help="comma-separated domains (e.g. clapnq,cloud,fiqa: ALL-3 alone)")
@@ -370,7 +410,7 @@ def main() -> None:
     data = replace(data, corpus_paths={d: path for d, path in data.corpus_paths.items() if d in domains})
     indexes = BenchmarkIndexes(data, embedding_model=args.embedding_model)
     print({"retrieval": retrieval, "routing": routing, "progressive": progressive, "renderings": renderings,
-           "escalation": escalation, "grounded-memory": grounded_memory}[args.what](data, indexes))
+           "escalation": escalation, "grounded-memory": grounded_memory, "bm25-params": bm25_params}[args.what](data, indexes))
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ from ..data.layout import MTRAGData
 from ..embeddings import DEFAULT_EMBEDDING_MODEL, Embedder, load_embedder
 from ..errors import CollectionError
 from ..fusion import RRF_K, fuse_lists
+from ..index.bm25 import BM25Params
 from ..index.collection import Collection
 from ..index.manifest import corpus_sha256
 from ..index.windows import WindowSettings
@@ -91,6 +92,8 @@ class BenchmarkIndexes:
                 reuse=collection if stale else None,  # a collection gaining windows keeps its passage vectors
                 windows=self.windows if self.dense else None,
             )
+        # a collection built with other BM25 weights gets today's (its BM25 part alone is rebuilt)
+        collection = collection.with_bm25(BM25Params(), self.reporter)
         self._open[domain] = collection
         return collection
 
