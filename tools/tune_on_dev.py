@@ -1,7 +1,8 @@
-"""The comparisons that chose convrag's defaults, recomputed on the dev half of MT-RAG only.
+"""The comparisons that chose convrag's defaults, recomputed on the dev half of MT-RAG.
 
 Every default that a benchmark in docs/benchmarks.md reports on the test half was chosen here,
-on the dev half (split by conversation, `convrag.data.splits`). Usage (after `make install`; the
+on the dev half (split by conversation, `convrag.data.splits`). One mode, `bm25-before-after`,
+also runs on the test half, only to report a choice already made (`--split test`). Usage (after `make install`; the
 model calls of `progressive` come from the completion cache when it is warm):
 
     .venv/bin/python tools/tune_on_dev.py retrieval     # window scoring, hybrid fusion, PRF, memory
@@ -12,6 +13,7 @@ model calls of `progressive` come from the completion cache when it is warm):
     .venv/bin/python tools/tune_on_dev.py escalation --domains clapnq,cloud,fiqa   # what progressive's one call asks for
     .venv/bin/python tools/tune_on_dev.py grounded-memory --domains clapnq,cloud,fiqa   # the last answer's passages as a prior
     .venv/bin/python tools/tune_on_dev.py bm25-params --domains clapnq,cloud,fiqa   # BM25's k1 and b
+    .venv/bin/python tools/tune_on_dev.py bm25-before-after --split test --domains clapnq,cloud,fiqa   # reports that choice on test, once
     .venv/bin/python tools/tune_on_dev.py answers runs/answers-dev/answers-ungated.jsonl   # decline thresholds
 
 Each prints a Markdown table of ALL-3 nDCG@10 (and what else decides the choice).
@@ -323,13 +325,20 @@ def escalation(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
 BM25_BEFORE = BM25Params(k1=1.5, b=0.75)
 
 
+def _use_bm25(indexes: BenchmarkIndexes, data: MTRAGData, params: BM25Params) -> None:
+    """Search every domain with a BM25 index of ``params``, built in memory from the collection's
+    own passages (the collection on disk keeps the weights it has)."""
+    for domain in data.domains:
+        collection = indexes.collection(domain)
+        collection.__dict__["bm25"] = BM25Index.build([p.searchable_text for p in collection.passages], params)
+
+
 def bm25_params(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
     """BM25's two weights (k1: how fast a term's repeats stop counting; b: how much a long passage
     is discounted) on a grid around bm25s's defaults (1.5, 0.75), scored alone and inside the
     default hybrid, with the human rewrite and with the default query path (progressive; its model
     calls from the completion cache); then today's default against the weights before it, paired
-    per task. Each setting's index is built in memory from the collection's own passages; the
-    collections on disk are not touched."""
+    per task."""
     from convrag.eval.significance import paired_test
     from convrag.llm import make_llm
     from convrag.strategies.progressive import Progressive
@@ -341,9 +350,7 @@ def bm25_params(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
     rows = []
     for k1, b in itertools.product((0.9, 1.2, 1.5, 2.0), (0.2, 0.3, 0.4, 0.5, 0.6, 0.75, 0.9)):
         params = BM25Params(k1=k1, b=b)
-        for domain in data.domains:
-            collection = indexes.collection(domain)
-            collection.__dict__["bm25"] = BM25Index.build([p.searchable_text for p in collection.passages], params)
+        _use_bm25(indexes, data, params)
         results = [_scored(indexes, data, retriever, sources[name]) for retriever, name in runs]
         per_query[params] = [r.per_query for r in results]
         label = f"{k1} / {b}" + (" (the default)" if params == BM25Params() else " (before)" if params == BM25_BEFORE else "")
@@ -354,6 +361,42 @@ def bm25_params(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
                             [[f"{retriever} + {name}", t.n, f"{t.mean_baseline:.4f}", f"{t.mean_run:.4f}", f"{t.delta:+.4f}",
                               f"{t.p_randomization:.3f}"] for (retriever, name), t in zip(runs, tests)])
     return f"{grid}\n\n{paired}"
+
+
+def bm25_before_after(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
+    """Today's BM25 weights against those before them, for every query source of the strategies
+    benchmark, each source's queries the same under both (model calls from the completion cache);
+    then progressive against full_rewrite under each. Meant for ``--split test``, once, to report
+    a choice made on dev with ``bm25-params`` apart from anything else that changed the queries."""
+    from convrag.eval.significance import paired_test
+    from convrag.llm import make_llm
+    from convrag.strategies import make_strategy
+    from convrag.strategies.progressive import Progressive
+
+    llm = make_llm("local")
+    sources = {"last turn": make_query_source("lastturn", data), "rewrite": make_query_source("rewrite", data),
+               "progressive": StrategySource(Progressive(llm, indexes.embedder)),
+               "full_rewrite": StrategySource(make_strategy("full_rewrite", llm, indexes.embedder))}
+    weights = {"before": BM25_BEFORE, "now": BM25Params()}
+    per_query = {}
+    for when, params in weights.items():
+        _use_bm25(indexes, data, params)
+        for retriever in ("bm25", "hybrid"):
+            for name, source in sources.items():
+                per_query[when, retriever, name] = _scored(indexes, data, retriever, source).per_query
+    rows = []
+    for retriever in ("bm25", "hybrid"):
+        for name in sources:
+            t = paired_test(per_query["before", retriever, name], per_query["now", retriever, name])
+            rows.append([f"{retriever} + {name}", t.n, f"{t.mean_baseline:.4f}", f"{t.mean_run:.4f}", f"{t.delta:+.4f}",
+                         f"{t.p_randomization:.3f}"])
+    before, now = (f"b {p.b}" for p in weights.values())
+    for when, params in weights.items():
+        for retriever in ("bm25", "hybrid"):
+            t = paired_test(per_query[when, retriever, "full_rewrite"], per_query[when, retriever, "progressive"])
+            rows.append([f"{retriever}, b {params.b}: progressive vs full_rewrite", t.n, f"{t.mean_baseline:.4f}",
+                         f"{t.mean_run:.4f}", f"{t.delta:+.4f}", f"{t.p_randomization:.3f}"])
+    return markdown_table(["run (ALL-3 nDCG@10)", "tasks", before, now, "delta", "p (randomization)"], rows)
 
 
 def answers(rows_file: Path) -> str:
@@ -395,22 +438,27 @@ def _restated_unbacked(row: dict[str, Any]) -> bool:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("what", choices=("retrieval", "routing", "progressive", "renderings", "escalation", "grounded-memory", "bm25-params",
-                                           "answers"))
+                                           "bm25-before-after", "answers"))
     parser.add_argument("rows", nargs="?", type=Path, help="for answers: the answers-*.jsonl of a dev eval-answers run")
     parser.add_argument("--data", type=Path, default=Path("../shared/mtrag"))
     parser.add_argument("--domains", default="all", help="comma-separated domains (e.g. clapnq,cloud,fiqa: ALL-3 alone)")
+    parser.add_argument("--split", default="dev", choices=("dev", "test"),
+                        help="dev, where everything is chosen; test only for bm25-before-after, to report a choice made on dev")
     parser.add_argument("--embedding-model", default=DEFAULT_EMBEDDING_MODEL,
                         help="the dense model (all-mpnet-base-v2 re-chooses the hybrid settings for it)")
     args = parser.parse_args()
     if args.what == "answers":
         print(answers(args.rows))
         return
-    data = MTRAGData.discover(args.data, "dev")
+    if args.split == "test" and args.what != "bm25-before-after":
+        parser.error("only bm25-before-after reports on the test half; every choice is made on dev")
+    data = MTRAGData.discover(args.data, args.split)
     domains = parse_domains(args.domains)
     data = replace(data, corpus_paths={d: path for d, path in data.corpus_paths.items() if d in domains})
     indexes = BenchmarkIndexes(data, embedding_model=args.embedding_model)
     print({"retrieval": retrieval, "routing": routing, "progressive": progressive, "renderings": renderings,
-           "escalation": escalation, "grounded-memory": grounded_memory, "bm25-params": bm25_params}[args.what](data, indexes))
+           "escalation": escalation, "grounded-memory": grounded_memory, "bm25-params": bm25_params,
+           "bm25-before-after": bm25_before_after}[args.what](data, indexes))
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ from ..data.beir import read_corpus
 from ..data.layout import MTRAGData, sample_root
 from ..eval.report import markdown_table
 from ..index.atomic import write_json, write_text
-from ..llm.local import LocalLLM, llama_build
+from ..llm.local import FLASH_ATTN, LocalLLM, llama_build
 from .timing import machine_description
 
 
@@ -77,7 +77,7 @@ def run_llm_speed_benchmark(out: Path, prompt_tokens: int = 500, generated_token
     for flash_attn in (False, True):
         llm = LocalLLM(flash_attn=flash_attn)
         speeds["flash" if flash_attn else "plain"] = measure(llm.open_context(), text, prompt_tokens, generated_tokens, runs)
-    default = "flash" if LocalLLM().flash_attn else "plain"
+    default = "flash" if FLASH_ATTN else "plain"
     report = {
         "date": dt.date.today().isoformat(),
         "machine": machine_description(),

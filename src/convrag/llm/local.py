@@ -89,6 +89,13 @@ class _Slot:
     last_used: float = field(default_factory=time.monotonic)
 
 
+#: llama.cpp's fused ("flash") attention kernel, on unless a backend is made with ``flash_attn=False``:
+#: on the 2-core AMD EPYC host measured it reads a prompt about 5 % faster and writes as fast; its
+#: rounding differs, so a greedy reply may be worded otherwise where two tokens are near-tied
+#: (quality the same within the noise on dev; docs/benchmarks.md, "Flash attention")
+FLASH_ATTN = True
+
+
 class LocalLLM:
     """A llama.cpp chat model. ``model_path`` None means the verified default model."""
 
@@ -102,7 +109,7 @@ class LocalLLM:
         slots: int = 4,
         reuse_prefix: bool = True,
         read_ahead_chunk: int | None = READ_AHEAD_CHUNK,
-        flash_attn: bool = True,
+        flash_attn: bool = FLASH_ATTN,
     ) -> None:
         self._path = Path(model_path) if model_path else None
         self.model = self._path.stem if self._path else DEFAULT_MODEL_NAME
@@ -115,9 +122,6 @@ class LocalLLM:
         #: tokens a read-ahead evaluates between two looks for a waiting request; None reads the
         #: whole start in one go (a request then waits for all of it: the benchmark's baseline)
         self.read_ahead_chunk = read_ahead_chunk
-        #: llama.cpp's fused ("flash") attention kernel: on the 2-core AMD EPYC host measured it reads a
-        #: prompt about 5 % faster and writes as fast; its rounding differs, so a greedy reply may be worded otherwise
-        #: where two tokens are near-tied (quality the same within the noise on dev; docs/benchmarks.md)
         self.flash_attn = flash_attn
         self._slots: list[_Slot] = []
         self._lock = threading.Lock()
