@@ -12,10 +12,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 
 from convrag.llm import registry
-from convrag.llm.local import LocalLLM
 
 
 def main() -> None:
@@ -28,10 +26,8 @@ def main() -> None:
     if not command:
         parser.error("give the convrag command after --")
 
-    def local(arg: str, options: dict[str, Any]) -> LocalLLM:
-        return LocalLLM(arg or None, **{**options, "flash_attn": args.flash_attn})
-
-    registry.LLM_BACKENDS["local"] = local
+    build = registry.LLM_BACKENDS["local"]  # the registry's own builder, with one option more
+    registry.LLM_BACKENDS["local"] = lambda arg, options: build(arg, {**options, "flash_attn": args.flash_attn})
     from convrag.cli.main import main as convrag
 
     sys.argv = ["convrag", *command]

@@ -36,7 +36,7 @@ from convrag.eval.report import markdown_table
 from convrag.eval.runner import BenchmarkIndexes, RunResult, run_retrieval, score_run
 from convrag.fusion import fuse_lists
 from convrag.generate.decline import restates_question
-from convrag.index.bm25 import BM25Index, BM25Params
+from convrag.index.bm25 import BM25Params
 from convrag.queries.sources import make_query_source
 from convrag.queries.strategy import StrategySource
 from convrag.retrieve.memory import boost_with_memory
@@ -330,7 +330,7 @@ def _use_bm25(indexes: BenchmarkIndexes, data: MTRAGData, params: BM25Params) ->
     own passages (the collection on disk keeps the weights it has)."""
     for domain in data.domains:
         collection = indexes.collection(domain)
-        collection.__dict__["bm25"] = BM25Index.build([p.searchable_text for p in collection.passages], params)
+        collection.__dict__["bm25"] = collection.bm25_index(params)
 
 
 def bm25_params(data: MTRAGData, indexes: BenchmarkIndexes) -> str:

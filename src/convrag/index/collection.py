@@ -100,6 +100,10 @@ class Collection:
                     f"the one that built the index (different weights under the same name); rebuild the collection"
                 )
 
+    def bm25_index(self, params: BM25Params) -> BM25Index:
+        """This collection's passages indexed by BM25 with ``params``, in memory (nothing written)."""
+        return BM25Index.build([p.searchable_text for p in self.passages], params)
+
     def with_bm25(self, params: BM25Params, reporter: Reporter = SILENT) -> Collection:
         """This collection with its BM25 index rebuilt with ``params``, as a new version switched to
         like a build (a crash leaves this one live). The passages and the dense index are carried
@@ -115,7 +119,7 @@ class Collection:
             shutil.copytree(self.version_dir, building, ignore=shutil.ignore_patterns("bm25", MANIFEST_FILE),
                             copy_function=_link_or_copy)
             with reporter.stage(f"{self.name}: BM25 index", total=None):
-                BM25Index.build([p.searchable_text for p in self.passages], params).save(building / "bm25")
+                self.bm25_index(params).save(building / "bm25")
             manifest = replace(self.manifest, bm25=asdict(params), created=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                                convrag_version=__version__,
                                build_seconds=round((self.manifest.build_seconds or 0.0) + time.perf_counter() - started, 2))
