@@ -40,6 +40,27 @@ def test_current_sentence_starts_after_the_last_end():
     assert current_sentence("One [1]. ") == ""
 
 
+@pytest.mark.parametrize(
+    ("generated", "expected"),
+    [
+        ("He was born in the U.S. in 1950", "He was born in the U.S. in 1950"),
+        ("Done [1]. It was found by Dr. Jonas Salk", "It was found by Dr. Jonas Salk"),
+        ("Some fruit, e.g. apples, keep", "Some fruit, e.g. apples, keep"),
+        ("Done [1]. E. E. Cummings wrote it", "E. E. Cummings wrote it"),
+        ("It costs 3.5 dollars [1]. Then", "Then"),
+        ("Born in the U.S. ", "Born in the U.S. "),
+    ],
+)
+def test_an_abbreviation_does_not_end_the_sentence(generated, expected):
+    assert current_sentence(generated) == expected
+
+
+def test_a_sentence_with_an_abbreviation_still_owes_its_citation():
+    # before, the sentence restarted at "in Ohio": two words, too short to need a citation
+    assert ends_uncited_sentence("He lived in the U.S. in Ohio", ".", False) is True
+    assert ends_uncited_sentence("He lived in the U.S. [1] in Ohio", ".", False) is False
+
+
 # a toy vocabulary: one token per piece of text
 VOCAB = ["<end>", " [", "I", "Tea", " has", " caffeine", ".", "1", "]", " do", " not", " know"]
 ID = {piece: i for i, piece in enumerate(VOCAB)}

@@ -46,11 +46,21 @@ _ENDS = (".", "!", "?")
 _ABBREVIATED = re.compile(r"(?:^|[\s(\"'])(?:(?:[A-Z]\.)*[A-Z]|Dr|Mr|Mrs|Ms|Prof|St|Jr|Sr|vs|e\.g|i\.e)$")
 
 
+def _closes_sentence(text: str) -> bool:
+    """Whether ``text`` ends a sentence: in ".", "!" or "?", and not in the full stop of an initial
+    or an abbreviation ("U.S.", "Dr.", "e.g.")."""
+    return text.endswith(_ENDS) and not (text.endswith(".") and _ABBREVIATED.search(text[:-1]) is not None)
+
+
 def current_sentence(generated: str) -> str:
-    """The sentence being written: what follows the last sentence end of ``generated``."""
-    if generated and generated[-1].isspace() and generated.rstrip().endswith(_ENDS):
-        return ""
-    return _SENTENCE_BREAK.split(generated)[-1]
+    """The sentence being written: what follows the last sentence end of ``generated``. The full
+    stop of an initial or an abbreviation is no end: "Born in the U.S. in 1950" is one sentence,
+    whose citation is still owed when it closes."""
+    start = 0
+    for gap in _SENTENCE_BREAK.finditer(generated):
+        if _closes_sentence(generated[: gap.start()]):
+            start = gap.end()
+    return generated[start:]
 
 
 def ends_uncited_sentence(generated: str, piece: str, is_end: bool, min_words: int = 3) -> bool:
