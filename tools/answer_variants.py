@@ -15,6 +15,7 @@ the answer prompt's budget"): each is `convrag eval-answers --split dev --answer
     .venv/bin/python tools/answer_variants.py long-brief
     .venv/bin/python tools/answer_variants.py copy-2
     .venv/bin/python tools/answer_variants.py copy-4
+    .venv/bin/python tools/answer_variants.py self-contained-questions
 
 Writes runs/answers-dev-<variant>/ (the rows, summary.md); with ``--replay 2`` the variant answers
 the first two dev conversations per domain as a chat (runs/replay-dev-<variant>/); then
@@ -69,6 +70,9 @@ VARIANTS: dict[str, tuple[Budget, int, str | None, dict[str, Any]]] = {
     # (convrag.llm.steering.CopyIndex), at two strengths
     "copy-2": (CHOSEN, 300, None, {"copy_bias": 2.0}),
     "copy-4": (CHOSEN, 300, None, {"copy_bias": 4.0}),
+    # the default, a follow-up the strategy found self-contained (progressive's stage 1) shown only
+    # the user's earlier questions: a cold turn then reads about 300 tokens fewer before its answer
+    "self-contained-questions": (CHOSEN, 300, None, {"self_contained_history": QUESTIONS}),
 }
 
 
@@ -88,7 +92,9 @@ def main() -> None:
     if length:
         assert LENGTH in answer.CITED_SYSTEM
         answer.CITED_SYSTEM = answer.CITED_SYSTEM.replace(LENGTH, length)
-    budgets = {"history": history, "compression": CompressionSettings(max_tokens=passages), **further}
+    # the variants measured before self-contained turns had their own history budget kept the one budget
+    budgets = {"history": history, "compression": CompressionSettings(max_tokens=passages), "self_contained_history": None,
+               **further}
     from convrag.cli.main import main as convrag
 
     if args.replay:

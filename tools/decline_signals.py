@@ -231,7 +231,8 @@ def collect_pmi(data: str, answers: Path) -> list[dict[str, Any]]:
         if row is None or not merged.results or trace.strategy is None or pipeline.generator is None:
             continue
         prepared = pipeline.generator._prepare(turn.task.question, turn.task.history, merged.results,
-                                               trace.strategy.final_query, trace.strategy.standalone, 0.0)
+                                               trace.strategy.final_query, trace.strategy.standalone,
+                                               trace.strategy.self_contained, 0.0)
         if prepared.messages is None:
             continue
         reply = " ".join(strip_citations(row["answer"]).split())

@@ -105,6 +105,50 @@ def test_the_standalone_question_is_asked_in_place_of_the_question_with_the_user
         AnswerSettings(examples="chatty")
 
 
+def test_a_self_contained_follow_up_is_shown_the_conversation_within_its_own_budget(embedder):
+    llm = ScriptedLLM(answer=["The Lite plan is free [1]."] * 3)
+    history = [Message("user", "What storage plans are there?"), Message("agent", "Lite and Standard, billed monthly.")]
+    questions_only = AnswerSettings(decline=None)  # by default: the user's earlier questions, within 100 tokens
+    answer = AnswerGenerator(llm, questions_only, embedder).answer("Is the Lite plan free?", history, merged_results(PLANS),
+                                                                  self_contained=True)
+    prompt = llm.last_user_prompt("answer")
+    assert "User: What storage plans are there?" in prompt and "Lite and Standard" not in prompt
+    assert answer.trace["details"]["self_contained"] == "history cut to 100 tokens, 0 words an answer"
+    # a turn the strategy did not find self-contained keeps the whole exchange
+    answer = AnswerGenerator(llm, questions_only, embedder).answer("Is it free?", history, merged_results(PLANS))
+    assert "Assistant: Lite and Standard" in llm.last_user_prompt("answer") and "self_contained" not in answer.trace["details"]
+    # the setting off: a self-contained turn is shown the whole exchange too
+    AnswerGenerator(llm, AnswerSettings(self_contained_history=None), embedder).answer("Is the Lite plan free?", history, merged_results(PLANS), self_contained=True)
+    assert "Assistant: Lite and Standard" in llm.last_user_prompt("answer")
+
+
+def test_a_self_contained_follow_up_keeps_the_whole_history_the_backend_read_ahead(embedder):
+    class ReadAhead(ScriptedLLM):
+        """A backend that reuses what it read: it holds every prompt start read ahead."""
+
+        def __init__(self, **kw):  # type: ignore[no-untyped-def]
+            super().__init__(**kw)
+            self.read: list[str] = []
+
+        def prefill(self, messages):  # type: ignore[no-untyped-def]
+            self.read.append("".join(m["content"] for m in messages))
+            return 1
+
+        def holds(self, messages):  # type: ignore[no-untyped-def]
+            return "".join(m["content"] for m in messages) in self.read
+
+    history = [Message("user", "What storage plans are there?"), Message("agent", "Lite and Standard, billed monthly.")]
+    settings = AnswerSettings(self_contained_history=Budget(tokens=100, answer_words=0))
+    llm = ReadAhead(answer=["The Lite plan is free [1]."] * 2)
+    generator = AnswerGenerator(llm, settings, embedder)
+    generator.answer("Is the Lite plan free?", history, merged_results(PLANS), self_contained=True)
+    assert "Lite and Standard" not in llm.last_user_prompt("answer")  # cold: the short history
+    generator.prefill(history)  # what a chat does while the user reads the last answer
+    answer = generator.answer("Is the Lite plan free?", history, merged_results(PLANS), self_contained=True)
+    assert "Assistant: Lite and Standard" in llm.last_user_prompt("answer")  # already read: shown whole, at no cost
+    assert answer.trace["details"]["self_contained"] == "the whole history: the backend had read it ahead"
+
+
 def test_nothing_relevant_is_declined_without_a_call(embedder):
     llm = ScriptedLLM()
     answer = AnswerGenerator(llm, AnswerSettings(decline=DeclineSettings(min_relevance=0.6)), embedder).answer(

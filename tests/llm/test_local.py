@@ -142,9 +142,12 @@ def test_reading_a_prompt_ahead_leaves_only_its_end_to_read_and_the_same_answer(
         """The answer, the tokens read ahead, and the prompt tokens the request itself read."""
         llm = LocalLLM(model_path, n_ctx=2048, slots=2)
         read = 0
+        start = cited_prompt_start(history, Budget(400, 60), llm.count_tokens)
+        assert not llm.holds(start)
         if read_ahead:
-            read = llm.prefill(cited_prompt_start(history, Budget(400, 60), llm.count_tokens))
+            read = llm.prefill(start)
             assert llm.prefill(cited_prompt_start(history, Budget(400, 60), llm.count_tokens)) == 0  # already held
+            assert llm.holds(start) and not llm.holds(cited_prompt_start(history[:1], Budget(400, 60), llm.count_tokens))
         before = len(reads[id(llm._slots[0].llama)]) if llm._slots else 0
         out = llm.complete(cited_messages(question, history, block, Budget(400, 60), llm.count_tokens), params)
         assert len(llm._slots) == 1  # the request went to the slot that read ahead

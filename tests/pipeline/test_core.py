@@ -5,6 +5,7 @@ from pydantic import TypeAdapter
 
 from convrag.cli.chat import chat_loop
 from convrag.generate.answer import ANSWER_PRESETS, DECLINE, AnswerGenerator
+from convrag.history import Budget
 from convrag.merge import MergeSettings
 from convrag.pipeline import Pipeline, PipelineSpec, build_pipeline
 from convrag.pipeline.trace import TurnTraceDict
@@ -77,6 +78,23 @@ def test_the_strategys_standalone_question_reaches_the_answer_prompt_when_asked_
         result = pipeline.answer([*history, Message("user", "Where do they play at home?")])
         assert result.trace.strategy.standalone == rewrite and result.trace.to_dict()["strategy"]["standalone"] == rewrite
         assert llm.last_user_prompt("answer").endswith(f"Question: {asked}\nAnswer:")
+
+
+def test_a_follow_up_the_strategy_found_self_contained_gets_the_answer_prompts_own_history_budget(tiny_collection):
+    bm25 = open_collections({"x": tiny_collection}, "bm25")[0].retriever
+    history = [Message("user", "Did the Arizona Cardinals play in London?"), Message("agent", "Yes, in 2017 at Twickenham [1].")]
+    questions_only = ANSWER_PRESETS["default"]
+    assert questions_only.self_contained_history == Budget(tokens=100, answer_words=0)  # the user's questions only
+    for question, self_contained in (("Where is the home stadium of the Arizona Cardinals?", True),
+                                     ("Where do they play at home?", False)):
+        llm = ScriptedLLM(rewrite=["Where do the Arizona Cardinals play their home games?"], answer=["At State Farm Stadium [1]."])
+        pipeline = Pipeline([CollectionSearch("docs", bm25)], make_strategy("progressive", llm),
+                            generator=AnswerGenerator(llm, questions_only))
+        result = pipeline.answer([*history, Message("user", question)])
+        assert result.trace.to_dict()["strategy"]["self_contained"] is self_contained
+        prompt = llm.last_user_prompt("answer")
+        assert "User: Did the Arizona Cardinals play in London?" in prompt
+        assert ("Twickenham" in prompt) is not self_contained  # the agent's answers only where the question needs them
 
 
 @pytest.mark.slow

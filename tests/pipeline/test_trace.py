@@ -20,3 +20,13 @@ def test_an_empty_turn_and_a_declined_one_fit_the_schema() -> None:
     adapter.validate_python(TurnTrace().to_dict())
     declined = TurnTrace(fallback="no chosen collection has documents yet", empty_collections=["faq"], timings_s={"total": 0.01})
     assert adapter.validate_python(declined.to_dict())["empty_collections"] == ["faq"]
+
+
+def test_a_strategy_trace_stored_before_self_contained_was_recorded_still_fits() -> None:
+    from convrag.strategies.base import Trace
+
+    adapter = TypeAdapter(TurnTraceDict)
+    strategy = Trace("t1", "progressive", "Is it free?", "Is it free?", "1", self_contained=True).to_dict()
+    assert adapter.validate_python({"strategy": strategy})["strategy"]["self_contained"] is True
+    del strategy["self_contained"]  # a turn stored by an earlier version
+    assert "self_contained" not in adapter.validate_python({"strategy": strategy})["strategy"]

@@ -36,6 +36,8 @@ def test_first_turn_and_questions_without_a_marker_stop_at_stage_1(embedder):
     result = run(llm, embedder, "What are the tax benefits of a Roth IRA account?")
     assert result.trace.stage == "1" and result.query == "What are the tax benefits of a Roth IRA account?"
     assert result.fuse_with == () and llm.requests == [] and not result.trace.noop and result.trace.standalone == ""
+    assert result.trace.self_contained  # the answer prompt may show it less of the conversation
+    assert not run(llm, embedder, "Passport fees?").trace.self_contained  # stage 1a: its topic comes from the conversation
 
 
 def test_a_short_follow_up_is_fused_with_its_topic_expansion_without_a_call(embedder):

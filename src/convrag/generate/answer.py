@@ -34,7 +34,7 @@ from typing import Any, NamedTuple
 from ..embeddings import Embedder, load_embedder
 from ..errors import ConvragError
 from ..history import Budget, render_pairs, turn_pairs
-from ..llm.base import LLM, ChatMessage, Completion, GenerationParams, LLMError, prefill, stream
+from ..llm.base import LLM, ChatMessage, Completion, GenerationParams, LLMError, holds, prefill, stream
 from ..merge.base import MergedResult
 from ..types import Message
 from .citations import (
@@ -155,6 +155,12 @@ class AnswerSettings:
     decline: DeclineSettings | None = DeclineSettings()
     max_tokens: int = 160
     history: Budget = Budget(tokens=400, answer_words=60)
+    #: the history budget of a follow-up the strategy judged self-contained (progressive's stage 1:
+    #: no reference back, the topic named in the question): the user's earlier questions only.
+    #: Reading the conversation is most of a cold turn's wait before the first token; on the dev
+    #: half these turns' first token came 2.4 s sooner with the same overlap (docs/benchmarks.md).
+    #: A backend that read the whole history ahead (a chat) is shown it anyway. None: ``history``
+    self_contained_history: Budget | None = Budget(tokens=100, answer_words=0)
     passage_words: int = 180  # without compression, each passage is clipped to this many words
     #: make the model cite every sentence as it writes it (:mod:`..llm.steering`; local backend)
     cite_sentences: bool = True
@@ -183,7 +189,7 @@ class AnswerSettings:
     @classmethod
     def first(cls) -> AnswerSettings:
         """The answers before compression, the decline gate and the cited prompt (for comparison)."""
-        return cls(prompt="plain", compression=None, decline=None, max_tokens=200, cite_sentences=False)
+        return cls(prompt="plain", compression=None, decline=None, max_tokens=200, cite_sentences=False, self_contained_history=None)
 
 
 #: named settings, so that a pipeline spec, the CLI and the evaluation can pick one
@@ -344,7 +350,7 @@ class AnswerGenerator:
         return self._embedder
 
     def _prepare(self, question: str, history: Sequence[Message], results: Sequence[MergedResult], query: str | None,
-                 standalone: str | None, start: float) -> _Prepared:
+                 standalone: str | None, self_contained: bool, start: float) -> _Prepared:
         s = self.settings
         trace: dict[str, Any] = {"passages": len(results), "details": {"prompt": s.prompt}}
         if s.ask_standalone and standalone and standalone.strip() != question.strip():
@@ -369,10 +375,22 @@ class AnswerGenerator:
         else:
             block, shown = passage_block(results, s.passage_words, LABELS[s.labels]), [r.hit.text for r in results]
         pairs = turn_pairs(history)
-        context, dropped = render_pairs(pairs, self.llm.count_tokens, s.history)
+        examples = EXAMPLE_SETS[s.examples]
+        budget = s.history
+        context, dropped = render_pairs(pairs, self.llm.count_tokens, budget)
+        own = s.self_contained_history if self_contained and pairs else None
+        if own is not None:
+            # a question that names its own topic needs the conversation little: a short history
+            # saves a cold prompt most of its reading, unless the backend read the whole one ahead
+            if holds(self.llm, [*_cited_start(examples), {"role": "user", "content": _cited_head(context)}]):
+                trace["details"]["self_contained"] = "the whole history: the backend had read it ahead"
+            else:
+                budget = own
+                context, dropped = render_pairs(pairs, self.llm.count_tokens, budget)
+                trace["details"]["self_contained"] = f"history cut to {budget.tokens} tokens, {budget.answer_words} words an answer"
         # which exchanges the model sees: with a stepped window the start moves only every few turns
-        trace["details"]["history"] = {"exchanges": len(pairs), "dropped": dropped, "step": s.history.step}
-        return _Prepared(_cited_prompt(context, block, question, EXAMPLE_SETS[s.examples]), shown, trace, question)
+        trace["details"]["history"] = {"exchanges": len(pairs), "dropped": dropped, "step": budget.step}
+        return _Prepared(_cited_prompt(context, block, question, examples), shown, trace, question)
 
     def prefill(self, history: Sequence[Message]) -> int | None:
         """Have the backend read the next turn's prompt up to its passages, once ``history`` (the
@@ -386,11 +404,13 @@ class AnswerGenerator:
         return prefill(self.llm, cited_prompt_start(history, s.history, self.llm.count_tokens, EXAMPLE_SETS[s.examples]))
 
     def answer(self, question: str, history: Sequence[Message], results: Sequence[MergedResult], query: str | None = None,
-               standalone: str | None = None) -> Answer:
+               standalone: str | None = None, self_contained: bool = False) -> Answer:
         """The cited answer; ``query`` (the strategy's retrieval query) scores sentences for compression;
-        ``standalone`` (the question the model restated on its own, if any) is asked with ``ask_standalone``."""
+        ``standalone`` (the question the model restated on its own, if any) is asked with ``ask_standalone``;
+        ``self_contained`` (the strategy found the question needs no context) selects
+        ``self_contained_history``."""
         start = time.perf_counter()
-        prepared = self._prepare(question, history, results, query, standalone, start)
+        prepared = self._prepare(question, history, results, query, standalone, self_contained, start)
         if prepared.early is not None:
             return prepared.early
         assert prepared.messages is not None
@@ -402,12 +422,12 @@ class AnswerGenerator:
         return self._finish(completion, params, prepared, results, start)
 
     def stream(self, question: str, history: Sequence[Message], results: Sequence[MergedResult],
-               query: str | None = None, standalone: str | None = None) -> Iterator[str | Answer]:
+               query: str | None = None, standalone: str | None = None, self_contained: bool = False) -> Iterator[str | Answer]:
         """:meth:`answer`, with the model's text in pieces as it is written before the :class:`Answer`.
         The final text may differ from the pieces: inferred citation markers are added, citations
         are re-pointed, and an empty or ungrounded answer becomes the decline sentence."""
         start = time.perf_counter()
-        prepared = self._prepare(question, history, results, query, standalone, start)
+        prepared = self._prepare(question, history, results, query, standalone, self_contained, start)
         if prepared.early is not None:
             yield prepared.early.text
             yield prepared.early

@@ -137,6 +137,14 @@ def prefill(llm: LLM, messages: list[ChatMessage]) -> int | None:
     return method(messages) if method is not None else None
 
 
+def holds(llm: LLM, messages: list[ChatMessage]) -> bool:
+    """Whether the backend has read ``messages`` (a prompt start, as for :func:`prefill`) already, by
+    a read-ahead or an earlier request: a prompt that begins with them then costs only what follows.
+    False for backends that read every prompt whole."""
+    method = getattr(llm, "holds", None)
+    return bool(method(messages)) if method is not None else False
+
+
 _JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
 
 

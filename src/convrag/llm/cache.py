@@ -14,7 +14,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-from .base import LLM, ChatMessage, Completion, GenerationParams, prefill, stream
+from .base import LLM, ChatMessage, Completion, GenerationParams, holds, prefill, stream
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS completions (
@@ -68,6 +68,10 @@ class CachedLLM:
     def prefill(self, messages: list[ChatMessage]) -> int | None:
         """Read ahead on the backend (:func:`..base.prefill`): nothing is stored, as nothing is answered."""
         return prefill(self.inner, messages)
+
+    def holds(self, messages: list[ChatMessage]) -> bool:
+        """Whether the backend has read this prompt start (:func:`..base.holds`)."""
+        return holds(self.inner, messages)
 
     def _lookup(self, key: str) -> Completion | None:
         with self._lock:

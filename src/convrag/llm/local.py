@@ -301,6 +301,15 @@ class LocalLLM:
             slot.last_used = time.monotonic()
             return read
 
+    def holds(self, messages: list[ChatMessage]) -> bool:
+        """Whether a slot's last prompt (a read-ahead's, or a request's) begins with ``messages``, a
+        prompt start: a request that begins with them would read only what follows. A read-ahead that
+        yielded to a request part-way counts too; the request then reads the rest."""
+        if not self.reuse_prefix:
+            return False
+        start = _render(messages)
+        return any(slot.last_prompt.startswith(start) for slot in list(self._slots))
+
     def stream(self, messages: list[ChatMessage], params: GenerationParams = GenerationParams()) -> Iterator[str | Completion]:
         """Pieces of the answer as llama.cpp decodes them, then the :class:`Completion`. The model is
         held for the whole generation; closing the iterator early releases it."""

@@ -191,16 +191,17 @@ class Pipeline:
             question, history = messages[-1].text, messages[:-1]
             query = trace.strategy.final_query if trace.strategy is not None else question
             standalone = trace.strategy.standalone if trace.strategy is not None else None
+            self_contained = trace.strategy is not None and trace.strategy.self_contained
             if stream_text:
                 answer = None
-                for item in self.generator.stream(question, history, merged.results, query, standalone):
+                for item in self.generator.stream(question, history, merged.results, query, standalone, self_contained):
                     if isinstance(item, Answer):
                         answer = item
                     else:
                         yield item
                 assert answer is not None
             else:
-                answer = self.generator.answer(question, history, merged.results, query, standalone)
+                answer = self.generator.answer(question, history, merged.results, query, standalone, self_contained)
             trace.timings_s["answer"] = time.perf_counter() - t
         trace.answer = answer.trace
         trace.timings_s["total"] = time.perf_counter() - start

@@ -10,7 +10,7 @@ schema that the API documents (``convrag trace-schema`` prints it; ``docs/turn-t
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NotRequired
 
 from typing_extensions import TypedDict  # pydantic builds schemas only from this one on Python < 3.12
 
@@ -50,6 +50,9 @@ class StrategyTraceDict(TypedDict):
     original_query: str
     final_query: str
     standalone: str  # the question as the model restated it on its own ("" when no model rewrite)
+    # a follow-up judged to need nothing from the conversation (searched as asked); absent from turns
+    # stored before it was recorded
+    self_contained: NotRequired[bool]
     stage: str
     calls: list[LLMCallDict]
     context: list[dict[str, Any]]

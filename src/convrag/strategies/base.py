@@ -63,6 +63,9 @@ class Trace:
     #: the question restated on its own by the model, when the strategy had one written (a model
     #: rewrite, not an expansion or a summary); the answer prompt can ask it in place of the question
     standalone: str = ""
+    #: the strategy judged that a follow-up needs nothing from the conversation and searched it as
+    #: asked (progressive's stage 1); the answer prompt can then show less of the conversation
+    self_contained: bool = False
 
     @property
     def prompt_tokens(self) -> int:

@@ -146,6 +146,7 @@ class Progressive(UsesEmbedder):
         trace.details["stage_1"] = {"markers": list(verdict.markers), "conversation_terms": terms}
 
         if verdict.standalone:
+            trace.self_contained = True
             return finish(trace, started, task.question, "1")
         if not refers and (s.expand_short or s.rewrite == "never"):
             return finish(trace, started, task.question, "1x", (expanded,))
