@@ -16,6 +16,7 @@ the answer prompt's budget"): each is `convrag eval-answers --split dev --answer
     .venv/bin/python tools/answer_variants.py copy-2
     .venv/bin/python tools/answer_variants.py copy-4
     .venv/bin/python tools/answer_variants.py self-contained-questions
+    .venv/bin/python tools/answer_variants.py self-contained-anchored
 
 Writes runs/answers-dev-<variant>/ (the rows, summary.md); with ``--replay 2`` the variant answers
 the first two dev conversations per domain as a chat (runs/replay-dev-<variant>/); then
@@ -73,7 +74,29 @@ VARIANTS: dict[str, tuple[Budget, int, str | None, dict[str, Any]]] = {
     # the default, a follow-up the strategy found self-contained (progressive's stage 1) shown only
     # the user's earlier questions: a cold turn then reads about 300 tokens fewer before its answer
     "self-contained-questions": (CHOSEN, 300, None, {"self_contained_history": QUESTIONS}),
+    # ... and so is a follow-up that repeats a specific term of the conversation (stage 1a: searched
+    # as asked and with the conversation's terms, no call); the user's questions keep the thread
+    "self-contained-anchored": (CHOSEN, 300, None, {"self_contained_history": QUESTIONS}),
 }
+
+
+def _anchored_is_self_contained() -> None:
+    """Progressive's stage-1a turns flagged self-contained too (for the ``self-contained-anchored`` variant)."""
+    from convrag.strategies.progressive import Progressive
+
+    rewrite = Progressive.rewrite
+
+    def flagged(self, task):  # type: ignore[no-untyped-def]
+        out = rewrite(self, task)
+        if out.trace.stage == "1a":
+            out.trace.self_contained = True
+        return out
+
+    Progressive.rewrite = flagged  # type: ignore[method-assign]
+
+
+#: what a variant changes beyond the answer settings
+PATCHES = {"self-contained-anchored": _anchored_is_self_contained}
 
 
 def main() -> None:
@@ -89,6 +112,8 @@ def main() -> None:
                         help="make every model call live (to compare variants on one llama.cpp build, and time them)")
     args = parser.parse_args()
     history, passages, length, further = VARIANTS[args.variant]
+    if args.variant in PATCHES:
+        PATCHES[args.variant]()
     if length:
         assert LENGTH in answer.CITED_SYSTEM
         answer.CITED_SYSTEM = answer.CITED_SYSTEM.replace(LENGTH, length)

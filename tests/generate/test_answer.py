@@ -108,7 +108,7 @@ def test_the_standalone_question_is_asked_in_place_of_the_question_with_the_user
 def test_a_self_contained_follow_up_is_shown_the_conversation_within_its_own_budget(embedder):
     llm = ScriptedLLM(answer=["The Lite plan is free [1]."] * 3)
     history = [Message("user", "What storage plans are there?"), Message("agent", "Lite and Standard, billed monthly.")]
-    questions_only = AnswerSettings(decline=None)  # by default: the user's earlier questions, within 100 tokens
+    questions_only = AnswerSettings(decline=None, self_contained_history=Budget(tokens=100, answer_words=0))
     answer = AnswerGenerator(llm, questions_only, embedder).answer("Is the Lite plan free?", history, merged_results(PLANS),
                                                                   self_contained=True)
     prompt = llm.last_user_prompt("answer")
@@ -117,8 +117,8 @@ def test_a_self_contained_follow_up_is_shown_the_conversation_within_its_own_bud
     # a turn the strategy did not find self-contained keeps the whole exchange
     answer = AnswerGenerator(llm, questions_only, embedder).answer("Is it free?", history, merged_results(PLANS))
     assert "Assistant: Lite and Standard" in llm.last_user_prompt("answer") and "self_contained" not in answer.trace["details"]
-    # the setting off: a self-contained turn is shown the whole exchange too
-    AnswerGenerator(llm, AnswerSettings(self_contained_history=None), embedder).answer("Is the Lite plan free?", history, merged_results(PLANS), self_contained=True)
+    # the setting off (the default): a self-contained turn is shown the whole exchange too
+    AnswerGenerator(llm, AnswerSettings(), embedder).answer("Is the Lite plan free?", history, merged_results(PLANS), self_contained=True)
     assert "Assistant: Lite and Standard" in llm.last_user_prompt("answer")
 
 

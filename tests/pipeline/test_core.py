@@ -83,8 +83,8 @@ def test_the_strategys_standalone_question_reaches_the_answer_prompt_when_asked_
 def test_a_follow_up_the_strategy_found_self_contained_gets_the_answer_prompts_own_history_budget(tiny_collection):
     bm25 = open_collections({"x": tiny_collection}, "bm25")[0].retriever
     history = [Message("user", "Did the Arizona Cardinals play in London?"), Message("agent", "Yes, in 2017 at Twickenham [1].")]
-    questions_only = ANSWER_PRESETS["default"]
-    assert questions_only.self_contained_history == Budget(tokens=100, answer_words=0)  # the user's questions only
+    questions_only = ANSWER_PRESETS["self-contained"]
+    assert questions_only.self_contained_history == Budget(tokens=100, answer_words=0) and ANSWER_PRESETS["default"].self_contained_history is None
     for question, self_contained in (("Where is the home stadium of the Arizona Cardinals?", True),
                                      ("Where do they play at home?", False)):
         llm = ScriptedLLM(rewrite=["Where do the Arizona Cardinals play their home games?"], answer=["At State Farm Stadium [1]."])

@@ -156,11 +156,14 @@ class AnswerSettings:
     max_tokens: int = 160
     history: Budget = Budget(tokens=400, answer_words=60)
     #: the history budget of a follow-up the strategy judged self-contained (progressive's stage 1:
-    #: no reference back, the topic named in the question): the user's earlier questions only.
-    #: Reading the conversation is most of a cold turn's wait before the first token; on the dev
-    #: half these turns' first token came 2.4 s sooner with the same overlap (docs/benchmarks.md).
-    #: A backend that read the whole history ahead (a chat) is shown it anyway. None: ``history``
-    self_contained_history: Budget | None = Budget(tokens=100, answer_words=0)
+    #: no reference back, the topic named in the question), e.g. the user's earlier questions only
+    #: (``Budget(100, answer_words=0)``); a backend that read the whole history ahead (a chat) is
+    #: shown it anyway. Reading the conversation is most of a cold turn's wait before the first
+    #: token: with the user's questions only, these turns' first token came 2.4 s sooner on the dev
+    #: half at the same ROUGE-L, but on the test half the answers were shorter and overlapped the
+    #: references less (-1.1 points, p = 0.03), with two more false declines (docs/benchmarks.md),
+    #: so it is an option. None: ``history`` for every turn
+    self_contained_history: Budget | None = None
     passage_words: int = 180  # without compression, each passage is clipped to this many words
     #: make the model cite every sentence as it writes it (:mod:`..llm.steering`; local backend)
     cite_sentences: bool = True
@@ -189,7 +192,7 @@ class AnswerSettings:
     @classmethod
     def first(cls) -> AnswerSettings:
         """The answers before compression, the decline gate and the cited prompt (for comparison)."""
-        return cls(prompt="plain", compression=None, decline=None, max_tokens=200, cite_sentences=False, self_contained_history=None)
+        return cls(prompt="plain", compression=None, decline=None, max_tokens=200, cite_sentences=False)
 
 
 #: named settings, so that a pipeline spec, the CLI and the evaluation can pick one
@@ -208,6 +211,10 @@ ANSWER_PRESETS: dict[str, AnswerSettings] = {
     # the default with the copy steer at the strength measured on the dev half: more verbatim
     # answers (support by word overlap 87 -> 93 %), not better ones to read (docs/benchmarks.md)
     "copy": AnswerSettings(copy_bias=4.0),
+    # the default, a follow-up the strategy found self-contained shown only the user's earlier
+    # questions when its history was not read ahead: a cold turn's first token about 2 s sooner, at
+    # about a point of ROUGE-L on the test half and more false declines (docs/benchmarks.md)
+    "self-contained": AnswerSettings(self_contained_history=Budget(tokens=100, answer_words=0)),
 }
 
 
