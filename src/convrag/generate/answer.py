@@ -281,6 +281,11 @@ def _cited_start(examples: Sequence[AnswerExample]) -> list[ChatMessage]:
     return messages
 
 
+def _cited_opening(context: str, examples: Sequence[AnswerExample]) -> list[ChatMessage]:
+    """The ``cited`` prompt up to its passages, with ``context`` as the conversation."""
+    return [*_cited_start(examples), {"role": "user", "content": _cited_head(context)}]
+
+
 def _cited_prompt(context: str, block: str, question: str, examples: Sequence[AnswerExample]) -> list[ChatMessage]:
     return [*_cited_start(examples), {"role": "user", "content": _cited_user(context, block, question)}]
 
@@ -298,7 +303,7 @@ def cited_prompt_start(history: Sequence[Message], history_budget: Budget, count
     """The part of the next turn's ``cited`` prompt that is known once ``history`` is: everything
     up to the passages. Its last message is the start of :func:`cited_messages`'s last message."""
     context, _ = render_pairs(turn_pairs(history), count_tokens, history_budget)
-    return [*_cited_start(examples), {"role": "user", "content": _cited_head(context)}]
+    return _cited_opening(context, examples)
 
 
 _RESTATED = "the answer only restates the question and no passage it cites holds it"
@@ -389,7 +394,7 @@ class AnswerGenerator:
         if own is not None:
             # a question that names its own topic needs the conversation little: a short history
             # saves a cold prompt most of its reading, unless the backend read the whole one ahead
-            if holds(self.llm, [*_cited_start(examples), {"role": "user", "content": _cited_head(context)}]):
+            if holds(self.llm, _cited_opening(context, examples)):
                 trace["details"]["self_contained"] = "the whole history: the backend had read it ahead"
             else:
                 budget = own
