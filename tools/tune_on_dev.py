@@ -325,6 +325,11 @@ def escalation(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
 BM25_BEFORE = BM25Params(k1=1.5, b=0.75)
 
 
+def _paired_row(label: str, t: Any) -> list[Any]:
+    """A table row of a paired test (:func:`convrag.eval.significance.paired_test`)."""
+    return [label, t.n, f"{t.mean_baseline:.4f}", f"{t.mean_run:.4f}", f"{t.delta:+.4f}", f"{t.p_randomization:.3f}"]
+
+
 def _use_bm25(indexes: BenchmarkIndexes, data: MTRAGData, params: BM25Params) -> None:
     """Search every domain with a BM25 index of ``params``, built in memory from the collection's
     own passages (the collection on disk keeps the weights it has)."""
@@ -358,8 +363,7 @@ def bm25_params(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
     grid = markdown_table(["k1 / b", *(f"{retriever} + {name}" for retriever, name in runs)], rows)
     tests = [paired_test(before, now) for before, now in zip(per_query[BM25_BEFORE], per_query[BM25Params()])]
     paired = markdown_table(["run", "tasks", "before", "the default", "delta", "p (randomization)"],
-                            [[f"{retriever} + {name}", t.n, f"{t.mean_baseline:.4f}", f"{t.mean_run:.4f}", f"{t.delta:+.4f}",
-                              f"{t.p_randomization:.3f}"] for (retriever, name), t in zip(runs, tests)])
+                            [_paired_row(f"{retriever} + {name}", t) for (retriever, name), t in zip(runs, tests)])
     return f"{grid}\n\n{paired}"
 
 
@@ -388,14 +392,12 @@ def bm25_before_after(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
     for retriever in ("bm25", "hybrid"):
         for name in sources:
             t = paired_test(per_query["before", retriever, name], per_query["now", retriever, name])
-            rows.append([f"{retriever} + {name}", t.n, f"{t.mean_baseline:.4f}", f"{t.mean_run:.4f}", f"{t.delta:+.4f}",
-                         f"{t.p_randomization:.3f}"])
+            rows.append(_paired_row(f"{retriever} + {name}", t))
     before, now = (f"b {p.b}" for p in weights.values())
     for when, params in weights.items():
         for retriever in ("bm25", "hybrid"):
             t = paired_test(per_query[when, retriever, "full_rewrite"], per_query[when, retriever, "progressive"])
-            rows.append([f"{retriever}, b {params.b}: progressive vs full_rewrite", t.n, f"{t.mean_baseline:.4f}",
-                         f"{t.mean_run:.4f}", f"{t.delta:+.4f}", f"{t.p_randomization:.3f}"])
+            rows.append(_paired_row(f"{retriever}, b {params.b}: progressive vs full_rewrite", t))
     return markdown_table(["run (ALL-3 nDCG@10)", "tasks", before, now, "delta", "p (randomization)"], rows)
 
 

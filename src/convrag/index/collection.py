@@ -18,7 +18,8 @@ import os
 import shutil
 import time
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, replace
 from functools import cached_property
 from pathlib import Path
@@ -102,7 +103,7 @@ class Collection:
 
     def bm25_index(self, params: BM25Params) -> BM25Index:
         """This collection's passages indexed by BM25 with ``params``, in memory (nothing written)."""
-        return BM25Index.build([p.searchable_text for p in self.passages], params)
+        return _bm25_of(self.passages, params)
 
     def with_bm25(self, params: BM25Params, reporter: Reporter = SILENT) -> Collection:
         """This collection with its BM25 index rebuilt with ``params``, as a new version switched to
@@ -113,9 +114,7 @@ class Collection:
             return self
         started = time.perf_counter()
         version = _version_name(self.manifest.corpus_sha256)
-        building = self.path / f".tmp-{version}"
-        shutil.rmtree(building, ignore_errors=True)
-        try:
+        with _staging(self.path, version) as building:
             shutil.copytree(self.version_dir, building, ignore=shutil.ignore_patterns("bm25", MANIFEST_FILE),
                             copy_function=_link_or_copy)
             with reporter.stage(f"{self.name}: BM25 index", total=None):
@@ -125,9 +124,6 @@ class Collection:
                                build_seconds=round((self.manifest.build_seconds or 0.0) + time.perf_counter() - started, 2))
             write_json(building / MANIFEST_FILE, manifest.to_json())
             final = _publish(self.path, building, version)
-        except BaseException:
-            shutil.rmtree(building, ignore_errors=True)
-            raise
         return type(self)(self.path, final, manifest, self.passages)
 
     @classmethod
@@ -202,16 +198,13 @@ class Collection:
         started = time.perf_counter()
         path.mkdir(parents=True, exist_ok=True)
         version = _version_name(digest)
-        building = path / f".tmp-{version}"
-        shutil.rmtree(building, ignore_errors=True)
-        building.mkdir()
-        try:
+        with _staging(path, version) as building:
+            building.mkdir()
             with atomic_open(building / PASSAGES_FILE) as handle:
                 for passage in passages:
                     handle.write((json.dumps(passage._asdict(), ensure_ascii=False) + "\n").encode("utf-8"))
-            texts = [p.searchable_text for p in passages]
             with reporter.stage(f"{name}: BM25 index", total=None):
-                BM25Index.build(texts, bm25_params).save(building / "bm25")
+                _bm25_of(passages, bm25_params).save(building / "bm25")
             probe = None
             window_info: dict[str, int] | None = None
             if embedder is not None:
@@ -226,7 +219,7 @@ class Collection:
                 corpus_sha256=digest,
                 created=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                 convrag_version=__version__,
-                bm25=dict(bm25_params.__dict__),
+                bm25=asdict(bm25_params),
                 embedding_model=model,
                 embedding_dimension=embedder.dimension if embedder is not None else None,
                 embedding_probe=probe,
@@ -236,9 +229,6 @@ class Collection:
             )
             write_json(building / MANIFEST_FILE, manifest.to_json())
             final = _publish(path, building, version)
-        except BaseException:
-            shutil.rmtree(building, ignore_errors=True)
-            raise
         return cls(path, final, manifest, passages)
 
 
@@ -372,6 +362,23 @@ def _read_passages(path: Path) -> list[Passage]:
         raise CollectionError(f"{path} is missing; rebuild the collection") from None
     except (json.JSONDecodeError, TypeError) as exc:
         raise CollectionError(f"{path} is corrupt ({exc}); rebuild the collection") from None
+
+
+def _bm25_of(passages: Sequence[Passage], params: BM25Params) -> BM25Index:
+    return BM25Index.build([p.searchable_text for p in passages], params)
+
+
+@contextmanager
+def _staging(path: Path, version: str) -> Iterator[Path]:
+    """The folder a new version is built in (``.tmp-<version>``, not yet created, any leftover of it
+    removed); removed again if the build fails or is interrupted, so only :func:`_publish` makes it live."""
+    building = path / f".tmp-{version}"
+    shutil.rmtree(building, ignore_errors=True)
+    try:
+        yield building
+    except BaseException:
+        shutil.rmtree(building, ignore_errors=True)
+        raise
 
 
 def _version_name(corpus_digest: str) -> str:

@@ -77,7 +77,7 @@ def ends_uncited_sentence(generated: str, piece: str, is_end: bool, min_words: i
             return False  # already closed (and checked when it was)
     elif not piece.rstrip().endswith(_ENDS):
         return False
-    elif piece.strip() == "." and (generated[-1:].isdigit() or _ABBREVIATED.search(generated)):
+    elif piece.strip() == "." and (generated[-1:].isdigit() or not _closes_sentence(generated + ".")):
         return False
     if not is_end:
         sentence += piece.rstrip()[:-1]
