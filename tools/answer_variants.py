@@ -117,9 +117,7 @@ def main() -> None:
     if length:
         assert LENGTH in answer.CITED_SYSTEM
         answer.CITED_SYSTEM = answer.CITED_SYSTEM.replace(LENGTH, length)
-    # the variants measured before self-contained turns had their own history budget kept the one budget
-    budgets = {"history": history, "compression": CompressionSettings(max_tokens=passages), "self_contained_history": None,
-               **further}
+    budgets = {"history": history, "compression": CompressionSettings(max_tokens=passages), **further}
     from convrag.cli.main import main as convrag
 
     if args.replay:

@@ -146,7 +146,7 @@ def test_reading_a_prompt_ahead_leaves_only_its_end_to_read_and_the_same_answer(
         assert not llm.holds(start)
         if read_ahead:
             read = llm.prefill(start)
-            assert llm.prefill(cited_prompt_start(history, Budget(400, 60), llm.count_tokens)) == 0  # already held
+            assert llm.prefill(start) == 0  # already held
             assert llm.holds(start) and not llm.holds(cited_prompt_start(history[:1], Budget(400, 60), llm.count_tokens))
         before = len(reads[id(llm._slots[0].llama)]) if llm._slots else 0
         out = llm.complete(cited_messages(question, history, block, Budget(400, 60), llm.count_tokens), params)
