@@ -17,6 +17,7 @@ the answer prompt's budget"): each is `convrag eval-answers --split dev --answer
     .venv/bin/python tools/answer_variants.py copy-4
     .venv/bin/python tools/answer_variants.py self-contained-questions
     .venv/bin/python tools/answer_variants.py self-contained-anchored
+    .venv/bin/python tools/answer_variants.py standalone-asked
 
 Writes runs/answers-dev-<variant>/ (the rows, summary.md); with ``--replay 2`` the variant answers
 the first two dev conversations per domain as a chat (runs/replay-dev-<variant>/); then
@@ -77,6 +78,10 @@ VARIANTS: dict[str, tuple[Budget, int, str | None, dict[str, Any]]] = {
     # ... and so is a follow-up that repeats a specific term of the conversation (stage 1a: searched
     # as asked and with the conversation's terms, no call); the user's questions keep the thread
     "self-contained-anchored": (CHOSEN, 300, None, {"self_contained_history": QUESTIONS}),
+    # the default with the whole history kept, but the question the strategy restated (progressive's
+    # stage 2) asked in place of the question as asked: does naming its referent keep the model on
+    # this turn's question instead of the conversation's last one?
+    "standalone-asked": (CHOSEN, 300, None, {"ask_standalone": True}),
 }
 
 

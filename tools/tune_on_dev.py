@@ -11,6 +11,7 @@ model calls of `progressive` come from the completion cache when it is warm):
     .venv/bin/python tools/tune_on_dev.py progressive   # the stage designs, against full_rewrite
     .venv/bin/python tools/tune_on_dev.py renderings --domains clapnq,cloud,fiqa   # zero-call context renderings fused with progressive
     .venv/bin/python tools/tune_on_dev.py escalation --domains clapnq,cloud,fiqa   # what progressive's one call asks for
+    .venv/bin/python tools/tune_on_dev.py stage-one --domains clapnq,cloud,fiqa    # a call on the follow-ups stage 1 takes as asked
     .venv/bin/python tools/tune_on_dev.py grounded-memory --domains clapnq,cloud,fiqa   # the last answer's passages as a prior
     .venv/bin/python tools/tune_on_dev.py bm25-params --domains clapnq,cloud,fiqa   # BM25's k1 and b
     .venv/bin/python tools/tune_on_dev.py bm25-before-after --split test --domains clapnq,cloud,fiqa   # reports that choice on test, once
@@ -321,6 +322,51 @@ def escalation(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
     return markdown_table(["retriever", "stage-2 call", "ALL-3 nDCG@10", "LLM calls per follow-up", "calls made live"], rows)
 
 
+def stage_one(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
+    """Would a call pay on the follow-ups stage 1 searches as asked (no marker)? On both halves
+    full_rewrite beats the question as asked on those turns; here they are sent to stage 2 instead
+    (the last exchange rewritten, fused with the topic expansion), everything else unchanged."""
+    import convrag.strategies.progressive as progressive_module
+    from convrag.llm import make_llm
+    from convrag.strategies.progressive import Progressive
+    from convrag.strategies.standalone import StandaloneVerdict
+
+    verdict = progressive_module.standalone_verdict
+
+    def marked(question: str, min_words: int = 5) -> StandaloneVerdict:
+        found = verdict(question, min_words)
+        # min_words 0 is the rewrite's own verdict (stage 2's check), which stays as it is
+        return found._replace(standalone=False, markers=("pronoun:stage-1",)) if found.standalone and min_words else found
+
+    class StageOneRewritten(Progressive):
+        def rewrite(self, task: Any) -> Any:
+            progressive_module.standalone_verdict = marked
+            try:
+                return super().rewrite(task)
+            finally:
+                progressive_module.standalone_verdict = verdict
+
+    from convrag.strategies import make_strategy
+
+    llm = make_llm("local")
+    default = StrategySource(Progressive(llm, indexes.embedder))
+    sources = {"stage-1 follow-ups rewritten too": StrategySource(StageOneRewritten(llm, indexes.embedder)),
+               "full_rewrite (the whole history, every follow-up)": StrategySource(make_strategy("full_rewrite", llm, indexes.embedder))}
+    rows = []
+    for retriever in ("bm25", "hybrid"):
+        base = _scored(indexes, data, retriever, default)
+        stage_one_turns = [t.task_id for t in default.traces.values()
+                           if t.stage == "1" and t.task_id in base.tasks and base.tasks[t.task_id].turn > 1]
+        runs = [("the default (stage 1 as asked)", default, base)]
+        runs += [(label, source, _scored(indexes, data, retriever, source)) for label, source in sources.items()]
+        for label, source, result in runs:
+            calls, live = _follow_up_calls(source, result)
+            on_turns = sum(result.per_query[t]["nDCG@10"] for t in stage_one_turns) / max(1, len(stage_one_turns))
+            rows.append([retriever, label, result.all3.means["nDCG@10"], f"{on_turns:.4f} ({len(stage_one_turns)})", f"{calls:.2f}", live])
+    return markdown_table(["retriever", "progressive", "ALL-3 nDCG@10", "nDCG@10 on stage-1 follow-ups (turns)",
+                           "LLM calls per follow-up", "calls made live"], rows)
+
+
 #: BM25's weights before they were chosen here: bm25s's defaults (the Lucene/Elasticsearch b, a higher k1)
 BM25_BEFORE = BM25Params(k1=1.5, b=0.75)
 
@@ -439,7 +485,7 @@ def _restated_unbacked(row: dict[str, Any]) -> bool:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=("retrieval", "routing", "progressive", "renderings", "escalation", "grounded-memory", "bm25-params",
+    parser.add_argument("what", choices=("retrieval", "routing", "progressive", "renderings", "escalation", "stage-one", "grounded-memory", "bm25-params",
                                            "bm25-before-after", "answers"))
     parser.add_argument("rows", nargs="?", type=Path, help="for answers: the answers-*.jsonl of a dev eval-answers run")
     parser.add_argument("--data", type=Path, default=Path("../shared/mtrag"))
@@ -459,7 +505,7 @@ def main() -> None:
     data = replace(data, corpus_paths={d: path for d, path in data.corpus_paths.items() if d in domains})
     indexes = BenchmarkIndexes(data, embedding_model=args.embedding_model)
     print({"retrieval": retrieval, "routing": routing, "progressive": progressive, "renderings": renderings,
-           "escalation": escalation, "grounded-memory": grounded_memory, "bm25-params": bm25_params,
+           "escalation": escalation, "stage-one": stage_one, "grounded-memory": grounded_memory, "bm25-params": bm25_params,
            "bm25-before-after": bm25_before_after}[args.what](data, indexes))
 
 
