@@ -363,6 +363,10 @@ def stage_one(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
             calls, live = _follow_up_calls(source, result)
             on_turns = sum(result.per_query[t]["nDCG@10"] for t in stage_one_turns) / max(1, len(stage_one_turns))
             rows.append([retriever, label, result.all3.means["nDCG@10"], f"{on_turns:.4f} ({len(stage_one_turns)})", f"{calls:.2f}", live])
+        for name in ("lastturn", "rewrite"):  # the question as asked, the benchmark's human rewrite
+            result = _scored(indexes, data, retriever, make_query_source(name, data))
+            on_turns = sum(result.per_query[t]["nDCG@10"] for t in stage_one_turns) / max(1, len(stage_one_turns))
+            rows.append([retriever, name, result.all3.means["nDCG@10"], f"{on_turns:.4f} ({len(stage_one_turns)})", "-", "-"])
     return markdown_table(["retriever", "progressive", "ALL-3 nDCG@10", "nDCG@10 on stage-1 follow-ups (turns)",
                            "LLM calls per follow-up", "calls made live"], rows)
 
