@@ -12,6 +12,7 @@ model calls of `progressive` come from the completion cache when it is warm):
     .venv/bin/python tools/tune_on_dev.py renderings --domains clapnq,cloud,fiqa   # zero-call context renderings fused with progressive
     .venv/bin/python tools/tune_on_dev.py escalation --domains clapnq,cloud,fiqa   # what progressive's one call asks for
     .venv/bin/python tools/tune_on_dev.py stage-one --domains clapnq,cloud,fiqa    # a call on the follow-ups stage 1 takes as asked
+    .venv/bin/python tools/tune_on_dev.py query-vector --domains clapnq,cloud,fiqa # the dense query moved toward the conversation
     .venv/bin/python tools/tune_on_dev.py grounded-memory --domains clapnq,cloud,fiqa   # the last answer's passages as a prior
     .venv/bin/python tools/tune_on_dev.py bm25-params --domains clapnq,cloud,fiqa   # BM25's k1 and b
     .venv/bin/python tools/tune_on_dev.py bm25-before-after --split test --domains clapnq,cloud,fiqa   # reports that choice on test, once
@@ -371,6 +372,61 @@ def stage_one(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
                            "LLM calls per follow-up", "calls made live"], rows)
 
 
+def query_vector(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
+    """A zero-call way to bring the conversation into the dense query without a second result list:
+    each follow-up's query vectors are moved toward a vector of the conversation (the mean of the
+    earlier questions, the previous question, or the last answer), then renormalised; BM25 is left
+    alone. On progressive's stage-1 follow-ups only, or on every follow-up's renderings."""
+    import numpy as np
+
+    from convrag.eval.significance import paired_test
+    from convrag.llm import make_llm
+    from convrag.strategies.progressive import Progressive
+
+    source = StrategySource(Progressive(make_llm("local"), indexes.embedder))
+    base = _scored(indexes, data, "hybrid", source)
+    embedder = indexes.embedder
+    encode = embedder.encode
+    moves: dict[str, np.ndarray] = {}
+
+    def moved(texts: Any, *args: Any, **kwargs: Any) -> np.ndarray:
+        vectors = encode(texts, *args, **kwargs)
+        if moves:
+            vectors = vectors.copy()
+            for i, text in enumerate(texts):
+                if text in moves:
+                    v = vectors[i] + moves[text]
+                    vectors[i] = v / np.linalg.norm(v)
+        return vectors
+
+    follow_ups = [t for d in data.domains for t in data.tasks(d) if t.task_id in base.tasks and t.turn > 1]
+    context = {}
+    for task in follow_ups:
+        questions = [m.text for m in task.history if m.speaker == "user"]
+        answers = [m.text for m in task.history if m.speaker == "agent"]
+        v = encode(questions + answers[-1:])
+        mean = v[: len(questions)].mean(axis=0)
+        context[task.task_id] = {"the earlier questions (mean)": mean / np.linalg.norm(mean), "the previous question": v[len(questions) - 1],
+                                 "the last answer": v[-1]}
+    stage = {t.task_id: t.stage for t in source.traces.values()}
+    rows = [["-", "-", "-", base.all3.means["nDCG@10"], "-", "-"]]
+    embedder.encode = moved  # type: ignore[method-assign]
+    try:
+        for toward in ("the earlier questions (mean)", "the previous question", "the last answer"):
+            for weight in (0.25, 0.5):
+                for scope in ("stage-1 follow-ups", "every follow-up"):
+                    moves.clear()
+                    for task in follow_ups:
+                        if scope == "every follow-up" or stage.get(task.task_id) == "1":
+                            moves.update({q: weight * context[task.task_id][toward] for q in source.results[task.task_id].queries})
+                    result = _scored(indexes, data, "hybrid", source)
+                    t = paired_test(base.per_query, result.per_query)
+                    rows.append([toward, weight, scope, result.all3.means["nDCG@10"], f"{t.delta:+.4f}", f"{t.p_randomization:.3f}"])
+    finally:
+        embedder.encode = encode  # type: ignore[method-assign]
+    return markdown_table(["query vector moved toward", "weight", "on", "hybrid ALL-3 nDCG@10", "delta", "p"], rows)
+
+
 #: BM25's weights before they were chosen here: bm25s's defaults (the Lucene/Elasticsearch b, a higher k1)
 BM25_BEFORE = BM25Params(k1=1.5, b=0.75)
 
@@ -489,7 +545,7 @@ def _restated_unbacked(row: dict[str, Any]) -> bool:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=("retrieval", "routing", "progressive", "renderings", "escalation", "stage-one", "grounded-memory", "bm25-params",
+    parser.add_argument("what", choices=("retrieval", "routing", "progressive", "renderings", "escalation", "stage-one", "query-vector", "grounded-memory", "bm25-params",
                                            "bm25-before-after", "answers"))
     parser.add_argument("rows", nargs="?", type=Path, help="for answers: the answers-*.jsonl of a dev eval-answers run")
     parser.add_argument("--data", type=Path, default=Path("../shared/mtrag"))
@@ -509,7 +565,7 @@ def main() -> None:
     data = replace(data, corpus_paths={d: path for d, path in data.corpus_paths.items() if d in domains})
     indexes = BenchmarkIndexes(data, embedding_model=args.embedding_model)
     print({"retrieval": retrieval, "routing": routing, "progressive": progressive, "renderings": renderings,
-           "escalation": escalation, "stage-one": stage_one, "grounded-memory": grounded_memory, "bm25-params": bm25_params,
+           "escalation": escalation, "stage-one": stage_one, "query-vector": query_vector, "grounded-memory": grounded_memory, "bm25-params": bm25_params,
            "bm25-before-after": bm25_before_after}[args.what](data, indexes))
 
 
