@@ -323,18 +323,25 @@ def escalation(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
     return markdown_table(["retriever", "stage-2 call", "ALL-3 nDCG@10", "LLM calls per follow-up", "calls made live"], rows)
 
 
+def _on_turns(result: RunResult, turns: list[str]) -> list[object]:
+    """ALL-3 nDCG@10 of a run, and its mean nDCG@10 on ``turns`` (with their count)."""
+    mean = sum(result.per_query[t]["nDCG@10"] for t in turns) / max(1, len(turns))
+    return [result.all3.means["nDCG@10"], f"{mean:.4f} ({len(turns)})"]
+
+
 def stage_one(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
     """Would a call pay on the follow-ups stage 1 searches as asked (no marker)? On both halves
     full_rewrite beats the question as asked on those turns; here they are sent to stage 2 instead
     (the last exchange rewritten, fused with the topic expansion), everything else unchanged."""
     import convrag.strategies.progressive as progressive_module
     from convrag.llm import make_llm
+    from convrag.strategies import make_strategy
     from convrag.strategies.progressive import Progressive
-    from convrag.strategies.standalone import StandaloneVerdict
+    from convrag.strategies.standalone import MIN_WORDS, StandaloneVerdict
 
     verdict = progressive_module.standalone_verdict
 
-    def marked(question: str, min_words: int = 5) -> StandaloneVerdict:
+    def marked(question: str, min_words: int = MIN_WORDS) -> StandaloneVerdict:
         found = verdict(question, min_words)
         # min_words 0 is the rewrite's own verdict (stage 2's check), which stays as it is
         return found._replace(standalone=False, markers=("pronoun:stage-1",)) if found.standalone and min_words else found
@@ -347,8 +354,6 @@ def stage_one(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
             finally:
                 progressive_module.standalone_verdict = verdict
 
-    from convrag.strategies import make_strategy
-
     llm = make_llm("local")
     default = StrategySource(Progressive(llm, indexes.embedder))
     sources = {"stage-1 follow-ups rewritten too": StrategySource(StageOneRewritten(llm, indexes.embedder)),
@@ -356,21 +361,16 @@ def stage_one(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
     rows = []
     for retriever in ("bm25", "hybrid"):
         base = _scored(indexes, data, retriever, default)
-        stage_one_turns = [t.task_id for t in default.traces.values()
-                           if t.stage == "1" and t.task_id in base.tasks and base.tasks[t.task_id].turn > 1]
+        turns = [t.task_id for t in default.traces.values() if t.stage == "1" and t.task_id in base.tasks and base.tasks[t.task_id].turn > 1]
         runs = [("the default (stage 1 as asked)", default, base)]
         runs += [(label, source, _scored(indexes, data, retriever, source)) for label, source in sources.items()]
         for label, source, result in runs:
             calls, live = _follow_up_calls(source, result)
-            on_turns = sum(result.per_query[t]["nDCG@10"] for t in stage_one_turns) / max(1, len(stage_one_turns))
-            rows.append([retriever, label, result.all3.means["nDCG@10"], f"{on_turns:.4f} ({len(stage_one_turns)})", f"{calls:.2f}", live])
+            rows.append([retriever, label, *_on_turns(result, turns), f"{calls:.2f}", live])
         for name in ("lastturn", "rewrite"):  # the question as asked, the benchmark's human rewrite
-            result = _scored(indexes, data, retriever, make_query_source(name, data))
-            on_turns = sum(result.per_query[t]["nDCG@10"] for t in stage_one_turns) / max(1, len(stage_one_turns))
-            rows.append([retriever, name, result.all3.means["nDCG@10"], f"{on_turns:.4f} ({len(stage_one_turns)})", "-", "-"])
+            rows.append([retriever, name, *_on_turns(_scored(indexes, data, retriever, make_query_source(name, data)), turns), "-", "-"])
     return markdown_table(["retriever", "progressive", "ALL-3 nDCG@10", "nDCG@10 on stage-1 follow-ups (turns)",
                            "LLM calls per follow-up", "calls made live"], rows)
-
 
 def query_vector(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
     """A zero-call way to bring the conversation into the dense query without a second result list:
