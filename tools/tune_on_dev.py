@@ -334,8 +334,11 @@ def stage_one(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
     full_rewrite beats the question as asked on those turns; here they are sent to stage 2 instead
     (the last exchange rewritten, fused with the topic expansion), everything else unchanged."""
     import convrag.strategies.progressive as progressive_module
+    from convrag.eval.significance import paired_test
     from convrag.llm import make_llm
     from convrag.strategies import make_strategy
+    from convrag.strategies.base import Rewrite
+    from convrag.strategies.full_rewrite import FullRewrite
     from convrag.strategies.progressive import Progressive
     from convrag.strategies.standalone import MIN_WORDS, StandaloneVerdict
 
@@ -354,9 +357,29 @@ def stage_one(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
             finally:
                 progressive_module.standalone_verdict = verdict
 
+    class StageOneWholeHistory(Progressive):
+        """Stage-1 follow-ups get full_rewrite's rewrite (the whole history), alone or fused with the question."""
+
+        fuse = False
+
+        def rewrite(self, task: Any) -> Any:
+            out = super().rewrite(task)
+            if out.trace.stage != "1" or not task.history:
+                return out
+            full = FullRewrite(self.llm).rewrite(task)
+            out.trace.calls.extend(full.trace.calls)
+            if full.trace.stage != "rewrite":  # no rewrite survived its checks: the question as asked
+                return out
+            return Rewrite(full.query, out.trace, (task.question,) if self.fuse and full.query != task.question else ())
+
     llm = make_llm("local")
     default = StrategySource(Progressive(llm, indexes.embedder))
+    fused = StageOneWholeHistory(llm, indexes.embedder)
+    fused.fuse = True
     sources = {"stage-1 follow-ups rewritten too": StrategySource(StageOneRewritten(llm, indexes.embedder)),
+               "stage-1 follow-ups rewritten with the whole history (full_rewrite's prompt)":
+                   StrategySource(StageOneWholeHistory(llm, indexes.embedder)),
+               "the same, fused with the question as asked": StrategySource(fused),
                "full_rewrite (the whole history, every follow-up)": StrategySource(make_strategy("full_rewrite", llm, indexes.embedder))}
     rows = []
     for retriever in ("bm25", "hybrid"):
@@ -366,10 +389,11 @@ def stage_one(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
         runs += [(label, source, _scored(indexes, data, retriever, source)) for label, source in sources.items()]
         for label, source, result in runs:
             calls, live = _follow_up_calls(source, result)
-            rows.append([retriever, label, *_on_turns(result, turns), f"{calls:.2f}", live])
+            p = "-" if result is base else f"{paired_test(base.per_query, result.per_query).p_randomization:.3f}"
+            rows.append([retriever, label, *_on_turns(result, turns), p, f"{calls:.2f}", live])
         for name in ("lastturn", "rewrite"):  # the question as asked, the benchmark's human rewrite
-            rows.append([retriever, name, *_on_turns(_scored(indexes, data, retriever, make_query_source(name, data)), turns), "-", "-"])
-    return markdown_table(["retriever", "progressive", "ALL-3 nDCG@10", "nDCG@10 on stage-1 follow-ups (turns)",
+            rows.append([retriever, name, *_on_turns(_scored(indexes, data, retriever, make_query_source(name, data)), turns), "-", "-", "-"])
+    return markdown_table(["retriever", "progressive", "ALL-3 nDCG@10", "nDCG@10 on stage-1 follow-ups (turns)", "p vs the default",
                            "LLM calls per follow-up", "calls made live"], rows)
 
 def query_vector(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
