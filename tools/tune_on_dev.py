@@ -360,13 +360,16 @@ def stage_one(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
     class StageOneWholeHistory(Progressive):
         """Stage-1 follow-ups get full_rewrite's rewrite (the whole history), alone or fused with the question."""
 
-        fuse = False
+        def __init__(self, llm: Any, embedder: Any, fuse: bool) -> None:
+            super().__init__(llm, embedder)
+            self.fuse = fuse
+            self.full = FullRewrite(llm)
 
         def rewrite(self, task: Any) -> Any:
             out = super().rewrite(task)
             if out.trace.stage != "1" or not task.history:
                 return out
-            full = FullRewrite(self.llm).rewrite(task)
+            full = self.full.rewrite(task)
             out.trace.calls.extend(full.trace.calls)
             if full.trace.stage != "rewrite":  # no rewrite survived its checks: the question as asked
                 return out
@@ -374,12 +377,10 @@ def stage_one(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
 
     llm = make_llm("local")
     default = StrategySource(Progressive(llm, indexes.embedder))
-    fused = StageOneWholeHistory(llm, indexes.embedder)
-    fused.fuse = True
     sources = {"stage-1 follow-ups rewritten too": StrategySource(StageOneRewritten(llm, indexes.embedder)),
                "stage-1 follow-ups rewritten with the whole history (full_rewrite's prompt)":
-                   StrategySource(StageOneWholeHistory(llm, indexes.embedder)),
-               "the same, fused with the question as asked": StrategySource(fused),
+                   StrategySource(StageOneWholeHistory(llm, indexes.embedder, fuse=False)),
+               "the same, fused with the question as asked": StrategySource(StageOneWholeHistory(llm, indexes.embedder, fuse=True)),
                "full_rewrite (the whole history, every follow-up)": StrategySource(make_strategy("full_rewrite", llm, indexes.embedder))}
     rows = []
     for retriever in ("bm25", "hybrid"):
@@ -395,6 +396,7 @@ def stage_one(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
             rows.append([retriever, name, *_on_turns(_scored(indexes, data, retriever, make_query_source(name, data)), turns), "-", "-", "-"])
     return markdown_table(["retriever", "progressive", "ALL-3 nDCG@10", "nDCG@10 on stage-1 follow-ups (turns)", "p vs the default",
                            "LLM calls per follow-up", "calls made live"], rows)
+
 
 def query_vector(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
     """A zero-call way to bring the conversation into the dense query without a second result list:
@@ -424,14 +426,15 @@ def query_vector(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
         return vectors
 
     follow_ups = [t for d in data.domains for t in data.tasks(d) if t.task_id in base.tasks and t.turn > 1]
+    texts = list(dict.fromkeys(m.text for task in follow_ups for m in task.history))  # a conversation's turns recur in its later tasks
+    vector = dict(zip(texts, encode(texts)))
     context = {}
     for task in follow_ups:
-        questions = [m.text for m in task.history if m.speaker == "user"]
-        answers = [m.text for m in task.history if m.speaker == "agent"]
-        v = encode(questions + answers[-1:])
-        mean = v[: len(questions)].mean(axis=0)
-        context[task.task_id] = {"the earlier questions (mean)": mean / np.linalg.norm(mean), "the previous question": v[len(questions) - 1],
-                                 "the last answer": v[-1]}
+        questions = np.array([vector[m.text] for m in task.history if m.speaker == "user"])
+        last_answer = next(vector[m.text] for m in reversed(task.history) if m.speaker == "agent")
+        mean = questions.mean(axis=0)
+        context[task.task_id] = {"the earlier questions (mean)": mean / np.linalg.norm(mean), "the previous question": questions[-1],
+                                 "the last answer": last_answer}
     stage = {t.task_id: t.stage for t in source.traces.values()}
     rows = [["-", "-", "-", base.all3.means["nDCG@10"], "-", "-"]]
     embedder.encode = moved  # type: ignore[method-assign]
@@ -567,10 +570,15 @@ def _restated_unbacked(row: dict[str, Any]) -> bool:
     return restates_question(row["answer"], row["question"]) and not any(c["supported"] for c in row.get("citation_checks") or [])
 
 
+#: the comparisons over the benchmark's indexes, by name (``answers`` reads a run's rows instead)
+MODES = {"retrieval": retrieval, "routing": routing, "progressive": progressive, "renderings": renderings,
+         "escalation": escalation, "stage-one": stage_one, "query-vector": query_vector, "grounded-memory": grounded_memory,
+         "bm25-params": bm25_params, "bm25-before-after": bm25_before_after}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=("retrieval", "routing", "progressive", "renderings", "escalation", "stage-one", "query-vector", "grounded-memory", "bm25-params",
-                                           "bm25-before-after", "answers"))
+    parser.add_argument("what", choices=(*MODES, "answers"))
     parser.add_argument("rows", nargs="?", type=Path, help="for answers: the answers-*.jsonl of a dev eval-answers run")
     parser.add_argument("--data", type=Path, default=Path("../shared/mtrag"))
     parser.add_argument("--domains", default="all", help="comma-separated domains (e.g. clapnq,cloud,fiqa: ALL-3 alone)")
@@ -588,9 +596,7 @@ def main() -> None:
     domains = parse_domains(args.domains)
     data = replace(data, corpus_paths={d: path for d, path in data.corpus_paths.items() if d in domains})
     indexes = BenchmarkIndexes(data, embedding_model=args.embedding_model)
-    print({"retrieval": retrieval, "routing": routing, "progressive": progressive, "renderings": renderings,
-           "escalation": escalation, "stage-one": stage_one, "query-vector": query_vector, "grounded-memory": grounded_memory, "bm25-params": bm25_params,
-           "bm25-before-after": bm25_before_after}[args.what](data, indexes))
+    print(MODES[args.what](data, indexes))
 
 
 if __name__ == "__main__":
