@@ -13,6 +13,7 @@ model calls of `progressive` come from the completion cache when it is warm):
     .venv/bin/python tools/tune_on_dev.py escalation --domains clapnq,cloud,fiqa   # what progressive's one call asks for
     .venv/bin/python tools/tune_on_dev.py stage-one --domains clapnq,cloud,fiqa    # a call on the follow-ups stage 1 takes as asked
     .venv/bin/python tools/tune_on_dev.py query-vector --domains clapnq,cloud,fiqa # the dense query moved toward the conversation
+    .venv/bin/python tools/tune_on_dev.py lexical-renderings --domains clapnq,cloud,fiqa   # conversation words for BM25 only, inside the hybrid
     .venv/bin/python tools/tune_on_dev.py grounded-memory --domains clapnq,cloud,fiqa   # the last answer's passages as a prior
     .venv/bin/python tools/tune_on_dev.py bm25-params --domains clapnq,cloud,fiqa   # BM25's k1 and b
     .venv/bin/python tools/tune_on_dev.py bm25-before-after --split test --domains clapnq,cloud,fiqa   # reports that choice on test, once
@@ -454,6 +455,84 @@ def query_vector(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
     return markdown_table(["query vector moved toward", "weight", "on", "hybrid ALL-3 nDCG@10", "delta", "p"], rows)
 
 
+#: marks a rendering that only one side of the hybrid searches (stripped before the search): BM25 or dense
+_LEXICAL, _DENSE = "lexical-only: ", "dense-only: "
+
+
+class _RoutedHybrid:
+    """The hybrid retriever, except that renderings marked :data:`_LEXICAL` or :data:`_DENSE` are searched by
+    that side of it alone."""
+
+    def __init__(self, hybrid: Any) -> None:
+        self.hybrid = hybrid
+
+    def search(self, queries: Any, k: int = 10) -> list[list[Hit]]:
+        sides = {_LEXICAL: self.hybrid.sparse, _DENSE: self.hybrid.dense, "": self.hybrid}
+        found: dict[int, list[Hit]] = {}
+        for marker, side in sides.items():
+            own = [i for i, q in enumerate(queries) if q.startswith(marker) and (marker or not q.startswith((_LEXICAL, _DENSE)))]
+            if own:
+                found.update(zip(own, (hits[:k] for hits in side.search([queries[i][len(marker):] for i in own], k))))
+        return [found[i] for i in range(len(queries))]
+
+
+class _Rerouted:
+    """Progressive's renderings, rewritten per task by ``route(task, stage, renderings)``."""
+
+    def __init__(self, name: str, progressive: StrategySource, route: Any) -> None:
+        self.name, self.progressive, self.route = name, progressive, route
+
+    def queries(self, tasks: Any) -> dict[str, str]:
+        return {t: q[0] for t, q in self.query_sets(tasks).items()}
+
+    def query_sets(self, tasks: Any) -> dict[str, tuple[str, ...]]:
+        sets = self.progressive.query_sets(tasks)
+        stage = {t.task_id: t.stage for t in self.progressive.traces.values()}
+        return {t.task_id: self.route(t, stage.get(t.task_id), sets[t.task_id]) if t.history else sets[t.task_id] for t in tasks}
+
+
+def lexical_renderings(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
+    """Conversation words for BM25 only: with BM25 alone, renderings that carry more of the conversation gain,
+    with hybrid every one loses (`renderings`), because the dense query is pulled toward what was said before.
+    Here the hybrid's dense side sees only the question or rewrite, and the conversation's words go to a
+    BM25-only list fused with it (RRF, as every rendering is); and, the other way, renderings for the dense
+    side alone. No model call beyond progressive's own."""
+    from convrag.eval.significance import paired_test
+    from convrag.llm import make_llm
+    from convrag.strategies.progressive import Progressive
+    from convrag.strategies.topic import TopicSettings, conversation_terms, expand
+
+    progressive = StrategySource(Progressive(make_llm("local"), indexes.embedder))
+
+    def terms(t: Any, query: str, n: int) -> str:
+        return expand(query, [w for w, _ in conversation_terms(t.history, t.question, TopicSettings(max_zipf=5.2, max_terms=n))])
+
+    variants = {
+        "the topic expansion searched by BM25 only": lambda t, s, q: (q[0], *(_LEXICAL + r for r in q[1:])),
+        "+ BM25 only: the query and five conversation terms, every follow-up": lambda t, s, q: (*q, _LEXICAL + terms(t, q[0], 5)),
+        "+ BM25 only: the query and two conversation terms, every follow-up": lambda t, s, q: (*q, _LEXICAL + terms(t, q[0], 2)),
+        "+ BM25 only: the query and two conversation terms, stage-1 follow-ups": (
+            lambda t, s, q: (*q, _LEXICAL + terms(t, q[0], 2)) if s == "1" else q),
+        "both: the expansion by BM25 only, and five terms by BM25 only on every follow-up": (
+            lambda t, s, q: (q[0], *(_LEXICAL + r for r in q[1:]), _LEXICAL + terms(t, q[0], 5))),
+        "the topic expansion searched by the dense side only": lambda t, s, q: (q[0], *(_DENSE + r for r in q[1:])),
+        "+ dense only: the query, every follow-up": lambda t, s, q: (*q, _DENSE + q[0]),
+    }
+    base = _scored(indexes, data, "hybrid", progressive)
+    rows = [["progressive (the default)", base.all3.means["nDCG@10"], "-", "-"]]
+    retriever = indexes.retriever
+    indexes.retriever = lambda domain, name, options=None: (  # type: ignore[method-assign]
+        _RoutedHybrid(retriever(domain, name, options)) if name == "hybrid" else retriever(domain, name, options))
+    try:
+        for label, route in variants.items():
+            result = _scored(indexes, data, "hybrid", _Rerouted(label, progressive, route))
+            t = paired_test(base.per_query, result.per_query)
+            rows.append([label, result.all3.means["nDCG@10"], f"{t.delta:+.4f}", f"{t.p_randomization:.3f}"])
+    finally:
+        indexes.retriever = retriever  # type: ignore[method-assign]
+    return markdown_table(["hybrid: progressive's renderings", "ALL-3 nDCG@10", "delta", "p"], rows)
+
+
 #: BM25's weights before they were chosen here: bm25s's defaults (the Lucene/Elasticsearch b, a higher k1)
 BM25_BEFORE = BM25Params(k1=1.5, b=0.75)
 
@@ -572,7 +651,7 @@ def _restated_unbacked(row: dict[str, Any]) -> bool:
 
 #: the comparisons over the benchmark's indexes, by name (``answers`` reads a run's rows instead)
 MODES = {"retrieval": retrieval, "routing": routing, "progressive": progressive, "renderings": renderings,
-         "escalation": escalation, "stage-one": stage_one, "query-vector": query_vector, "grounded-memory": grounded_memory,
+         "escalation": escalation, "stage-one": stage_one, "query-vector": query_vector, "lexical-renderings": lexical_renderings, "grounded-memory": grounded_memory,
          "bm25-params": bm25_params, "bm25-before-after": bm25_before_after}
 
 
