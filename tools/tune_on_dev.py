@@ -13,7 +13,7 @@ model calls of `progressive` come from the completion cache when it is warm):
     .venv/bin/python tools/tune_on_dev.py escalation --domains clapnq,cloud,fiqa   # what progressive's one call asks for
     .venv/bin/python tools/tune_on_dev.py stage-one --domains clapnq,cloud,fiqa    # a call on the follow-ups stage 1 takes as asked
     .venv/bin/python tools/tune_on_dev.py query-vector --domains clapnq,cloud,fiqa # the dense query moved toward the conversation
-    .venv/bin/python tools/tune_on_dev.py lexical-renderings --domains clapnq,cloud,fiqa   # conversation words for BM25 only, inside the hybrid
+    .venv/bin/python tools/tune_on_dev.py hybrid-sides --domains clapnq,cloud,fiqa   # a rendering for one side of the hybrid, or its own dense weight
     .venv/bin/python tools/tune_on_dev.py grounded-memory --domains clapnq,cloud,fiqa   # the last answer's passages as a prior
     .venv/bin/python tools/tune_on_dev.py bm25-params --domains clapnq,cloud,fiqa   # BM25's k1 and b
     .venv/bin/python tools/tune_on_dev.py bm25-before-after --split test --domains clapnq,cloud,fiqa   # reports that choice on test, once
@@ -457,22 +457,39 @@ def query_vector(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
 
 #: marks a rendering that only one side of the hybrid searches (stripped before the search): BM25 or dense
 _LEXICAL, _DENSE = "lexical-only: ", "dense-only: "
+#: dense weights a rendering may be searched with instead of the hybrid's own 0.7 (:func:`_weighted` marks it)
+_ALPHAS = (0.3, 0.5, 0.85)
+
+
+def _weighted(alpha: float) -> str:
+    return f"dense-weight-{alpha}: "
+
+
+def _with_alpha(hybrid: Any, alpha: float) -> Any:
+    """A copy of ``hybrid`` that weighs its dense side by ``alpha``."""
+    import copy
+
+    other = copy.copy(hybrid)
+    other.alpha = alpha
+    return other
 
 
 class _RoutedHybrid:
-    """The hybrid retriever, except that renderings marked :data:`_LEXICAL` or :data:`_DENSE` are searched by
-    that side of it alone."""
+    """The hybrid retriever, except that a rendering marked :data:`_LEXICAL` or :data:`_DENSE` is searched by that
+    side of it alone, and one marked by :func:`_weighted` by the hybrid with that dense weight."""
 
     def __init__(self, hybrid: Any) -> None:
         self.hybrid = hybrid
+        self.sides: dict[str, Any] = {_LEXICAL: hybrid.sparse, _DENSE: hybrid.dense, **{_weighted(a): _with_alpha(hybrid, a) for a in _ALPHAS}}
 
     def search(self, queries: Any, k: int = 10) -> list[list[Hit]]:
-        sides = {_LEXICAL: self.hybrid.sparse, _DENSE: self.hybrid.dense, "": self.hybrid}
+        groups: dict[str, list[int]] = {}
+        for i, q in enumerate(queries):
+            groups.setdefault(next((m for m in self.sides if q.startswith(m)), ""), []).append(i)
         found: dict[int, list[Hit]] = {}
-        for marker, side in sides.items():
-            own = [i for i, q in enumerate(queries) if q.startswith(marker) and (marker or not q.startswith((_LEXICAL, _DENSE)))]
-            if own:
-                found.update(zip(own, (hits[:k] for hits in side.search([queries[i][len(marker):] for i in own], k))))
+        for marker, own in groups.items():
+            hits = self.sides.get(marker, self.hybrid).search([queries[i][len(marker):] for i in own], k)
+            found.update(zip(own, (h[:k] for h in hits)))
         return [found[i] for i in range(len(queries))]
 
 
@@ -491,12 +508,13 @@ class _Rerouted:
         return {t.task_id: self.route(t, stage.get(t.task_id), sets[t.task_id]) if t.history else sets[t.task_id] for t in tasks}
 
 
-def lexical_renderings(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
+def hybrid_sides(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
     """Conversation words for BM25 only: with BM25 alone, renderings that carry more of the conversation gain,
     with hybrid every one loses (`renderings`), because the dense query is pulled toward what was said before.
     Here the hybrid's dense side sees only the question or rewrite, and the conversation's words go to a
-    BM25-only list fused with it (RRF, as every rendering is); and, the other way, renderings for the dense
-    side alone. No model call beyond progressive's own."""
+    BM25-only list fused with it (RRF, as every rendering is); the other way, renderings for the dense side
+    alone; and a rendering of one kind (the topic expansion, a stage-1 question, a stage-2 rewrite) searched with
+    its own dense weight. No model call beyond progressive's own."""
     from convrag.eval.significance import paired_test
     from convrag.llm import make_llm
     from convrag.strategies.progressive import Progressive
@@ -517,6 +535,12 @@ def lexical_renderings(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
             lambda t, s, q: (q[0], *(_LEXICAL + r for r in q[1:]), _LEXICAL + terms(t, q[0], 5))),
         "the topic expansion searched by the dense side only": lambda t, s, q: (q[0], *(_DENSE + r for r in q[1:])),
         "+ dense only: the query, every follow-up": lambda t, s, q: (*q, _DENSE + q[0]),
+        **{f"the topic expansion with dense weight {a} (the hybrid's 0.7 elsewhere)": (
+            lambda t, s, q, a=a: (q[0], *(_weighted(a) + r for r in q[1:]))) for a in _ALPHAS},
+        **{f"stage-1 follow-ups with dense weight {a}": (
+            lambda t, s, q, a=a: tuple(_weighted(a) + r for r in q) if s == "1" else q) for a in _ALPHAS},
+        **{f"stage-2 rewrites with dense weight {a}": (
+            lambda t, s, q, a=a: (_weighted(a) + q[0], *q[1:]) if s == "2" else q) for a in _ALPHAS},
     }
     base = _scored(indexes, data, "hybrid", progressive)
     rows = [["progressive (the default)", base.all3.means["nDCG@10"], "-", "-"]]
@@ -651,7 +675,7 @@ def _restated_unbacked(row: dict[str, Any]) -> bool:
 
 #: the comparisons over the benchmark's indexes, by name (``answers`` reads a run's rows instead)
 MODES = {"retrieval": retrieval, "routing": routing, "progressive": progressive, "renderings": renderings,
-         "escalation": escalation, "stage-one": stage_one, "query-vector": query_vector, "lexical-renderings": lexical_renderings, "grounded-memory": grounded_memory,
+         "escalation": escalation, "stage-one": stage_one, "query-vector": query_vector, "hybrid-sides": hybrid_sides, "grounded-memory": grounded_memory,
          "bm25-params": bm25_params, "bm25-before-after": bm25_before_after}
 
 
