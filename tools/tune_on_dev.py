@@ -1,8 +1,8 @@
 """The comparisons that chose convrag's defaults, recomputed on the dev half of MT-RAG.
 
 Every default that a benchmark in docs/benchmarks.md reports on the test half was chosen here,
-on the dev half (split by conversation, `convrag.data.splits`). One mode, `bm25-before-after`,
-also runs on the test half, only to report a choice already made (`--split test`). Usage (after `make install`; the
+on the dev half (split by conversation, `convrag.data.splits`). Two modes, `bm25-before-after`
+and `fusion-depth`, also run on the test half, only to report a choice already made (`--split test`). Usage (after `make install`; the
 model calls of `progressive` come from the completion cache when it is warm):
 
     .venv/bin/python tools/tune_on_dev.py retrieval     # window scoring, hybrid fusion, PRF, memory
@@ -14,9 +14,11 @@ model calls of `progressive` come from the completion cache when it is warm):
     .venv/bin/python tools/tune_on_dev.py stage-one --domains clapnq,cloud,fiqa    # a call on the follow-ups stage 1 takes as asked
     .venv/bin/python tools/tune_on_dev.py query-vector --domains clapnq,cloud,fiqa # the dense query moved toward the conversation
     .venv/bin/python tools/tune_on_dev.py hybrid-sides --domains clapnq,cloud,fiqa   # a rendering for one side of the hybrid, or its own dense weight
+    .venv/bin/python tools/tune_on_dev.py fusion-depth --domains clapnq,cloud,fiqa   # how deep each rendering is searched before fusing
     .venv/bin/python tools/tune_on_dev.py grounded-memory --domains clapnq,cloud,fiqa   # the last answer's passages as a prior
     .venv/bin/python tools/tune_on_dev.py bm25-params --domains clapnq,cloud,fiqa   # BM25's k1 and b
     .venv/bin/python tools/tune_on_dev.py bm25-before-after --split test --domains clapnq,cloud,fiqa   # reports that choice on test, once
+    .venv/bin/python tools/tune_on_dev.py fusion-depth --split test --domains clapnq,cloud,fiqa   # what chats retrieved before the depth was eval's
     .venv/bin/python tools/tune_on_dev.py answers runs/answers-dev/answers-ungated.jsonl   # decline thresholds
 
 Each prints a Markdown table of ALL-3 nDCG@10 (and what else decides the choice).
@@ -557,6 +559,28 @@ def hybrid_sides(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
     return markdown_table(["hybrid: progressive's renderings", "ALL-3 nDCG@10", "delta", "p"], rows)
 
 
+def fusion_depth(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
+    """How deep each of progressive's renderings is searched before their lists are fused (RRF), and RRF's
+    constant there: the pipeline and `convrag eval` share the depth (`convrag.queries.multi_query.FUSION_DEPTH`).
+    On the test half only the pipeline's depth before the two were made one (10) is compared: a report of
+    what chats retrieved until then, not a choice."""
+    from convrag.eval.significance import paired_test
+    from convrag.llm import make_llm
+    from convrag.queries.multi_query import FUSION_DEPTH
+    from convrag.strategies.progressive import Progressive
+
+    source = StrategySource(Progressive(make_llm("local"), indexes.embedder))
+    qrels = {d: data.qrels(d) for d in data.domains}
+    base = score_run(run_retrieval(indexes, data.domains, "hybrid", source, 10, depth=FUSION_DEPTH), qrels)
+    rows = []
+    cells = [(d, 60.0) for d in (10, 20, 30, 50, 100)] + [(FUSION_DEPTH, k) for k in (5.0, 20.0, 100.0)]
+    for depth, rrf_k in cells if data.split != "test" else [(10, 60.0)]:
+        result = score_run(run_retrieval(indexes, data.domains, "hybrid", source, 10, depth=depth, rrf_k=rrf_k), qrels)
+        t = paired_test(base.per_query, result.per_query)
+        rows.append([depth, rrf_k, result.all3.means["nDCG@10"], f"{t.delta:+.4f}", f"{t.p_randomization:.3f}"])
+    return markdown_table(["depth per rendering", "RRF k", "hybrid ALL-3 nDCG@10", "delta vs the default", "p"], rows)
+
+
 #: BM25's weights before they were chosen here: bm25s's defaults (the Lucene/Elasticsearch b, a higher k1)
 BM25_BEFORE = BM25Params(k1=1.5, b=0.75)
 
@@ -675,7 +699,7 @@ def _restated_unbacked(row: dict[str, Any]) -> bool:
 
 #: the comparisons over the benchmark's indexes, by name (``answers`` reads a run's rows instead)
 MODES = {"retrieval": retrieval, "routing": routing, "progressive": progressive, "renderings": renderings,
-         "escalation": escalation, "stage-one": stage_one, "query-vector": query_vector, "hybrid-sides": hybrid_sides, "grounded-memory": grounded_memory,
+         "escalation": escalation, "stage-one": stage_one, "query-vector": query_vector, "hybrid-sides": hybrid_sides, "fusion-depth": fusion_depth, "grounded-memory": grounded_memory,
          "bm25-params": bm25_params, "bm25-before-after": bm25_before_after}
 
 
@@ -686,15 +710,15 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=Path("../shared/mtrag"))
     parser.add_argument("--domains", default="all", help="comma-separated domains (e.g. clapnq,cloud,fiqa: ALL-3 alone)")
     parser.add_argument("--split", default="dev", choices=("dev", "test"),
-                        help="dev, where everything is chosen; test only for bm25-before-after, to report a choice made on dev")
+                        help="dev, where everything is chosen; test only for bm25-before-after and fusion-depth, to report a choice made on dev")
     parser.add_argument("--embedding-model", default=DEFAULT_EMBEDDING_MODEL,
                         help="the dense model (all-mpnet-base-v2 re-chooses the hybrid settings for it)")
     args = parser.parse_args()
     if args.what == "answers":
         print(answers(args.rows))
         return
-    if args.split == "test" and args.what != "bm25-before-after":
-        parser.error("only bm25-before-after reports on the test half; every choice is made on dev")
+    if args.split == "test" and args.what not in ("bm25-before-after", "fusion-depth"):
+        parser.error("only bm25-before-after and fusion-depth report on the test half; every choice is made on dev")
     data = MTRAGData.discover(args.data, args.split)
     domains = parse_domains(args.domains)
     data = replace(data, corpus_paths={d: path for d, path in data.corpus_paths.items() if d in domains})

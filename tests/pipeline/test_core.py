@@ -4,14 +4,17 @@ import pytest
 from pydantic import TypeAdapter
 
 from convrag.cli.chat import chat_loop
+from convrag.eval.runner import run_retrieval
 from convrag.generate.answer import ANSWER_PRESETS, DECLINE, AnswerGenerator
 from convrag.history import Budget
 from convrag.merge import MergeSettings
 from convrag.pipeline import Pipeline, PipelineSpec, build_pipeline
 from convrag.pipeline.trace import TurnTraceDict
 from convrag.queries.stages import make_query_stages
+from convrag.queries.strategy import StrategySource
 from convrag.retrieve.multi import CollectionSearch, open_collections
 from convrag.strategies import make_strategy
+from convrag.strategies.base import finish, start_trace
 from convrag.types import Message
 from tests.helpers import Failing, ScriptedLLM
 
@@ -135,6 +138,33 @@ def test_multi_query_searches_every_rendering_and_fuses_them(tiny_collection):
     assert "p3" in [r.hit.passage_id for r in result.merged.results]
     cited = result.citations[0]  # the number points into the merged results (re-pointed to the passage holding the sentence)
     assert cited.passage_id == result.merged.results[cited.number - 1].hit.passage_id
+
+
+class TwoRenderings:
+    """A zero-call strategy that fuses two renderings of every follow-up: the question, and the
+    question with the conversation's first question."""
+
+    name = "two-renderings"
+
+    def rewrite(self, task):  # type: ignore[no-untyped-def]
+        trace, started = start_trace(task, self.name)
+        first = next(m.text for m in task.history if m.speaker == "user")
+        return finish(trace, started, task.question, "1", fuse_with=(f"{task.question} {first}",))
+
+
+@pytest.mark.slow
+def test_a_turn_retrieves_what_the_evaluation_measures_when_renderings_are_fused(sample, sample_indexes):
+    """`convrag eval` scores a strategy's fused renderings from lists searched FUSION_DEPTH deep; a chat
+    turn must fuse the same lists, or the figures it reports are not what the pipeline retrieves (it
+    fused each rendering's top 10, which ranks passages that both renderings place 11th-50th lower)."""
+    strategy, domain = TwoRenderings(), "clapnq"
+    tasks = [t for t in sample.tasks(domain) if t.history][:8]
+    measured = run_retrieval(sample_indexes, [domain], "hybrid", StrategySource(strategy), tasks_by_domain={domain: tasks})
+    pipeline = Pipeline([CollectionSearch(domain, sample_indexes.retriever(domain, "hybrid"))], strategy)
+    for task in tasks:
+        _, trace, per_collection = pipeline.retrieve([*task.history, Message("user", task.question)])
+        assert len(trace.queries) == 2 and trace.to_dict()["search"]["hits"][domain] == [50, 50]
+        assert [h.passage_id for h in per_collection[domain]] == [h.doc_id for h in measured.hits[task.task_id]]
 
 
 @pytest.mark.parametrize("with_question", [False, True])

@@ -54,6 +54,7 @@ def show_progressive(data: MTRAGData, indexes: BenchmarkIndexes, llm: LLM, conve
     """The progressive strategy with the local LLM on a few sample conversations: for each turn the
     question, the stage that resolved it, the query used, and the top hybrid passages."""
     from ..fusion import fuse_lists
+    from ..queries.multi_query import FUSION_DEPTH
     from ..queries.strategy import StrategySource
     from ..strategies import make_strategy
 
@@ -65,7 +66,7 @@ def show_progressive(data: MTRAGData, indexes: BenchmarkIndexes, llm: LLM, conve
         tasks = [t for t in conversation.tasks() if t.task_id in {x.task_id for x in data.tasks(conversation.domain)}]
         sets = source.query_sets(tasks)
         search = indexes.retriever(conversation.domain, "hybrid")
-        hits = [fuse_lists(search.search(list(sets[t.task_id]), 20), depth=top) for t in tasks]
+        hits = [fuse_lists(search.search(list(sets[t.task_id]), FUSION_DEPTH), depth=top) for t in tasks]
         qrels = data.qrels(conversation.domain)
         for task, task_hits in zip(tasks, hits):
             trace = source.results[task.task_id].trace

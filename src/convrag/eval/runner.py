@@ -28,7 +28,7 @@ from ..index.collection import Collection
 from ..index.manifest import corpus_sha256
 from ..index.windows import WindowSettings
 from ..progress import SILENT, Reporter
-from ..queries.multi_query import distinct
+from ..queries.multi_query import FUSION_DEPTH, distinct
 from ..queries.sources import QuerySource, query_sets
 from ..retrieve.base import Retriever
 from ..retrieve.registry import make_retriever
@@ -198,7 +198,7 @@ def run_retrieval(
     retriever_options: Mapping[str, Any] | None = None,
     reporter: Reporter = SILENT,
     tasks_by_domain: Mapping[str, Sequence[Task]] | None = None,
-    depth: int = 50,
+    depth: int = FUSION_DEPTH,
     rrf_k: float = RRF_K,
 ) -> RunResult:
     """Search every task of ``domains`` (the benchmark's, or ``tasks_by_domain`` such as tasks read

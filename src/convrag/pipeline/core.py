@@ -19,7 +19,7 @@ from ..merge.base import MergeOutcome
 from ..merge.enhanced import MergeSettings
 from ..merge.fuse import fuse
 from ..merge.registry import make_merger
-from ..queries.multi_query import distinct, fuse_renderings
+from ..queries.multi_query import FUSION_DEPTH, distinct, fuse_renderings
 from ..queries.stages import QueryStage
 from ..retrieve.multi import CollectionSearch, SearchReport, collection_weights, search_collections
 from ..retrieve.routing import Routing, RoutingSettings, route
@@ -116,7 +116,8 @@ class Pipeline:
         t = time.perf_counter()
         earlier = [m.text for m in reversed(task.history) if m.speaker == "user"]
         searched, trace.routing = self.route_collections(rewrite.query, earlier)
-        report = search_collections(searched, queries, self.timeout_s)
+        # several renderings: each list as deep as `convrag eval` fuses them, so the two rank alike
+        report = search_collections(searched, queries, self.timeout_s, depth=FUSION_DEPTH if len(queries) > 1 else None)
         trace.timings_s["search"] = time.perf_counter() - t
         trace.search = report
         k_of = {c.name: c.k for c in self.collections}

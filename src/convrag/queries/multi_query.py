@@ -49,7 +49,14 @@ def distinct(renderings: Sequence[str]) -> list[str]:
     return out
 
 
+#: how deep each rendering's result list is before several are fused (RRF), in the pipeline as in
+#: `convrag eval`: a passage that two renderings both rank 11th-50th is found only in lists this deep.
+#: On the dev half (progressive + hybrid, ALL-3 nDCG@10): 10 deep -0.008, 20 -0.007, 30 -0.002 and
+#: 100 -0.003 against 50 (docs/benchmarks.md, "How deep each rendering is searched before fusing")
+FUSION_DEPTH = 50
+
+
 def fuse_renderings(lists: Sequence[Sequence[SourcedHit]], k: int, rrf_k: float = RRF_K) -> list[SourcedHit]:
-    """One ranked list from the lists of several renderings (RRF), keeping each passage's first hit;
-    a single rendering's list is kept as it is (with its own scores)."""
+    """One ranked list of at most ``k`` from the lists of several renderings (RRF), keeping each
+    passage's first hit; a single rendering's list is kept as it is (with its own scores), cut to ``k``."""
     return fuse_lists(lists, "rrf", rrf_k=rrf_k, depth=k)

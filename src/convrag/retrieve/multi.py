@@ -89,9 +89,13 @@ def _sourced(collection: str, hits: Sequence[Any]) -> list[SourcedHit]:
 
 
 def search_collections(
-    collections: Sequence[CollectionSearch], queries: Sequence[str], timeout_s: float = 30.0, max_workers: int | None = None
+    collections: Sequence[CollectionSearch], queries: Sequence[str], timeout_s: float = 30.0, max_workers: int | None = None,
+    depth: int | None = None,
 ) -> SearchReport:
-    """Search every collection with every query concurrently; never raises for one collection."""
+    """Search every collection with every query concurrently; never raises for one collection.
+
+    Each collection returns its ``k`` best per query, or ``depth`` when that is more: the caller
+    fuses several renderings' lists and cuts the fused list to ``k`` itself."""
     report = SearchReport()
     embedders = {id(c.embedder): c.embedder for c in collections if c.embedder is not None}
     for embedder in embedders.values():  # once per distinct model, before the collections run
@@ -101,7 +105,7 @@ def search_collections(
 
     def run(c: CollectionSearch) -> tuple[str, list[list[SourcedHit]], float]:
         start = time.perf_counter()
-        found = c.retriever.search(list(queries), c.k)
+        found = c.retriever.search(list(queries), max(c.k, depth or 0))
         return c.name, [_sourced(c.name, hits) for hits in found], time.perf_counter() - start
 
     pool = ThreadPoolExecutor(max_workers or min(16, max(1, len(collections))))
