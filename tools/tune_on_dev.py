@@ -192,18 +192,20 @@ def running_summary(llm: Any, history: Any) -> str:
     return " ".join(llm.complete(messages, GenerationParams(temperature=0.0, max_tokens=100)).text.split())
 
 
-class WithRendering:
-    """Progressive's renderings plus one more per follow-up (``render(task, progressive_query)``), all fused (RRF)."""
+class Rerouted:
+    """Progressive's renderings of each follow-up, rewritten by ``route(task, stage, renderings)`` (first turns
+    keep theirs); the renderings of a task are fused (RRF) as the pipeline fuses them."""
 
-    def __init__(self, name: str, progressive: StrategySource, render: Any) -> None:
-        self.name, self.progressive, self.render = name, progressive, render
+    def __init__(self, name: str, progressive: StrategySource, route: Any) -> None:
+        self.name, self.progressive, self.route = name, progressive, route
 
     def queries(self, tasks: Any) -> dict[str, str]:
         return {t: q[0] for t, q in self.query_sets(tasks).items()}
 
     def query_sets(self, tasks: Any) -> dict[str, tuple[str, ...]]:
         sets = self.progressive.query_sets(tasks)
-        return {t.task_id: sets[t.task_id] + ((self.render(t, sets[t.task_id][0]),) if t.history else ()) for t in tasks}
+        stage = {t.task_id: t.stage for t in self.progressive.traces.values()}
+        return {t.task_id: self.route(t, stage.get(t.task_id), sets[t.task_id]) if t.history else sets[t.task_id] for t in tasks}
 
 
 def renderings(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
@@ -261,7 +263,7 @@ def renderings(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
     for retriever in ("bm25", "hybrid"):
         rows.append([retriever, "progressive (the default)", _scored(indexes, data, retriever, progressive).all3.means["nDCG@10"]])
         for label, render in variants.items():
-            result = _scored(indexes, data, retriever, WithRendering(label, progressive, render))
+            result = _scored(indexes, data, retriever, Rerouted(label, progressive, lambda t, _, q, render=render: (*q, render(t, q[0]))))
             rows.append([retriever, f"progressive {label}", result.all3.means["nDCG@10"]])
     return markdown_table(["retriever", "renderings fused (RRF)", "ALL-3 nDCG@10"], rows)
 
@@ -495,21 +497,6 @@ class _RoutedHybrid:
         return [found[i] for i in range(len(queries))]
 
 
-class _Rerouted:
-    """Progressive's renderings, rewritten per task by ``route(task, stage, renderings)``."""
-
-    def __init__(self, name: str, progressive: StrategySource, route: Any) -> None:
-        self.name, self.progressive, self.route = name, progressive, route
-
-    def queries(self, tasks: Any) -> dict[str, str]:
-        return {t: q[0] for t, q in self.query_sets(tasks).items()}
-
-    def query_sets(self, tasks: Any) -> dict[str, tuple[str, ...]]:
-        sets = self.progressive.query_sets(tasks)
-        stage = {t.task_id: t.stage for t in self.progressive.traces.values()}
-        return {t.task_id: self.route(t, stage.get(t.task_id), sets[t.task_id]) if t.history else sets[t.task_id] for t in tasks}
-
-
 def hybrid_sides(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
     """Conversation words for BM25 only: with BM25 alone, renderings that carry more of the conversation gain,
     with hybrid every one loses (`renderings`), because the dense query is pulled toward what was said before.
@@ -551,7 +538,7 @@ def hybrid_sides(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
         _RoutedHybrid(retriever(domain, name, options)) if name == "hybrid" else retriever(domain, name, options))
     try:
         for label, route in variants.items():
-            result = _scored(indexes, data, "hybrid", _Rerouted(label, progressive, route))
+            result = _scored(indexes, data, "hybrid", Rerouted(label, progressive, route))
             t = paired_test(base.per_query, result.per_query)
             rows.append([label, result.all3.means["nDCG@10"], f"{t.delta:+.4f}", f"{t.p_randomization:.3f}"])
     finally:
