@@ -15,6 +15,7 @@ model calls of `progressive` come from the completion cache when it is warm):
     .venv/bin/python tools/tune_on_dev.py query-vector --domains clapnq,cloud,fiqa # the dense query moved toward the conversation
     .venv/bin/python tools/tune_on_dev.py hybrid-sides --domains clapnq,cloud,fiqa   # a rendering for one side of the hybrid, or its own dense weight
     .venv/bin/python tools/tune_on_dev.py fusion-depth --domains clapnq,cloud,fiqa   # how deep each rendering is searched before fusing
+    .venv/bin/python tools/tune_on_dev.py pipeline-parity --domains clapnq,cloud,fiqa   # a chat turn retrieves what eval scores
     .venv/bin/python tools/tune_on_dev.py grounded-memory --domains clapnq,cloud,fiqa   # the last answer's passages as a prior
     .venv/bin/python tools/tune_on_dev.py bm25-params --domains clapnq,cloud,fiqa   # BM25's k1 and b
     .venv/bin/python tools/tune_on_dev.py bm25-before-after --split test --domains clapnq,cloud,fiqa   # reports that choice on test, once
@@ -568,6 +569,35 @@ def fusion_depth(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
     return markdown_table(["depth per rendering", "RRF k", "hybrid ALL-3 nDCG@10", "delta vs the default", "p"], rows)
 
 
+def pipeline_parity(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
+    """Does a chat turn retrieve what `convrag eval` scores? Every task through the pipeline the `ask`
+    command builds (progressive, hybrid, one collection), its domain's fused list against eval's top 10;
+    and the same with the pipeline's former fusion depth (each rendering's top 10)."""
+    import convrag.pipeline.core as core
+    from convrag.llm import make_llm
+    from convrag.pipeline import PipelineSpec, build_pipeline
+    from convrag.strategies.progressive import Progressive
+    from convrag.types import Message
+
+    llm = make_llm("local")
+    measured = run_retrieval(indexes, data.domains, "hybrid", StrategySource(Progressive(llm, indexes.embedder)), 10)
+    pipelines = {d: build_pipeline(PipelineSpec((d,), strategy="progressive"), opened={d: indexes.collection(d)},
+                                   embedder=indexes.embedder, generate=False, llm=llm) for d in data.domains}
+    rows = []
+    depth = core.FUSION_DEPTH
+    try:
+        for label, fusion_depth in (("today's pipeline", depth), ("the former fusion depth (10)", 10)):
+            core.FUSION_DEPTH = fusion_depth  # read by Pipeline.retrieve at each call
+            same = sum(
+                [h.passage_id for h in pipelines[t.domain].retrieve([*t.history, Message("user", t.question)])[2][t.domain]]
+                == [h.doc_id for h in measured.hits[t.task_id]]
+                for d in data.domains for t in data.tasks(d))
+            rows.append([label, len(measured.hits), same, len(measured.hits) - same])
+    finally:
+        core.FUSION_DEPTH = depth
+    return markdown_table(["pipeline", "tasks", "top 10 identical to eval's", "different"], rows)
+
+
 #: BM25's weights before they were chosen here: bm25s's defaults (the Lucene/Elasticsearch b, a higher k1)
 BM25_BEFORE = BM25Params(k1=1.5, b=0.75)
 
@@ -686,7 +716,7 @@ def _restated_unbacked(row: dict[str, Any]) -> bool:
 
 #: the comparisons over the benchmark's indexes, by name (``answers`` reads a run's rows instead)
 MODES = {"retrieval": retrieval, "routing": routing, "progressive": progressive, "renderings": renderings,
-         "escalation": escalation, "stage-one": stage_one, "query-vector": query_vector, "hybrid-sides": hybrid_sides, "fusion-depth": fusion_depth, "grounded-memory": grounded_memory,
+         "escalation": escalation, "stage-one": stage_one, "query-vector": query_vector, "hybrid-sides": hybrid_sides, "fusion-depth": fusion_depth, "pipeline-parity": pipeline_parity, "grounded-memory": grounded_memory,
          "bm25-params": bm25_params, "bm25-before-after": bm25_before_after}
 
 
