@@ -40,6 +40,7 @@ from convrag.data.layout import MTRAGData
 from convrag.embeddings import DEFAULT_EMBEDDING_MODEL
 from convrag.eval.report import markdown_table
 from convrag.eval.runner import BenchmarkIndexes, RunResult, run_retrieval, score_run
+from convrag.eval.significance import paired_test
 from convrag.fusion import fuse_lists
 from convrag.generate.decline import restates_question
 from convrag.index.bm25 import BM25Params
@@ -52,6 +53,12 @@ from convrag.types import Hit
 def _scored(indexes: BenchmarkIndexes, data: MTRAGData, retriever: str, source: Any, options: Mapping[str, Any] | None = None,
             k: int = 10) -> RunResult:
     return score_run(run_retrieval(indexes, data.domains, retriever, source, k, options), {d: data.qrels(d) for d in data.domains})
+
+
+def _against(base: RunResult, result: RunResult) -> list[Any]:
+    """A run's ALL-3 nDCG@10, and its delta and randomization p against ``base``, paired task by task."""
+    t = paired_test(base.per_query, result.per_query)
+    return [result.all3.means["nDCG@10"], f"{t.delta:+.4f}", f"{t.p_randomization:.3f}"]
 
 
 def _follow_up_calls(source: StrategySource, result: RunResult) -> tuple[float, int]:
@@ -340,7 +347,6 @@ def stage_one(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
     full_rewrite beats the question as asked on those turns; here they are sent to stage 2 instead
     (the last exchange rewritten, fused with the topic expansion), everything else unchanged."""
     import convrag.strategies.progressive as progressive_module
-    from convrag.eval.significance import paired_test
     from convrag.llm import make_llm
     from convrag.strategies import make_strategy
     from convrag.strategies.base import Rewrite
@@ -411,7 +417,6 @@ def query_vector(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
     alone. On progressive's stage-1 follow-ups only, or on every follow-up's renderings."""
     import numpy as np
 
-    from convrag.eval.significance import paired_test
     from convrag.llm import make_llm
     from convrag.strategies.progressive import Progressive
 
@@ -452,9 +457,7 @@ def query_vector(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
                     for task in follow_ups:
                         if scope == "every follow-up" or stage.get(task.task_id) == "1":
                             moves.update({q: weight * context[task.task_id][toward] for q in source.results[task.task_id].queries})
-                    result = _scored(indexes, data, "hybrid", source)
-                    t = paired_test(base.per_query, result.per_query)
-                    rows.append([toward, weight, scope, result.all3.means["nDCG@10"], f"{t.delta:+.4f}", f"{t.p_randomization:.3f}"])
+                    rows.append([toward, weight, scope, *_against(base, _scored(indexes, data, "hybrid", source))])
     finally:
         embedder.encode = encode  # type: ignore[method-assign]
     return markdown_table(["query vector moved toward", "weight", "on", "hybrid ALL-3 nDCG@10", "delta", "p"], rows)
@@ -505,7 +508,6 @@ def hybrid_sides(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
     BM25-only list fused with it (RRF, as every rendering is); the other way, renderings for the dense side
     alone; and a rendering of one kind (the topic expansion, a stage-1 question, a stage-2 rewrite) searched with
     its own dense weight. No model call beyond progressive's own."""
-    from convrag.eval.significance import paired_test
     from convrag.llm import make_llm
     from convrag.strategies.progressive import Progressive
     from convrag.strategies.topic import TopicSettings, conversation_terms, expand
@@ -539,9 +541,7 @@ def hybrid_sides(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
         _RoutedHybrid(retriever(domain, name, options)) if name == "hybrid" else retriever(domain, name, options))
     try:
         for label, route in variants.items():
-            result = _scored(indexes, data, "hybrid", Rerouted(label, progressive, route))
-            t = paired_test(base.per_query, result.per_query)
-            rows.append([label, result.all3.means["nDCG@10"], f"{t.delta:+.4f}", f"{t.p_randomization:.3f}"])
+            rows.append([label, *_against(base, _scored(indexes, data, "hybrid", Rerouted(label, progressive, route)))])
     finally:
         indexes.retriever = retriever  # type: ignore[method-assign]
     return markdown_table(["hybrid: progressive's renderings", "ALL-3 nDCG@10", "delta", "p"], rows)
@@ -552,20 +552,23 @@ def fusion_depth(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
     constant there: the pipeline and `convrag eval` share the depth (`convrag.queries.multi_query.FUSION_DEPTH`).
     On the test half only the pipeline's depth before the two were made one (10) is compared: a report of
     what chats retrieved until then, not a choice."""
-    from convrag.eval.significance import paired_test
+    from convrag.fusion import RRF_K
     from convrag.llm import make_llm
     from convrag.queries.multi_query import FUSION_DEPTH
     from convrag.strategies.progressive import Progressive
 
     source = StrategySource(Progressive(make_llm("local"), indexes.embedder))
     qrels = {d: data.qrels(d) for d in data.domains}
-    base = score_run(run_retrieval(indexes, data.domains, "hybrid", source, 10, depth=FUSION_DEPTH), qrels)
-    rows = []
-    cells = [(d, 60.0) for d in (10, 20, 30, 50, 100)] + [(FUSION_DEPTH, k) for k in (5.0, 20.0, 100.0)]
-    for depth, rrf_k in cells if data.split != "test" else [(10, 60.0)]:
-        result = score_run(run_retrieval(indexes, data.domains, "hybrid", source, 10, depth=depth, rrf_k=rrf_k), qrels)
-        t = paired_test(base.per_query, result.per_query)
-        rows.append([depth, rrf_k, result.all3.means["nDCG@10"], f"{t.delta:+.4f}", f"{t.p_randomization:.3f}"])
+    runs: dict[tuple[int, float], RunResult] = {}
+
+    def scored(depth: int, rrf_k: float) -> RunResult:
+        if (depth, rrf_k) not in runs:
+            runs[depth, rrf_k] = score_run(run_retrieval(indexes, data.domains, "hybrid", source, 10, depth=depth, rrf_k=rrf_k), qrels)
+        return runs[depth, rrf_k]
+
+    base = scored(FUSION_DEPTH, RRF_K)
+    cells = [(d, RRF_K) for d in (10, 20, 30, 50, 100)] + [(FUSION_DEPTH, k) for k in (5.0, 20.0, 100.0)]
+    rows = [[depth, rrf_k, *_against(base, scored(depth, rrf_k))] for depth, rrf_k in (cells if data.split != "test" else [(10, RRF_K)])]
     return markdown_table(["depth per rendering", "RRF k", "hybrid ALL-3 nDCG@10", "delta vs the default", "p"], rows)
 
 
@@ -621,7 +624,6 @@ def bm25_params(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
     default hybrid, with the human rewrite and with the default query path (progressive; its model
     calls from the completion cache); then today's default against the weights before it, paired
     per task."""
-    from convrag.eval.significance import paired_test
     from convrag.llm import make_llm
     from convrag.strategies.progressive import Progressive
 
@@ -649,7 +651,6 @@ def bm25_before_after(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
     benchmark, each source's queries the same under both (model calls from the completion cache);
     then progressive against full_rewrite under each. Meant for ``--split test``, once, to report
     a choice made on dev with ``bm25-params`` apart from anything else that changed the queries."""
-    from convrag.eval.significance import paired_test
     from convrag.llm import make_llm
     from convrag.strategies import make_strategy
     from convrag.strategies.progressive import Progressive
@@ -715,9 +716,14 @@ def _restated_unbacked(row: dict[str, Any]) -> bool:
 
 
 #: the comparisons over the benchmark's indexes, by name (``answers`` reads a run's rows instead)
-MODES = {"retrieval": retrieval, "routing": routing, "progressive": progressive, "renderings": renderings,
-         "escalation": escalation, "stage-one": stage_one, "query-vector": query_vector, "hybrid-sides": hybrid_sides, "fusion-depth": fusion_depth, "pipeline-parity": pipeline_parity, "grounded-memory": grounded_memory,
-         "bm25-params": bm25_params, "bm25-before-after": bm25_before_after}
+MODES = {
+    "retrieval": retrieval, "routing": routing, "progressive": progressive, "renderings": renderings, "escalation": escalation,
+    "stage-one": stage_one, "query-vector": query_vector, "hybrid-sides": hybrid_sides, "fusion-depth": fusion_depth,
+    "pipeline-parity": pipeline_parity, "grounded-memory": grounded_memory, "bm25-params": bm25_params,
+    "bm25-before-after": bm25_before_after,
+}
+#: the modes that may run on the test half: each reports a choice already made on dev, none chooses
+TEST_MODES = ("bm25-before-after", "fusion-depth")
 
 
 def main() -> None:
@@ -727,15 +733,15 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=Path("../shared/mtrag"))
     parser.add_argument("--domains", default="all", help="comma-separated domains (e.g. clapnq,cloud,fiqa: ALL-3 alone)")
     parser.add_argument("--split", default="dev", choices=("dev", "test"),
-                        help="dev, where everything is chosen; test only for bm25-before-after and fusion-depth, to report a choice made on dev")
+                        help=f"dev, where everything is chosen; test only for {' and '.join(TEST_MODES)}, to report a choice made on dev")
     parser.add_argument("--embedding-model", default=DEFAULT_EMBEDDING_MODEL,
                         help="the dense model (all-mpnet-base-v2 re-chooses the hybrid settings for it)")
     args = parser.parse_args()
     if args.what == "answers":
         print(answers(args.rows))
         return
-    if args.split == "test" and args.what not in ("bm25-before-after", "fusion-depth"):
-        parser.error("only bm25-before-after and fusion-depth report on the test half; every choice is made on dev")
+    if args.split == "test" and args.what not in TEST_MODES:
+        parser.error(f"only {' and '.join(TEST_MODES)} report on the test half; every choice is made on dev")
     data = MTRAGData.discover(args.data, args.split)
     domains = parse_domains(args.domains)
     data = replace(data, corpus_paths={d: path for d, path in data.corpus_paths.items() if d in domains})
