@@ -89,6 +89,15 @@ def test_files_that_cannot_be_indexed_are_refused_before_a_job(running) -> None:
     assert client.get("/api/jobs").json() == []
 
 
+def test_text_saved_in_a_windows_encoding_is_indexed_as_text(running) -> None:  # type: ignore[no-untyped-def]
+    _, client, _ = running
+    files = [("licence.txt", "Fishing licence: 25 € for résidents of the county.".encode("cp1252")),
+             ("renewal.txt", "Passport renewal by mail costs 130 dollars.".encode("utf-16"))]
+    assert upload(client, "gov", files)["status"] == "succeeded"
+    assert "25 € for résidents" in search(client, "fishing licence", 1)[0]["text"]
+    assert "130 dollars" in search(client, "passport renewal", 1)[0]["text"]
+
+
 def test_job_errors_name_the_file_not_server_paths(running, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     _, client, _ = running
     job = upload(client, "gov", [("broken.pdf", b"%PDF-1.4 not really a pdf")])

@@ -96,3 +96,14 @@ def test_readable_files_pass_the_content_check() -> None:
     check_content("a.pdf", b"%PDF-1.7 ...", 12)
     check_content("a.md", "# Überschrift".encode(), 14)
     check_content("cut.txt", ("x" * 10 + "é").encode()[:-1], 100_000)  # a character cut by the sniffed block
+
+
+@pytest.mark.parametrize("name,data", [
+    ("windows.txt", "Café crème à la carte, naïve résumé.".encode("cp1252")),
+    ("notepad.txt", "Passport renewal costs 130 dollars.".encode("utf-16")),  # Notepad's "Unicode": a mark, then UTF-16
+    ("page.html", "<p>Grüße aus Köln</p>".encode("latin-1")),
+])
+def test_text_the_indexer_reads_is_not_refused_for_its_encoding(name: str, data: bytes) -> None:
+    """The service takes what ``convrag index`` takes (it refused every file that was not UTF-8)."""
+    check_content(name, data, len(data))
+    check_content(name, data[:-1], len(data))  # the sniffed block may cut a UTF-16 character in two

@@ -15,7 +15,8 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
-from ..ingest.documents import SUFFIXES
+from ..errors import DataFormatError
+from ..ingest.documents import SUFFIXES, decode_text
 
 # Letters and digits of any script, and a few harmless marks; everything else becomes "_".
 _UNSAFE = re.compile(r"[^\w .,()+&'@=~-]+", re.UNICODE)
@@ -87,7 +88,11 @@ def assign_doc_ids(originals: Iterable[str], existing: Mapping[str, str]) -> dic
 
 def check_content(filename: str, head: bytes, size: int) -> None:
     """Refuse, at upload time, a file that cannot be indexed: empty, a "PDF" that is not one, or
-    text that is not UTF-8 (read at most :data:`SNIFF_BYTES` of it)."""
+    bytes that are not text (read at most :data:`SNIFF_BYTES` of it).
+
+    Text is judged by :func:`convrag.ingest.documents.decode_text`, the reading the indexing job
+    uses, so that the service takes what ``convrag index`` takes: a Windows-1252 or UTF-16 file
+    saved by an editor on Windows, not only UTF-8."""
     if size == 0:
         raise UploadError(f"{filename!r} is empty", 422, "empty_file")
     suffix = "." + filename.rsplit(".", 1)[-1].lower()
@@ -95,13 +100,24 @@ def check_content(filename: str, head: bytes, size: int) -> None:
         if not head.lstrip()[:5] == b"%PDF-":
             raise UploadError(f"{filename!r} is not a PDF file (it does not start with %PDF-)", 415, "not_a_pdf")
         return
-    try:
-        head.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        if exc.start < len(head) - 4:  # not just a character cut at the end of the sniffed block
-            raise UploadError(f"{filename!r} is not UTF-8 text (byte {exc.start})", 415, "not_text") from None
-    if size <= len(head) and not head.strip():
+    text = _sniffed_text(filename, head, cut=size > len(head))
+    if size <= len(head) and not text.strip():
         raise UploadError(f"{filename!r} has no text", 422, "empty_file")
+
+
+def _sniffed_text(filename: str, head: bytes, cut: bool) -> str:
+    """The text of a file's first bytes; when the sniffed block ``cut`` the file, a character of up
+    to four bytes (UTF-8, UTF-16, UTF-32) may be cut at its end, so up to three bytes are let go."""
+    try:
+        return decode_text(head, Path(filename))
+    except DataFormatError as exc:
+        first = exc
+    for drop in range(1, 4 if cut else 1):
+        try:
+            return decode_text(head[:-drop], Path(filename))
+        except DataFormatError:
+            pass
+    raise UploadError(f"{filename!r} is {first.reason}", 415, "not_text") from None
 
 
 def inside(folder: Path, name: str) -> Path:
