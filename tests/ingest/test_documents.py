@@ -1,4 +1,5 @@
 import codecs
+import logging
 from pathlib import Path
 
 import pytest
@@ -52,10 +53,23 @@ def test_pdf_text_layer_and_title(tmp_path: Path) -> None:
     assert "Passport renewal costs 130 dollars." in doc.text and "Apply by mail." in doc.text
 
 
-def test_broken_pdf_is_a_clear_error(tmp_path: Path) -> None:
+def test_a_folder_names_the_files_that_hold_no_text(tmp_path: Path) -> None:
+    (tmp_path / "good.md").write_text("# Fees\n\nRenewal costs 130 dollars.")
+    (tmp_path / "empty.txt").write_bytes(b"")
+    (tmp_path / "blank.md").write_text("  \n\n")
+    (tmp_path / "scan.pdf").write_bytes(make_pdf([""], title="A scanned form"))  # a page with no text layer
+    skipped: list[str] = []
+    assert [d.doc_id for d in iter_documents(tmp_path, skipped)] == ["good"]
+    assert skipped == ["blank.md: no text", "empty.txt: no text", "scan.pdf: no text layer (scanned pages need OCR first)"]
+
+
+def test_broken_pdf_is_a_clear_error(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     (tmp_path / "x.pdf").write_bytes(b"%PDF-1.4 this is not a pdf")
-    with pytest.raises(DataFormatError, match="not a readable PDF"):
+    with caplog.at_level(logging.WARNING), pytest.raises(DataFormatError, match="not a readable PDF"):
         read_document(tmp_path / "x.pdf")
+    # the one error names the file; pypdf's own bare warnings ("EOF marker not found") are not printed beside it
+    assert not [r.getMessage() for r in caplog.records if r.name.startswith("pypdf")]
+    assert logging.getLogger("pypdf").level == logging.NOTSET  # and its logger is left as it was
 
 
 @pytest.mark.parametrize("encoding, text", [

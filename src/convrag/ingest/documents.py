@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import logging
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -63,12 +64,20 @@ def _pdf_to_text(path: Path) -> tuple[str, str]:
     from pypdf import PdfReader
     from pypdf.errors import PdfReadError
 
+    # pypdf logs what it repairs or gives up on as warnings ("EOF marker not found"); with no handler
+    # set, Python prints them bare on stderr beside the error below that says the same with the file's
+    # name, and a folder of slightly damaged PDFs that read fine would print hundreds of them
+    quiet = logging.getLogger("pypdf")
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)
     try:
         reader = PdfReader(path)
         pages = [page.extract_text() or "" for page in reader.pages]
         title = str((reader.metadata or {}).get("/Title") or "")
     except (PdfReadError, ValueError, KeyError, OSError) as exc:
         raise DataFormatError(path, f"not a readable PDF ({exc})") from None
+    finally:
+        quiet.setLevel(level)
     lines = [" ".join(line.split()) for page in pages for line in page.splitlines()]
     return "\n".join(line for line in lines if line), title.strip()
 
@@ -153,15 +162,23 @@ def read_document(path: Path, doc_id: str | None = None, url: str | None = None,
 def iter_documents(folder: Path, skipped: list[str] | None = None) -> Iterator[Document]:
     """Every supported file under ``folder``, in path order; ids are paths relative to the folder.
     A file that cannot be read raises :class:`DataFormatError`, or, when ``skipped`` is given, is
-    left out and recorded there ("path: reason"), so that one bad file does not stop a folder."""
+    left out and recorded there ("path: reason"), so that one bad file does not stop a folder. A
+    file that reads but holds no text (an empty file, a scanned PDF) is recorded there too, since it
+    would add nothing to the collection and the user should hear why (the service's uploads say so)."""
     folder = Path(folder)
     if not folder.is_dir():
         raise DataFormatError(folder, "not a folder")
     for path in sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix.lower() in SUFFIXES):
         relative = path.relative_to(folder)
         try:
-            yield read_document(path, doc_id=relative.with_suffix("").as_posix())
+            document = read_document(path, doc_id=relative.with_suffix("").as_posix())
         except DataFormatError as exc:
             if skipped is None:
                 raise
             skipped.append(f"{relative.as_posix()}: {exc.reason}")
+            continue
+        if skipped is not None and not document.text.strip():
+            why = "no text layer (scanned pages need OCR first)" if path.suffix.lower() == ".pdf" else "no text"
+            skipped.append(f"{relative.as_posix()}: {why}")
+            continue
+        yield document
