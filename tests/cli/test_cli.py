@@ -42,7 +42,7 @@ def test_index_then_search(tmp_path: Path) -> None:
     store = tmp_path / "store"
     result = runner.invoke(app, ["index", str(_corpus(tmp_path)), "-c", "tiny", "--store", str(store)])
     assert result.exit_code == 0, result.output
-    assert "6 passages, embedding all-MiniLM-L6-v2" in result.output
+    assert "6 passages, BM25 and dense (all-MiniLM-L6-v2)" in result.output
     for retriever in ("bm25", "dense", "hybrid"):
         found = runner.invoke(app, ["search", "passport renewal fee", "-c", "tiny", "--store", str(store), "-r", retriever, "-k", "2"])
         assert found.exit_code == 0, found.output
@@ -70,9 +70,11 @@ def test_index_documents_folder(tmp_path: Path) -> None:
     docs.mkdir()
     (docs / "pricing.html").write_text("<title>Pricing</title><p>The Lite plan costs nothing per month.</p>")
     (docs / "setup.md").write_text("# Setup\n\nRun the installer, then log in.")
+    (docs / "notes.txt").write_text("")
     store = tmp_path / "store"
     result = runner.invoke(app, ["index", str(docs), "-c", "docs", "--store", str(store), "--no-dense"])
     assert result.exit_code == 0, result.output
+    assert "skipped notes.txt: no text" in result.output and "BM25 only (no dense index)" in result.output
     found = runner.invoke(app, ["search", "how much does the lite plan cost", "-c", "docs", "--store", str(store), "-r", "bm25"])
     assert "pricing-0-" in found.output and "Pricing" in found.output
 

@@ -81,7 +81,9 @@ def index(
         return
     built = Collection.build(target, passages, name=collection, embedder=embedder, source=str(source), force=rebuild, reporter=reporter,
                              windows=WindowSettings() if windows and embedder is not None else None)
-    console.print(f"collection [bold]{built.name}[/bold]: {len(built)} passages, embedding {built.manifest.embedding_model}, at {built.path}")
+    model = built.manifest.embedding_model
+    indexes = f"BM25 and dense ({model})" if model else "BM25 only (no dense index)"
+    console.print(f"collection [bold]{built.name}[/bold]: {len(built)} passages, {indexes}, at {built.path}")
 
 
 @app.command(rich_help_panel="Collections")
