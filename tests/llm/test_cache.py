@@ -1,5 +1,9 @@
+import logging
+import sqlite3
+
 import pytest
 
+from convrag.errors import ConfigError
 from convrag.llm.base import GenerationParams, LLMError
 from convrag.llm.cache import CachedLLM, cache_key
 from convrag.strategies.prompts import rewrite_messages
@@ -87,3 +91,35 @@ def test_a_cache_file_from_before_the_later_columns_still_answers(tmp_path):
     old.close()
     hit = CachedLLM(ScriptedLLM(), path).complete(messages)  # ScriptedLLM() would raise on a call
     assert hit.cached and hit.text == "4.5 billion years." and hit.finish_reason is None and hit.steering is None
+
+
+def test_an_unreadable_cache_file_is_kept_aside_and_a_new_cache_started(tmp_path, caplog):
+    path = tmp_path / "c.sqlite"
+    garbage = b"not a database, perhaps a half-copied file " * 200
+    path.write_bytes(garbage)
+    messages = rewrite_messages("User: the moon", "How old is it?")
+    with caplog.at_level(logging.WARNING, logger="convrag.llm"):
+        cached = CachedLLM(ScriptedLLM(rewrite=["How old is the Moon?"]), path)
+    assert cached.complete(messages).text == "How old is the Moon?" and cached.complete(messages).cached
+    (aside,) = tmp_path.glob("c.sqlite.unreadable-*")
+    assert aside.read_bytes() == garbage  # nothing the user had is deleted
+    assert "unreadable" in caplog.text and aside.name in caplog.text
+
+
+def test_a_completion_that_cannot_be_stored_is_still_answered(tmp_path, caplog):
+    path = tmp_path / "c.sqlite"
+    inner = ScriptedLLM(rewrite=["How old is the Moon?", "How old is the Moon?"])
+    cached = CachedLLM(inner, path)
+    cached._db.close()
+    cached._db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)  # a full disk, say
+    messages = rewrite_messages("User: the moon", "How old is it?")
+    with caplog.at_level(logging.WARNING, logger="convrag.llm"):
+        assert cached.complete(messages).text == "How old is the Moon?"
+    assert "could not store" in caplog.text
+    assert not cached.complete(messages).cached and len(inner.requests) == 2  # asked again, not made up
+
+
+def test_a_cache_that_cannot_be_opened_is_one_clear_error(tmp_path):
+    (tmp_path / "home").write_text("a file where the cache's folder should be")
+    with pytest.raises(ConfigError, match="cannot open the completion cache .*--no-llm-cache"):
+        CachedLLM(ScriptedLLM(), tmp_path / "home" / "c.sqlite")

@@ -3,18 +3,30 @@
 Keyed by backend, model, messages and generation parameters (a SHA-256 of their canonical
 JSON). SQLite in WAL mode: several processes may read while one writes, and a crash loses at
 most the call in flight. Only successful completions are stored; errors are retried next time.
+
+The cache only saves time, so it never costs an answer: a file that is not a SQLite database (or
+is corrupt) is moved aside, kept for the user, and a new cache started; a read or a write that
+fails later (a full disk, a lock held too long) is logged and the call goes on uncached.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from ..errors import ConfigError
 from .base import LLM, ChatMessage, Completion, GenerationParams, holds, prefill, stream
+
+log = logging.getLogger("convrag.llm")
+
+#: SQLite's answers for a file that is not a database, or one whose pages are damaged
+_UNREADABLE = (sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS completions (
@@ -49,15 +61,19 @@ class CachedLLM:
         self.backend = llm.backend
         self.model = llm.model
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute(_SCHEMA)
-        columns = {row[1] for row in self._db.execute("PRAGMA table_info(completions)")}
-        for column, kind in (("first_token_s", "REAL"), ("steering", "TEXT"), ("finish_reason", "TEXT")):
-            if column not in columns:  # a cache made before the column was kept
-                self._db.execute(f"ALTER TABLE completions ADD COLUMN {column} {kind}")
-        self._db.commit()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                self._db = _connect(self.path)
+            except sqlite3.DatabaseError as exc:
+                if getattr(exc, "sqlite_errorcode", None) not in _UNREADABLE:
+                    raise
+                aside = _move_aside(self.path)
+                log.warning("the completion cache %s is unreadable (%s); it was moved to %s and a new cache started",
+                            self.path, exc, aside.name)
+                self._db = _connect(self.path)
+        except (OSError, sqlite3.Error) as exc:  # a folder that cannot be written, a lock held past the timeout
+            raise ConfigError(f"cannot open the completion cache {self.path}: {exc} (--no-llm-cache runs without it)") from None
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
@@ -74,11 +90,15 @@ class CachedLLM:
         return holds(self.inner, messages)
 
     def _lookup(self, key: str) -> Completion | None:
-        with self._lock:
-            row = self._db.execute(
-                "SELECT text, prompt_tokens, completion_tokens, latency_s, first_token_s, steering, finish_reason FROM completions"
-                " WHERE key = ?", (key,)
-            ).fetchone()
+        try:
+            with self._lock:
+                row = self._db.execute(
+                    "SELECT text, prompt_tokens, completion_tokens, latency_s, first_token_s, steering, finish_reason FROM completions"
+                    " WHERE key = ?", (key,)
+                ).fetchone()
+        except sqlite3.Error as exc:
+            log.warning("the completion cache %s could not be read (%s); the model is asked instead", self.path, exc)
+            return None
         if row is None:
             return None
         self.hits += 1
@@ -112,16 +132,51 @@ class CachedLLM:
     def _store(self, key: str, messages: list[ChatMessage], params: GenerationParams, completion: Completion) -> None:
         self.misses += 1
         request = json.dumps({"messages": messages, "params": params.as_dict()}, ensure_ascii=False)
-        with self._lock:
-            self._db.execute(
-                "INSERT OR REPLACE INTO completions (key, backend, model, request, text, prompt_tokens, completion_tokens, latency_s,"
-                " first_token_s, steering, finish_reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (key, self.backend, self.model, request, completion.text, completion.prompt_tokens,
-                 completion.completion_tokens, completion.latency_s, completion.first_token_s,
-                 json.dumps(completion.steering) if completion.steering is not None else None, completion.finish_reason),
-            )
-            self._db.commit()
+        try:
+            with self._lock:
+                self._db.execute(
+                    "INSERT OR REPLACE INTO completions (key, backend, model, request, text, prompt_tokens, completion_tokens,"
+                    " latency_s, first_token_s, steering, finish_reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (key, self.backend, self.model, request, completion.text, completion.prompt_tokens,
+                     completion.completion_tokens, completion.latency_s, completion.first_token_s,
+                     json.dumps(completion.steering) if completion.steering is not None else None, completion.finish_reason),
+                )
+                self._db.commit()
+        except sqlite3.Error as exc:  # the completion is the caller's all the same; only the saving is lost
+            log.warning("the completion cache %s could not store a completion (%s); it is used uncached", self.path, exc)
+            try:
+                self._db.rollback()
+            except sqlite3.Error:
+                pass
 
     def close(self) -> None:
         with self._lock:
             self._db.close()
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    """The cache's database at ``path``, created or brought up to today's columns."""
+    db = sqlite3.connect(path, check_same_thread=False, timeout=30)
+    try:
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute(_SCHEMA)
+        columns = {row[1] for row in db.execute("PRAGMA table_info(completions)")}
+        for column, kind in (("first_token_s", "REAL"), ("steering", "TEXT"), ("finish_reason", "TEXT")):
+            if column not in columns:  # a cache made before the column was kept
+                db.execute(f"ALTER TABLE completions ADD COLUMN {column} {kind}")
+        db.commit()
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
+def _move_aside(path: Path) -> Path:
+    """Rename an unreadable cache (with its WAL and shared-memory files) to ``NAME.unreadable-TIME``:
+    nothing the user had is deleted, and a new cache can take the name."""
+    aside = path.with_name(f"{path.name}.unreadable-{time.strftime('%Y%m%dT%H%M%S')}")
+    for suffix in ("", "-wal", "-shm"):
+        part = path.with_name(path.name + suffix)
+        if part.exists():
+            part.rename(aside.with_name(aside.name + suffix))
+    return aside
