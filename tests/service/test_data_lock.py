@@ -30,12 +30,17 @@ def test_a_second_service_on_the_same_folder_is_refused_and_the_first_keeps_its_
         assert client.get("/api/health").status_code == 200
 
 
-def test_a_service_that_cannot_start_leaves_the_folder_free(tmp_path: Path) -> None:
-    (tmp_path / "svc").mkdir()
-    (tmp_path / "svc" / "convrag.sqlite").write_bytes(b"not a database" * 100)
+def test_a_damaged_database_is_one_clear_error_is_left_as_it_was_and_frees_the_folder(tmp_path: Path) -> None:
+    """The database holds the users' conversations: the service refuses to start over a damaged one and
+    names it (not a traceback), neither moves nor rebuilds it, and leaves the folder free for the next start."""
     settings = ServiceSettings.load(data_dir=tmp_path / "svc")
-    with pytest.raises(Exception) as failed:
-        create_app(settings, llm=ScriptedLLM())
-    assert not isinstance(failed.value, ConfigError)  # the database's own error, not the lock's
-    (tmp_path / "svc" / "convrag.sqlite").unlink()
-    create_app(settings, llm=ScriptedLLM()).state.convrag.store.close()
+    database = tmp_path / "svc" / "convrag.sqlite"
+    database.parent.mkdir()
+    damaged = b"not a database: a file cut short by a failing disk " * 100
+    database.write_bytes(damaged)
+    with pytest.raises(ConfigError, match=r"the service database .*convrag\.sqlite cannot be opened .*left as it is"):
+        create_app(settings, llm=ScriptedLLM())  # the database's own error, not the lock's
+    assert database.read_bytes() == damaged
+    database.unlink()  # the user moves it away: a service over the folder starts, empty
+    with ThreadServer(settings, ScriptedLLM()) as server, httpx.Client(base_url=server.url) as client:
+        assert client.get("/api/conversations").json() == []

@@ -14,6 +14,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from ..errors import ConfigError
+
 
 class ConversationChanged(RuntimeError):
     """A turn was written from a conversation that has changed since (another answer stored, or the
@@ -89,11 +91,18 @@ class Store:
         self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=30, isolation_level=None)
         self._db.row_factory = sqlite3.Row
         self._lock = threading.RLock()
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA foreign_keys=ON")
-        self._db.execute("PRAGMA synchronous=FULL")
-        self._db.executescript(SCHEMA)
-        self._migrate()
+        try:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.executescript(SCHEMA)
+            self._migrate()
+        except sqlite3.Error as exc:
+            self._db.close()
+            # unlike the completion cache, this file holds the users' conversations: it is never
+            # moved or rebuilt here, only named, so that it can be restored or examined
+            raise ConfigError(f"the service database {self.path} cannot be opened ({exc}); it was left as it is: "
+                              "restore it from a backup, or move it away to start with an empty one") from None
 
     def _migrate(self) -> None:
         """Bring a database made by an earlier version up to this schema (columns are only added)."""
