@@ -12,6 +12,7 @@ model calls of `progressive` come from the completion cache when it is warm):
     .venv/bin/python tools/tune_on_dev.py renderings --domains clapnq,cloud,fiqa   # zero-call context renderings fused with progressive
     .venv/bin/python tools/tune_on_dev.py escalation --domains clapnq,cloud,fiqa   # what progressive's one call asks for
     .venv/bin/python tools/tune_on_dev.py stage-one --domains clapnq,cloud,fiqa    # a call on the follow-ups stage 1 takes as asked
+    .venv/bin/python tools/tune_on_dev.py stage-two-history --domains clapnq,cloud,fiqa   # full_rewrite's whole history for stage 2
     .venv/bin/python tools/tune_on_dev.py query-vector --domains clapnq,cloud,fiqa # the dense query moved toward the conversation
     .venv/bin/python tools/tune_on_dev.py hybrid-sides --domains clapnq,cloud,fiqa   # a rendering for one side of the hybrid, or its own dense weight
     .venv/bin/python tools/tune_on_dev.py fusion-depth --domains clapnq,cloud,fiqa   # how deep each rendering is searched before fusing
@@ -410,6 +411,43 @@ def stage_one(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
                            "LLM calls per follow-up", "calls made live"], rows)
 
 
+def stage_two_history(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
+    """Would stage 2 gain from the whole history that full_rewrite reads, at the same 0.4 calls? Its
+    turns get full_rewrite's rewrite in place of the last exchange's (still fused with the topic
+    expansion), or beside it; or stage 1a's turns get it too. Every call from the completion cache
+    (full_rewrite's and progressive's dev runs); a chat would make one longer call instead."""
+    from convrag.llm import make_llm
+    from convrag.strategies import make_strategy
+    from convrag.strategies.progressive import Progressive
+
+    llm = make_llm("local")
+    progressive = StrategySource(Progressive(llm, indexes.embedder))
+    full = StrategySource(make_strategy("full_rewrite", llm, indexes.embedder))
+    whole = full.queries([t for d in data.domains for t in data.tasks(d)])
+
+    def instead(t: Any, stage: str | None, q: tuple[str, ...]) -> tuple[str, ...]:
+        return (whole[t.task_id], *q[1:]) if stage == "2" else q
+
+    def beside(stages: tuple[str, ...]) -> Any:
+        return lambda t, stage, q: (*q, whole[t.task_id]) if stage in stages and whole[t.task_id] not in q else q
+
+    variants = {"stage 2: the whole-history rewrite instead of the last exchange's": instead,
+                "stage 2: both rewrites": beside(("2",)), "stages 1a and 2: the whole-history rewrite added": beside(("1a", "2"))}
+    rows = []
+    for retriever in ("bm25", "hybrid"):
+        base = _scored(indexes, data, retriever, progressive)
+        turns = [t.task_id for t in progressive.traces.values() if t.stage == "2" and t.task_id in base.tasks]
+        rows.append([retriever, "progressive (the default)", *_on_turns(base, turns), "-", "-"])
+        for label, route in variants.items():
+            result = _scored(indexes, data, retriever, Rerouted(label, progressive, route))
+            t = paired_test(base.per_query, result.per_query)
+            rows.append([retriever, label, *_on_turns(result, turns), f"{t.delta:+.4f}", f"{t.p_randomization:.3f}"])
+        result = _scored(indexes, data, retriever, full)
+        t = paired_test(base.per_query, result.per_query)
+        rows.append([retriever, "full_rewrite (every follow-up)", *_on_turns(result, turns), f"{t.delta:+.4f}", f"{t.p_randomization:.3f}"])
+    return markdown_table(["retriever", "renderings", "ALL-3 nDCG@10", "nDCG@10 on stage-2 follow-ups (turns)", "delta", "p"], rows)
+
+
 def query_vector(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
     """A zero-call way to bring the conversation into the dense query without a second result list:
     each follow-up's query vectors are moved toward a vector of the conversation (the mean of the
@@ -718,7 +756,7 @@ def _restated_unbacked(row: dict[str, Any]) -> bool:
 #: the comparisons over the benchmark's indexes, by name (``answers`` reads a run's rows instead)
 MODES = {
     "retrieval": retrieval, "routing": routing, "progressive": progressive, "renderings": renderings, "escalation": escalation,
-    "stage-one": stage_one, "query-vector": query_vector, "hybrid-sides": hybrid_sides, "fusion-depth": fusion_depth,
+    "stage-one": stage_one, "stage-two-history": stage_two_history, "query-vector": query_vector, "hybrid-sides": hybrid_sides, "fusion-depth": fusion_depth,
     "pipeline-parity": pipeline_parity, "grounded-memory": grounded_memory, "bm25-params": bm25_params,
     "bm25-before-after": bm25_before_after,
 }
