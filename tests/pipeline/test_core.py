@@ -62,12 +62,14 @@ def test_chat_loop_keeps_history_and_shows_the_trace(tiny_collection, capsys):
     llm = ScriptedLLM(rewrite=["Where do the Arizona Cardinals play home games?"],
                       answer=["The Cardinals play in London sometimes [1].", "At State Farm Stadium [1]."])
     pipeline = Pipeline([CollectionSearch("docs", bm25)], make_strategy("progressive", llm), generator=AnswerGenerator(llm))
-    inputs = iter(["Did the Cardinals play in London?", "What about their home games?", "/trace", "/quit"])
+    inputs = iter(["Did the Cardinals play in London?", "/help", "/tarce", "What about their home games?", "/trace", "/quit"])
     history = chat_loop(pipeline, lambda prompt: next(inputs))
+    # "/help" and the mistyped "/tarce" are commands, not questions: only the two questions were answered
     assert [m.speaker for m in history] == ["user", "agent", "user", "agent"]
-    assert history[1].text == "The Cardinals play in London sometimes [1]."
+    assert history[1].text == "The Cardinals play in London sometimes [1]." and history[3].text == "At State Farm Stadium [1]."
     out = capsys.readouterr().out
     assert "stage 2" in out and "kept [1] docs/" in out
+    assert "unknown command /tarce" in out and out.count("commands: /trace") == 3  # at the start, for /help, for /tarce
 
 
 def test_the_strategys_standalone_question_reaches_the_answer_prompt_when_asked_for(tiny_collection):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 
 from rich.markup import escape
@@ -14,7 +15,10 @@ from ..pipeline import Pipeline, PipelineResult
 from ..pipeline.read_ahead import ReadAhead
 from ..types import Message
 
-HELP = "commands: /trace (decisions of the last turn), /json (its full trace), /reset, /quit"
+HELP = "commands: /trace (decisions of the last turn), /json (its full trace), /reset, /help, /quit"
+#: a line that is one slash-word is a command, known or not: a mistyped "/trcae" is not asked as a question
+#: (a question that starts with a path, "/etc/hosts format?", is not one word)
+_COMMAND = re.compile(r"/[A-Za-z]+")
 
 
 def print_answer(result: PipelineResult) -> None:
@@ -92,6 +96,9 @@ def chat_loop(pipeline: Pipeline, read: Callable[[str], str] = input) -> list[Me
             history, last = [], None
             console.print("[dim]conversation cleared[/dim]")
             continue
+        if line == "/help":
+            console.print(f"[dim]{HELP}[/dim]")
+            continue
         if line in ("/trace", "/json"):
             if last is None:
                 console.print("[dim]no turn yet[/dim]")
@@ -99,6 +106,9 @@ def chat_loop(pipeline: Pipeline, read: Callable[[str], str] = input) -> list[Me
                 print_decisions(last)
             else:
                 console.print_json(json.dumps(last.trace.to_dict(), ensure_ascii=False, default=str))
+            continue
+        if _COMMAND.fullmatch(line):
+            console.print(f"[dim]unknown command {line}; {HELP}[/dim]")
             continue
         try:
             last = pipeline.answer([*history, Message("user", line)], task_id=f"chat-{len(history) // 2 + 1}")
