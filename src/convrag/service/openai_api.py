@@ -159,9 +159,13 @@ def _start_turn(state: ServiceState, config: Any, messages: list[Message]) -> qu
             pieces.put(exc)
         finally:
             state.gate.release()
-            pieces.put(_END)
-        if answer is not None:
-            state.read_ahead_after(config, messages, answer)
+            try:
+                # before the stream ends, as the other endpoints do: a client that sends its next
+                # question the moment it has this answer finds the read-ahead already queued
+                if answer is not None:
+                    state.read_ahead_after(config, messages, answer)
+            finally:
+                pieces.put(_END)
 
     threading.Thread(target=work, name="convrag-stream", daemon=True).start()
     return pieces
