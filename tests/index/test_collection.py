@@ -121,6 +121,13 @@ def test_store(tmp_path: Path, tiny_passages: list[Passage]) -> None:
         store.open("wiki")
     with pytest.raises(CollectionError, match="invalid collection name"):
         store.path("../escape")
+    # a new collection is named as the service names one, so that "-c a,b" and URLs can hold it
+    for name in ("a,b", "a b", "x" * 65, "-lead", "tab\there"):
+        with pytest.raises(CollectionError, match="invalid collection name"):
+            store.path(name, new=True)
+    assert store.path("faq_2026-v2", new=True) == tmp_path / "faq_2026-v2"
+    (tmp_path / "made before the rule").mkdir()  # an existing folder keeps its name
+    assert store.path("made before the rule", new=True).name == "made before the rule"
 
 
 def test_reuse_embeds_only_new_passages(tmp_path: Path, tiny_passages: list[Passage], embedder: Embedder,

@@ -51,7 +51,7 @@ def index(
     check_backend(backend)
     if backend == "milvus" and not dense:
         raise ConfigError("the milvus backend always stores dense vectors; drop --no-dense")
-    target = CollectionStore(store or default_store()).path(collection)
+    target = CollectionStore(store or default_store()).path(collection, new=True)
     # a GPU embeds a large corpus in minutes where 2 CPU cores take hours (docs/benchmarks.md, mpnet);
     # the vectors are the same to 1e-6, so the collection is searched with the CPU model afterwards
     embedder = load_embedder(embedding_model, device=device, batch_size=16 if device == "cpu" else 128) if dense else None

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import time
 import uuid
@@ -414,15 +415,23 @@ def _remove_stale(path: Path, keep: str) -> None:
             shutil.rmtree(child, ignore_errors=True)
 
 
+#: what a new collection may be called, from the command line or the service: a name that is a folder
+#: name and a URL path part as it is, and that a comma-separated list (``-c a,b``) can hold
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+
+
 class CollectionStore:
     """A folder of named collections (one sub-folder each)."""
 
     def __init__(self, root: Path | str) -> None:
         self.root = Path(root)
 
-    def path(self, name: str) -> Path:
-        if not name or "/" in name or "\\" in name or name.startswith("."):
-            raise CollectionError(f"invalid collection name {name!r} (use letters, digits, '-' or '_')")
+    def path(self, name: str, new: bool = False) -> Path:
+        """The folder of collection ``name``. A ``new`` collection's name must match :data:`NAME`; an
+        existing one only has to stay inside the store (one made before the rule keeps working)."""
+        if not name or "/" in name or "\\" in name or name.startswith(".") or (
+                new and not NAME.fullmatch(name) and not (self.root / name).is_dir()):
+            raise CollectionError(f"invalid collection name {name!r} (use letters, digits, '-' or '_'; at most 64)")
         return self.root / name
 
     def names(self) -> list[str]:

@@ -1,21 +1,19 @@
 """Collections: create, list, describe, change the description, delete (index, uploads and jobs)."""
 
-import re
 import shutil
 from typing import Any
 
 from fastapi import APIRouter, Depends, Response
 from pydantic import BaseModel, Field
 
+from ...index.collection import NAME
 from ..errors import ApiError
 from ..state import ServiceState, get_state
 from .common import collection_info, job_info, require_collection
 
-NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
-
 
 class CollectionIn(BaseModel):
-    name: str = Field(pattern=NAME.pattern, description="letters, digits, '-' and '_'; at most 64")
+    name: str = Field(pattern=f"^{NAME.pattern}$", description="letters, digits, '-' and '_'; at most 64")
     description: str = Field("", max_length=2000)
 
 
