@@ -238,3 +238,46 @@ def test_a_crash_while_reweighting_bm25_keeps_the_live_version(tmp_path: Path, t
     survivor = Collection.open(tmp_path / "c")
     assert survivor.version_dir == before.version_dir and survivor.manifest.bm25["b"] == 0.75
     assert not [p for p in (tmp_path / "c").iterdir() if p.name.startswith(".tmp-")]
+
+
+def test_a_second_build_of_one_collection_waits_for_the_first(tmp_path: Path, tiny_passages: list[Passage],
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two builds at once used to clear each other's folders as stale, both said they had finished, and
+    left a version holding only its manifest. A build now waits while another holds the collection."""
+    import threading
+    from contextlib import contextmanager
+
+    class Recording:
+        def __init__(self) -> None:
+            self.waiting = threading.Event()
+
+        @contextmanager
+        def stage(self, description: str, total: int | None = None):  # type: ignore[no-untyped-def]
+            if "waiting for another build" in description:
+                self.waiting.set()
+            yield lambda n=1: None
+
+    inside, go_on = threading.Event(), threading.Event()
+    bm25_of = collection_module._bm25_of
+
+    def slow_first(passages, params):  # type: ignore[no-untyped-def]
+        if not inside.is_set():  # the first build stops half-way, its folder being written
+            inside.set()
+            go_on.wait(timeout=60)
+        return bm25_of(passages, params)
+
+    monkeypatch.setattr(collection_module, "_bm25_of", slow_first)
+    path, reporter, built = tmp_path / "c", Recording(), {}
+    first = threading.Thread(target=lambda: built.update(first=Collection.build(path, tiny_passages)))
+    second = threading.Thread(target=lambda: built.update(second=Collection.build(path, tiny_passages[:4], reporter=reporter)))
+    first.start()
+    assert inside.wait(timeout=60)
+    second.start()
+    waited = reporter.waiting.wait(timeout=20)
+    go_on.set()
+    first.join(timeout=60)
+    second.join(timeout=60)
+    assert waited and set(built) == {"first", "second"}
+    opened = Collection.open(path)  # the second build's version, complete: passages, BM25 and manifest
+    assert opened.passages == tiny_passages[:4] and opened.bm25.size == 4 and built["second"].version_dir == opened.version_dir
+    assert [p.name for p in path.iterdir() if p.is_dir()] == [opened.version_dir.name]  # the first's, cleared after

@@ -26,6 +26,7 @@ from functools import cached_property
 from pathlib import Path
 
 import numpy as np
+from filelock import FileLock, Timeout
 
 from .. import __version__
 from ..embeddings import Embedder
@@ -113,6 +114,11 @@ class Collection:
         re-embeds a passage. Unchanged weights return this collection."""
         if self.manifest.bm25 == asdict(params):
             return self
+        with _writing(self.path, self.name, reporter):
+            return self._rebuilt_bm25(params, reporter)
+
+    def _rebuilt_bm25(self, params: BM25Params, reporter: Reporter) -> Collection:
+        """:meth:`with_bm25`'s work, for a caller that holds the collection's write lock."""
         started = time.perf_counter()
         version = _version_name(self.manifest.corpus_sha256)
         with _staging(self.path, version) as building:
@@ -179,6 +185,14 @@ class Collection:
             raise CollectionError(f"cannot build collection at {path}: the corpus is empty")
         _check_unique_ids(passages)
         name = name or path.name
+        path.mkdir(parents=True, exist_ok=True)
+        with _writing(path, name, reporter):
+            return cls._build(path, passages, name, embedder, bm25_params, source, force, reporter, reuse, windows)
+
+    @classmethod
+    def _build(cls, path: Path, passages: list[Passage], name: str, embedder: Embedder | None, bm25_params: BM25Params,
+               source: str, force: bool, reporter: Reporter, reuse: Collection | None, windows: WindowSettings | None) -> Collection:
+        """:meth:`build`'s work, under the collection's write lock."""
         digest = corpus_sha256(passages)
         model = embedder.name if embedder is not None else None
 
@@ -194,10 +208,10 @@ class Collection:
                 and existing.name == name
                 and _window_settings(existing.manifest) == (windows if embedder is not None else None)
             ):
-                return existing.with_bm25(bm25_params, reporter)  # itself when the weights are the same
+                # itself when the weights are the same
+                return existing if existing.manifest.bm25 == asdict(bm25_params) else existing._rebuilt_bm25(bm25_params, reporter)
 
         started = time.perf_counter()
-        path.mkdir(parents=True, exist_ok=True)
         version = _version_name(digest)
         with _staging(path, version) as building:
             building.mkdir()
@@ -367,6 +381,29 @@ def _read_passages(path: Path) -> list[Passage]:
 
 def _bm25_of(passages: Sequence[Passage], params: BM25Params) -> BM25Index:
     return BM25Index.build([p.searchable_text for p in passages], params)
+
+
+#: the file whose lock a build or a BM25 rebuild holds, in the collection's folder
+WRITE_LOCK = ".write.lock"
+
+
+@contextmanager
+def _writing(path: Path, name: str, reporter: Reporter) -> Iterator[None]:
+    """Hold the collection's write lock (the operating system's, via ``filelock``: a crashed process
+    holds nothing) while a new version is built and published. Two builds of one collection at once
+    each cleared the other's folders as stale and both said they had finished, leaving a version
+    with only its manifest; a second build now waits for the first, then finds its result (and
+    returns it when the corpus is the same)."""
+    lock = FileLock(path / WRITE_LOCK, thread_local=False)
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        with reporter.stage(f"{name}: waiting for another build of this collection to finish", total=None):
+            lock.acquire()
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 @contextmanager
