@@ -91,16 +91,22 @@ _BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"), (code
 _MAX_MESS = 0.2
 
 
-def decode_text(raw: bytes, path: Path) -> str:
+def decode_text(raw: bytes, path: Path, whole: bool = True) -> str:
     """The text of a file: UTF-8, or what its byte-order mark says; otherwise the encoding
     charset-normalizer finds, or Windows-1252 (the web's reading of unlabelled Western text) where
     that reads at least as cleanly by charset-normalizer's own measure. Bytes that
     are not text (NUL bytes without a mark, or no encoding that reads them) are refused with a
-    :class:`DataFormatError`, so that a binary file given a .txt name is not indexed as gibberish."""
+    :class:`DataFormatError`, so that a binary file given a .txt name is not indexed as gibberish.
+
+    ``whole=False`` reads a file's first bytes only (an upload's check): a UTF-8, UTF-16 or UTF-32
+    character that they cut at their end is left out, not taken for bytes that are not text."""
+    def decode(encoding: str) -> str:
+        return codecs.getincrementaldecoder(encoding)().decode(raw, final=whole)
+
     for bom, encoding in _BOMS:
         if raw.startswith(bom):
             try:
-                text = raw.decode(encoding)
+                text = decode(encoding)
             except UnicodeDecodeError as exc:
                 raise DataFormatError(path, f"not text: it starts with a {encoding} mark but does not decode ({exc.reason})") from None
             from charset_normalizer.md import mess_ratio
@@ -112,7 +118,7 @@ def decode_text(raw: bytes, path: Path) -> str:
             return text
     if b"\x00" not in raw:  # valid UTF-8 may hold NUL bytes, but only UTF-16/32 text does
         try:
-            return raw.decode("utf-8")
+            return decode("utf-8")
         except UnicodeDecodeError:
             pass
     from charset_normalizer import from_bytes  # only for what is not UTF-8

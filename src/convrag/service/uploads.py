@@ -100,24 +100,12 @@ def check_content(filename: str, head: bytes, size: int) -> None:
         if not head.lstrip()[:5] == b"%PDF-":
             raise UploadError(f"{filename!r} is not a PDF file (it does not start with %PDF-)", 415, "not_a_pdf")
         return
-    text = _sniffed_text(filename, head, cut=size > len(head))
+    try:
+        text = decode_text(head, Path(filename), whole=size <= len(head))
+    except DataFormatError as exc:
+        raise UploadError(f"{filename!r} is {exc.reason}", 415, "not_text") from None
     if size <= len(head) and not text.strip():
         raise UploadError(f"{filename!r} has no text", 422, "empty_file")
-
-
-def _sniffed_text(filename: str, head: bytes, cut: bool) -> str:
-    """The text of a file's first bytes; when the sniffed block ``cut`` the file, a character of up
-    to four bytes (UTF-8, UTF-16, UTF-32) may be cut at its end, so up to three bytes are let go."""
-    try:
-        return decode_text(head, Path(filename))
-    except DataFormatError as exc:
-        first = exc
-    for drop in range(1, 4 if cut else 1):
-        try:
-            return decode_text(head[:-drop], Path(filename))
-        except DataFormatError:
-            pass
-    raise UploadError(f"{filename!r} is {first.reason}", 415, "not_text") from None
 
 
 def inside(folder: Path, name: str) -> Path:
