@@ -412,10 +412,10 @@ def stage_one(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
 
 
 def stage_two_history(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
-    """Would stage 2 gain from the whole history that full_rewrite reads, at the same 0.4 calls? Its
-    turns get full_rewrite's rewrite in place of the last exchange's (still fused with the topic
-    expansion), or beside it; or stage 1a's turns get it too. Every call from the completion cache
-    (full_rewrite's and progressive's dev runs); a chat would make one longer call instead."""
+    """Would stage 2 gain from the whole history that full_rewrite reads? Its turns get full_rewrite's
+    rewrite in place of the last exchange's (still fused with the topic expansion: the same calls, each
+    longer), or beside it; or stage 1a's turns get it too (a second call, shown for what it could add at
+    most). Every call from the completion cache (full_rewrite's and progressive's dev runs)."""
     from convrag.llm import make_llm
     from convrag.strategies import make_strategy
     from convrag.strategies.progressive import Progressive
@@ -431,20 +431,18 @@ def stage_two_history(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
     def beside(stages: tuple[str, ...]) -> Any:
         return lambda t, stage, q: (*q, whole[t.task_id]) if stage in stages and whole[t.task_id] not in q else q
 
-    variants = {"stage 2: the whole-history rewrite instead of the last exchange's": instead,
-                "stage 2: both rewrites": beside(("2",)), "stages 1a and 2: the whole-history rewrite added": beside(("1a", "2"))}
+    sources = {"stage 2: the whole-history rewrite instead of the last exchange's": Rerouted("instead", progressive, instead),
+               "stage 2: both rewrites": Rerouted("both", progressive, beside(("2",))),
+               "stages 1a and 2: the whole-history rewrite added": Rerouted("added", progressive, beside(("1a", "2"))),
+               "full_rewrite (every follow-up)": full}
     rows = []
     for retriever in ("bm25", "hybrid"):
         base = _scored(indexes, data, retriever, progressive)
         turns = [t.task_id for t in progressive.traces.values() if t.stage == "2" and t.task_id in base.tasks]
         rows.append([retriever, "progressive (the default)", *_on_turns(base, turns), "-", "-"])
-        for label, route in variants.items():
-            result = _scored(indexes, data, retriever, Rerouted(label, progressive, route))
-            t = paired_test(base.per_query, result.per_query)
-            rows.append([retriever, label, *_on_turns(result, turns), f"{t.delta:+.4f}", f"{t.p_randomization:.3f}"])
-        result = _scored(indexes, data, retriever, full)
-        t = paired_test(base.per_query, result.per_query)
-        rows.append([retriever, "full_rewrite (every follow-up)", *_on_turns(result, turns), f"{t.delta:+.4f}", f"{t.p_randomization:.3f}"])
+        for label, source in sources.items():
+            result = _scored(indexes, data, retriever, source)
+            rows.append([retriever, label, *_on_turns(result, turns), *_against(base, result)[1:]])  # its delta and p
     return markdown_table(["retriever", "renderings", "ALL-3 nDCG@10", "nDCG@10 on stage-2 follow-ups (turns)", "delta", "p"], rows)
 
 
