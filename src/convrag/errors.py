@@ -25,5 +25,10 @@ class CollectionError(ConvragError):
     """A collection is missing, incomplete, or does not match what the caller asked for."""
 
 
+class CollectionReplaced(CollectionError):
+    """The version of a collection a reader opened was replaced by a newer build (and removed) before
+    the reader loaded all of it; opening the collection again gives the new version."""
+
+
 class ConfigError(ConvragError):
     """An option or setting has an unusable value."""

@@ -281,3 +281,41 @@ def test_a_second_build_of_one_collection_waits_for_the_first(tmp_path: Path, ti
     opened = Collection.open(path)  # the second build's version, complete: passages, BM25 and manifest
     assert opened.passages == tiny_passages[:4] and opened.bm25.size == 4 and built["second"].version_dir == opened.version_dir
     assert [p.name for p in path.iterdir() if p.is_dir()] == [opened.version_dir.name]  # the first's, cleared after
+
+
+def test_a_reader_whose_version_was_replaced_is_told_to_open_it_again(tmp_path: Path, tiny_passages: list[Passage]) -> None:
+    """A build publishes, then removes the version before it; a reader that opened that version and
+    loads its index only now used to get a raw FileNotFoundError."""
+    from convrag.errors import CollectionReplaced
+
+    path = tmp_path / "c"
+    Collection.build(path, tiny_passages)
+    early = Collection.open(path)  # nothing loaded yet
+    Collection.build(path, tiny_passages[:4])
+    with pytest.raises(CollectionReplaced, match="rebuilt after it was opened.*open it again"):
+        early.bm25.search(["cardinals"], 1)
+    assert Collection.open(path).bm25.size == 4
+    # a file missing from the live version is damage, named as such
+    live = Collection.open(path)
+    for child in (live.version_dir / "bm25").iterdir():
+        child.unlink()
+    with pytest.raises(CollectionError, match="is missing; rebuild the collection") as raised:
+        live.bm25.search(["cardinals"], 1)
+    assert not isinstance(raised.value, CollectionReplaced)
+
+
+def test_opening_reads_the_new_version_when_a_build_publishes_during_the_read(
+        tmp_path: Path, tiny_passages: list[Passage], monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "c"
+    Collection.build(path, tiny_passages)
+    read_passages = collection_module._read_passages
+    published: list[str] = []
+
+    def build_first(file: Path) -> list[Passage]:  # another build publishes just as this reader reads (once)
+        monkeypatch.setattr(collection_module, "_read_passages", read_passages)
+        published.append(Collection.build(path, tiny_passages[:3]).version_dir.name)
+        return read_passages(file)
+
+    monkeypatch.setattr(collection_module, "_read_passages", build_first)
+    opened = Collection.open(path)
+    assert opened.version_dir.name == published[0] and opened.passages == tiny_passages[:3]

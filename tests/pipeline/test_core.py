@@ -16,7 +16,7 @@ from convrag.retrieve.multi import CollectionSearch, open_collections
 from convrag.strategies import make_strategy
 from convrag.strategies.base import finish, start_trace
 from convrag.types import Message
-from tests.helpers import Failing, ScriptedLLM
+from tests.helpers import TINY, Failing, ScriptedLLM
 
 
 class Empty:
@@ -245,3 +245,42 @@ def test_a_bad_spec_is_a_clear_error():
                 dict(collections=("a",), k=0)):
         with pytest.raises(ConfigError):
             PipelineSpec(**bad)  # type: ignore[arg-type]
+
+
+def test_a_turn_searches_the_version_it_opened_when_an_upload_is_indexed_during_its_rewrite(tmp_path, embedder):
+    """The service's case: a pipeline opened over a collection's live version, then a build (an upload
+    indexed in the background) published while the turn's question was being rewritten. The turn used
+    to fail at its search: the version it had opened was gone."""
+    from convrag.index.collection import Collection
+
+    class IndexingMeanwhile(ScriptedLLM):
+        def complete(self, messages, params=None):  # type: ignore[no-untyped-def]
+            Collection.build(tmp_path / "kb", TINY[:1], embedder=embedder)
+            return super().complete(messages)
+
+    first = Collection.build(tmp_path / "kb", TINY, embedder=embedder).version_dir
+    llm = IndexingMeanwhile(rewrite=["How much does a passport renewal cost?"])
+    pipeline = build_pipeline(PipelineSpec(("kb",), strategy="full_rewrite"), llm=llm, store=tmp_path, generate=False)
+    outcome, trace, _ = pipeline.retrieve([Message("user", "I need a passport."), Message("agent", "You can renew it."),
+                                          Message("user", "How much is it?")])
+    assert not first.exists() and llm.kinds() == ["rewrite"]  # the build published during the rewrite
+    assert outcome.results[0].hit.passage_id == "p2" and not trace.search.failures
+
+
+def test_building_a_pipeline_opens_again_when_a_build_publishes_between_opening_and_loading(tmp_path, embedder, monkeypatch):
+    from convrag.index.collection import Collection, CollectionStore
+
+    Collection.build(tmp_path / "kb", TINY, embedder=embedder)
+    store_open, published = CollectionStore.open, []
+
+    def open_then_publish(self, name):  # type: ignore[no-untyped-def]
+        opened = store_open(self, name)
+        if not published:  # once: the version just opened is replaced before its indexes are loaded
+            published.append(Collection.build(tmp_path / "kb", TINY[:1], embedder=embedder).version_dir)
+        return opened
+
+    monkeypatch.setattr(CollectionStore, "open", open_then_publish)
+    pipeline = build_pipeline(PipelineSpec(("kb",), strategy="last_turn"), store=tmp_path, generate=False)
+    hits, report = pipeline.search("Cardinals home games stadium", 3)
+    assert [h.passage_id for h in hits] == ["p1"] and not report.failures
+    assert pipeline.collections[0].retriever.sparse.collection.version_dir == published[0]

@@ -68,3 +68,14 @@ def test_the_default_hybrid_is_dense_weighted_score_fusion(tiny_collection: Coll
     assert (hybrid.fusion, hybrid.alpha) == ("combsum", 0.7)
     hits = hybrid.search(["passport renewal cost"], 6)[0]
     assert hits[0].doc_id == "p2" and hits[0].score == pytest.approx(1.0)  # best of both lists: 0.3 + 0.7
+
+
+@pytest.mark.parametrize("name", sorted(RETRIEVERS))
+def test_a_retriever_keeps_searching_its_version_after_a_newer_build(tmp_path, tiny_passages, embedder, name) -> None:
+    """A retriever loads its index when it is made: a build published later (an upload indexed while a
+    question is being rewritten) removes the version it searches, which used to fail at its first search."""
+    path = tmp_path / "c"
+    retriever = make_retriever(name, Collection.build(path, tiny_passages, embedder=embedder))
+    newer = Collection.build(path, tiny_passages[:1], embedder=embedder)
+    assert retriever.search(["how much does a passport renewal cost"], 3)[0][0].doc_id == "p2"
+    assert [h.doc_id for h in make_retriever(name, newer).search(["Cardinals home games stadium"], 3)[0]] == ["p1"]

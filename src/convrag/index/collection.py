@@ -30,7 +30,7 @@ from filelock import FileLock, Timeout
 
 from .. import __version__
 from ..embeddings import Embedder
-from ..errors import CollectionError
+from ..errors import CollectionError, CollectionReplaced
 from ..progress import SILENT, Reporter
 from ..types import Passage
 from .atomic import atomic_open, fsync_dir, write_json, write_text
@@ -43,6 +43,8 @@ CURRENT_FILE = "CURRENT"
 PASSAGES_FILE = "passages.jsonl"
 STAGING_DIR = ".staging"
 PROBE_TOLERANCE = 0.02
+#: how often :meth:`Collection.open` reads ``CURRENT`` again when builds keep replacing the version it reads
+OPEN_ATTEMPTS = 5
 
 
 class Collection:
@@ -66,13 +68,15 @@ class Collection:
 
     @cached_property
     def bm25(self) -> BM25Index:
-        return BM25Index.load(self.version_dir / "bm25")
+        with self._loading():
+            return BM25Index.load(self.version_dir / "bm25")
 
     @cached_property
     def dense(self) -> DenseIndex:
         if self.manifest.embedding_model is None:
             raise CollectionError(f"collection {self.name!r} was built without embeddings; rebuild it with an embedding model")
-        index = DenseIndex.load(self.version_dir / "dense", mmap=True)
+        with self._loading():
+            index = DenseIndex.load(self.version_dir / "dense", mmap=True)
         if index.size != len(self.passages) or index.dimension != self.manifest.embedding_dimension:
             raise CollectionError(
                 f"collection {self.name!r}: embeddings are {index.size}x{index.dimension}, manifest says "
@@ -82,6 +86,22 @@ class Collection:
         if (index.owners is None and expected) or (index.owners is not None and len(index.owners) != expected):
             raise CollectionError(f"collection {self.name!r}: the window embeddings do not match the manifest; rebuild it")
         return index
+
+    @contextmanager
+    def _loading(self) -> Iterator[None]:
+        """Name what a missing index file means. A newer build publishes and then removes the version
+        before it, so a reader that opened this version and loads an index only now can find it gone:
+        :class:`CollectionReplaced` (the collection is fine; open it again), not a damaged collection.
+        Retrievers load their index when they are made for that reason, which leaves this window short."""
+        try:
+            yield
+        except FileNotFoundError as exc:
+            if live_version(self.path) != self.version_dir.name:
+                raise CollectionReplaced(
+                    f"collection {self.name!r} was rebuilt after it was opened (its version {self.version_dir.name} "
+                    f"is gone); open it again"
+                ) from None
+            raise CollectionError(f"collection {self.name!r}: {exc.filename} is missing; rebuild the collection") from None
 
     def check_embedder(self, embedder: Embedder) -> None:
         """Refuse to search with a model other than the one the passages were embedded with."""
@@ -135,12 +155,25 @@ class Collection:
 
     @classmethod
     def open(cls, path: Path | str, expected_corpus_sha256: str | None = None) -> Collection:
-        """Open the live version of the collection at ``path``."""
+        """Open the live version of the collection at ``path``. A build that publishes while this
+        reads removes the version being read; the version then named by ``CURRENT`` is read instead."""
         path = Path(path)
-        current = path / CURRENT_FILE
-        if not current.exists():
+        if not (path / CURRENT_FILE).exists():
             raise CollectionError(f"{path} is not a convrag collection (no {CURRENT_FILE} file); build it with `convrag index`")
-        version_dir = path / current.read_text().strip()
+        for _ in range(OPEN_ATTEMPTS - 1):
+            version = live_version(path)
+            try:
+                return cls._open_version(path, version or "", expected_corpus_sha256)
+            except CollectionError:
+                if live_version(path) == version:
+                    raise
+        return cls._open_version(path, live_version(path) or "", expected_corpus_sha256)
+
+    @classmethod
+    def _open_version(cls, path: Path, version: str, expected_corpus_sha256: str | None) -> Collection:
+        version_dir = path / version
+        if not version:
+            raise CollectionError(f"{path}: {CURRENT_FILE} is empty; rebuild the collection")
         if not version_dir.is_dir():
             raise CollectionError(f"{path}: {CURRENT_FILE} names {version_dir.name}, which is missing; rebuild the collection")
         manifest = Manifest.read(version_dir)

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..embeddings import Embedder
+from ..errors import CollectionReplaced
 from ..generate.answer import ANSWER_PRESETS, AnswerGenerator
 from ..llm.base import LLM
 from ..merge.enhanced import MergeSettings
@@ -53,18 +54,15 @@ def build_pipeline(
     from ..strategies import make_strategy
     from ..strategies.registry import NEEDS_LLM
 
-    if opened is None:
-        from ..config import default_store
-        from ..index.collection import CollectionStore
-
-        catalog = CollectionStore(store or default_store())
-        opened = {name: catalog.open(name) for name in spec.collections}
     needs_llm = generate or spec.strategy in NEEDS_LLM or len(spec.queries) > 1
     if llm is None and needs_llm:
         from ..llm import make_llm
 
         llm = make_llm("local")
-    searches = open_collections({name: opened[name] for name in spec.collections}, choose_retriever(spec), spec.k)
+    if opened is not None:
+        searches = open_collections({name: opened[name] for name in spec.collections}, choose_retriever(spec), spec.k)
+    else:
+        searches = _searches_of_live_versions(spec, store)
     return Pipeline(
         searches,
         make_strategy(spec.strategy, llm, embedder, **spec.options),
@@ -74,3 +72,22 @@ def build_pipeline(
         generator=AnswerGenerator(llm, ANSWER_PRESETS[spec.answer], embedder) if generate and llm is not None else None,
         routing=RoutingSettings() if spec.route and len(spec.collections) > 1 else None,
     )
+
+
+def _searches_of_live_versions(spec: PipelineSpec, store: Any) -> list[CollectionSearch]:
+    """The spec's collections opened by name, each with its retriever (which loads its index). A
+    build that publishes between the opening and the loading removes the version just opened
+    (:class:`CollectionReplaced`); the collections are then opened again, at their new versions."""
+    from ..config import default_store
+    from ..index.collection import OPEN_ATTEMPTS, CollectionStore
+
+    catalog = CollectionStore(store or default_store())
+    attempts = OPEN_ATTEMPTS
+    while True:
+        attempts -= 1
+        opened = {name: catalog.open(name) for name in spec.collections}
+        try:
+            return open_collections(opened, choose_retriever(spec), spec.k)
+        except CollectionReplaced:
+            if not attempts:
+                raise

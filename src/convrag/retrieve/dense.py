@@ -17,7 +17,8 @@ DEFAULT_WINDOWS = "mix"
 
 class DenseRetriever:
     """``windows``: for collections built with extra windows of long passages, ``first`` (the passage
-    embedding), ``max`` (its best window) or ``mix`` (their mean); ignored without windows."""
+    embedding), ``max`` (its best window) or ``mix`` (their mean); ignored without windows. The index
+    is opened (memory-mapped) when the retriever is made, for the reason :class:`BM25Retriever` gives."""
 
     name = "dense"
 
@@ -32,10 +33,11 @@ class DenseRetriever:
         self.collection = collection
         self.embedder = embedder or load_embedder(collection.manifest.embedding_model or "")
         collection.check_embedder(self.embedder)
+        self.index = collection.dense
 
     def search(self, queries: Sequence[str], k: int = 10) -> list[list[Hit]]:
         if not queries:
             return []
         vectors = self.embedder.encode(list(queries))
-        positions, scores = self.collection.dense.search(vectors, k, aggregate=self.windows)
+        positions, scores = self.index.search(vectors, k, aggregate=self.windows)
         return [hits_from_positions(self.collection, p, s) for p, s in zip(positions, scores)]

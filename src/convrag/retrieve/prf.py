@@ -80,7 +80,7 @@ class Rocchio:
     def search(self, queries: Sequence[str], k: int = 10) -> list[list[Hit]]:
         if not queries:
             return []
-        index, s = self.dense.collection.dense, self.settings
+        index, s = self.dense.index, self.settings
         vectors = self.dense.embedder.encode(list(queries))
         first = index.scores(vectors, self.dense.windows)
         out = []
