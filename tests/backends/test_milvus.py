@@ -99,3 +99,28 @@ def test_empty_queries(filled) -> None:  # type: ignore[no-untyped-def]
     assert MilvusRetriever(filled, "bm25").search([], 3) == []
     assert MilvusRetriever(filled, "bm25").search([""], 3) == [[]]
 
+
+
+def test_sync_makes_the_collection_hold_exactly_the_corpus(store: MilvusStore, filled, tiny_passages: list[Passage],
+                                                           embedder: Embedder, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    """Upserting alone kept the passages of removed and edited documents: a stale "130 dollars" passage
+    outranked its replacement."""
+    encoded: list[str] = []
+    encode = embedder.encode
+    monkeypatch.setattr(embedder, "encode", lambda texts: encoded.extend(texts) or encode(texts))
+    stored = filled._stored
+    listed = []
+    monkeypatch.setattr(filled, "_stored", lambda: listed.append(1) or stored())
+    # the fixture ingested these passages without recording a corpus hash: compared, nothing written
+    assert filled.sync(tiny_passages, embedder) == (0, 0, 6) and not encoded and listed == [1]
+    assert filled.sync(tiny_passages, embedder) == (0, 0, 6) and listed == [1]  # the hash recorded: nothing listed
+    edited = [p._replace(text="Passport renewal now costs 150 dollars.") if p.doc_id == "p2" else p
+              for p in tiny_passages if p.doc_id != "p3"] + [Passage("p9", "Library cards are free for residents.", "Library")]
+    assert filled.sync(edited, embedder) == (2, 1, 6)
+    assert len(encoded) == 2  # only the edited and the new passage were embedded
+    hits = MilvusRetriever(filled, "hybrid", embedder).search(["passport renewal cost"], 6)[0]
+    assert [h.doc_id for h in hits if "dollars" in h.text] == ["p2"] and "150 dollars" in hits[0].text
+    assert "p3" not in {h.doc_id for h in hits}
+
+    reopened = store.open("tiny-docs")  # the corpus hash was recorded with the collection
+    assert reopened.info.corpus_sha256 == filled.info.corpus_sha256 and reopened.sync(edited, embedder) == (0, 0, 6)

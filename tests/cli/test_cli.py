@@ -121,11 +121,19 @@ def test_milvus_backend_from_the_command_line(tmp_path: Path) -> None:
     uri = str(tmp_path / "milvus" / "convrag.db")
     result = runner.invoke(app, ["index", str(_corpus(tmp_path)), "-c", "tiny", "--backend", "milvus", "--milvus-uri", uri])
     assert result.exit_code == 0, result.output
-    assert "6 passages upserted, 6 in total" in result.output
+    assert "6 passage(s) written, 0 removed, 6 in total" in result.output
     for retriever in ("bm25", "dense", "hybrid"):
         found = runner.invoke(app, ["search", "passport renewal fee", "-c", "tiny", "--backend", "milvus", "--milvus-uri", uri, "-r", retriever])
         assert found.exit_code == 0, found.output
         assert found.output.splitlines()[0].startswith("1. p2")
+    # indexing the corpus again after an edit makes the collection hold the corpus, as the embedded backend does
+    edited = [{"_id": p.doc_id, "title": p.title, "text": p.text.replace("130", "150")} for p in TINY if p.doc_id != "p3"]
+    again = runner.invoke(app, ["index", str(write_jsonl(tmp_path / "corpus.jsonl", edited)), "-c", "tiny", "--backend", "milvus",
+                                "--milvus-uri", uri])
+    assert again.exit_code == 0, again.output
+    assert "1 passage(s) written, 1 removed, 5 in total" in again.output
+    found = runner.invoke(app, ["search", "passport renewal fee", "-c", "tiny", "--backend", "milvus", "--milvus-uri", uri, "-k", "6"])
+    assert "150 dollars" in found.output and "130 dollars" not in found.output and "p3 " not in found.output
     unknown = runner.invoke(app, ["search", "x", "-c", "tiny", "--backend", "elastic"])
     assert "unknown backend 'elastic'" in str(unknown.exception)
 

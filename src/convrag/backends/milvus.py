@@ -17,18 +17,20 @@ cluster. Nothing else changes.
 from __future__ import annotations
 
 import json
+import logging
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from bm25s.stopwords import STOPWORDS_EN
 
 from ..embeddings import Embedder, load_embedder
 from ..errors import CollectionError, ConfigError
+from ..index.manifest import corpus_sha256
 from ..progress import SILENT, Reporter
 from ..types import Hit, Passage, document_of
 
@@ -46,6 +48,8 @@ ANALYZER = {
 #: Collection property holding :class:`MilvusInfo` as JSON (properties survive on Lite and servers alike).
 INFO_PROPERTY = "convrag.info"
 _FIELDS = ("id", "doc_id", "title", "url", "text", "sparse", "dense")
+#: ids deleted per request when a sync removes passages
+DELETE_BATCH = 1000
 
 
 def milvus_name(name: str) -> str:
@@ -227,17 +231,7 @@ class MilvusCollection:
             for start in range(0, len(passages), batch_size):
                 batch = passages[start : start + batch_size]
                 block = vectors[start : start + batch_size] if vectors is not None else embedder.encode([p.searchable_text for p in batch])  # type: ignore[union-attr]
-                rows = [
-                    {
-                        "id": p.doc_id,
-                        "doc_id": document_of(p.doc_id),
-                        "title": p.title[:2048],
-                        "url": p.url[:2048],
-                        "text": p.searchable_text[:MAX_TEXT],
-                        "dense": block[i].astype(np.float32).tolist(),
-                    }
-                    for i, p in enumerate(batch)
-                ]
+                rows = [_row(p, block[i]) for i, p in enumerate(batch)]
                 with _reported("upsert", self.store.uri):
                     written += int(self.client.upsert(self.target, rows)["upsert_count"])
                 advance(len(batch))
@@ -245,6 +239,52 @@ class MilvusCollection:
             self.client.flush(self.target)
             self.client.load_collection(self.target)
         return written
+
+    def sync(self, passages: Sequence[Passage], embedder: Embedder | None = None, reporter: Reporter = SILENT) -> Synced:
+        """Make the collection hold exactly ``passages``, as a build of an embedded collection does
+        (what ``convrag index`` means by "create or update"). Upserting alone kept the passages of
+        documents since removed or edited, and an outdated passage could outrank its replacement.
+
+        Only new and changed passages are embedded. They are upserted before the passages no longer
+        in the corpus are deleted, so a crash half-way leaves every old passage searchable; the corpus
+        hash is recorded last, so the next sync finishes the work. When the recorded hash and the size
+        match, nothing is read or written."""
+        _check_passages(passages)
+        digest = corpus_sha256(passages)
+        if self.info.corpus_sha256 == digest and len(self) == len(passages):
+            return Synced(0, 0, len(passages))
+        stored = self._stored()
+        changed = [p for p in passages if stored.get(p.doc_id) != _row_fields(p)]
+        written = self.ingest(changed, embedder, reporter=reporter) if changed else 0
+        wanted = {p.doc_id for p in passages}
+        stale = [pid for pid in stored if pid not in wanted]
+        info = replace(self.info, corpus_sha256=digest)
+        with _reported("delete", self.store.uri):
+            for start in range(0, len(stale), DELETE_BATCH):
+                self.client.delete(self.target, ids=stale[start : start + DELETE_BATCH])
+            self.client.flush(self.target)
+            self.client.alter_collection_properties(self.target, properties={INFO_PROPERTY: json.dumps(info.__dict__)})
+        self.info = info
+        return Synced(written, len(stale), len(self))
+
+    def _stored(self) -> dict[str, tuple[str, str, str]]:
+        """Every stored passage's id and the fields a sync compares (text, title, url)."""
+        out: dict[str, tuple[str, str, str]] = {}
+        # the iterator warns that Milvus Lite gives it no server timestamp; it then uses the client's
+        quiet = logging.getLogger("pymilvus.client.iterator.query_iterator")
+        level = quiet.level
+        quiet.setLevel(logging.ERROR)
+        try:
+            with _reported("listing the passages", self.store.uri):
+                rows = self.client.query_iterator(self.target, batch_size=1000, output_fields=["id", "text", "title", "url"])
+                try:
+                    while batch := rows.next():
+                        out.update((str(r["id"]), (r["text"], r["title"], r["url"])) for r in batch)
+                finally:
+                    rows.close()
+        finally:
+            quiet.setLevel(level)
+        return out
 
     def search(self, queries: Sequence[str], k: int = 10, mode: str = "hybrid", embedder: Embedder | None = None, depth: int = 100) -> list[list[Hit]]:
         """Ranked hits per query, with the same shape as the embedded backend's retrievers."""
@@ -286,6 +326,26 @@ class MilvusCollection:
                     ]
                     raw.extend(self.client.hybrid_search(self.target, requests, ranker=RRFRanker(60), limit=k, output_fields=fields))
         return list(raw)
+
+
+class Synced(NamedTuple):
+    """What :meth:`MilvusCollection.sync` did: passages written (new or changed), passages removed (no
+    longer in the corpus), and how many the collection holds after."""
+
+    written: int
+    removed: int
+    total: int
+
+
+def _row_fields(passage: Passage) -> tuple[str, str, str]:
+    """The text, title and url a passage is stored with (cut to the schema's lengths)."""
+    return passage.searchable_text[:MAX_TEXT], passage.title[:2048], passage.url[:2048]
+
+
+def _row(passage: Passage, vector: np.ndarray) -> dict[str, Any]:
+    text, title, url = _row_fields(passage)
+    return {"id": passage.doc_id, "doc_id": document_of(passage.doc_id), "title": title, "url": url, "text": text,
+            "dense": vector.astype(np.float32).tolist()}
 
 
 def _hits(raw: list[dict[str, Any]], mode: str) -> list[Hit]:

@@ -75,9 +75,10 @@ def index(
         if rebuild:
             milvus.delete(collection)
         assert embedder is not None
-        target_collection = milvus.create(collection, embedder.name, embedder.dimension)
-        written = target_collection.ingest(passages, embedder, reporter=reporter)
-        console.print(f"Milvus collection [bold]{collection}[/bold] at {milvus_uri}: {written} passages upserted, {len(target_collection)} in total")
+        synced = milvus.create(collection, embedder.name, embedder.dimension).sync(passages, embedder, reporter=reporter)
+        done = (f"{synced.written} passage(s) written, {synced.removed} removed" if synced.written or synced.removed
+                else "unchanged")
+        console.print(f"Milvus collection [bold]{collection}[/bold] at {milvus_uri}: {done}, {synced.total} in total")
         return
     built = Collection.build(target, passages, name=collection, embedder=embedder, source=str(source), force=rebuild, reporter=reporter,
                              windows=WindowSettings() if windows and embedder is not None else None)
