@@ -25,12 +25,18 @@ from .app import (
 )
 
 
+def spec_from(collections: str, retriever: str, strategy: str, merge: str, queries: str, k: int):  # type: ignore[no-untyped-def]
+    from ..pipeline import PipelineSpec
+
+    return PipelineSpec(tuple(split_list(collections)), strategy=strategy, queries=tuple(split_list(queries)), retriever=retriever,
+                        merge=merge, k=k)
+
+
 def pipeline_from(collections: str, store: Optional[Path], retriever: str, strategy: str, merge: str, queries: str, k: int,
               llm: str, llm_url: Optional[str], no_llm_cache: bool):  # type: ignore[no-untyped-def]
-    from ..pipeline import PipelineSpec, build_pipeline
+    from ..pipeline import build_pipeline
 
-    spec = PipelineSpec(tuple(split_list(collections)), strategy=strategy, queries=tuple(split_list(queries)), retriever=retriever,
-                        merge=merge, k=k)
+    spec = spec_from(collections, retriever, strategy, merge, queries, k)
     return build_pipeline(spec, llm=make_llm_from(llm, llm_url, no_llm_cache), store=store)
 
 
@@ -86,6 +92,8 @@ def chat(
     no_llm_cache: NoCacheOpt = False,
 ) -> None:
     """Chat in the terminal over chosen collections; answers show citations, /trace shows the decisions."""
+    from ..pipeline import LivePipeline
     from .chat import chat_loop
 
-    chat_loop(pipeline_from(collections, store, retriever, strategy, merge, queries, k, llm, llm_url, no_llm_cache))
+    spec = spec_from(collections, retriever, strategy, merge, queries, k)
+    chat_loop(LivePipeline(spec, make_llm_from(llm, llm_url, no_llm_cache), store))

@@ -11,7 +11,7 @@ from rich.panel import Panel
 
 from ..console import console
 from ..errors import ConvragError
-from ..pipeline import Pipeline, PipelineResult
+from ..pipeline import LivePipeline, Pipeline, PipelineResult
 from ..pipeline.read_ahead import ReadAhead
 from ..types import Message
 
@@ -77,8 +77,11 @@ def print_decisions(result: PipelineResult) -> None:
     console.print(Panel("\n".join(lines), title="decisions", expand=True), highlight=False, soft_wrap=False)
 
 
-def chat_loop(pipeline: Pipeline, read: Callable[[str], str] = input) -> list[Message]:
-    """Read questions until EOF or /quit; the history is the user's questions and convrag's answers."""
+def chat_loop(source: Pipeline | LivePipeline, read: Callable[[str], str] = input) -> list[Message]:
+    """Read questions until EOF or /quit; the history is the user's questions and convrag's answers.
+    A :class:`LivePipeline` source is asked before each turn, so a collection re-indexed during the
+    chat is searched at its new version (and the user is told)."""
+    pipeline = source if isinstance(source, Pipeline) else source.pipeline
     history: list[Message] = []
     last: PipelineResult | None = None
     ahead = ReadAhead()  # the next prompt's start is read while the user reads the answer and types
@@ -111,6 +114,10 @@ def chat_loop(pipeline: Pipeline, read: Callable[[str], str] = input) -> list[Me
             console.print(f"[dim]unknown command {line}; {HELP}[/dim]")
             continue
         try:
+            if isinstance(source, LivePipeline):
+                pipeline, changed = source.current()
+                if changed:
+                    console.print(f"[dim]re-indexed since the last turn, now searched as they are: {escape(', '.join(changed))}[/dim]")
             last = pipeline.answer([*history, Message("user", line)], task_id=f"chat-{len(history) // 2 + 1}")
         except ConvragError as exc:
             console.print(f"[red]error:[/red] {escape(str(exc))}")

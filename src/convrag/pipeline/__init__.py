@@ -7,10 +7,10 @@ merge -> grounded answer, with one trace that records every decision and its tim
     result.text, result.citations, result.trace.to_dict()
 """
 
-from .build import build_pipeline, choose_retriever, default_fusion
+from .build import LivePipeline, build_pipeline, choose_retriever, default_fusion
 from .core import Pipeline, PipelineResult
 from .spec import PipelineSpec
 from .trace import TurnTrace, turn_trace_schema
 
-__all__ = ["Pipeline", "PipelineResult", "PipelineSpec", "TurnTrace", "build_pipeline", "choose_retriever", "default_fusion",
+__all__ = ["LivePipeline", "Pipeline", "PipelineResult", "PipelineSpec", "TurnTrace", "build_pipeline", "choose_retriever", "default_fusion",
            "turn_trace_schema"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from ..embeddings import Embedder
@@ -91,3 +92,31 @@ def _searches_of_live_versions(spec: PipelineSpec, store: Any) -> list[Collectio
         except CollectionReplaced:
             if not attempts:
                 raise
+
+
+class LivePipeline:
+    """A pipeline over a store's collections that follows their live versions, for a long session
+    (``convrag chat``): :meth:`current` builds it again when a collection was re-indexed since the
+    last turn (``convrag index`` in another terminal), so the next turn searches what was added.
+    The service does the same per request (``convrag.service.pipelines``)."""
+
+    def __init__(self, spec: PipelineSpec, llm: LLM | None, store: Any = None) -> None:
+        from ..config import default_store
+
+        self.spec, self.llm, self.root = spec, llm, Path(store or default_store())
+        self._versions = self._live()
+        self.pipeline = build_pipeline(spec, llm=llm, store=self.root)
+
+    def _live(self) -> tuple[str | None, ...]:
+        from ..index.collection import live_version
+
+        return tuple(live_version(self.root / name) for name in self.spec.collections)
+
+    def current(self) -> tuple[Pipeline, list[str]]:
+        """The pipeline over the live versions, and the collections re-indexed since the last call."""
+        versions = self._live()
+        changed = [name for name, old, new in zip(self.spec.collections, self._versions, versions) if old != new]
+        if changed:
+            self.pipeline = build_pipeline(self.spec, llm=self.llm, store=self.root)
+            self._versions = versions
+        return self.pipeline, changed
