@@ -40,9 +40,9 @@ def test_search_modes(filled, mode: str, embedder: Embedder) -> None:  # type: i
 
 def test_dense_matches_embedded_backend(filled, tiny_collection: Collection, embedder: Embedder) -> None:  # type: ignore[no-untyped-def]
     queries = ["index funds", "court filing fees", "where do the Cardinals play", "storage classes"]
-    ours = [[h.doc_id for h in hits] for hits in make_retriever("dense", tiny_collection, embedder).search(queries, 6)]
-    milvus = [[h.doc_id for h in hits] for hits in MilvusRetriever(filled, "dense", embedder).search(queries, 6)]
-    assert milvus == ours
+    ours = [[(h.doc_id, h.text, h.title) for h in hits] for hits in make_retriever("dense", tiny_collection, embedder).search(queries, 6)]
+    milvus = [[(h.doc_id, h.text, h.title) for h in hits] for hits in MilvusRetriever(filled, "dense", embedder).search(queries, 6)]
+    assert milvus == ours  # the same passages in the same order, each with the same text and title
 
 
 def test_reopen_and_idempotent_reingest(store: MilvusStore, filled, tiny_passages: list[Passage], embedder: Embedder, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

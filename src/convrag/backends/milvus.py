@@ -360,13 +360,20 @@ def _hits(raw: list[dict[str, Any]], mode: str) -> list[Hit]:
         Hit(
             str(h["id"]),
             -float(h["distance"]) if flip else float(h["distance"]),
-            h["entity"].get("text", ""),
+            _passage_text(h["entity"].get("text", ""), h["entity"].get("title", "")),
             h["entity"].get("title", ""),
             h["entity"].get("url", ""),
             rank,
         )
         for rank, h in enumerate(raw, start=1)
     ]
+
+
+def _passage_text(stored: str, title: str) -> str:
+    """The passage's text as the embedded backend returns it: the stored text is what the analyzer
+    reads (:attr:`Passage.searchable_text`, headed by the title), and a hit showed the title twice."""
+    head = f"{title}\n"
+    return stored[len(head):] if title and stored.startswith(head) else stored
 
 
 class MilvusRetriever:
