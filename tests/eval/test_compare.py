@@ -23,7 +23,7 @@ def test_same_named_runs_are_paired_on_shared_tasks(tmp_path: Path) -> None:
     _run(tmp_path / "b", "hybrid+rewrite", {"t1": 0.3, "t2": 0.6, "t3": 0.6})
     _run(tmp_path / "b", "dense+rewrite", {"t1": 0.9, "t2": 0.9})  # no partner: left out
     [comparison] = compare_folders(tmp_path / "a", tmp_path / "b")
-    assert comparison.name == "hybrid+rewrite"
+    assert comparison.name == "hybrid+rewrite" and (comparison.only_baseline, comparison.only_other) == (1, 0)
     test = comparison.test
     assert test.n == 3 and test.mean_baseline == pytest.approx(0.4) and test.delta == pytest.approx(0.1)
     recall = compare_folders(tmp_path / "a", tmp_path / "b", metric="Recall@5")[0].test
@@ -48,6 +48,20 @@ def test_bad_folders_are_clear_errors(tmp_path: Path) -> None:
     _run(tmp_path / "c", "bm25+rewrite", {"t1": 0.1})
     with pytest.raises(ConfigError, match="no per-query MAP@10"):
         compare_folders(tmp_path / "a", tmp_path / "c", metric="MAP@10")
+    # the same grid run on the two halves of the split: no task to pair (it read as 0.0000 vs 0.0000, p = 1)
+    _run(tmp_path / "test-half", "bm25+rewrite", {"t7": 0.5, "t8": 0.3})
+    with pytest.raises(ConfigError, match=r"'bm25\+rewrite' scored no task in common .*different splits or domains"):
+        compare_folders(tmp_path / "a", tmp_path / "test-half")
+
+
+def test_the_table_says_how_many_tasks_were_left_out(tmp_path: Path) -> None:
+    _run(tmp_path / "a", "bm25+rewrite", {"t1": 0.1, "t2": 0.2, "t3": 0.3})
+    _run(tmp_path / "b", "bm25+rewrite", {"t1": 0.2, "t2": 0.2, "t9": 0.3})
+    result = CliRunner().invoke(app, ["compare", str(tmp_path / "a"), str(tmp_path / "b")])
+    assert result.exit_code == 0, result.output
+    assert "left out" in result.output and "1 / 1" in result.output
+    same = CliRunner().invoke(app, ["compare", str(tmp_path / "a"), str(tmp_path / "a")])
+    assert same.exit_code == 0 and "left out" not in same.output
 
 
 def test_compare_two_real_eval_folders(tmp_path: Path) -> None:

@@ -125,11 +125,18 @@ def compare(
     from ..eval.compare import compare_folders
 
     table = Table(title=f"{metric}: {escape(str(other))} against {escape(str(baseline))}")
-    for column in ("run", "tasks", "baseline", "other", "delta", "p (t-test)", "p (randomization)"):
+    comparisons = compare_folders(baseline, other, metric)
+    unpaired = any(c.only_baseline or c.only_other for c in comparisons)
+    columns = ("run", "tasks", *(("left out (baseline / other)",) if unpaired else ()), "baseline", "other", "delta", "p (t-test)",
+               "p (randomization)")
+    for column in columns:
         table.add_column(column, justify="left" if column == "run" else "right")
-    for name, test in compare_folders(baseline, other, metric):
-        table.add_row(escape(name), str(test.n), f"{test.mean_baseline:.4f}", f"{test.mean_run:.4f}", f"{test.delta:+.4f}",
+    for name, test, only_baseline, only_other in comparisons:
+        left_out = (f"{only_baseline} / {only_other}",) if unpaired else ()
+        table.add_row(escape(name), str(test.n), *left_out, f"{test.mean_baseline:.4f}", f"{test.mean_run:.4f}", f"{test.delta:+.4f}",
                       f"{test.p_ttest:.3g}", f"{test.p_randomization:.3g}")
+    if unpaired:
+        table.caption = "tasks scored in one folder only are left out: the means are over the tasks both scored"
     console.print(table)
 
 

@@ -19,10 +19,13 @@ METRICS_FILE = "metrics.json"
 
 
 class RunComparison(NamedTuple):
-    """One run present in both folders, and its paired test (``run`` against ``baseline``)."""
+    """One run present in both folders, its paired test (``run`` against ``baseline``) on the tasks
+    both scored, and how many tasks only one of them scored (left out of the test)."""
 
     name: str
     test: PairedTest
+    only_baseline: int = 0
+    only_other: int = 0
 
 
 def per_query_runs(folder: Path) -> dict[str, dict[str, dict[str, float]]]:
@@ -53,5 +56,11 @@ def compare_folders(baseline: Path, other: Path, metric: str = "nDCG@10") -> lis
         first = next(iter(other_runs[name].values()), {})
         if metric not in first:
             raise ConfigError(f"run {name!r} has no per-query {metric}; known: {', '.join(first)}")
-        comparisons.append(RunComparison(name, paired_test(base_runs[name], other_runs[name], metric)))
+        base, run = base_runs[name], other_runs[name]
+        if not set(base) & set(run):  # a test on nothing would read as "no difference, p = 1"
+            raise ConfigError(
+                f"run {name!r} scored no task in common in {baseline} ({len(base)} tasks) and {other} ({len(run)} tasks); "
+                f"were they run on different splits or domains?"
+            )
+        comparisons.append(RunComparison(name, paired_test(base, run, metric), len(set(base) - set(run)), len(set(run) - set(base))))
     return comparisons
