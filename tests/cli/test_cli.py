@@ -94,6 +94,22 @@ def test_eval_writes_official_files(tmp_path: Path) -> None:
     assert (out / "summary.md").exists() and (out / "bm25_lastturn" / "run.trec").exists()
 
 
+@pytest.mark.parametrize(("options", "message"), [
+    (["-r", "bm25", "--baseline", "bm25+lasturn"],
+     "--baseline 'bm25+lasturn' is not a run of this grid; its runs are bm25+lastturn, bm25+rewrite"),  # no significance section, silently
+    (["-r", "bm25", "-k", "0"], "-k must be at least 1"),  # every metric 0.0, silently
+    (["-r", "bm25,foo"], "unknown retriever 'foo'"),  # said after BM25's runs and a dense index built for 'foo'
+    (["-r", "bm25", "--fusion", "magic"], "unknown fusion 'magic'"),  # ignored, as no hybrid run reads it
+    (["-r", "hybrid", "--windows", "best"], "unknown window scoring 'best'"),
+])
+def test_an_eval_grid_is_checked_before_any_index_is_built(tmp_path: Path, options: list[str], message: str) -> None:
+    index_dir, out = tmp_path / "indexes", tmp_path / "out"
+    result = runner.invoke(app, ["eval", "--data", str(sample_root()), "--domains", "govt", "-q", "lastturn,rewrite", *options,
+                                 "--index-dir", str(index_dir), "--out", str(out)])
+    assert result.exit_code != 0 and message in str(result.exception)
+    assert not out.exists() and not any(index_dir.glob("*/CURRENT"))  # nothing built, nothing written
+
+
 def test_errors_are_one_line_and_exit_1(tmp_path: Path) -> None:
     home = tmp_path / "home"
     unknown = _convrag("search", "anything", "-c", "nope", home=home)

@@ -54,7 +54,7 @@ def test_hybrid_score_fusion_option(tiny_collection: Collection) -> None:
     hybrid = make_retriever("hybrid", tiny_collection, fusion="combsum", alpha=0.5)
     top = hybrid.search(["passport renewal cost"], 3)[0][0]
     assert top.doc_id == "p2" and top.score == pytest.approx(1.0)  # max-normalized in both lists
-    with pytest.raises(ValueError, match="unknown fusion"):
+    with pytest.raises(ConfigError, match="unknown fusion"):
         HybridRetriever(hybrid.sparse, hybrid.dense, fusion="magic")
 
 

@@ -105,7 +105,7 @@ def evaluate(
 
         generation = load_generation_tasks(tasks)
     options = {k: v for k, v in {"fusion": fusion, "alpha": alpha, "windows": windows, "prf": prf}.items() if v is not None}
-    results = run_grid(indexes, chosen, retrievers, sources, k, options, reporter, generation, fused_groups)
+    results = run_grid(indexes, chosen, retrievers, sources, k, options, reporter, generation, fused_groups, baseline)
     baseline = baseline or results[0].name
     summary = write_outputs(results, out, baseline)
     print_results_table(results, baseline)

@@ -7,13 +7,15 @@ from pathlib import Path
 from typing import Any
 
 from ..data.generation_tasks import GenerationTask
+from ..errors import ConfigError
 from ..index.atomic import write_text
 from ..progress import SILENT, Reporter
 from ..queries.sources import QuerySource, make_query_source
+from ..retrieve.registry import check_retrievers
 from ..types import Task
 from .metrics import metric_names
 from .report import markdown_table
-from .runner import BenchmarkIndexes, MilvusIndexes, RunResult, run_retrieval, score_run
+from .runner import BenchmarkIndexes, MilvusIndexes, RunResult, run_retrieval, score_run, source_name
 from .significance import paired_test
 from .writers import write_beir_queries, write_metrics, write_official_results, write_traces, write_trec_run
 
@@ -39,30 +41,32 @@ def run_grid(
     reporter: Reporter = SILENT,
     generation_tasks: Sequence[GenerationTask] | None = None,
     fused_sources: Sequence[Sequence[str | QuerySource]] = (),
+    baseline: str | None = None,
 ) -> list[RunResult]:
-    """Every retriever with every query source (a name, a file, or a source such as a strategy), scored."""
+    """Every retriever with every query source (a name, a file, or a source such as a strategy), scored.
+    ``baseline``, the run the others are tested against, must be one of the grid's runs; it is checked,
+    like ``k``, before any run starts, not after an hour of them."""
     data = indexes.data
+    if k < 1:
+        raise ConfigError(f"-k must be at least 1, got {k}")
+    check_retrievers(retrievers, retriever_options or {})
+    built = [make_query_source(spec, data) if isinstance(spec, str) else spec for spec in sources]
+    by_name = {s.name: s for s in built}
+    groups = [[(by_name.get(m) or make_query_source(m, data)) if isinstance(m, str) else m for m in group] for group in fused_sources]
+    planned = [(retriever, [source]) for source in built for retriever in retrievers]
+    planned += [(retriever, group) for group in groups for retriever in retrievers]
+    names = [f"{retriever}+{source_name(group)}" for retriever, group in planned]
+    if baseline is not None and baseline not in names:
+        raise ConfigError(f"--baseline {baseline!r} is not a run of this grid; its runs are {', '.join(names)}")
     qrels = {d: data.qrels(d) for d in domains}
     tasks_by_domain = None
     if generation_tasks is not None:
         tasks_by_domain, qrels = generation_task_inputs(generation_tasks, domains, qrels)
     results = []
-    built = []
-    for spec in sources:
-        source = make_query_source(spec, data) if isinstance(spec, str) else spec
-        built.append(source)
-        for retriever in retrievers:
-            options = options_for(retriever, retriever_options)
-            result = run_retrieval(indexes, domains, retriever, source, k, options, reporter, tasks_by_domain)
-            results.append(score_run(result, qrels))
-    by_name = {s.name: s for s in built}
-    for group in fused_sources:
-        members = [by_name.get(m, None) if isinstance(m, str) else m for m in group]
-        members = [m if m is not None else make_query_source(str(g), data) for m, g in zip(members, group)]
-        for retriever in retrievers:
-            options = options_for(retriever, retriever_options)
-            fused = run_retrieval(indexes, domains, retriever, members, k, options, reporter, tasks_by_domain)
-            results.append(score_run(fused, qrels))
+    for retriever, group in planned:
+        options = options_for(retriever, retriever_options)
+        result = run_retrieval(indexes, domains, retriever, group[0] if len(group) == 1 else group, k, options, reporter, tasks_by_domain)
+        results.append(score_run(result, qrels))
     return results
 
 

@@ -189,6 +189,12 @@ class RunResult:
         }
 
 
+def source_name(group: Sequence[QuerySource]) -> str:
+    """What a run's query side is called: the source's name, or ``mq(a+b)`` for several fused. A run
+    is named ``retriever+source``."""
+    return group[0].name if len(group) == 1 else "mq(" + "+".join(s.name for s in group) + ")"
+
+
 def run_retrieval(
     indexes: BenchmarkIndexes | MilvusIndexes,
     domains: Sequence[str],
@@ -206,7 +212,7 @@ def run_retrieval(
     top-``depth`` lists are fused by RRF (multi-query fusion, named ``mq(a+b)``)."""
     group = [sources] if not isinstance(sources, Sequence) else list(sources)
     single = len(group) == 1
-    name = group[0].name if single else "mq(" + "+".join(s.name for s in group) + ")"
+    name = source_name(group)
     tasks: dict[str, Task] = {}
     queries: dict[str, str] = {}
     hits: dict[str, list[Hit]] = {}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..errors import ConfigError
 from ..fusion import FUSIONS, RRF_K, fuse_lists
 from ..types import Hit
 from .base import Retriever
@@ -38,7 +39,7 @@ class HybridRetriever:
         norm: str = "minmax",
     ) -> None:
         if fusion not in FUSIONS:
-            raise ValueError(f"unknown fusion {fusion!r}; expected one of {', '.join(FUSIONS)}")
+            raise ConfigError(f"unknown fusion {fusion!r}; expected one of {', '.join(FUSIONS)}")
         self.sparse, self.dense = sparse, dense
         self.fusion, self.depth, self.rrf_k, self.alpha, self.norm = fusion, depth, rrf_k, alpha, norm
 

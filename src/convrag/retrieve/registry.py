@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..embeddings import Embedder
 from ..errors import ConfigError
+from ..fusion import FUSIONS
 from ..index.collection import Collection
+from ..index.windows import AGGREGATIONS
 from .base import Retriever
 from .bm25 import BM25Retriever
-from .dense import DenseRetriever
-from .hybrid import HybridRetriever
+from .dense import DEFAULT_WINDOWS, DenseRetriever
+from .hybrid import DEFAULT_FUSION, HybridRetriever
 from .prf import RM3, Rocchio
 
 PRF = ("none", "rm3", "rocchio", "both")
@@ -43,6 +45,20 @@ RETRIEVERS: dict[str, Callable[..., Retriever]] = {
     "dense": lambda collection, embedder=None, prf="none", **options: _dense(collection, embedder, _check_prf(prf), **options),
     "hybrid": lambda collection, embedder=None, prf="none", **options: _hybrid(collection, embedder, _check_prf(prf), **options),
 }
+
+
+def check_retrievers(names: Sequence[str], options: Mapping[str, Any]) -> None:
+    """Refuse an unknown retriever or option value before anything is built or searched: a grid meets
+    a retriever only when its turn comes, and a typo found after an hour of runs costs the hour. An
+    option no chosen retriever takes (``--fusion`` with ``-r bm25``) is still checked."""
+    unknown = [n for n in names if n not in RETRIEVERS]
+    if unknown:
+        raise ConfigError(f"unknown retriever {unknown[0]!r}; expected one of {', '.join(RETRIEVERS)}")
+    _check_prf(options.get("prf", "none"))
+    if options.get("fusion", DEFAULT_FUSION) not in FUSIONS:
+        raise ConfigError(f"unknown fusion {options['fusion']!r}; expected one of {', '.join(FUSIONS)}")
+    if options.get("windows", DEFAULT_WINDOWS) not in AGGREGATIONS:
+        raise ConfigError(f"unknown window scoring {options['windows']!r}; expected one of {', '.join(AGGREGATIONS)}")
 
 
 def make_retriever(name: str, collection: Collection, embedder: Embedder | None = None, **options: Any) -> Retriever:
