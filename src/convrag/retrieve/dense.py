@@ -15,6 +15,13 @@ from .base import hits_from_positions
 DEFAULT_WINDOWS = "mix"
 
 
+def check_windows(windows: str) -> str:
+    """``windows`` when it names a way to score long passages, else a :class:`ConfigError`."""
+    if windows not in AGGREGATIONS:
+        raise ConfigError(f"unknown window scoring {windows!r}; expected one of {', '.join(AGGREGATIONS)}")
+    return windows
+
+
 class DenseRetriever:
     """``windows``: for collections built with extra windows of long passages, ``first`` (the passage
     embedding), ``max`` (its best window) or ``mix`` (their mean); ignored without windows. The index
@@ -23,9 +30,7 @@ class DenseRetriever:
     name = "dense"
 
     def __init__(self, collection: Collection, embedder: Embedder | None = None, windows: str = DEFAULT_WINDOWS) -> None:
-        if windows not in AGGREGATIONS:
-            raise ConfigError(f"unknown window scoring {windows!r}; expected one of {', '.join(AGGREGATIONS)}")
-        self.windows = windows
+        self.windows = check_windows(windows)
         if collection.manifest.embedding_model is None:
             raise CollectionError(
                 f"collection {collection.name!r} was built without embeddings; rebuild it with an embedding model"

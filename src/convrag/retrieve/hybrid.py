@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..errors import ConfigError
-from ..fusion import FUSIONS, RRF_K, fuse_lists
+from ..fusion import RRF_K, fuse_lists, get_fusion
 from ..types import Hit
 from .base import Retriever
 
@@ -38,8 +37,7 @@ class HybridRetriever:
         alpha: float | None = DEFAULT_ALPHA,
         norm: str = "minmax",
     ) -> None:
-        if fusion not in FUSIONS:
-            raise ConfigError(f"unknown fusion {fusion!r}; expected one of {', '.join(FUSIONS)}")
+        get_fusion(fusion)  # refuses an unknown name
         self.sparse, self.dense = sparse, dense
         self.fusion, self.depth, self.rrf_k, self.alpha, self.norm = fusion, depth, rrf_k, alpha, norm
 

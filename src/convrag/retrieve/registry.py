@@ -7,12 +7,11 @@ from typing import Any
 
 from ..embeddings import Embedder
 from ..errors import ConfigError
-from ..fusion import FUSIONS
+from ..fusion import get_fusion
 from ..index.collection import Collection
-from ..index.windows import AGGREGATIONS
 from .base import Retriever
 from .bm25 import BM25Retriever
-from .dense import DEFAULT_WINDOWS, DenseRetriever
+from .dense import DEFAULT_WINDOWS, DenseRetriever, check_windows
 from .hybrid import DEFAULT_FUSION, HybridRetriever
 from .prf import RM3, Rocchio
 
@@ -55,10 +54,8 @@ def check_retrievers(names: Sequence[str], options: Mapping[str, Any]) -> None:
     if unknown:
         raise ConfigError(f"unknown retriever {unknown[0]!r}; expected one of {', '.join(RETRIEVERS)}")
     _check_prf(options.get("prf", "none"))
-    if options.get("fusion", DEFAULT_FUSION) not in FUSIONS:
-        raise ConfigError(f"unknown fusion {options['fusion']!r}; expected one of {', '.join(FUSIONS)}")
-    if options.get("windows", DEFAULT_WINDOWS) not in AGGREGATIONS:
-        raise ConfigError(f"unknown window scoring {options['windows']!r}; expected one of {', '.join(AGGREGATIONS)}")
+    get_fusion(options.get("fusion", DEFAULT_FUSION))
+    check_windows(options.get("windows", DEFAULT_WINDOWS))
 
 
 def make_retriever(name: str, collection: Collection, embedder: Embedder | None = None, **options: Any) -> Retriever:
