@@ -65,7 +65,7 @@ def run_grid(
     results = []
     for retriever, group in planned:
         options = options_for(retriever, retriever_options)
-        result = run_retrieval(indexes, domains, retriever, group[0] if len(group) == 1 else group, k, options, reporter, tasks_by_domain)
+        result = run_retrieval(indexes, domains, retriever, group, k, options, reporter, tasks_by_domain)
         results.append(score_run(result, qrels))
     return results
 

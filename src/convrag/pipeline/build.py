@@ -55,15 +55,16 @@ def build_pipeline(
     from ..strategies import make_strategy
     from ..strategies.registry import NEEDS_LLM
 
+    # collections first: an unknown or broken one is said before the model takes seconds to load
+    if opened is not None:
+        searches = open_collections({name: opened[name] for name in spec.collections}, choose_retriever(spec), spec.k)
+    else:
+        searches = _searches_of_live_versions(spec, store)
     needs_llm = generate or spec.strategy in NEEDS_LLM or len(spec.queries) > 1
     if llm is None and needs_llm:
         from ..llm import make_llm
 
         llm = make_llm("local")
-    if opened is not None:
-        searches = open_collections({name: opened[name] for name in spec.collections}, choose_retriever(spec), spec.k)
-    else:
-        searches = _searches_of_live_versions(spec, store)
     return Pipeline(
         searches,
         make_strategy(spec.strategy, llm, embedder, **spec.options),
