@@ -6,6 +6,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+# pymilvus configures logging when imported (dictConfig), which closes every handler there is.
+# rouge-score's absl handler holds the sys.stderr of the test that imported it, pytest's capture
+# file, and closes that stream when closed: a later test importing pymilvus then broke pytest's
+# own capture ("I/O operation on closed file"). Imported here, before any test, nothing is closed.
+import pymilvus  # noqa: F401
 import pytest
 
 from convrag.data.layout import MTRAGData, sample_root
