@@ -128,7 +128,7 @@ def test_errors_are_one_line_and_exit_1(tmp_path: Path) -> None:
 def test_query_limits(tmp_path: Path) -> None:
     store = tmp_path / "store"
     runner.invoke(app, ["index", str(_corpus(tmp_path)), "-c", "tiny", "--store", str(store), "--no-dense"])
-    for query, message in [("   ", "the query is empty"), ("x" * 20_001, "the limit is 20000")]:
+    for query, message in [("   ", "the query is empty"), ("x" * 20_001, "the query is 20,001 characters; the limit is 20,000")]:
         result = runner.invoke(app, ["search", query, "-c", "tiny", "--store", str(store), "-r", "bm25"])
         assert result.exit_code != 0 and message in str(result.exception)
 
@@ -273,3 +273,32 @@ def test_an_answer_warning_is_said_beside_the_answer(capsys) -> None:
     trace = TurnTrace(queries=["q"], answer={"warning": "the answer only restates the question: maybe a guess"})
     print_answer(PipelineResult("Yes, they use guns.", [], False, MergeOutcome([]), trace))
     assert "caution: the answer only restates the question: maybe a guess" in capsys.readouterr().out
+
+
+def test_ctrl_c_in_a_command_says_interrupted_and_exits_130(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    import convrag.data.beir
+    from convrag.cli.app import main
+
+    def interrupted(*_: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(convrag.data.beir, "read_corpus", interrupted)
+    monkeypatch.setattr(sys, "argv", ["convrag", "index", str(_corpus(tmp_path)), "-c", "tiny", "--no-dense",
+                                      "--store", str(tmp_path / "store")])
+    with pytest.raises(SystemExit) as exit_:
+        main()
+    assert exit_.value.code == 130
+    assert capsys.readouterr().err.strip().splitlines()[-1] == "interrupted"
+
+
+def test_ask_refuses_a_question_before_it_loads_anything(monkeypatch: pytest.MonkeyPatch) -> None:
+    import convrag.cli.answers
+
+    def loaded(*_: object) -> None:
+        raise AssertionError("the pipeline (and its 1.1 GB model) was loaded for a question it refuses")
+
+    monkeypatch.setattr(convrag.cli.answers, "pipeline_from", loaded)
+    for question, message in [(" ", "the question is empty"), ("x" * 20_001, "the question is 20,001 characters; the limit is 20,000")]:
+        result = runner.invoke(app, ["ask", question, "-c", "anything"])
+        assert result.exit_code != 0 and str(result.exception) == message

@@ -8,6 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from ..console import console
+from ..limits import check_question
 from .app import (
     DepthOpt,
     LLMOpt,
@@ -65,7 +66,7 @@ def ask(
     from ..types import Message
     from .chat import print_answer, print_decisions
 
-    messages = [*(read_history(history) if history else ()), Message("user", question)]
+    messages = [*(read_history(history) if history else ()), Message("user", check_question(question))]
     pipeline = pipeline_from(collections, store, retriever, strategy, merge, queries, k, llm, llm_url, no_llm_cache)
     result = pipeline.answer(messages)
     if as_json:

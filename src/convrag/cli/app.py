@@ -29,8 +29,6 @@ app = typer.Typer(
 bench_app = typer.Typer(help="Benchmarks whose results go into docs/benchmarks.md.", no_args_is_help=True)
 app.add_typer(bench_app, name="bench")
 
-MAX_QUERY_CHARS = 20_000
-
 StoreOpt = Annotated[Optional[Path], typer.Option("--store", help="Folder of collections (default: $CONVRAG_HOME/collections).")]
 ModelOpt = Annotated[str, typer.Option("--embedding-model", help="Sentence-transformers model name or path.")]
 BackendOpt = Annotated[str, typer.Option("--backend", help="embedded (indexes in a folder) or milvus.")]
@@ -97,6 +95,10 @@ def main() -> None:
     except (FileNotFoundError, PermissionError, IsADirectoryError) as exc:
         err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
         sys.exit(1)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # before a command runs (Typer handles it inside one)
         err_console.print("interrupted")
         sys.exit(130)
+    except SystemExit as exc:
+        if exc.code == 130:  # Typer's own exit for Ctrl-C inside a command, which it keeps silent
+            err_console.print("interrupted")
+        raise

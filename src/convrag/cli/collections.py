@@ -9,6 +9,7 @@ import typer
 
 from ..console import RichReporter, console
 from ..errors import ConfigError, DataFormatError
+from ..limits import check_question
 from .app import (
     BackendOpt,
     MilvusUriOpt,
@@ -19,8 +20,6 @@ from .app import (
     milvus_token,
 )
 from .output import snippet
-
-MAX_QUERY_CHARS = 20_000
 
 
 @app.command(rich_help_panel="Collections")
@@ -102,10 +101,7 @@ def search(
     from ..index.collection import CollectionStore
     from ..retrieve.registry import make_retriever
 
-    if not query.strip():
-        raise ConfigError("the query is empty")
-    if len(query) > MAX_QUERY_CHARS:
-        raise ConfigError(f"the query is {len(query)} characters long; the limit is {MAX_QUERY_CHARS}")
+    check_question(query, "query")
     if k < 1:
         raise ConfigError("-k must be at least 1")
     check_backend(backend)

@@ -10,6 +10,7 @@ from rich.markup import escape
 
 from ..console import RichReporter, console
 from ..errors import ConfigError
+from ..limits import check_question
 from .app import (
     BackendOpt,
     LLMOpt,
@@ -26,8 +27,6 @@ from .app import (
     split_list,
 )
 from .output import print_results_table
-
-MAX_QUERY_CHARS = 20_000
 
 
 @app.command("eval", rich_help_panel="Evaluation on MT-RAG")
@@ -158,8 +157,7 @@ def rewrite(
     from ..strategies.registry import NEEDS_LLM
     from ..types import Task
 
-    if len(question) > MAX_QUERY_CHARS:
-        raise ConfigError(f"the question is {len(question):,} characters; the limit is {MAX_QUERY_CHARS:,}")
+    check_question(question)
     messages = read_history(history) if history else ()
     model = make_llm_from(llm, llm_url, no_llm_cache) if strategy in NEEDS_LLM else None
     task = Task("cli", "cli", 1 + sum(m.speaker == "user" for m in messages), "", question, tuple(messages))

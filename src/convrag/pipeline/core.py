@@ -14,6 +14,7 @@ from typing import Any
 from ..errors import ConvragError
 from ..generate.answer import Answer, AnswerGenerator
 from ..generate.citations import Citation
+from ..limits import check_question
 from ..llm.base import LLMError, prefill
 from ..merge.base import MergeOutcome
 from ..merge.enhanced import MergeSettings
@@ -26,8 +27,6 @@ from ..retrieve.routing import Routing, RoutingSettings, route
 from ..strategies.base import Strategy
 from ..types import Message, SourcedHit, Task
 from .trace import TurnTrace
-
-MAX_QUESTION_CHARS = 20_000
 
 
 @dataclass
@@ -81,11 +80,7 @@ class Pipeline:
     def _task(self, messages: Sequence[Message], task_id: str) -> Task:
         if not messages or messages[-1].speaker != "user":
             raise ConvragError("the conversation must end with the user's question")
-        question = messages[-1].text
-        if not question.strip():
-            raise ConvragError("the question is empty")
-        if len(question) > MAX_QUESTION_CHARS:
-            raise ConvragError(f"the question is {len(question):,} characters; the limit is {MAX_QUESTION_CHARS:,}")
+        question = check_question(messages[-1].text)
         history = tuple(messages[:-1])
         return Task(task_id, task_id, 1 + sum(m.speaker == "user" for m in history), "", question, history)
 
@@ -134,9 +129,7 @@ class Pipeline:
         """Passages for ``query`` as asked: no rewriting, no selection, no answer, but the same
         collections, retrievers and cross-collection fusion as :meth:`answer` (so a search shows
         what a chat turn would draw from). One hit per passage, best first, at most ``k``."""
-        if not query.strip():
-            raise ConvragError("the query is empty")
-        searched, _ = self.route_collections(query)
+        searched, _ = self.route_collections(check_question(query, "query"))
         report = search_collections(searched, [query], self.timeout_s)
         per_collection = {name: lists[0] for name, lists in report.results.items()}
         settings = self._settings()

@@ -1,0 +1,20 @@
+"""How long a question may be, checked in one place by the library and every command.
+
+Commands check before they load anything slow (an index, the 1.1 GB model), so a pasted file is
+refused in a second, not after the model loads. The service has its own, configurable limits.
+"""
+
+from __future__ import annotations
+
+from .errors import ConvragError
+
+MAX_QUESTION_CHARS = 20_000
+
+
+def check_question(text: str, what: str = "question") -> str:
+    """The text unchanged, or an error naming what is wrong with it (``what`` names it: question, query)."""
+    if not text.strip():
+        raise ConvragError(f"the {what} is empty")
+    if len(text) > MAX_QUESTION_CHARS:
+        raise ConvragError(f"the {what} is {len(text):,} characters; the limit is {MAX_QUESTION_CHARS:,}")
+    return text

@@ -1,0 +1,17 @@
+import pytest
+
+from convrag.errors import ConvragError
+from convrag.limits import MAX_QUESTION_CHARS, check_question
+
+
+def test_a_question_within_the_limit_is_returned_as_is() -> None:
+    assert check_question("  How much? ") == "  How much? "
+    assert check_question("x" * MAX_QUESTION_CHARS) == "x" * MAX_QUESTION_CHARS
+
+
+@pytest.mark.parametrize(("text", "message"), [("", "the query is empty"), (" \n\t", "the query is empty"),
+                                               ("x" * (MAX_QUESTION_CHARS + 1), "the query is 20,001 characters; the limit is 20,000")])
+def test_empty_and_huge_questions_are_refused_by_name(text: str, message: str) -> None:
+    with pytest.raises(ConvragError) as error:
+        check_question(text, "query")
+    assert str(error.value) == message
