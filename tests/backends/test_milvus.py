@@ -10,7 +10,7 @@ from convrag.embeddings import Embedder
 from convrag.errors import CollectionError, ConfigError
 from convrag.index.collection import Collection
 from convrag.retrieve import make_retriever
-from convrag.types import Passage
+from convrag.types import Message, Passage
 
 
 @pytest.fixture
@@ -124,3 +124,47 @@ def test_sync_makes_the_collection_hold_exactly_the_corpus(store: MilvusStore, f
 
     reopened = store.open("tiny-docs")  # the corpus hash was recorded with the collection
     assert reopened.info.corpus_sha256 == filled.info.corpus_sha256 and reopened.sync(edited, embedder) == (0, 0, 6)
+
+
+def test_a_pipeline_answers_from_milvus_collections(store: MilvusStore, tiny_passages: list[Passage], embedder: Embedder) -> None:
+    """`ask` and `chat` could not use Milvus at all: collections indexed there were only searchable."""
+    from convrag.pipeline import PipelineSpec, build_pipeline
+    from tests.helpers import ScriptedLLM
+
+    store.create("sport", embedder.name, embedder.dimension).sync(tiny_passages[::2], embedder)
+    store.create("admin", embedder.name, embedder.dimension).sync(tiny_passages[1::2], embedder)
+    llm = ScriptedLLM(answer=["Renewing a passport by mail costs 130 dollars [1]."])
+    pipeline = build_pipeline(PipelineSpec(("sport", "admin"), strategy="last_turn"), llm=llm, milvus=store)
+    assert [c.name for c in pipeline.collections] == ["sport", "admin"]
+    assert pipeline.collections[0].embedder is pipeline.collections[1].embedder  # one query embedding per turn
+    result = pipeline.answer([Message("user", "How much is a passport renewal by mail?")])
+    assert [(c.collection, c.passage_id) for c in result.citations] == [("admin", "p2")]
+    searched = result.trace.search
+    assert searched is not None and set(searched.seconds) == {"sport", "admin"} and not searched.failures
+    assert searched.embeddings_computed == {embedder.name: 1}
+
+    with pytest.raises(CollectionError, match="unknown Milvus collection 'nope'"):
+        build_pipeline(PipelineSpec(("admin", "nope")), llm=llm, milvus=store)
+
+
+def test_a_chat_over_milvus_finds_passages_synced_during_it(store: MilvusStore, tiny_passages: list[Passage], embedder: Embedder,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    from convrag.cli.chat import chat_loop
+    from convrag.pipeline import LivePipeline, PipelineSpec
+    from tests.helpers import ScriptedLLM
+
+    kb = store.create("kb", embedder.name, embedder.dimension)
+    kb.sync(tiny_passages, embedder)
+    fees = Passage("f1", "Library cards cost 12 dollars a year for non-residents.", "Library fees")
+    llm = ScriptedLLM(answer=["Passport renewal costs 130 dollars [1].", "A library card costs 12 dollars a year [1]."])
+    live = LivePipeline(PipelineSpec(("kb",), strategy="last_turn"), llm, milvus=store)
+    synced_meanwhile = [lambda: None, lambda: kb.sync([*tiny_passages, fees], embedder), lambda: None]
+    inputs = iter(["How much is a passport renewal by mail?", "What does a library card cost for non-residents?", "/quit"])
+
+    def read(prompt: str) -> str:
+        synced_meanwhile.pop(0)()
+        return next(inputs)
+
+    chat_loop(live, read)
+    out = capsys.readouterr().out
+    assert "kb / Library fees (f1)" in out and "re-indexed" not in out  # Milvus searches what is stored now

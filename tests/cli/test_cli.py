@@ -152,6 +152,10 @@ def test_milvus_backend_from_the_command_line(tmp_path: Path) -> None:
     assert "150 dollars" in found.output and "130 dollars" not in found.output and "p3 " not in found.output
     unknown = runner.invoke(app, ["search", "x", "-c", "tiny", "--backend", "elastic"])
     assert "unknown backend 'elastic'" in str(unknown.exception)
+    for command in ("ask", "chat"):  # answers come from Milvus collections too (a turn: tests/backends/test_milvus.py)
+        question = ["How much is a passport renewal?"] if command == "ask" else []
+        missing = runner.invoke(app, [command, *question, "-c", "tiny,nope", "--backend", "milvus", "--milvus-uri", uri])
+        assert str(missing.exception) == f"unknown Milvus collection 'nope' at {uri} (known: tiny)"
 
 
 def test_eval_on_milvus(tmp_path: Path) -> None:

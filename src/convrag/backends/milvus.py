@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 from bm25s.stopwords import STOPWORDS_EN
@@ -33,6 +33,9 @@ from ..errors import CollectionError, ConfigError
 from ..index.manifest import corpus_sha256
 from ..progress import SILENT, Reporter
 from ..types import Hit, Passage, document_of
+
+if TYPE_CHECKING:
+    from ..retrieve.multi import CollectionSearch
 
 DEFAULT_URI = "./data/convrag.db"
 SCHEMA_VERSION = 1
@@ -396,3 +399,26 @@ def _check_passages(passages: Iterable[Passage]) -> None:
         if passage.doc_id in seen:
             raise CollectionError(f"duplicate passage id {passage.doc_id!r} in the batch to ingest")
         seen.add(passage.doc_id)
+
+
+def milvus_searches(store: MilvusStore, names: Sequence[str], mode: str = "hybrid", k: int = 10) -> list[CollectionSearch]:
+    """A pipeline's collections in Milvus (``ask``, ``chat``), each searched by Milvus in ``mode``.
+
+    Collections embedded with one model share one query embedder, so a turn's queries are embedded
+    once, as with the embedded backend. Routing has no dense index to score here, so a pipeline
+    over several Milvus collections searches them all. Milvus searches what is stored when the
+    query comes, so a collection synced during a chat is searched as it is without reopening."""
+    from ..retrieve.multi import CollectionSearch, SharedQueryEmbedder
+
+    shared: dict[str, SharedQueryEmbedder] = {}
+    out = []
+    for name in names:
+        collection = store.open(name)
+        embedder = None
+        if mode != "bm25":
+            model = collection.info.embedding_model
+            if model not in shared:
+                shared[model] = SharedQueryEmbedder(load_embedder(model))
+            embedder = shared[model]
+        out.append(CollectionSearch(name, MilvusRetriever(collection, mode, embedder), embedder, k))
+    return out

@@ -10,10 +10,12 @@ import typer
 from ..console import console
 from ..limits import check_question
 from .app import (
+    BackendOpt,
     DepthOpt,
     LLMOpt,
     LLMUrlOpt,
     MergeOpt,
+    MilvusUriOpt,
     NoCacheOpt,
     PipelineCollectionsOpt,
     PipelineRetrieverOpt,
@@ -21,7 +23,9 @@ from .app import (
     StoreOpt,
     StrategyOpt,
     app,
+    check_backend,
     make_llm_from,
+    milvus_token,
     split_list,
 )
 
@@ -33,12 +37,22 @@ def spec_from(collections: str, retriever: str, strategy: str, merge: str, queri
                         merge=merge, k=k)
 
 
+def milvus_from(backend: str, milvus_uri: str):  # type: ignore[no-untyped-def]
+    """The Milvus store that ``--backend milvus`` names, or None for the embedded backend."""
+    check_backend(backend)
+    if backend != "milvus":
+        return None
+    from ..backends.milvus import MilvusStore
+
+    return MilvusStore(milvus_uri, milvus_token())
+
+
 def pipeline_from(collections: str, store: Optional[Path], retriever: str, strategy: str, merge: str, queries: str, k: int,
-              llm: str, llm_url: Optional[str], no_llm_cache: bool):  # type: ignore[no-untyped-def]
+              llm: str, llm_url: Optional[str], no_llm_cache: bool, milvus=None):  # type: ignore[no-untyped-def]
     from ..pipeline import build_pipeline
 
     spec = spec_from(collections, retriever, strategy, merge, queries, k)
-    return build_pipeline(spec, llm=make_llm_from(llm, llm_url, no_llm_cache), store=store)
+    return build_pipeline(spec, llm=make_llm_from(llm, llm_url, no_llm_cache), store=store, milvus=milvus)
 
 
 
@@ -58,6 +72,8 @@ def ask(
     no_llm_cache: NoCacheOpt = False,
     trace: Annotated[bool, typer.Option("--trace", help="Also print the decisions; --json for the full trace.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the answer, citations and full trace as JSON.")] = False,
+    backend: BackendOpt = "embedded",
+    milvus_uri: MilvusUriOpt = "./data/convrag.db",
 ) -> None:
     """Answer one question (optionally after a conversation) from one or more collections, with citations."""
     import json
@@ -67,7 +83,8 @@ def ask(
     from .chat import print_answer, print_decisions
 
     messages = [*(read_history(history) if history else ()), Message("user", check_question(question))]
-    pipeline = pipeline_from(collections, store, retriever, strategy, merge, queries, k, llm, llm_url, no_llm_cache)
+    pipeline = pipeline_from(collections, store, retriever, strategy, merge, queries, k, llm, llm_url, no_llm_cache,
+                             milvus_from(backend, milvus_uri))
     result = pipeline.answer(messages)
     if as_json:
         payload = {"answer": result.text, "declined": result.declined, "citations": [c._asdict() for c in result.citations],
@@ -91,10 +108,13 @@ def chat(
     llm: LLMOpt = "local",
     llm_url: LLMUrlOpt = None,
     no_llm_cache: NoCacheOpt = False,
+    backend: BackendOpt = "embedded",
+    milvus_uri: MilvusUriOpt = "./data/convrag.db",
 ) -> None:
     """Chat in the terminal over chosen collections; answers show citations, /trace shows the decisions."""
     from ..pipeline import LivePipeline
     from .chat import chat_loop
 
     spec = spec_from(collections, retriever, strategy, merge, queries, k)
-    chat_loop(LivePipeline(spec, make_llm_from(llm, llm_url, no_llm_cache), store))
+    milvus = milvus_from(backend, milvus_uri)
+    chat_loop(LivePipeline(spec, make_llm_from(llm, llm_url, no_llm_cache), store, milvus))

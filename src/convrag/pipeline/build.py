@@ -48,9 +48,11 @@ def build_pipeline(
     opened: Mapping[str, Any] | None = None,
     embedder: Embedder | None = None,
     generate: bool = True,
+    milvus: Any = None,
 ) -> Pipeline:
     """The pipeline ``spec`` describes, over collections already ``opened`` (name -> Collection, as
-    the benchmarks have them) or opened by name from ``store`` (default ``$CONVRAG_HOME/collections``).
+    the benchmarks have them), opened by name from ``store`` (default ``$CONVRAG_HOME/collections``),
+    or, given a ``milvus`` store (:class:`convrag.backends.milvus.MilvusStore`), those of that Milvus.
     ``llm`` defaults to the local model; ``generate=False`` builds a search-only pipeline."""
     from ..strategies import make_strategy
     from ..strategies.registry import NEEDS_LLM
@@ -58,6 +60,10 @@ def build_pipeline(
     # collections first: an unknown or broken one is said before the model takes seconds to load
     if opened is not None:
         searches = open_collections({name: opened[name] for name in spec.collections}, choose_retriever(spec), spec.k)
+    elif milvus is not None:
+        from ..backends.milvus import milvus_searches
+
+        searches = milvus_searches(milvus, spec.collections, choose_retriever(spec), spec.k)
     else:
         searches = _searches_of_live_versions(spec, store)
     needs_llm = generate or spec.strategy in NEEDS_LLM or len(spec.queries) > 1
@@ -99,18 +105,21 @@ class LivePipeline:
     """A pipeline over a store's collections that follows their live versions, for a long session
     (``convrag chat``): :meth:`current` builds it again when a collection was re-indexed since the
     last turn (``convrag index`` in another terminal), so the next turn searches what was added.
-    The service does the same per request (``convrag.service.pipelines``)."""
+    The service does the same per request (``convrag.service.pipelines``). Milvus collections
+    (``milvus``) have no versions: Milvus searches what is stored when the query comes."""
 
-    def __init__(self, spec: PipelineSpec, llm: LLM | None, store: Any = None) -> None:
+    def __init__(self, spec: PipelineSpec, llm: LLM | None, store: Any = None, milvus: Any = None) -> None:
         from ..config import default_store
 
-        self.spec, self.llm, self.root = spec, llm, Path(store or default_store())
+        self.spec, self.llm, self.root, self.milvus = spec, llm, Path(store or default_store()), milvus
         self._versions = self._live()
-        self.pipeline = build_pipeline(spec, llm=llm, store=self.root)
+        self.pipeline = build_pipeline(spec, llm=llm, store=self.root, milvus=milvus)
 
     def _live(self) -> tuple[str | None, ...]:
         from ..index.collection import live_version
 
+        if self.milvus is not None:
+            return ()
         return tuple(live_version(self.root / name) for name in self.spec.collections)
 
     def current(self) -> tuple[Pipeline, list[str]]:
@@ -118,6 +127,6 @@ class LivePipeline:
         versions = self._live()
         changed = [name for name, old, new in zip(self.spec.collections, self._versions, versions) if old != new]
         if changed:
-            self.pipeline = build_pipeline(self.spec, llm=self.llm, store=self.root)
+            self.pipeline = build_pipeline(self.spec, llm=self.llm, store=self.root, milvus=self.milvus)
             self._versions = versions
         return self.pipeline, changed
