@@ -95,6 +95,27 @@ def test_unreachable_server() -> None:
         MilvusStore("http://127.0.0.1:1", timeout=2)
 
 
+def test_a_lite_file_open_in_another_process_is_one_clear_error(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """Milvus Lite serves one process at a time. A second process (an index run while a chat holds
+    the file) got a traceback from Milvus Lite's launcher and then "Open local milvus failed"."""
+    import subprocess
+    import sys
+
+    uri = str(tmp_path / "convrag.db")
+    holder = subprocess.Popen([sys.executable, "-c", "import sys; from convrag.backends.milvus import MilvusStore; "
+                               f"MilvusStore({uri!r}); print('open', flush=True); sys.stdin.read()"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "open\n"
+        with pytest.raises(CollectionError) as error:
+            MilvusStore(uri)
+        assert str(error.value).startswith(f"the Milvus Lite file {uri} is open in another process")
+        assert "Traceback" not in capfd.readouterr().err
+    finally:
+        holder.communicate("", timeout=60)
+    MilvusStore(uri).close()  # free again once the other process is gone
+
+
 def test_empty_queries(filled) -> None:  # type: ignore[no-untyped-def]
     assert MilvusRetriever(filled, "bm25").search([], 3) == []
     assert MilvusRetriever(filled, "bm25").search([""], 3) == [[]]

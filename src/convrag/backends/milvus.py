@@ -85,12 +85,13 @@ class MilvusStore:
         is_remote = "://" in uri
         if not is_remote:
             Path(uri).expanduser().resolve().parent.mkdir(parents=True, exist_ok=True)
-        try:
-            self.client = MilvusClient(uri=uri, token=token or "", timeout=timeout)
-        except MilvusException as exc:
-            raise CollectionError(f"cannot reach Milvus at {uri}: {exc.message}") from None
-        except Exception as exc:  # the lite launcher raises plain errors for unusable files
-            raise CollectionError(f"cannot open Milvus at {uri}: {exc}") from None
+        with _lite_start_failures() as failures:
+            try:
+                self.client = MilvusClient(uri=uri, token=token or "", timeout=timeout)
+            except MilvusException as exc:
+                raise CollectionError(_lite_failure(uri, failures) or f"cannot reach Milvus at {uri}: {exc.message}") from None
+            except Exception as exc:  # the lite launcher raises plain errors for unusable files
+                raise CollectionError(_lite_failure(uri, failures) or f"cannot open Milvus at {uri}: {exc}") from None
 
     def close(self) -> None:
         self.client.close()
@@ -168,6 +169,40 @@ class MilvusStore:
             raise CollectionError(f"Milvus collection {name!r} holds {info.dimension}-d vectors, not {expect_dimension}-d")
         self.client.load_collection(target)
         return MilvusCollection(self, info)
+
+
+@contextmanager
+def _lite_start_failures() -> Iterator[list[BaseException]]:
+    """The errors Milvus Lite met starting its server, kept instead of printed.
+
+    Milvus Lite logs why its server did not start (a traceback on stderr) and the client then
+    raises only "Open local milvus failed"; the reason, kept here, makes the one-line error."""
+    failures: list[BaseException] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if record.exc_info and record.exc_info[1] is not None:
+                failures.append(record.exc_info[1])
+
+    logger = logging.getLogger("milvus_lite.server_manager")
+    keep, propagate = Keep(), logger.propagate
+    logger.addHandler(keep)
+    logger.propagate = False
+    try:
+        yield failures
+    finally:
+        logger.removeHandler(keep)
+        logger.propagate = propagate
+
+
+def _lite_failure(uri: str, failures: Sequence[BaseException]) -> str | None:
+    """A clear message for a Milvus Lite file that could not be opened, from the kept reason."""
+    from milvus_lite.exceptions import DataDirLockedError
+
+    if any(isinstance(f, DataDirLockedError) for f in failures):
+        return (f"the Milvus Lite file {uri} is open in another process, and Milvus Lite serves one process at a time: "
+                "stop that process (a chat, an index run), or use a Milvus server (--milvus-uri http://host:19530)")
+    return f"cannot open Milvus at {uri}: {failures[-1]}" if failures else None
 
 
 @contextmanager
