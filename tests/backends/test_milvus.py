@@ -116,6 +116,23 @@ def test_a_lite_file_open_in_another_process_is_one_clear_error(tmp_path: Path, 
     MilvusStore(uri).close()  # free again once the other process is gone
 
 
+def test_a_lite_connection_sends_no_keepalive_pings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A chat idle for a minute or two between turns printed gRPC's "GOAWAY ... too_many_pings":
+    pymilvus pings every 10 s and Milvus Lite's in-process server refuses pings without calls (seen
+    after 60-135 s idle; too slow to wait for here). Lite clients turn keepalive off, servers keep it."""
+    import pymilvus
+
+    made: list[dict] = []
+    real = pymilvus.MilvusClient
+    monkeypatch.setattr(pymilvus, "MilvusClient", lambda **kwargs: made.append(kwargs) or real(**kwargs))
+    MilvusStore(str(tmp_path / "convrag.db")).close()
+    assert made[0]["grpc_options"]["grpc.keepalive_time_ms"] == 2**31 - 1  # gRPC's "never"
+    assert not made[0]["grpc_options"]["grpc.keepalive_permit_without_calls"]
+    with pytest.raises(CollectionError):
+        MilvusStore("http://127.0.0.1:1", timeout=1)
+    assert "grpc_options" not in made[1]
+
+
 def test_empty_queries(filled) -> None:  # type: ignore[no-untyped-def]
     assert MilvusRetriever(filled, "bm25").search([], 3) == []
     assert MilvusRetriever(filled, "bm25").search([""], 3) == [[]]

@@ -53,6 +53,11 @@ INFO_PROPERTY = "convrag.info"
 _FIELDS = ("id", "doc_id", "title", "url", "text", "sparse", "dense")
 #: ids deleted per request when a sync removes passages
 DELETE_BATCH = 1000
+#: The client pings its server every 10 s, idle or not; Milvus Lite's in-process gRPC server
+#: refuses pings that come without calls, and after a minute of a chat's idle time the client
+#: printed "GOAWAY ... too_many_pings" between turns. A connection inside one process needs no
+#: keepalive (gRPC's own default: off); servers keep pymilvus's.
+_LITE_CLIENT = {"grpc_options": {"grpc.keepalive_time_ms": 2**31 - 1, "grpc.keepalive_permit_without_calls": False}}
 
 
 def milvus_name(name: str) -> str:
@@ -87,7 +92,7 @@ class MilvusStore:
             Path(uri).expanduser().resolve().parent.mkdir(parents=True, exist_ok=True)
         with _lite_start_failures() as failures:
             try:
-                self.client = MilvusClient(uri=uri, token=token or "", timeout=timeout)
+                self.client = MilvusClient(uri=uri, token=token or "", timeout=timeout, **({} if is_remote else _LITE_CLIENT))
             except MilvusException as exc:
                 raise CollectionError(_lite_failure(uri, failures) or f"cannot reach Milvus at {uri}: {exc.message}") from None
             except Exception as exc:  # the lite launcher raises plain errors for unusable files
