@@ -10,6 +10,7 @@ import json
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -162,3 +163,22 @@ PLANS = [
     "The Lite plan of Object Storage is free. It includes 25 GB of storage per month. Requests beyond the quota are refused.",
     "The Standard plan is billed per gigabyte stored. Archive storage is cheaper but slower to read.",
 ]
+
+
+#: a library passage the two "indexed during a chat" tests add between the chat's turns
+LIBRARY_FEES = Passage("f1", "Library cards cost 12 dollars a year for non-residents.", "Library fees")
+
+
+def chat_with_indexing(source: Any, index_meanwhile: Callable[[], object]) -> None:
+    """Two questions to ``convrag.cli.chat.chat_loop``, with ``index_meanwhile`` run between them
+    (as another terminal would index), the second about :data:`LIBRARY_FEES`."""
+    from convrag.cli.chat import chat_loop
+
+    between = [lambda: None, index_meanwhile, lambda: None]
+    inputs = iter(["How much is a passport renewal by mail?", "What does a library card cost for non-residents?", "/quit"])
+
+    def read(prompt: str) -> str:
+        between.pop(0)()
+        return next(inputs)
+
+    chat_loop(source, read)

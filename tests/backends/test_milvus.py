@@ -187,22 +187,13 @@ def test_a_pipeline_answers_from_milvus_collections(store: MilvusStore, tiny_pas
 
 def test_a_chat_over_milvus_finds_passages_synced_during_it(store: MilvusStore, tiny_passages: list[Passage], embedder: Embedder,
                                                             capsys: pytest.CaptureFixture[str]) -> None:
-    from convrag.cli.chat import chat_loop
     from convrag.pipeline import LivePipeline, PipelineSpec
-    from tests.helpers import ScriptedLLM
+    from tests.helpers import LIBRARY_FEES, ScriptedLLM, chat_with_indexing
 
     kb = store.create("kb", embedder.name, embedder.dimension)
     kb.sync(tiny_passages, embedder)
-    fees = Passage("f1", "Library cards cost 12 dollars a year for non-residents.", "Library fees")
     llm = ScriptedLLM(answer=["Passport renewal costs 130 dollars [1].", "A library card costs 12 dollars a year [1]."])
-    live = LivePipeline(PipelineSpec(("kb",), strategy="last_turn"), llm, milvus=store)
-    synced_meanwhile = [lambda: None, lambda: kb.sync([*tiny_passages, fees], embedder), lambda: None]
-    inputs = iter(["How much is a passport renewal by mail?", "What does a library card cost for non-residents?", "/quit"])
-
-    def read(prompt: str) -> str:
-        synced_meanwhile.pop(0)()
-        return next(inputs)
-
-    chat_loop(live, read)
+    chat_with_indexing(LivePipeline(PipelineSpec(("kb",), strategy="last_turn"), llm, milvus=store),
+                       lambda: kb.sync([*tiny_passages, LIBRARY_FEES], embedder))
     out = capsys.readouterr().out
     assert "kb / Library fees (f1)" in out and "re-indexed" not in out  # Milvus searches what is stored now

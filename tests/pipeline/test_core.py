@@ -15,7 +15,7 @@ from convrag.queries.strategy import StrategySource
 from convrag.retrieve.multi import CollectionSearch, open_collections
 from convrag.strategies import make_strategy
 from convrag.strategies.base import finish, start_trace
-from convrag.types import Message, Passage
+from convrag.types import Message
 from tests.helpers import TINY, Failing, ScriptedLLM
 
 
@@ -289,22 +289,14 @@ def test_building_a_pipeline_opens_again_when_a_build_publishes_between_opening_
 def test_a_terminal_chat_searches_a_collection_re_indexed_during_it(tmp_path, embedder, capsys):
     """`convrag chat` kept searching the version it started with: documents indexed from another
     terminal during the chat were never found. The chat now follows the collection's live version."""
-    from convrag.cli.chat import chat_loop
     from convrag.index.collection import Collection
     from convrag.pipeline import LivePipeline
+    from tests.helpers import LIBRARY_FEES, chat_with_indexing
 
-    fees = Passage("f1", "Library cards cost 12 dollars a year for non-residents.", "Library fees")
     Collection.build(tmp_path / "kb", TINY, embedder=embedder)
     llm = ScriptedLLM(answer=["Passport renewal costs 130 dollars [1].", "A library card costs 12 dollars a year [1]."])
-    live = LivePipeline(PipelineSpec(("kb",), strategy="last_turn"), llm, store=tmp_path)
-    indexed_meanwhile = [lambda: None, lambda: Collection.build(tmp_path / "kb", [*TINY, fees], embedder=embedder), lambda: None]
-    inputs = iter(["How much is a passport renewal by mail?", "What does a library card cost for non-residents?", "/quit"])
-
-    def read(prompt: str) -> str:
-        indexed_meanwhile.pop(0)()
-        return next(inputs)
-
-    chat_loop(live, read)
+    chat_with_indexing(LivePipeline(PipelineSpec(("kb",), strategy="last_turn"), llm, store=tmp_path),
+                       lambda: Collection.build(tmp_path / "kb", [*TINY, LIBRARY_FEES], embedder=embedder))
     out = capsys.readouterr().out
     assert "kb / Library fees (f1)" in out  # the second answer cites the passage indexed during the chat
     assert "re-indexed since the last turn, now searched as they are: kb" in out
