@@ -306,3 +306,12 @@ def test_ask_refuses_a_question_before_it_loads_anything(monkeypatch: pytest.Mon
     for question, message in [(" ", "the question is empty"), ("x" * 20_001, "the question is 20,001 characters; the limit is 20,000")]:
         result = runner.invoke(app, ["ask", question, "-c", "anything"])
         assert result.exit_code != 0 and str(result.exception) == message
+
+
+def test_a_store_folder_beside_milvus_is_refused(tmp_path: Path) -> None:
+    """--store was silently ignored with --backend milvus: a user naming both meant one of them."""
+    store = ["--store", str(tmp_path / "store"), "--backend", "milvus", "--milvus-uri", str(tmp_path / "m.db")]
+    for args in (["index", str(_corpus(tmp_path)), "-c", "x"], ["search", "fees", "-c", "x"], ["ask", "fees?", "-c", "x"], ["chat", "-c", "x"]):
+        result = runner.invoke(app, [*args, *store])
+        assert str(result.exception).startswith("--store names a folder of embedded collections; with --backend milvus"), args
+    assert not (tmp_path / "m.db").exists() and not (tmp_path / "store").exists()

@@ -37,9 +37,9 @@ def spec_from(collections: str, retriever: str, strategy: str, merge: str, queri
                         merge=merge, k=k)
 
 
-def milvus_from(backend: str, milvus_uri: str):  # type: ignore[no-untyped-def]
+def milvus_from(backend: str, milvus_uri: str, store: Optional[Path]):  # type: ignore[no-untyped-def]
     """The Milvus store that ``--backend milvus`` names, or None for the embedded backend."""
-    check_backend(backend)
+    check_backend(backend, store)
     if backend != "milvus":
         return None
     from ..backends.milvus import MilvusStore
@@ -84,7 +84,7 @@ def ask(
 
     messages = [*(read_history(history) if history else ()), Message("user", check_question(question))]
     pipeline = pipeline_from(collections, store, retriever, strategy, merge, queries, k, llm, llm_url, no_llm_cache,
-                             milvus_from(backend, milvus_uri))
+                             milvus_from(backend, milvus_uri, store))
     result = pipeline.answer(messages)
     if as_json:
         payload = {"answer": result.text, "declined": result.declined, "citations": [c._asdict() for c in result.citations],
@@ -116,5 +116,5 @@ def chat(
     from .chat import chat_loop
 
     spec = spec_from(collections, retriever, strategy, merge, queries, k)
-    milvus = milvus_from(backend, milvus_uri)
+    milvus = milvus_from(backend, milvus_uri, store)
     chat_loop(LivePipeline(spec, make_llm_from(llm, llm_url, no_llm_cache), store, milvus))

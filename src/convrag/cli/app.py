@@ -67,9 +67,13 @@ def milvus_token() -> str | None:
     return os.environ.get("CONVRAG_MILVUS_TOKEN") or None
 
 
-def check_backend(backend: str) -> None:
+def check_backend(backend: str, store: Path | None = None) -> None:
+    """A known backend, and no ``--store`` (a folder of embedded collections) beside Milvus, where
+    it would be ignored: a user naming both meant one of them."""
     if backend not in BACKENDS:
         raise ConfigError(f"unknown backend {backend!r}; expected one of {', '.join(BACKENDS)}")
+    if backend == "milvus" and store is not None:
+        raise ConfigError("--store names a folder of embedded collections; with --backend milvus, name the Milvus with --milvus-uri")
 
 
 def split_list(value: str) -> list[str]:

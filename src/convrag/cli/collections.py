@@ -47,7 +47,7 @@ def index(
     from ..ingest.chunking import chunk_documents
     from ..ingest.documents import iter_documents
 
-    check_backend(backend)
+    check_backend(backend, store)
     if backend == "milvus" and not dense:
         raise ConfigError("the milvus backend always stores dense vectors; drop --no-dense")
     target = CollectionStore(store or default_store()).path(collection, new=True)
@@ -104,7 +104,7 @@ def search(
     check_question(query, "query")
     if k < 1:
         raise ConfigError("-k must be at least 1")
-    check_backend(backend)
+    check_backend(backend, store)
     if backend == "milvus":
         from ..backends.milvus import MilvusRetriever, MilvusStore
 
