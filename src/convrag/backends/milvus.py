@@ -448,17 +448,12 @@ def milvus_searches(store: MilvusStore, names: Sequence[str], mode: str = "hybri
     once, as with the embedded backend. Routing has no dense index to score here, so a pipeline
     over several Milvus collections searches them all. Milvus searches what is stored when the
     query comes, so a collection synced during a chat is searched as it is without reopening."""
-    from ..retrieve.multi import CollectionSearch, SharedQueryEmbedder
+    from ..retrieve.multi import CollectionSearch, SharedQueryEmbedder, shared_embedder
 
     shared: dict[str, SharedQueryEmbedder] = {}
     out = []
     for name in names:
         collection = store.open(name)
-        embedder = None
-        if mode != "bm25":
-            model = collection.info.embedding_model
-            if model not in shared:
-                shared[model] = SharedQueryEmbedder(load_embedder(model))
-            embedder = shared[model]
+        embedder = shared_embedder(shared, collection.info.embedding_model) if mode != "bm25" else None
         out.append(CollectionSearch(name, MilvusRetriever(collection, mode, embedder), embedder, k))
     return out

@@ -23,9 +23,8 @@ from .app import (
     StoreOpt,
     StrategyOpt,
     app,
-    check_backend,
     make_llm_from,
-    milvus_token,
+    milvus_from,
     split_list,
 )
 
@@ -35,16 +34,6 @@ def spec_from(collections: str, retriever: str, strategy: str, merge: str, queri
 
     return PipelineSpec(tuple(split_list(collections)), strategy=strategy, queries=tuple(split_list(queries)), retriever=retriever,
                         merge=merge, k=k)
-
-
-def milvus_from(backend: str, milvus_uri: str, store: Optional[Path]):  # type: ignore[no-untyped-def]
-    """The Milvus store that ``--backend milvus`` names, or None for the embedded backend."""
-    check_backend(backend, store)
-    if backend != "milvus":
-        return None
-    from ..backends.milvus import MilvusStore
-
-    return MilvusStore(milvus_uri, milvus_token())
 
 
 def pipeline_from(collections: str, store: Optional[Path], retriever: str, strategy: str, merge: str, queries: str, k: int,

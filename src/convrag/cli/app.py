@@ -76,6 +76,16 @@ def check_backend(backend: str, store: Path | None = None) -> None:
         raise ConfigError("--store names a folder of embedded collections; with --backend milvus, name the Milvus with --milvus-uri")
 
 
+def milvus_from(backend: str, milvus_uri: str, store: Path | None):  # type: ignore[no-untyped-def]
+    """The Milvus store that ``--backend milvus`` names, or None for the embedded backend."""
+    check_backend(backend, store)
+    if backend != "milvus":
+        return None
+    from ..backends.milvus import MilvusStore
+
+    return MilvusStore(milvus_uri, milvus_token())
+
+
 def split_list(value: str) -> list[str]:
     return [part.strip() for part in value.split(",") if part.strip()]
 

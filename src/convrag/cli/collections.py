@@ -17,6 +17,7 @@ from .app import (
     StoreOpt,
     app,
     check_backend,
+    milvus_from,
     milvus_token,
 )
 from .output import snippet
@@ -104,11 +105,11 @@ def search(
     check_question(query, "query")
     if k < 1:
         raise ConfigError("-k must be at least 1")
-    check_backend(backend, store)
-    if backend == "milvus":
-        from ..backends.milvus import MilvusRetriever, MilvusStore
+    milvus = milvus_from(backend, milvus_uri, store)
+    if milvus is not None:
+        from ..backends.milvus import MilvusRetriever
 
-        searcher = MilvusRetriever(MilvusStore(milvus_uri, milvus_token()).open(collection), retriever)
+        searcher = MilvusRetriever(milvus.open(collection), retriever)
     else:
         searcher = make_retriever(retriever, CollectionStore(store or default_store()).open(collection))
     hits = searcher.search([query], k)[0]

@@ -129,7 +129,8 @@ class Pipeline:
         """Passages for ``query`` as asked: no rewriting, no selection, no answer, but the same
         collections, retrievers and cross-collection fusion as :meth:`answer` (so a search shows
         what a chat turn would draw from). One hit per passage, best first, at most ``k``."""
-        searched, _ = self.route_collections(check_question(query, "query"))
+        check_question(query, "query")
+        searched, _ = self.route_collections(query)
         report = search_collections(searched, [query], self.timeout_s)
         per_collection = {name: lists[0] for name, lists in report.results.items()}
         settings = self._settings()

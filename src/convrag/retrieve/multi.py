@@ -133,6 +133,16 @@ def collection_weights(collections: Sequence[CollectionSearch]) -> Mapping[str, 
     return {c.name: c.weight for c in collections if c.weight != 1.0}
 
 
+def shared_embedder(shared: dict[str, SharedQueryEmbedder], model: str) -> SharedQueryEmbedder:
+    """The query embedder of ``model`` that the collections in ``shared`` use, loaded on first need,
+    so collections of one model embed each query once."""
+    from ..embeddings import load_embedder
+
+    if model not in shared:
+        shared[model] = SharedQueryEmbedder(load_embedder(model))
+    return shared[model]
+
+
 def open_collections(
     collections: Mapping[str, Any], retriever: str = "hybrid", k: int = 10, weights: Mapping[str, float] | None = None,
     retrievers: Mapping[str, str] | None = None,
@@ -140,7 +150,6 @@ def open_collections(
     """:class:`CollectionSearch` entries for opened collections (name -> ``Collection``): each
     with its own retriever (``retrievers[name]``, else ``retriever``) and one shared query
     embedder per embedding model."""
-    from ..embeddings import load_embedder
     from .registry import make_retriever
 
     shared: dict[str, SharedQueryEmbedder] = {}
@@ -148,11 +157,7 @@ def open_collections(
     for name, collection in collections.items():
         kind = (retrievers or {}).get(name, retriever)
         model = collection.manifest.embedding_model
-        embedder = None
-        if kind != "bm25" and model:
-            if model not in shared:
-                shared[model] = SharedQueryEmbedder(load_embedder(model))
-            embedder = shared[model]
+        embedder = shared_embedder(shared, model) if kind != "bm25" and model else None
         out.append(CollectionSearch(name, make_retriever(kind, collection, embedder), embedder, k, (weights or {}).get(name, 1.0),
                                     collection if embedder is not None else None))
     return out

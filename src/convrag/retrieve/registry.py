@@ -50,9 +50,8 @@ def check_retrievers(names: Sequence[str], options: Mapping[str, Any]) -> None:
     """Refuse an unknown retriever or option value before anything is built or searched: a grid meets
     a retriever only when its turn comes, and a typo found after an hour of runs costs the hour. An
     option no chosen retriever takes (``--fusion`` with ``-r bm25``) is still checked."""
-    unknown = [n for n in names if n not in RETRIEVERS]
-    if unknown:
-        raise ConfigError(f"unknown retriever {unknown[0]!r}; expected one of {', '.join(RETRIEVERS)}")
+    for name in names:
+        _factory(name)
     _check_prf(options.get("prf", "none"))
     get_fusion(options.get("fusion", DEFAULT_FUSION))
     check_windows(options.get("windows", DEFAULT_WINDOWS))
@@ -60,8 +59,11 @@ def check_retrievers(names: Sequence[str], options: Mapping[str, Any]) -> None:
 
 def make_retriever(name: str, collection: Collection, embedder: Embedder | None = None, **options: Any) -> Retriever:
     """Build the retriever ``name`` over ``collection`` (``options`` go to its constructor)."""
+    return _factory(name)(collection, embedder, **options)
+
+
+def _factory(name: str) -> Callable[..., Retriever]:
     try:
-        factory = RETRIEVERS[name]
+        return RETRIEVERS[name]
     except KeyError:
         raise ConfigError(f"unknown retriever {name!r}; expected one of {', '.join(RETRIEVERS)}") from None
-    return factory(collection, embedder, **options)
