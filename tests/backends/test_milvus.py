@@ -45,6 +45,16 @@ def test_dense_matches_embedded_backend(filled, tiny_collection: Collection, emb
     assert milvus == ours  # the same passages in the same order, each with the same text and title
 
 
+def test_routing_cosines_match_the_embedded_dense_index(filled, tiny_collection: Collection, embedder: Embedder) -> None:  # type: ignore[no-untyped-def]
+    """Routing compares collections by their best cosines; Milvus's nearest vectors give the same
+    numbers as the embedded index's exact scores, so a collection routes the same on either backend."""
+    vectors = embedder.encode(["passport renewal fee", "where do the cardinals play"])
+    milvus = filled.top_cosines(vectors, 3)
+    exact = np.sort(tiny_collection.dense.scores(vectors), axis=1)[:, ::-1][:, :3]
+    assert len(milvus) == 2 and all(len(row) == 3 for row in milvus)
+    np.testing.assert_allclose(np.sort(np.stack(milvus), axis=1)[:, ::-1], exact, atol=1e-5)
+
+
 def test_reopen_and_idempotent_reingest(store: MilvusStore, filled, tiny_passages: list[Passage], embedder: Embedder, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     filled.ingest(tiny_passages, embedder)
     assert len(filled) == len(tiny_passages), "re-ingesting the same ids replaces, never duplicates"
@@ -171,15 +181,24 @@ def test_a_pipeline_answers_from_milvus_collections(store: MilvusStore, tiny_pas
 
     store.create("sport", embedder.name, embedder.dimension).sync(tiny_passages[::2], embedder)
     store.create("admin", embedder.name, embedder.dimension).sync(tiny_passages[1::2], embedder)
-    llm = ScriptedLLM(answer=["Renewing a passport by mail costs 130 dollars [1]."])
+    llm = ScriptedLLM(answer=["Renewing a passport by mail costs 130 dollars [1].", "They played the Rams in London in 2017 [1]."])
     pipeline = build_pipeline(PipelineSpec(("sport", "admin"), strategy="last_turn"), llm=llm, milvus=store)
     assert [c.name for c in pipeline.collections] == ["sport", "admin"]
     assert pipeline.collections[0].embedder is pipeline.collections[1].embedder  # one query embedding per turn
     result = pipeline.answer([Message("user", "How much is a passport renewal by mail?")])
     assert [(c.collection, c.passage_id) for c in result.citations] == [("admin", "p2")]
     searched = result.trace.search
-    assert searched is not None and set(searched.seconds) == {"sport", "admin"} and not searched.failures
-    assert searched.embeddings_computed == {embedder.name: 1}
+    assert searched is not None and set(searched.seconds) == {"admin"} and not searched.failures
+    shared = pipeline.collections[0].embedder
+    assert shared is not None and shared.computed == 1  # routing and the search embed the question once
+
+    # routing: Milvus collections were all searched and fused; now, as with embedded ones, a turn
+    # searches the collections it is about, and the earlier questions keep a vague follow-up there
+    routing = result.trace.to_dict()["routing"]
+    assert routing["kept"] == ["admin"] and routing["dropped"] == ["sport"] and routing["scores"]["admin"] > routing["scores"]["sport"]
+    history = [Message("user", "Where do the Arizona Cardinals play?"), Message("agent", "At State Farm Stadium [1].")]
+    follow_up = pipeline.answer([*history, Message("user", "Did they ever play abroad?")])
+    assert follow_up.trace.routing is not None and follow_up.trace.routing.kept == ("sport",)
 
     with pytest.raises(CollectionError, match="unknown Milvus collection 'nope'"):
         build_pipeline(PipelineSpec(("admin", "nope")), llm=llm, milvus=store)

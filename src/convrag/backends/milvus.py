@@ -344,6 +344,14 @@ class MilvusCollection:
             raw = self._search(queries, k, mode, embedder, depth)
         return [_hits(list(hits), mode) for hits in raw]
 
+    def top_cosines(self, vectors: np.ndarray, top: int) -> list[np.ndarray]:
+        """The ``top`` highest cosines of each query vector here (stored vectors are normalized, so
+        inner product is cosine): what routing compares collections by, read without the passages."""
+        with _reported("search", self.store.uri):
+            raw = self.client.search(self.target, data=np.asarray(vectors, np.float32).tolist(), anns_field="dense", limit=top,
+                                     output_fields=[], search_params={"metric_type": "IP"})
+        return [np.array([float(h["distance"]) for h in hits], np.float32) for hits in raw]
+
     def _search(self, queries: Sequence[str], k: int, mode: str, embedder: Embedder | None, depth: int) -> list[Any]:
         from pymilvus import AnnSearchRequest, RRFRanker
 
@@ -445,8 +453,9 @@ def milvus_searches(store: MilvusStore, names: Sequence[str], mode: str = "hybri
     """A pipeline's collections in Milvus (``ask``, ``chat``), each searched by Milvus in ``mode``.
 
     Collections embedded with one model share one query embedder, so a turn's queries are embedded
-    once, as with the embedded backend. Routing has no dense index to score here, so a pipeline
-    over several Milvus collections searches them all. Milvus searches what is stored when the
+    once, as with the embedded backend. Routing scores each collection by its nearest stored vectors
+    (:meth:`MilvusCollection.top_cosines`), as it scores an embedded one by its dense index; ``bm25``
+    embeds nothing, so it searches every collection. Milvus searches what is stored when the
     query comes, so a collection synced during a chat is searched as it is without reopening."""
     from ..retrieve.multi import CollectionSearch, SharedQueryEmbedder, shared_embedder
 
@@ -455,5 +464,6 @@ def milvus_searches(store: MilvusStore, names: Sequence[str], mode: str = "hybri
     for name in names:
         collection = store.open(name)
         embedder = shared_embedder(shared, collection.info.embedding_model) if mode != "bm25" else None
-        out.append(CollectionSearch(name, MilvusRetriever(collection, mode, embedder), embedder, k))
+        out.append(CollectionSearch(name, MilvusRetriever(collection, mode, embedder), embedder, k,
+                                    cosines=collection.top_cosines if embedder is not None else None))
     return out

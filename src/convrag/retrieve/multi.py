@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
@@ -50,6 +50,12 @@ class SharedQueryEmbedder:
             return np.stack([self._vectors[t] for t in texts]) if texts else np.zeros((0, self._inner.dimension), np.float32)
 
 
+#: A collection's cosines for each query vector: at least its ``top`` highest (all of them will do),
+#: in any order. Routing compares collections by these; the embedded backend scores every passage,
+#: Milvus returns its ``top`` nearest.
+Cosines = Callable[[np.ndarray, int], Sequence[np.ndarray]]
+
+
 @dataclass
 class CollectionSearch:
     """One collection of a pipeline: its retriever, the shared embedder of its model (if dense),
@@ -60,17 +66,16 @@ class CollectionSearch:
     embedder: SharedQueryEmbedder | None = None
     k: int = 10
     weight: float = 1.0
-    collection: Any = None  # the opened collection, when its dense index can score queries for routing
+    cosines: Cosines | None = None  # how its dense index scores query vectors, for routing; None: it has none
 
     def evidence(self, texts: Sequence[str], top: int = 3) -> list[float] | None:
         """How strongly this collection matches each text (mean of its ``top`` best cosines); None
         when it cannot say (no dense index or no embedder)."""
         from .routing import evidence
 
-        if self.collection is None or self.embedder is None or self.collection.manifest.embedding_model is None:
+        if self.cosines is None or self.embedder is None:
             return None
-        sims = self.collection.dense.scores(self.embedder.encode(list(texts)))
-        return [evidence(row, top) for row in sims]
+        return [evidence(np.asarray(row, dtype=np.float32), top) for row in self.cosines(self.embedder.encode(list(texts)), top)]
 
 
 @dataclass
@@ -159,5 +164,11 @@ def open_collections(
         model = collection.manifest.embedding_model
         embedder = shared_embedder(shared, model) if kind != "bm25" and model else None
         out.append(CollectionSearch(name, make_retriever(kind, collection, embedder), embedder, k, (weights or {}).get(name, 1.0),
-                                    collection if embedder is not None else None))
+                                    _every_cosine(collection) if embedder is not None else None))
     return out
+
+
+def _every_cosine(collection: Any) -> Cosines:
+    """An embedded collection's cosines for routing: every passage's (its first window, as Milvus
+    stores it), computed exactly."""
+    return lambda vectors, top: collection.dense.scores(vectors)
