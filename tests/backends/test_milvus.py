@@ -126,6 +126,29 @@ def test_a_lite_file_open_in_another_process_is_one_clear_error(tmp_path: Path, 
     MilvusStore(uri).close()  # free again once the other process is gone
 
 
+def test_closing_the_last_store_of_a_lite_file_frees_it_for_other_processes(tmp_path: Path, tiny_passages: list[Passage],
+                                                                             embedder: Embedder) -> None:
+    """A closed store kept Milvus Lite's in-process server, and with it the file, until the process
+    exited: a notebook that closed its store still blocked `convrag index` in a terminal."""
+    import subprocess
+    import sys
+
+    uri = str(tmp_path / "convrag.db")
+    first, second = MilvusStore(uri), MilvusStore(uri)
+    first.create("kb", embedder.name, embedder.dimension).sync(tiny_passages, embedder)
+    first.close()
+    assert len(second.open("kb")) == len(tiny_passages)  # another store of this process still works
+    second.close()
+    other = subprocess.run([sys.executable, "-c", "from convrag.backends.milvus import MilvusStore; "
+                            f"s = MilvusStore({uri!r}); print(len(s.open('kb'))); s.close()"],
+                           capture_output=True, text=True, timeout=120)
+    assert other.returncode == 0 and other.stdout.strip() == str(len(tiny_passages)), other.stderr[-2000:]
+    reopened = MilvusStore(uri)  # and this process can open it again after
+    assert reopened.names() == ["kb"]
+    reopened.close()
+    reopened.close()  # closing twice is harmless
+
+
 def test_a_lite_connection_sends_no_keepalive_pings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A chat idle for a minute or two between turns printed gRPC's "GOAWAY ... too_many_pings":
     pymilvus pings every 10 s and Milvus Lite's in-process server refuses pings without calls (seen

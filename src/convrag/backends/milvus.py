@@ -18,7 +18,10 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
+import threading
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -60,6 +63,12 @@ DELETE_BATCH = 1000
 _LITE_CLIENT = {"grpc_options": {"grpc.keepalive_time_ms": 2**31 - 1, "grpc.keepalive_permit_without_calls": False}}
 
 
+#: Open stores per Milvus Lite file in this process: they share its one in-process server, which
+#: the last to close stops.
+_LITE_USERS: Counter[str] = Counter()
+_LITE_LOCK = threading.Lock()
+
+
 def milvus_name(name: str) -> str:
     """Milvus allows letters, digits and underscores; convrag names may also hold '-'."""
     if not re.fullmatch(r"[A-Za-z0-9_-]{1,200}", name or ""):
@@ -90,6 +99,7 @@ class MilvusStore:
         is_remote = "://" in uri
         if not is_remote:
             Path(uri).expanduser().resolve().parent.mkdir(parents=True, exist_ok=True)
+        self._lite_path = None if is_remote else os.path.abspath(uri)
         with _lite_start_failures() as failures:
             try:
                 self.client = MilvusClient(uri=uri, token=token or "", timeout=timeout, **({} if is_remote else _LITE_CLIENT))
@@ -97,9 +107,27 @@ class MilvusStore:
                 raise CollectionError(_lite_failure(uri, failures) or f"cannot reach Milvus at {uri}: {exc.message}") from None
             except Exception as exc:  # the lite launcher raises plain errors for unusable files
                 raise CollectionError(_lite_failure(uri, failures) or f"cannot open Milvus at {uri}: {exc}") from None
+        if self._lite_path is not None:
+            with _LITE_LOCK:
+                _LITE_USERS[self._lite_path] += 1
 
     def close(self) -> None:
+        """Close the connection; the last store of a Milvus Lite file in this process also stops
+        its in-process server, which frees the file for other processes (an index run, a chat).
+        Milvus Lite otherwise keeps it until the process exits."""
         self.client.close()
+        path, self._lite_path = self._lite_path, None
+        if path is None:
+            return
+        with _LITE_LOCK:
+            _LITE_USERS[path] -= 1
+            last = _LITE_USERS[path] <= 0
+            if last:
+                del _LITE_USERS[path]
+        if last:
+            from milvus_lite.server_manager import server_manager_instance
+
+            server_manager_instance.release_server(path)
 
     def names(self) -> list[str]:
         out = []
