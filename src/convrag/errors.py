@@ -30,5 +30,11 @@ class CollectionReplaced(CollectionError):
     the reader loaded all of it; opening the collection again gives the new version."""
 
 
+class CollectionDamaged(CollectionError):
+    """A collection's files cannot be read: missing, truncated or overwritten (a disk fault, a
+    copy cut short, a hand edit). Not the caller's doing; building the collection again repairs it.
+    A pipeline over several collections answers from the others and names this one."""
+
+
 class ConfigError(ConvragError):
     """An option or setting has an unusable value."""

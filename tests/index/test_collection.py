@@ -112,6 +112,48 @@ def test_bad_collections(tmp_path: Path, tiny_passages: list[Passage]) -> None:
         Collection.open(tmp_path / "c")
 
 
+@pytest.mark.parametrize("damage", ["dense/embeddings.npy", "dense/embeddings.npy:truncated", "bm25/vocab.index.json",
+                                    "bm25/data.csc.index.npy", "bm25/params.index.json", "passages.jsonl"])
+def test_a_damaged_file_is_one_clear_error_naming_the_collection(tmp_path: Path, tiny_passages: list[Passage],
+                                                                  embedder: Embedder, damage: str) -> None:
+    """Index files overwritten or cut short (a disk fault, a copy cut short) raised whatever numpy,
+    json or bm25s met first, up to a service's 500 "internal error" with nothing said."""
+    from convrag.errors import CollectionDamaged
+    from convrag.retrieve import make_retriever
+
+    name, _, how = damage.partition(":")
+    built = Collection.build(tmp_path / "c", tiny_passages, embedder=embedder)
+    target = built.version_dir / name
+    target.write_bytes(target.read_bytes()[: len(target.read_bytes()) // 2] if how == "truncated" else b"\x93garbage\x00")
+    with pytest.raises(CollectionDamaged, match=r"rebuild the collection") as raised:
+        make_retriever("hybrid", Collection.open(tmp_path / "c"), embedder)
+    message = str(raised.value)
+    assert ("collection 'c'" in message or "passages.jsonl" in message) and "unsafely" not in message
+    assert str(tmp_path) not in message or name == "passages.jsonl"  # an index file is named within the collection
+
+
+def test_building_again_repairs_a_damaged_version(tmp_path: Path, tiny_passages: list[Passage], embedder: Embedder) -> None:
+    """The error says "rebuild the collection", but building the same corpus again returned the
+    damaged version as it was (an identical build is a no-op), and a build reusing its vectors (the
+    service's upload) failed on them. Both now build a sound version."""
+    from convrag.retrieve import make_retriever
+
+    built = Collection.build(tmp_path / "c", tiny_passages, embedder=embedder)
+    (built.version_dir / "dense" / "embeddings.npy").write_bytes(b"\x00" * 64)
+    again = Collection.build(tmp_path / "c", tiny_passages, embedder=embedder)
+    assert again.dense.size == len(tiny_passages)
+    assert make_retriever("hybrid", Collection.open(tmp_path / "c"), embedder).search(["passport renewal"], 1)[0][0].doc_id == "p2"
+
+    (Collection.open(tmp_path / "c").version_dir / "bm25" / "vocab.index.json").write_text("[")
+    assert Collection.build(tmp_path / "c", tiny_passages, embedder=embedder).bm25.search(["cardinals"], 1)[0][0].size == 1
+
+    damaged = Collection.open(tmp_path / "c")
+    (damaged.version_dir / "dense" / "embeddings.npy").write_bytes(b"\x00" * 64)
+    grown = Collection.build(tmp_path / "c", [*tiny_passages, Passage("p7", "Library cards cost 12 dollars.", "Library")],
+                             embedder=embedder, reuse=damaged, force=True)
+    assert grown.dense.size == len(tiny_passages) + 1
+
+
 def test_store(tmp_path: Path, tiny_passages: list[Passage]) -> None:
     store = CollectionStore(tmp_path)
     Collection.build(store.path("docs"), tiny_passages)

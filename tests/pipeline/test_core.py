@@ -301,3 +301,27 @@ def test_a_terminal_chat_searches_a_collection_re_indexed_during_it(tmp_path, em
     assert "kb / Library fees (f1)" in out  # the second answer cites the passage indexed during the chat
     assert "re-indexed since the last turn, now searched as they are: kb" in out
     assert out.count("re-indexed") == 1
+
+
+@pytest.mark.parametrize("damaged_file", ["dense/embeddings.npy", "passages.jsonl"])
+def test_a_damaged_collection_among_several_is_named_and_the_others_answer(tmp_path, embedder, capsys, damaged_file):
+    """One collection whose files could not be read (a disk fault) made every turn over it and any
+    other collection fail, in the service with a bare 500. The others now answer; the trace and a
+    caution beside the answer name the one left out. Alone, it is one clear error."""
+    from convrag.cli.chat import print_answer
+    from convrag.errors import CollectionDamaged
+    from convrag.index.collection import Collection
+
+    Collection.build(tmp_path / "admin", TINY[1::2], embedder=embedder)
+    sport = Collection.build(tmp_path / "sport", TINY[::2], embedder=embedder).version_dir
+    (sport / damaged_file).write_bytes(b"\x00" * 64)
+    llm = ScriptedLLM(answer=["Passport renewal costs 130 dollars [1]."])
+    pipeline = build_pipeline(PipelineSpec(("admin", "sport"), strategy="last_turn"), llm=llm, store=tmp_path)
+    result = pipeline.answer([Message("user", "How much is a passport renewal?")])
+    assert [(c.collection, c.passage_id) for c in result.citations] == [("admin", "p2")]
+    failures = result.trace.to_dict()["search"]["failures"]
+    assert list(failures) == ["sport"] and "CollectionDamaged: " in failures["sport"] and "rebuild" in failures["sport"]
+    print_answer(result)
+    assert "caution: the collection sport could not be searched (CollectionDamaged: " in capsys.readouterr().out
+    with pytest.raises(CollectionDamaged, match="rebuild"):
+        build_pipeline(PipelineSpec(("sport",), strategy="last_turn"), llm=llm, store=tmp_path)

@@ -152,6 +152,30 @@ def test_a_broken_file_fails_its_job_and_leaves_the_collection(client: httpx.Cli
     assert after["version"] == before["version"] and after["passages"] == before["passages"]
 
 
+def test_a_damaged_collection_is_named_and_the_others_answer(client: httpx.Client, gov: str, settings: ServiceSettings) -> None:
+    """A collection whose index file was damaged on disk made every chat over it, with any other
+    collection, a bare 500 "internal error". Now the others answer and the turn names it; alone,
+    it is a 500 that says which collection and what to do."""
+    assert client.post("/api/collections", json={"name": "boats"}).status_code == 201
+    assert upload(client, "boats", [("harbour.md", b"Mooring in the harbour costs 40 dollars a night.")])["status"] == "succeeded"
+    version = client.get("/api/collections/boats").json()["version"]
+    (Path(settings.data_dir) / "collections" / "boats" / version / "dense" / "embeddings.npy").write_bytes(b"\x00" * 64)
+    conv = client.post("/api/conversations", json={"collections": ["gov", "boats"]}).json()
+    turn = client.post(f"/api/conversations/{conv['id']}/messages", json={"question": "How much is passport renewal by mail?"})
+    assert turn.status_code == 200 and turn.json()["citations"][0]["collection"] == "gov"
+    assert "boats" in turn.json()["trace"]["search"]["failures"]
+    exported = client.get(f"/api/conversations/{conv['id']}/export", params={"format": "markdown"}).text
+    assert "*Caution: the collection boats could not be searched (CollectionDamaged: collection 'boats'" in exported
+    alone = client.post("/v1/chat/completions", json={"model": "collection:boats", "messages": [{"role": "user", "content": "Mooring fee?"}]})
+    assert alone.status_code == 500 and alone.json()["error"]["code"] == "collection_damaged"
+    assert "collection 'boats'" in alone.json()["error"]["message"] and "rebuild" in alone.json()["error"]["message"]
+    assert str(settings.data_dir) not in alone.json()["error"]["message"]  # the server's folders are not shown
+    # an upload builds it again, its stored passages embedded anew
+    assert upload(client, "boats", [("slip.md", b"A boat slip rents for 300 dollars a month.")])["status"] == "succeeded"
+    repaired = client.post("/api/search", json={"collections": ["boats"], "query": "mooring in the harbour", "k": 2}).json()
+    assert [h["document_id"] for h in repaired["hits"]][:1] == ["harbour"] and not repaired["failures"]
+
+
 def test_uploaded_names_cannot_escape_the_data_folder(client: httpx.Client, gov: str, settings: ServiceSettings) -> None:
     job = upload(client, "gov", [("../../../outside.txt", b"Sneaky text about boats and harbours.")])
     assert job["status"] == "succeeded" and job["files"][0]["filename"] == "outside.txt"

@@ -18,7 +18,7 @@ import pytest
 from playwright.sync_api import expect, sync_playwright
 
 from convrag.service import ServiceSettings
-from tests.helpers import StreamingScriptedLLM
+from tests.helpers import StreamingScriptedLLM, upload
 
 from .conftest import ThreadServer, free_port, wait_job
 
@@ -178,6 +178,34 @@ def test_page_manages_documents_and_conversations_and_renders_markdown_safely(tm
         assert "*Caution: answer cites no passage*" in Path(download.value.path()).read_text()  # the export says it too
         page.click("#delete-chat")
         expect(page.locator("#conversations li")).to_have_count(0)
+        page.close()
+
+
+def test_a_collection_that_could_not_be_searched_is_said_beside_the_answer(tmp_path: Path, browser) -> None:  # type: ignore[no-untyped-def]
+    """A turn over two collections, one of them damaged on disk: the page said nothing of the
+    collection the answer could not draw from, not even in its decisions."""
+
+    settings = ServiceSettings.load(data_dir=tmp_path / "svc")
+    with ThreadServer(settings, StreamingScriptedLLM(answer=["Adults pay 130 dollars by mail [1]."])) as server:
+        api = httpx.Client(base_url=server.url, timeout=120)
+        for name, text in (("gov", PASSPORT), ("boats", "Mooring in the harbour costs 40 dollars a night.")):
+            assert api.post("/api/collections", json={"name": name}).status_code == 201
+            assert upload(api, name, [(f"{name}.txt", text.encode())])["status"] == "succeeded"
+        version = api.get("/api/collections/boats").json()["version"]
+        (tmp_path / "svc" / "collections" / "boats" / version / "dense" / "embeddings.npy").write_bytes(b"\x00" * 64)
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        page.goto(server.url)
+        page.check(".collection-choice[value=gov]")
+        page.check(".collection-choice[value=boats]")
+        page.click("#new-chat")
+        page.fill("#question", "How much does passport renewal by mail cost?")
+        page.click("#send")
+        answer = page.locator(".msg.assistant:not(.streaming)").first
+        expect(answer.locator(".caution")).to_contain_text("Caution: the collection boats could not be searched (CollectionDamaged: ",
+                                                           timeout=60_000)
+        answer.get_by_role("button", name="Show decisions").click()
+        expect(page.locator("#trace-body tr.dropped", has_text="not searched: boats")).to_contain_text("rebuild the collection")
+        expect(page.locator("#trace-body tr", has_text="search time")).to_contain_text("gov")
         page.close()
 
 

@@ -33,6 +33,13 @@ def print_answer(result: PipelineResult) -> None:
     warning = (result.trace.answer or {}).get("warning")
     if warning:  # said beside the answer, not only in the decisions: it is about whether to trust it
         console.print(f"  [yellow]caution:[/yellow] {escape(str(warning))}", highlight=False)
+    for name, why in unsearched(result).items():  # so is a source the answer could not draw from
+        console.print(f"  [yellow]caution:[/yellow] the collection {escape(name)} could not be searched ({escape(why)})", highlight=False)
+
+
+def unsearched(result: PipelineResult) -> dict[str, str]:
+    """The collections a turn meant to search but could not (damaged, failed, timed out), with why."""
+    return dict(result.trace.search.failures) if result.trace.search is not None else {}
 
 
 def print_decisions(result: PipelineResult) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import re
 import shutil
 import time
@@ -30,7 +31,7 @@ from filelock import FileLock, Timeout
 
 from .. import __version__
 from ..embeddings import Embedder
-from ..errors import CollectionError, CollectionReplaced
+from ..errors import CollectionDamaged, CollectionError, CollectionReplaced
 from ..progress import SILENT, Reporter
 from ..types import Passage
 from .atomic import atomic_open, fsync_dir, write_json, write_text
@@ -38,6 +39,9 @@ from .bm25 import BM25Index, BM25Params
 from .dense import DenseIndex, embed_resumable
 from .manifest import MANIFEST_FILE, Manifest, corpus_sha256
 from .windows import WindowSettings, window_plan
+
+#: what numpy, json and bm25s raise for an index file that is truncated or holds something else
+_UNREADABLE = (ValueError, EOFError, OSError, KeyError, TypeError, IndexError, pickle.UnpicklingError)
 
 CURRENT_FILE = "CURRENT"
 PASSAGES_FILE = "passages.jsonl"
@@ -68,31 +72,38 @@ class Collection:
 
     @cached_property
     def bm25(self) -> BM25Index:
-        with self._loading():
-            return BM25Index.load(self.version_dir / "bm25")
+        with self._loading("BM25"):
+            index = BM25Index.load(self.version_dir / "bm25")
+        if index.size != len(self.passages):
+            raise CollectionDamaged(f"collection {self.name!r}: its BM25 index holds {index.size} passages, the collection "
+                                    f"{len(self.passages)}; rebuild it")
+        return index
 
     @cached_property
     def dense(self) -> DenseIndex:
         if self.manifest.embedding_model is None:
             raise CollectionError(f"collection {self.name!r} was built without embeddings; rebuild it with an embedding model")
-        with self._loading():
+        with self._loading("dense"):
             index = DenseIndex.load(self.version_dir / "dense", mmap=True)
         if index.size != len(self.passages) or index.dimension != self.manifest.embedding_dimension:
-            raise CollectionError(
+            raise CollectionDamaged(
                 f"collection {self.name!r}: embeddings are {index.size}x{index.dimension}, manifest says "
                 f"{len(self.passages)}x{self.manifest.embedding_dimension}; rebuild it"
             )
         expected = (self.manifest.dense_windows or {}).get("count", 0)
         if (index.owners is None and expected) or (index.owners is not None and len(index.owners) != expected):
-            raise CollectionError(f"collection {self.name!r}: the window embeddings do not match the manifest; rebuild it")
+            raise CollectionDamaged(f"collection {self.name!r}: the window embeddings do not match the manifest; rebuild it")
         return index
 
     @contextmanager
-    def _loading(self) -> Iterator[None]:
-        """Name what a missing index file means. A newer build publishes and then removes the version
-        before it, so a reader that opened this version and loads an index only now can find it gone:
-        :class:`CollectionReplaced` (the collection is fine; open it again), not a damaged collection.
-        Retrievers load their index when they are made for that reason, which leaves this window short."""
+    def _loading(self, index: str) -> Iterator[None]:
+        """Name what an index file that cannot be read means. A newer build publishes and then removes
+        the version before it, so a reader that opened this version and loads an index only now can
+        find it gone: :class:`CollectionReplaced` (the collection is fine; open it again). Any other
+        missing or unreadable file is a damaged collection (:class:`CollectionDamaged`), said as one
+        line naming the index (and the file within the collection where known), where the index
+        libraries raised whatever their parser met first. Retrievers load their index when they are
+        made, which keeps the first window short."""
         try:
             yield
         except FileNotFoundError as exc:
@@ -101,7 +112,19 @@ class Collection:
                     f"collection {self.name!r} was rebuilt after it was opened (its version {self.version_dir.name} "
                     f"is gone); open it again"
                 ) from None
-            raise CollectionError(f"collection {self.name!r}: {exc.filename} is missing; rebuild the collection") from None
+            raise CollectionDamaged(f"collection {self.name!r}: {self._file(exc.filename)} is missing; rebuild the collection") from None
+        except _UNREADABLE as exc:
+            where = f"{self._file(exc.filename)} " if getattr(exc, "filename", None) else ""
+            # the libraries' own words are not repeated: numpy's, for one, suggests loading the file "unsafely"
+            raise CollectionDamaged(f"collection {self.name!r}: its {index} index {where}is damaged or unreadable "
+                                    f"({type(exc).__name__}); rebuild the collection") from None
+
+    def _file(self, filename: object) -> str:
+        """A file of this collection named from the collection's folder, not the host's root."""
+        try:
+            return str(Path(str(filename)).relative_to(self.path))
+        except ValueError:
+            return Path(str(filename)).name
 
     def check_embedder(self, embedder: Embedder) -> None:
         """Refuse to search with a model other than the one the passages were embedded with."""
@@ -173,9 +196,9 @@ class Collection:
     def _open_version(cls, path: Path, version: str, expected_corpus_sha256: str | None) -> Collection:
         version_dir = path / version
         if not version:
-            raise CollectionError(f"{path}: {CURRENT_FILE} is empty; rebuild the collection")
+            raise CollectionDamaged(f"{path}: {CURRENT_FILE} is empty; rebuild the collection")
         if not version_dir.is_dir():
-            raise CollectionError(f"{path}: {CURRENT_FILE} names {version_dir.name}, which is missing; rebuild the collection")
+            raise CollectionDamaged(f"{path}: {CURRENT_FILE} names {version_dir.name}, which is missing; rebuild the collection")
         manifest = Manifest.read(version_dir)
         if expected_corpus_sha256 is not None and manifest.corpus_sha256 != expected_corpus_sha256:
             raise CollectionError(
@@ -184,7 +207,7 @@ class Collection:
             )
         passages = _read_passages(version_dir / PASSAGES_FILE)
         if len(passages) != manifest.passage_count:
-            raise CollectionError(
+            raise CollectionDamaged(
                 f"collection {manifest.name!r}: {len(passages)} passages on disk, manifest says {manifest.passage_count}; rebuild it"
             )
         return cls(path, version_dir, manifest, passages)
@@ -229,6 +252,9 @@ class Collection:
         digest = corpus_sha256(passages)
         model = embedder.name if embedder is not None else None
 
+        if reuse is not None and not _intact(reuse, bm25=False):
+            with reporter.stage(f"{name}: the vectors of the version to reuse cannot be read; embedding every passage"):
+                reuse = None
         if not force and (path / CURRENT_FILE).exists():
             try:
                 existing = cls.open(path)
@@ -236,6 +262,7 @@ class Collection:
                 existing = None
             if (
                 existing is not None
+                and _intact(existing)  # a damaged version is built again, not kept: building repairs it
                 and existing.manifest.corpus_sha256 == digest
                 and existing.manifest.embedding_model == model
                 and existing.name == name
@@ -407,9 +434,23 @@ def _read_passages(path: Path) -> list[Passage]:
         with open(path, encoding="utf-8") as handle:
             return [Passage(**json.loads(line)) for line in handle if line.strip()]
     except FileNotFoundError:
-        raise CollectionError(f"{path} is missing; rebuild the collection") from None
-    except (json.JSONDecodeError, TypeError) as exc:
-        raise CollectionError(f"{path} is corrupt ({exc}); rebuild the collection") from None
+        raise CollectionDamaged(f"{path} is missing; rebuild the collection") from None
+    except (json.JSONDecodeError, TypeError, UnicodeDecodeError) as exc:
+        raise CollectionDamaged(f"{path} is corrupt ({exc}); rebuild the collection") from None
+
+
+def _intact(collection: Collection, bm25: bool = True) -> bool:
+    """Whether ``collection``'s indexes load (its dense one, and with ``bm25`` its BM25 one). A build
+    checks the version it would keep, or take vectors from, so that building again repairs damage
+    instead of keeping it (an identical corpus is otherwise a no-op)."""
+    try:
+        if bm25:
+            collection.bm25  # noqa: B018 (loading is the check)
+        if collection.manifest.embedding_model is not None:
+            collection.dense  # noqa: B018
+    except CollectionDamaged:
+        return False
+    return True
 
 
 def _bm25_of(passages: Sequence[Passage], params: BM25Params) -> BM25Index:

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import CollectionError
+from ..errors import CollectionDamaged, CollectionError
 from ..types import Passage
 
 FORMAT_VERSION = 1
@@ -49,9 +49,11 @@ class Manifest:
         try:
             raw = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
-            raise CollectionError(f"{folder}: missing {MANIFEST_FILE}; the collection is incomplete, rebuild it") from None
-        except json.JSONDecodeError as exc:
-            raise CollectionError(f"{path}: corrupt manifest ({exc.msg}); rebuild the collection") from None
+            raise CollectionDamaged(f"{folder}: missing {MANIFEST_FILE}; the collection is incomplete, rebuild it") from None
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise CollectionDamaged(f"{path}: corrupt manifest ({exc}); rebuild the collection") from None
+        if not isinstance(raw, dict):
+            raise CollectionDamaged(f"{path}: corrupt manifest (not a JSON object); rebuild the collection")
         if raw.get("format_version") != FORMAT_VERSION:
             raise CollectionError(
                 f"{path}: collection format {raw.get('format_version')!r} is not supported "

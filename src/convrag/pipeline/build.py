@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..embeddings import Embedder
-from ..errors import CollectionReplaced
+from ..errors import CollectionDamaged, CollectionReplaced
 from ..generate.answer import ANSWER_PRESETS, AnswerGenerator
 from ..llm.base import LLM
 from ..merge.enhanced import MergeSettings
@@ -93,12 +93,22 @@ def _searches_of_live_versions(spec: PipelineSpec, store: Any) -> list[Collectio
     attempts = OPEN_ATTEMPTS
     while True:
         attempts -= 1
-        opened = {name: catalog.open(name) for name in spec.collections}
+        opened = {name: _open_or_damaged(catalog, name) for name in spec.collections}
         try:
             return open_collections(opened, choose_retriever(spec), spec.k)
         except CollectionReplaced:
             if not attempts:
                 raise
+
+
+def _open_or_damaged(catalog: Any, name: str) -> Any:
+    """The opened collection, or the :class:`CollectionDamaged` its files raised: a damaged collection
+    among several is left to fail its searches (``open_collections``), not to sink the pipeline. Any
+    other error (an unknown name) is the caller's to fix and raised at once."""
+    try:
+        return catalog.open(name)
+    except CollectionDamaged as exc:
+        return exc
 
 
 class LivePipeline:

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..embeddings import Embedder
+from ..errors import CollectionDamaged
 from ..types import SourcedHit, document_of
 from .base import Retriever
 
@@ -148,23 +149,52 @@ def shared_embedder(shared: dict[str, SharedQueryEmbedder], model: str) -> Share
     return shared[model]
 
 
+class Unavailable:
+    """The retriever of a collection whose files cannot be read: every search fails with the reason,
+    so that a pipeline over several collections answers from the others and each turn's trace (and
+    the caution beside its answer) names this one, as for a collection that fails mid-search."""
+
+    name = "unavailable"
+
+    def __init__(self, error: CollectionDamaged) -> None:
+        self.error = error
+
+    def search(self, queries: Sequence[str], k: int = 10) -> list[list[Any]]:
+        raise self.error
+
+
 def open_collections(
     collections: Mapping[str, Any], retriever: str = "hybrid", k: int = 10, weights: Mapping[str, float] | None = None,
     retrievers: Mapping[str, str] | None = None,
 ) -> list[CollectionSearch]:
     """:class:`CollectionSearch` entries for opened collections (name -> ``Collection``): each
     with its own retriever (``retrievers[name]``, else ``retriever``) and one shared query
-    embedder per embedding model."""
+    embedder per embedding model.
+
+    A damaged collection (given as the :class:`CollectionDamaged` its opening raised, or whose index
+    cannot be loaded) is searched by an :class:`Unavailable` retriever while another can be searched;
+    when none can, the first one's error is raised."""
     from .registry import make_retriever
 
     shared: dict[str, SharedQueryEmbedder] = {}
     out = []
     for name, collection in collections.items():
+        if isinstance(collection, CollectionDamaged):
+            out.append(CollectionSearch(name, Unavailable(collection), k=k))
+            continue
         kind = (retrievers or {}).get(name, retriever)
         model = collection.manifest.embedding_model
         embedder = shared_embedder(shared, model) if kind != "bm25" and model else None
-        out.append(CollectionSearch(name, make_retriever(kind, collection, embedder), embedder, k, (weights or {}).get(name, 1.0),
+        try:
+            searcher = make_retriever(kind, collection, embedder)
+        except CollectionDamaged as exc:
+            out.append(CollectionSearch(name, Unavailable(exc), k=k))
+            continue
+        out.append(CollectionSearch(name, searcher, embedder, k, (weights or {}).get(name, 1.0),
                                     _every_cosine(collection) if embedder is not None else None))
+    unavailable = [c.retriever for c in out if isinstance(c.retriever, Unavailable)]
+    if unavailable and len(unavailable) == len(out):
+        raise unavailable[0].error
     return out
 
 

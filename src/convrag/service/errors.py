@@ -42,7 +42,7 @@ def documented(*statuses: int) -> dict[int | str, dict[str, Any]]:
 
 
 #: what any API route may answer besides its success (authentication, origin, limits, validation, model down, ...)
-COMMON_ERRORS = documented(400, 401, 403, 404, 405, 409, 413, 415, 422, 429, 503)
+COMMON_ERRORS = documented(400, 401, 403, 404, 405, 409, 413, 415, 422, 429, 500, 503)
 
 #: fields whose "too long" is a 413 like every other size limit (not a 422)
 _SIZE_LIMITED = {"question", "query", "content"}
@@ -50,7 +50,7 @@ _SIZE_LIMITED = {"question", "query", "content"}
 
 def error_for(exc: BaseException) -> tuple[int, str, str]:
     """(status, message safe to show, code) for an exception raised while serving a request."""
-    from ..errors import ConvragError
+    from ..errors import CollectionDamaged, ConvragError
     from ..generate.answer import AnswerFailed
     from .store import ConversationChanged
 
@@ -60,6 +60,8 @@ def error_for(exc: BaseException) -> tuple[int, str, str]:
         return 409, str(exc), "conversation_changed"
     if isinstance(exc, AnswerFailed):
         return 503, str(exc), "llm_unavailable"
+    if isinstance(exc, CollectionDamaged):  # the server's files, not the request, are at fault
+        return 500, str(exc), "collection_damaged"
     if isinstance(exc, ConvragError):
         return 400, str(exc), "invalid_request"
     return 500, "internal error; the server log has the details", "internal_error"
@@ -110,6 +112,7 @@ def _headers(status: int) -> dict[str, str] | None:
 
 
 def install(app: FastAPI) -> None:
+    from ..errors import ConvragError
     from ..generate.answer import AnswerFailed
 
     @app.exception_handler(ApiError)
@@ -120,6 +123,15 @@ def install(app: FastAPI) -> None:
     async def _model_down(request: Request, exc: AnswerFailed) -> JSONResponse:
         log.warning("the language model failed: %s", exc.detail)  # the detail (backend URL, reason) stays in the log
         status, message, code = error_for(exc)
+        return JSONResponse(body(status, message, code), status_code=status, headers=_headers(status))
+
+    @app.exception_handler(ConvragError)
+    async def _convrag_error(request: Request, exc: ConvragError) -> JSONResponse:
+        """What a route did not turn into an answer itself: said as JSON with its status, not as a bare
+        "Internal Server Error" (a damaged collection's turn, for one)."""
+        status, message, code = error_for(exc)
+        if status >= 500:
+            log.error("%s %s: %s", request.method, request.url.path, message)
         return JSONResponse(body(status, message, code), status_code=status, headers=_headers(status))
 
     @app.exception_handler(HTTPException)

@@ -17,9 +17,12 @@ def conversation_markdown(conversation: dict[str, Any]) -> str:
              f"started {_when(conversation['created'])}", ""]
     for number, turn in enumerate(conversation.get("turns", []), start=1):
         lines += [f"## {number}. {turn['question']}", "", f"*{_when(turn['created'])}*", "", turn["answer"], ""]
-        warning = ((turn.get("trace") or {}).get("answer") or {}).get("warning")
+        trace = turn.get("trace") or {}
+        warning = (trace.get("answer") or {}).get("warning")
         if warning:  # as the page shows it under the answer
             lines += [f"*Caution: {warning}*", ""]
+        for name, why in ((trace.get("search") or {}).get("failures") or {}).items():
+            lines += [f"*Caution: the collection {name} could not be searched ({why})*", ""]
         if turn["citations"]:
             lines.append("Sources:")
             for c in turn["citations"]:

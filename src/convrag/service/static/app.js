@@ -264,6 +264,11 @@ function citationRenderer(turn) {
   };
 }
 
+// The collections a turn meant to search but could not (damaged, failed, timed out), name -> why.
+function unsearched(turn) {
+  return ((turn.trace || {}).search || {}).failures || {};
+}
+
 function answerNode(turn, index) {
   const box = el("div", null, "msg assistant" + (turn.declined ? " declined" : ""));
   box.append(Markdown.render(turn.answer, citationRenderer(turn)));
@@ -272,6 +277,9 @@ function answerNode(turn, index) {
   }
   const warning = ((turn.trace || {}).answer || {}).warning;  // beside the answer: it is about whether to trust it
   if (warning) box.append(el("div", "Caution: " + warning, "caution"));
+  for (const [name, why] of Object.entries(unsearched(turn))) {  // a source the answer could not draw from
+    box.append(el("div", `Caution: the collection ${name} could not be searched (${why})`, "caution"));
+  }
   box.append(el("span", when(turn.created), "when"));
   box.append(button("Show decisions", () => showTrace(index), "trace-link"));
   if (index === state.turns.length - 1) box.append(button("Regenerate", () => ask(null), "trace-link regenerate"));
@@ -381,6 +389,9 @@ function showTrace(index) {
   row(facts, ["no-op rewrite", s.noop ? "yes" : "no"]);
   if (t.fallback) row(facts, ["fallback", t.fallback]);
   if (t.routing) row(facts, ["collections searched", `${t.routing.kept.join(", ")} (scores ${Object.entries(t.routing.scores).map(([n, v]) => `${n} ${Number(v).toFixed(2)}`).join(", ")})`]);
+  const search = t.search || {};
+  if (search.seconds) row(facts, ["search time", Object.entries(search.seconds).map(([n, v]) => `${n} ${(Number(v) * 1000).toFixed(0)} ms`).join(", ") || "-"]);
+  for (const [name, why] of Object.entries(unsearched(turn))) row(facts, [`not searched: ${name}`, why], "dropped");
   for (const extra of (s.details && s.details.fused_with) || []) row(facts, ["fused with", extra]);
   if (t.empty_collections && t.empty_collections.length) row(facts, ["empty collections", t.empty_collections.join(", ")]);
   body.append(facts);
