@@ -212,8 +212,7 @@ def test_a_pipeline_answers_from_milvus_collections(store: MilvusStore, tiny_pas
     assert [(c.collection, c.passage_id) for c in result.citations] == [("admin", "p2")]
     searched = result.trace.search
     assert searched is not None and set(searched.seconds) == {"admin"} and not searched.failures
-    shared = pipeline.collections[0].embedder
-    assert shared is not None and shared.computed == 1  # routing and the search embed the question once
+    assert searched.embeddings_computed == {embedder.name: 1}  # routing and the search embed the question once, counted once
 
     # routing: Milvus collections were all searched and fused; now, as with embedded ones, a turn
     # searches the collections it is about, and the earlier questions keep a vague follow-up there

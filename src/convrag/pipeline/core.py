@@ -22,7 +22,7 @@ from ..merge.fuse import fuse
 from ..merge.registry import make_merger
 from ..queries.multi_query import FUSION_DEPTH, distinct, fuse_renderings
 from ..queries.stages import QueryStage
-from ..retrieve.multi import CollectionSearch, SearchReport, collection_weights, search_collections
+from ..retrieve.multi import CollectionSearch, SearchReport, collection_weights, embedding_counts, search_collections
 from ..retrieve.routing import Routing, RoutingSettings, route
 from ..strategies.base import Strategy
 from ..types import Message, SourcedHit, Task
@@ -77,6 +77,17 @@ class Pipeline:
                         self.routing)
         return [c for c in self.collections if c.name not in evidence or c.name in routing.kept], routing
 
+    def _routed_search(self, query: str, earlier: Sequence[str], queries: Sequence[str],
+                       depth: int | None = None) -> tuple[SearchReport, Routing | None]:
+        """Route on ``query`` (and the earlier questions), then search the kept collections with
+        ``queries``. The report counts the query embeddings of both steps: routing embeds the question
+        first, and the search alone then counted 0 for it."""
+        embedded = embedding_counts(self.collections)
+        searched, routing = self.route_collections(query, earlier)
+        report = search_collections(searched, queries, self.timeout_s, depth=depth)
+        report.embeddings_computed = {m: n - embedded[m] for m, n in embedding_counts(self.collections).items()}
+        return report, routing
+
     def _task(self, messages: Sequence[Message], task_id: str) -> Task:
         if not messages or messages[-1].speaker != "user":
             raise ConvragError("the conversation must end with the user's question")
@@ -110,9 +121,8 @@ class Pipeline:
 
         t = time.perf_counter()
         earlier = [m.text for m in reversed(task.history) if m.speaker == "user"]
-        searched, trace.routing = self.route_collections(rewrite.query, earlier)
         # several renderings: each list as deep as `convrag eval` fuses them, so the two rank alike
-        report = search_collections(searched, queries, self.timeout_s, depth=FUSION_DEPTH if len(queries) > 1 else None)
+        report, trace.routing = self._routed_search(rewrite.query, earlier, queries, FUSION_DEPTH if len(queries) > 1 else None)
         trace.timings_s["search"] = time.perf_counter() - t
         trace.search = report
         k_of = {c.name: c.k for c in self.collections}
@@ -130,8 +140,7 @@ class Pipeline:
         collections, retrievers and cross-collection fusion as :meth:`answer` (so a search shows
         what a chat turn would draw from). One hit per passage, best first, at most ``k``."""
         check_question(query, "query")
-        searched, _ = self.route_collections(query)
-        report = search_collections(searched, [query], self.timeout_s)
+        report, _ = self._routed_search(query, (), [query])
         per_collection = {name: lists[0] for name, lists in report.results.items()}
         settings = self._settings()
         ordered, fused = fuse(per_collection, settings.fusion, settings.collection_weights, settings.rrf_k, settings.norm)

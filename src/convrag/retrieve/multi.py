@@ -135,6 +135,12 @@ def search_collections(
     return report
 
 
+def embedding_counts(collections: Sequence[CollectionSearch]) -> dict[str, int]:
+    """Query embeddings computed so far per model by the collections' shared embedders (a turn
+    reports the difference over its routing and search together)."""
+    return {c.embedder.name: c.embedder.computed for c in collections if c.embedder is not None}
+
+
 def collection_weights(collections: Sequence[CollectionSearch]) -> Mapping[str, float]:
     return {c.name: c.weight for c in collections if c.weight != 1.0}
 
