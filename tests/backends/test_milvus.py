@@ -126,6 +126,16 @@ def test_a_lite_file_open_in_another_process_is_one_clear_error(tmp_path: Path, 
     MilvusStore(uri).close()  # free again once the other process is gone
 
 
+def test_a_file_where_milvus_lite_keeps_a_folder_is_one_clear_error(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """Milvus Lite keeps its data in a folder named by the URI; a file there (an old Lite 1.x
+    database) gave "[Errno 17] File exists" after the launcher's traceback."""
+    uri = tmp_path / "old.db"
+    uri.write_bytes(b"SQLite format 3\x00" + bytes(200))
+    with pytest.raises(CollectionError, match="it is a file, and Milvus Lite keeps its data in a folder of that name"):
+        MilvusStore(str(uri))
+    assert "Traceback" not in capfd.readouterr().err and uri.read_bytes().startswith(b"SQLite")  # left as it was
+
+
 def test_closing_the_last_store_of_a_lite_file_frees_it_for_other_processes(tmp_path: Path, tiny_passages: list[Passage],
                                                                              embedder: Embedder) -> None:
     """A closed store kept Milvus Lite's in-process server, and with it the file, until the process

@@ -235,6 +235,9 @@ def _lite_failure(uri: str, failures: Sequence[BaseException]) -> str | None:
     if any(isinstance(f, DataDirLockedError) for f in failures):
         return (f"the Milvus Lite file {uri} is open in another process, and Milvus Lite serves one process at a time: "
                 "stop that process (a chat, an index run), or use a Milvus server (--milvus-uri http://host:19530)")
+    if Path(uri).is_file():  # a Milvus Lite 1.x database, or any other file, where Lite now keeps a folder
+        return (f"cannot open Milvus at {uri}: it is a file, and Milvus Lite keeps its data in a folder of that name "
+                "(a database of Milvus Lite 1.x cannot be read); move the file aside or give another --milvus-uri")
     return f"cannot open Milvus at {uri}: {failures[-1]}" if failures else None
 
 
