@@ -39,3 +39,14 @@ def test_runs_turn_by_turn_with_its_own_answers_and_resumes(sample, tmp_path):
     assert {"original_query", "final_query", "stage", "contexts", "agent_response"} <= set(records[0])
     assert set(records[0]["contexts"][0]) == {"document_id", "title", "text", "score", "url"}
     assert result.domains["fiqa"].count == len(data.tasks("fiqa")) and result.all is not None
+
+
+def test_a_damaged_benchmark_index_is_built_again(sample, tmp_path):
+    """An MT-RAG index damaged on disk stopped every `convrag eval` with an error until --rebuild;
+    a missing or stale one was built again without being asked, and now so is a damaged one."""
+    from convrag.eval.runner import BenchmarkIndexes
+
+    first = BenchmarkIndexes(sample, tmp_path / "idx", dense=False).collection("fiqa")
+    (first.version_dir / "bm25" / "data.csc.index.npy").write_bytes(b"\x00" * 64)
+    again = BenchmarkIndexes(sample, tmp_path / "idx", dense=False).collection("fiqa")
+    assert again.version_dir != first.version_dir and again.bm25.size == len(first)

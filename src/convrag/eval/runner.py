@@ -77,6 +77,8 @@ class BenchmarkIndexes:
                 collection = Collection.open(path, expected_corpus_sha256=digest)
             except CollectionError:  # missing, incomplete or stale: build it
                 collection = None
+            if collection is not None and not collection.intact(bm25=True):  # damaged: build it again
+                collection = None
         stale = collection is not None and self.dense and (
             collection.manifest.embedding_model != self.embedder.name
             or (collection.manifest.dense_windows is None) != (self.windows is None))

@@ -119,6 +119,19 @@ class Collection:
             raise CollectionDamaged(f"collection {self.name!r}: its {index} index {where}is damaged or unreadable "
                                     f"({type(exc).__name__}); rebuild the collection") from None
 
+    def intact(self, bm25: bool = True) -> bool:
+        """Whether this version's indexes load (its dense one, and with ``bm25`` its BM25 one). A build
+        checks the version it would keep, or take vectors from, so that building again repairs damage
+        instead of keeping it (an identical corpus is otherwise a no-op)."""
+        try:
+            if bm25:
+                self.bm25  # noqa: B018 (loading is the check)
+            if self.manifest.embedding_model is not None:
+                self.dense  # noqa: B018
+        except CollectionDamaged:
+            return False
+        return True
+
     def _file(self, filename: object) -> str:
         """A file of this collection named from the collection's folder, not the host's root."""
         try:
@@ -252,7 +265,7 @@ class Collection:
         digest = corpus_sha256(passages)
         model = embedder.name if embedder is not None else None
 
-        if reuse is not None and not _intact(reuse, bm25=False):
+        if reuse is not None and not reuse.intact(bm25=False):
             with reporter.stage(f"{name}: the vectors of the version to reuse cannot be read; embedding every passage"):
                 reuse = None
         if not force and (path / CURRENT_FILE).exists():
@@ -262,7 +275,7 @@ class Collection:
                 existing = None
             if (
                 existing is not None
-                and _intact(existing)  # a damaged version is built again, not kept: building repairs it
+                and existing.intact()  # a damaged version is built again, not kept: building repairs it
                 and existing.manifest.corpus_sha256 == digest
                 and existing.manifest.embedding_model == model
                 and existing.name == name
@@ -437,20 +450,6 @@ def _read_passages(path: Path) -> list[Passage]:
         raise CollectionDamaged(f"{path} is missing; rebuild the collection") from None
     except (json.JSONDecodeError, TypeError, UnicodeDecodeError) as exc:
         raise CollectionDamaged(f"{path} is corrupt ({exc}); rebuild the collection") from None
-
-
-def _intact(collection: Collection, bm25: bool = True) -> bool:
-    """Whether ``collection``'s indexes load (its dense one, and with ``bm25`` its BM25 one). A build
-    checks the version it would keep, or take vectors from, so that building again repairs damage
-    instead of keeping it (an identical corpus is otherwise a no-op)."""
-    try:
-        if bm25:
-            collection.bm25  # noqa: B018 (loading is the check)
-        if collection.manifest.embedding_model is not None:
-            collection.dense  # noqa: B018
-    except CollectionDamaged:
-        return False
-    return True
 
 
 def _bm25_of(passages: Sequence[Passage], params: BM25Params) -> BM25Index:
