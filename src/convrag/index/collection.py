@@ -208,21 +208,22 @@ class Collection:
     @classmethod
     def _open_version(cls, path: Path, version: str, expected_corpus_sha256: str | None) -> Collection:
         version_dir = path / version
-        if not version:
-            raise CollectionDamaged(f"{path}: {CURRENT_FILE} is empty; rebuild the collection")
-        if not version_dir.is_dir():
-            raise CollectionDamaged(f"{path}: {CURRENT_FILE} names {version_dir.name}, which is missing; rebuild the collection")
-        manifest = Manifest.read(version_dir)
-        if expected_corpus_sha256 is not None and manifest.corpus_sha256 != expected_corpus_sha256:
-            raise CollectionError(
-                f"collection {manifest.name!r} at {path} was built from a different corpus than the one given "
-                f"(corpus hash {manifest.corpus_sha256[:12]} vs {expected_corpus_sha256[:12]}); rebuild it (--rebuild)"
-            )
-        passages = _read_passages(version_dir / PASSAGES_FILE)
-        if len(passages) != manifest.passage_count:
-            raise CollectionDamaged(
-                f"collection {manifest.name!r}: {len(passages)} passages on disk, manifest says {manifest.passage_count}; rebuild it"
-            )
+        try:
+            if not version:
+                raise CollectionDamaged(f"{CURRENT_FILE} is empty")
+            if not version_dir.is_dir():
+                raise CollectionDamaged(f"{CURRENT_FILE} names {version_dir.name}, which is missing")
+            manifest = Manifest.read(version_dir)
+            if expected_corpus_sha256 is not None and manifest.corpus_sha256 != expected_corpus_sha256:
+                raise CollectionError(
+                    f"collection {manifest.name!r} at {path} was built from a different corpus than the one given "
+                    f"(corpus hash {manifest.corpus_sha256[:12]} vs {expected_corpus_sha256[:12]}); rebuild it (--rebuild)"
+                )
+            passages = _read_passages(version_dir / PASSAGES_FILE)
+            if len(passages) != manifest.passage_count:
+                raise CollectionDamaged(f"{len(passages)} passages on disk, manifest says {manifest.passage_count}")
+        except CollectionDamaged as exc:  # named by the collection and its own files, not the host's folders
+            raise CollectionDamaged(f"collection {path.name!r}: {exc}; rebuild the collection") from None
         return cls(path, version_dir, manifest, passages)
 
     @classmethod
@@ -447,9 +448,9 @@ def _read_passages(path: Path) -> list[Passage]:
         with open(path, encoding="utf-8") as handle:
             return [Passage(**json.loads(line)) for line in handle if line.strip()]
     except FileNotFoundError:
-        raise CollectionDamaged(f"{path} is missing; rebuild the collection") from None
+        raise CollectionDamaged(f"{path.parent.name}/{path.name} is missing") from None
     except (json.JSONDecodeError, TypeError, UnicodeDecodeError) as exc:
-        raise CollectionDamaged(f"{path} is corrupt ({exc}); rebuild the collection") from None
+        raise CollectionDamaged(f"{path.parent.name}/{path.name} is corrupt ({exc})") from None
 
 
 def _bm25_of(passages: Sequence[Passage], params: BM25Params) -> BM25Index:

@@ -45,15 +45,18 @@ class Manifest:
 
     @classmethod
     def read(cls, folder: Path) -> Manifest:
+        """The manifest of the version ``folder``. A missing or unreadable one is
+        :class:`CollectionDamaged`, named from the version folder: the message reaches a service's
+        clients, which are not shown the server's own folders."""
         path = folder / MANIFEST_FILE
         try:
             raw = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
-            raise CollectionDamaged(f"{folder}: missing {MANIFEST_FILE}; the collection is incomplete, rebuild it") from None
+            raise CollectionDamaged(f"{folder.name}/{MANIFEST_FILE} is missing") from None
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise CollectionDamaged(f"{path}: corrupt manifest ({exc}); rebuild the collection") from None
+            raise CollectionDamaged(f"{folder.name}/{MANIFEST_FILE} is corrupt ({exc})") from None
         if not isinstance(raw, dict):
-            raise CollectionDamaged(f"{path}: corrupt manifest (not a JSON object); rebuild the collection")
+            raise CollectionDamaged(f"{folder.name}/{MANIFEST_FILE} is corrupt (not a JSON object)")
         if raw.get("format_version") != FORMAT_VERSION:
             raise CollectionError(
                 f"{path}: collection format {raw.get('format_version')!r} is not supported "
