@@ -325,3 +325,7 @@ def test_a_damaged_collection_among_several_is_named_and_the_others_answer(tmp_p
     assert "caution: the collection sport could not be searched (CollectionDamaged: " in capsys.readouterr().out
     with pytest.raises(CollectionDamaged, match="rebuild"):
         build_pipeline(PipelineSpec(("sport",), strategy="last_turn"), llm=llm, store=tmp_path)
+    # the fusion of the collections still searched is the one chosen without the damaged one
+    Collection.build(tmp_path / "more", TINY[:2], embedder=embedder)
+    dense = build_pipeline(PipelineSpec(("admin", "more", "sport"), strategy="last_turn", retriever="dense"), llm=llm, store=tmp_path)
+    assert dense.merge_settings.fusion == "combsum"

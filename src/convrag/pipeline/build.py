@@ -12,7 +12,7 @@ from ..generate.answer import ANSWER_PRESETS, AnswerGenerator
 from ..llm.base import LLM
 from ..merge.enhanced import MergeSettings
 from ..queries.stages import make_query_stages
-from ..retrieve.multi import CollectionSearch, open_collections
+from ..retrieve.multi import CollectionSearch, Unavailable, open_collections
 from ..retrieve.routing import RoutingSettings
 from .core import Pipeline
 from .spec import PipelineSpec
@@ -28,7 +28,8 @@ def choose_retriever(spec: PipelineSpec) -> str:
 
 def default_fusion(searches: Sequence[CollectionSearch]) -> str:
     """``combsum`` on raw scores when every collection is searched densely with one model (cosines
-    are comparable), else ``rrf``."""
+    are comparable), else ``rrf``. A damaged collection (it returns nothing) does not change the choice."""
+    searches = [c for c in searches if not isinstance(c.retriever, Unavailable)]
     models = {getattr(c.embedder, "name", None) for c in searches}
     dense = all(getattr(c.retriever, "name", "") == "dense" for c in searches)
     return "combsum" if len(searches) > 1 and dense and len(models) == 1 and None not in models else "rrf"
