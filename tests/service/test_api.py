@@ -164,6 +164,7 @@ def test_a_damaged_collection_is_named_and_the_others_answer(client: httpx.Clien
     turn = client.post(f"/api/conversations/{conv['id']}/messages", json={"question": "How much is passport renewal by mail?"})
     assert turn.status_code == 200 and turn.json()["citations"][0]["collection"] == "gov"
     assert "boats" in turn.json()["trace"]["search"]["failures"]
+    assert client.get("/api/collections/boats").json()["problem"].startswith("collection 'boats': its dense index is damaged")
     exported = client.get(f"/api/conversations/{conv['id']}/export", params={"format": "markdown"}).text
     assert "*Caution: the collection boats could not be searched (CollectionDamaged: collection 'boats'" in exported
     alone = client.post("/v1/chat/completions", json={"model": "collection:boats", "messages": [{"role": "user", "content": "Mooring fee?"}]})
@@ -174,6 +175,7 @@ def test_a_damaged_collection_is_named_and_the_others_answer(client: httpx.Clien
     assert upload(client, "boats", [("slip.md", b"A boat slip rents for 300 dollars a month.")])["status"] == "succeeded"
     repaired = client.post("/api/search", json={"collections": ["boats"], "query": "mooring in the harbour", "k": 2}).json()
     assert [h["document_id"] for h in repaired["hits"]][:1] == ["harbour"] and not repaired["failures"]
+    assert "problem" not in client.get("/api/collections/boats").json()
 
 
 def test_uploaded_names_cannot_escape_the_data_folder(client: httpx.Client, gov: str, settings: ServiceSettings) -> None:

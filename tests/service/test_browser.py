@@ -206,6 +206,14 @@ def test_a_collection_that_could_not_be_searched_is_said_beside_the_answer(tmp_p
         answer.get_by_role("button", name="Show decisions").click()
         expect(page.locator("#trace-body tr.dropped", has_text="not searched: boats")).to_contain_text("rebuild the collection")
         expect(page.locator("#trace-body tr", has_text="search time")).to_contain_text("gov")
+        # the collection list says it too, where the collection is chosen, until an upload builds it again
+        page.reload()
+        damaged = page.locator("#collections li", has_text="boats").locator(".problem")
+        expect(damaged).to_contain_text("cannot be searched: collection 'boats': its dense index is damaged")
+        assert upload(api, "boats", [("slip.txt", b"A boat slip rents for 300 dollars a month.")])["status"] == "succeeded"
+        page.reload()
+        expect(page.locator("#collections li", has_text="boats")).to_contain_text("2 docs")
+        expect(page.locator("#collections .problem")).to_have_count(0)
         page.close()
 
 

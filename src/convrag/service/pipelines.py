@@ -15,6 +15,7 @@ from pathlib import Path
 from ..index.collection import live_version
 from ..llm.base import LLM
 from ..pipeline import Pipeline, build_pipeline
+from ..retrieve.multi import Unavailable
 from ..strategies import STRATEGIES
 from .settings import PipelineConfig, ServiceSettings
 
@@ -40,6 +41,7 @@ class Pipelines:
         self.root = collections_root
         self.llm = llm
         self._cache: dict[tuple[object, ...], Pipeline] = {}
+        self._damaged: dict[tuple[str, str | None], str] = {}
         self._lock = threading.Lock()
 
     def models(self, collection_names: Sequence[str]) -> list[tuple[str, str]]:
@@ -81,7 +83,16 @@ class Pipelines:
                 self._cache[key] = pipeline
                 while len(self._cache) > MAX_CACHED:  # oldest first
                     self._cache.pop(next(iter(self._cache)))
+                for c in pipeline.collections:
+                    if isinstance(c.retriever, Unavailable):
+                        self._damaged[(c.name, dict(versions).get(c.name))] = str(c.retriever.error)
             return pipeline
+
+    def damage(self, collection: str, version: str | None) -> str | None:
+        """Why ``collection`` at ``version`` could not be searched, when a pipeline found it damaged
+        (a collection's info shows it; a new version, as an upload builds, has none)."""
+        with self._lock:
+            return self._damaged.get((collection, version))
 
     def forget(self, collection: str) -> None:
         """Drop cached pipelines that read ``collection`` (it changed or was deleted)."""

@@ -25,6 +25,8 @@ def collection_info(state: ServiceState, record: dict[str, Any]) -> dict[str, An
             info.update(passages=Manifest.read(state.collections.path(name) / version).passage_count, version=version)
         except (ConvragError, OSError) as exc:
             info["problem"] = str(exc)
+        if (damage := state.pipelines.damage(name, version)) is not None:
+            info["problem"] = damage
     return info
 
 

@@ -71,6 +71,8 @@ async function loadCollections() {
     const box = el("input"); box.type = "checkbox"; box.value = c.name; box.className = "collection-choice";
     box.checked = ticked.has(c.name);
     label.append(box, " " + c.name + " ", el("small", `(${c.documents} docs, ${c.passages} passages${c.indexing ? ", indexing" : ""})`));
+    // a collection that cannot be read: said where it is chosen (an upload to it builds it again)
+    if (c.problem) label.append(el("div", `cannot be searched: ${c.problem}`, "problem"));
     li.append(label, button("Documents", () => action(() => showDocuments(c.name))));
     ul.append(li);
     const option = el("option", c.name); option.value = c.name; target.append(option);
