@@ -1,3 +1,4 @@
+import re
 from pathlib import Path
 
 import pytest
@@ -32,6 +33,27 @@ def test_bad_config_files_are_clear_errors(tmp_path: Path) -> None:
     listed.write_text("- port\n")
     with pytest.raises(ConfigError, match="mapping"):
         ServiceSettings.load(listed)
+
+
+@pytest.mark.parametrize(("pipeline", "error"), [
+    ("strategy: fancy", "pipelines.support: unknown strategy 'fancy'; expected one of "),
+    ("retriever: bm26", "pipelines.support: unknown retriever 'bm26'"),
+    ("queries: [strategy, poem]", "pipelines.support: unknown query"),
+    ("k: 0", "pipelines.support.k: Input should be greater than or equal to 1"),
+])
+def test_a_pipeline_that_cannot_be_built_is_refused_when_the_settings_load(tmp_path: Path, pipeline: str, error: str) -> None:
+    """An unknown strategy or retriever in a configured pipeline started the service; the first
+    request that chose the pipeline failed."""
+    config = tmp_path / "convrag.yaml"
+    config.write_text(f"pipelines:\n  support:\n    collections: [docs]\n    {pipeline}\n")
+    with pytest.raises(ConfigError, match=re.escape(f"invalid settings ({config}): {error}")):
+        ServiceSettings.load(config)
+
+
+def test_an_unknown_default_strategy_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CONVRAG_STRATEGY", "fancy")
+    with pytest.raises(ConfigError, match=r"invalid settings \(environment\): strategy: unknown strategy 'fancy'"):
+        ServiceSettings.load()
 
 
 def test_api_key_needed_off_loopback() -> None:

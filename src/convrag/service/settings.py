@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, Field, SecretStr, ValidationError
+from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from .. import config
@@ -34,6 +34,15 @@ class Limits(BaseModel):
     max_search_k: int = 100
 
 
+def check_strategy(name: str) -> str:
+    """``name`` when it is a conversational strategy; a ValueError (a settings error) naming them all if not."""
+    from ..strategies import STRATEGIES
+
+    if name not in STRATEGIES:
+        raise ValueError(f"unknown strategy {name!r}; expected one of {', '.join(STRATEGIES)}")
+    return name
+
+
 class PipelineConfig(BaseModel):
     """A named pipeline, selectable as an OpenAI ``model`` (the fields of a
     :class:`~convrag.pipeline.PipelineSpec`). ``multi_query: true`` is short for
@@ -47,6 +56,17 @@ class PipelineConfig(BaseModel):
     k: int = Field(10, ge=1, le=100)
     multi_query: bool = False
     description: str = ""
+
+    @model_validator(mode="after")
+    def _a_pipeline_it_can_build(self) -> PipelineConfig:
+        """Checked when the settings load: an unknown strategy, retriever or query stage was found
+        only when the first request chose the pipeline, long after `convrag serve` had started."""
+        check_strategy(self.strategy)
+        try:
+            self.spec()
+        except ConfigError as exc:
+            raise ValueError(str(exc)) from None
+        return self
 
     def spec(self, collections: list[str] | None = None, k: int | None = None) -> PipelineSpec:
         """The pipeline spec, over ``collections`` (those with documents) when given."""
@@ -69,6 +89,11 @@ class ServiceSettings(BaseSettings):
     embedding_model: str = "all-MiniLM-L6-v2"
     strategy: str = "progressive"
     pipelines: dict[str, PipelineConfig] = Field(default_factory=dict)
+
+    @field_validator("strategy")
+    @classmethod
+    def _known_strategy(cls, value: str) -> str:
+        return check_strategy(value)
     limits: Limits = Field(default_factory=Limits)
     #: after each answer (conversations API, OpenAI endpoint), read the next turn's prompt up to its
     #: passages while the user reads
@@ -99,7 +124,7 @@ class ServiceSettings(BaseSettings):
         try:
             return cls(**{k: v for k, v in overrides.items() if v is not None})
         except ValidationError as exc:
-            problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
+            problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg'].removeprefix('Value error, ')}" for e in exc.errors())
             raise ConfigError(f"invalid settings ({config_file or 'environment'}): {problems}") from None
         finally:
             _CONFIG_FILE.reset(token)
