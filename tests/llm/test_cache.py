@@ -30,6 +30,17 @@ def test_key_depends_on_parameters_and_model(tmp_path):
     assert cache_key("local", "a", m, GenerationParams()) != cache_key("local", "b", m, GenerationParams())
 
 
+def test_a_sampled_request_is_keyed_by_its_seed_and_a_greedy_one_keeps_its_key(tmp_path):
+    """A regenerated answer is sampled with a seed of its own; keyed like the greedy request, the
+    cache handed back the very answer being regenerated."""
+    m = rewrite_messages("", "q?")
+    greedy = GenerationParams()
+    assert greedy.as_dict() == {"temperature": 0.0, "max_tokens": 64, "stop": []}  # plain keys unchanged since before seeds
+    sampled = [GenerationParams(temperature=0.7, seed=s) for s in (1, 2, 1)]
+    keys = [cache_key("local", "a", m, p) for p in (greedy, *sampled)]
+    assert len(set(keys[:3])) == 3 and keys[1] == keys[3]
+
+
 def test_errors_are_not_cached(tmp_path):
     inner = ScriptedLLM(rewrite=[LLMError("down"), "How old is the Moon?"])
     cached = CachedLLM(inner, tmp_path / "c.sqlite")

@@ -40,6 +40,14 @@ def test_completes_with_token_counts(local_llm):
     assert local_llm.count_tokens("hello world") >= 2
 
 
+def test_a_seeded_sample_is_reproducible_and_differs_from_another_seed(local_llm):
+    """Regenerating an answer samples with a seed: the same seed writes the same text (so caching it
+    is sound), other seeds write other texts, where greedy decoding wrote one answer only."""
+    messages = [{"role": "user", "content": "Write one short sentence about the sea."}]
+    texts = [local_llm.complete(messages, GenerationParams(temperature=0.9, max_tokens=24, seed=seed)).text for seed in (1, 2, 3, 1)]
+    assert texts[0] == texts[3] and len(set(texts[:3])) > 1
+
+
 def test_a_reply_cut_by_the_token_limit_says_so_streamed_or_not(local_llm):
     from convrag.llm.base import stream
 

@@ -172,6 +172,11 @@ def test_conversation_rename_stream_regenerate_and_export(running) -> None:  # t
     again = client.post(f"/api/conversations/{conv['id']}/regenerate").json()
     turns = client.get(f"/api/conversations/{conv['id']}").json()["turns"]
     assert len(turns) == 1 and turns[0]["answer"] == again["answer"] == "By mail, renewal costs 130 dollars [1]."
+    # another attempt, not the greedy answer again (which the completion cache would hand back at once)
+    asked, regenerated = llm.params[-2], llm.params[-1]
+    assert asked.temperature == 0 and asked.seed is None
+    assert regenerated.temperature > 0 and regenerated.seed is not None
+    assert again["trace"]["answer"]["details"]["sampled"] == {"temperature": regenerated.temperature, "seed": regenerated.seed}
     renamed = client.patch(f"/api/conversations/{conv['id']}", json={"title": "Passports"}).json()
     assert renamed["title"] == "Passports"
     markdown = client.get(f"/api/conversations/{conv['id']}/export")

@@ -57,6 +57,9 @@ DECLINE = "I do not have specific information about that in the available source
 #: a small model sometimes goes on to write the user's next question and its own reply to it (one
 #: dev answer of 71 in the 2026-11-25 runs); that text is never part of the answer
 ANSWER_STOP = ("\nUser:",)
+#: how freely another attempt at an answer (a regenerated one) is sampled: enough to word it anew,
+#: little enough that a 1.5B model keeps to the passages and the citation format
+VARIATION_TEMPERATURE = 0.7
 
 SYSTEM = (
     "You answer the user's last question using ONLY the numbered passages. After each sentence, cite the passages "
@@ -349,11 +352,15 @@ class AnswerGenerator:
             copy_bias=settings.copy_bias, copy_context=settings.copy_context,
         )
 
-    def _params(self, prepared: _Prepared) -> GenerationParams:
-        """The request's decoding settings: the copy steer needs the passages this prompt shows."""
-        if self.params.copy_bias <= 0:
-            return self.params
-        return replace(self.params, copy_from=tuple(prepared.shown))
+    def _params(self, prepared: _Prepared, variation: int | None = None) -> GenerationParams:
+        """The request's decoding settings: the copy steer needs the passages this prompt shows; a
+        ``variation`` (another attempt at the answer, as "Regenerate" asks) samples with that seed
+        instead of decoding greedily, which would write, or read from the cache, the same answer."""
+        params = self.params if self.params.copy_bias <= 0 else replace(self.params, copy_from=tuple(prepared.shown))
+        if variation is not None:
+            params = replace(params, temperature=VARIATION_TEMPERATURE, seed=variation)
+            prepared.trace["details"]["sampled"] = {"temperature": VARIATION_TEMPERATURE, "seed": variation}
+        return params
 
     @property
     def embedder(self) -> Embedder:
@@ -416,25 +423,25 @@ class AnswerGenerator:
         return prefill(self.llm, cited_prompt_start(history, s.history, self.llm.count_tokens, EXAMPLE_SETS[s.examples]))
 
     def answer(self, question: str, history: Sequence[Message], results: Sequence[MergedResult], query: str | None = None,
-               standalone: str | None = None, self_contained: bool = False) -> Answer:
+               standalone: str | None = None, self_contained: bool = False, variation: int | None = None) -> Answer:
         """The cited answer; ``query`` (the strategy's retrieval query) scores sentences for compression;
         ``standalone`` (the question the model restated on its own, if any) is asked with ``ask_standalone``;
         ``self_contained`` (the strategy found the question needs no context) selects
-        ``self_contained_history``."""
+        ``self_contained_history``; ``variation`` asks for another attempt (sampled with that seed)."""
         start = time.perf_counter()
         prepared = self._prepare(question, history, results, query, standalone, self_contained, start)
         if prepared.early is not None:
             return prepared.early
         assert prepared.messages is not None
-        params = self._params(prepared)
+        params = self._params(prepared, variation)
         try:
             completion = self.llm.complete(prepared.messages, params)
         except LLMError as exc:
             raise AnswerFailed(str(exc)) from exc
         return self._finish(completion, params, prepared, results, start)
 
-    def stream(self, question: str, history: Sequence[Message], results: Sequence[MergedResult],
-               query: str | None = None, standalone: str | None = None, self_contained: bool = False) -> Iterator[str | Answer]:
+    def stream(self, question: str, history: Sequence[Message], results: Sequence[MergedResult], query: str | None = None,
+               standalone: str | None = None, self_contained: bool = False, variation: int | None = None) -> Iterator[str | Answer]:
         """:meth:`answer`, with the model's text in pieces as it is written before the :class:`Answer`.
         The final text may differ from the pieces: inferred citation markers are added, citations
         are re-pointed, and an empty or ungrounded answer becomes the decline sentence."""
@@ -446,7 +453,7 @@ class AnswerGenerator:
             return
         assert prepared.messages is not None
         completion: Completion | None = None
-        params = self._params(prepared)
+        params = self._params(prepared, variation)
         try:
             for item in stream(self.llm, prepared.messages, params):
                 if isinstance(item, Completion):

@@ -46,6 +46,9 @@ class GenerationParams:
 
     temperature: float = 0.0
     max_tokens: int = 64
+    #: the sampler's seed when ``temperature`` > 0: a sampled answer (a regenerated one) is then
+    #: reproducible, and cached under a key of its own instead of the greedy answer's
+    seed: int | None = None
     stop: tuple[str, ...] = ()
     cite_sentences: bool = False
     first_choice: str = ""
@@ -56,6 +59,8 @@ class GenerationParams:
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"temperature": self.temperature, "max_tokens": self.max_tokens, "stop": list(self.stop)}
+        if self.seed is not None:  # only when set, as the steers below: plain requests keep their keys
+            out["seed"] = self.seed
         # the steers only when set, so that the cache keys of plain requests stay what they were
         if self.cite_sentences:
             out["cite_sentences"] = True

@@ -324,7 +324,7 @@ class LocalLLM:
             steering = self._steering(slot.llama, params)
             try:
                 for chunk in slot.llama.create_chat_completion(
-                    messages=list(messages), temperature=params.temperature, max_tokens=params.max_tokens,
+                    messages=list(messages), temperature=params.temperature, max_tokens=params.max_tokens, seed=params.seed,
                     stop=list(params.stop) or None, stream=True, logits_processor=self._processors(steering),
                 ):
                     choice = chunk["choices"][0]
@@ -357,6 +357,7 @@ class LocalLLM:
                     messages=list(messages),
                     temperature=params.temperature,
                     max_tokens=params.max_tokens,
+                    seed=params.seed,
                     stop=list(params.stop) or None,
                     logits_processor=self._processors(steering),
                 )

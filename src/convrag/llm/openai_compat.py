@@ -46,6 +46,7 @@ class OpenAICompatibleLLM:
                 model=self.model,
                 messages=list(messages),  # type: ignore[arg-type]
                 temperature=params.temperature,
+                **({} if params.seed is None else {"seed": params.seed}),
                 max_tokens=params.max_tokens,
                 stop=list(params.stop) or None,
             )
@@ -78,6 +79,7 @@ class OpenAICompatibleLLM:
                 model=self.model,
                 messages=list(messages),  # type: ignore[arg-type]
                 temperature=params.temperature,
+                **({} if params.seed is None else {"seed": params.seed}),
                 max_tokens=params.max_tokens,
                 stop=list(params.stop) or None,
                 stream=True,

@@ -44,8 +44,9 @@ def run_turn(pipelines: Pipelines, config: PipelineConfig, messages: Sequence[Me
 
 
 def stream_turn(pipelines: Pipelines, config: PipelineConfig, messages: Sequence[Message],
-                stream_text: bool = True) -> Iterator[str | dict[str, Any]]:
-    """:func:`run_turn` with the answer's text in pieces as the model writes it; the turn's JSON last."""
+                stream_text: bool = True, variation: int | None = None) -> Iterator[str | dict[str, Any]]:
+    """:func:`run_turn` with the answer's text in pieces as the model writes it; the turn's JSON last.
+    ``variation``: another attempt at the answer (a regenerate), sampled with that seed."""
     start = time.perf_counter()
     ready, empty = pipelines.ready(config.collections)
     if not ready:
@@ -55,7 +56,7 @@ def stream_turn(pipelines: Pipelines, config: PipelineConfig, messages: Sequence
         yield {"answer": DECLINE, "declined": True, "citations": [], "trace": trace.to_dict()}
         return
     pipeline = pipelines.get(config)
-    for item in pipeline.stream(list(messages), stream_text=stream_text):
+    for item in pipeline.stream(list(messages), stream_text=stream_text, variation=variation):
         if isinstance(item, PipelineResult):
             yield _turn_json(item, empty)
         else:

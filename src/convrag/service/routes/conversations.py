@@ -7,6 +7,7 @@ a stored turn, so the user can ask again and the history never holds an error me
 
 import json
 import queue
+import secrets
 import threading
 from collections.abc import Iterator
 from typing import Any, Literal
@@ -130,6 +131,9 @@ class _Turn:
             raise ApiError(exc.status, str(exc), exc.code) from None
         self.state, self.conversation, self.question, self.replace_last = state, conversation, question, replace_last
         self.config = PipelineConfig(collections=conversation["collections"], strategy=conversation["strategy"])
+        # a regenerate is another attempt: sampled with a seed of its own, where greedy decoding (and
+        # the completion cache) gave the very answer it replaces
+        self.variation = secrets.randbelow(2**31) if replace_last else None
 
     def _claim(self) -> None:
         """This conversation's one turn in flight, else 409 at once."""
@@ -151,7 +155,7 @@ class _Turn:
         self._claim()
         try:
             with self.state.gate.slot():
-                *_, result = stream_turn(self.state.pipelines, self.config, self.messages, stream_text=False)
+                *_, result = stream_turn(self.state.pipelines, self.config, self.messages, stream_text=False, variation=self.variation)
             assert isinstance(result, dict)
             return self._store(result)
         except Busy as exc:
@@ -172,7 +176,7 @@ class _Turn:
 
         def work() -> None:
             try:
-                for item in stream_turn(self.state.pipelines, self.config, self.messages):
+                for item in stream_turn(self.state.pipelines, self.config, self.messages, variation=self.variation):
                     if isinstance(item, dict):
                         events.put(_event("turn", self._store(item)))
                     else:
