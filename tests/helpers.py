@@ -68,7 +68,7 @@ class ScriptedLLM:
         self.queues = {"rewrite": deque(rewrite), "summary": deque(summary), "answer": deque(answer),
                        "reformulate": deque(reformulate), "unknown": deque()}
         self.requests: list[tuple[str, list[ChatMessage]]] = []
-        self.params: list[GenerationParams] = []  # the decoding settings of each request, in order
+        self.decodings: list[GenerationParams] = []  # the decoding settings of each request, in order
 
     def count_tokens(self, text: str) -> int:
         return len(text.split())
@@ -77,7 +77,7 @@ class ScriptedLLM:
         system = messages[0]["content"]
         kind = KINDS.get(system) or ("reformulate" if system.startswith("You write search engine queries") else "unknown")
         self.requests.append((kind, messages))
-        self.params.append(params)
+        self.decodings.append(params)
         queue = self.queues[kind]
         if not queue:
             raise AssertionError(f"unexpected {kind} call")

@@ -173,7 +173,7 @@ def test_conversation_rename_stream_regenerate_and_export(running) -> None:  # t
     turns = client.get(f"/api/conversations/{conv['id']}").json()["turns"]
     assert len(turns) == 1 and turns[0]["answer"] == again["answer"] == "By mail, renewal costs 130 dollars [1]."
     # another attempt, not the greedy answer again (which the completion cache would hand back at once)
-    asked, regenerated = llm.params[-2], llm.params[-1]
+    asked, regenerated = llm.decodings[-2], llm.decodings[-1]
     assert asked.temperature == 0 and asked.seed is None
     assert regenerated.temperature > 0 and regenerated.seed is not None
     assert again["trace"]["answer"]["details"]["sampled"] == {"temperature": regenerated.temperature, "seed": regenerated.seed}
