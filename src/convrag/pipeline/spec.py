@@ -47,6 +47,9 @@ class PipelineSpec:
             raise ConfigError("choose at least one collection")
         if len(set(self.collections)) != len(self.collections):
             raise ConfigError(f"a collection is named twice in {list(self.collections)}")
+        from ..strategies.registry import check_strategy
+
+        check_strategy(self.strategy)
         check_queries(self.queries)
         if self.retriever not in RETRIEVERS:
             raise ConfigError(f"unknown retriever {self.retriever!r}; expected one of {', '.join(RETRIEVERS)}")

@@ -41,7 +41,6 @@ class Pipelines:
         self.root = collections_root
         self.llm = llm
         self._cache: dict[tuple[object, ...], Pipeline] = {}
-        self._damaged: dict[tuple[str, str | None], str] = {}
         self._lock = threading.Lock()
 
     def models(self, collection_names: Sequence[str]) -> list[tuple[str, str]]:
@@ -83,16 +82,18 @@ class Pipelines:
                 self._cache[key] = pipeline
                 while len(self._cache) > MAX_CACHED:  # oldest first
                     self._cache.pop(next(iter(self._cache)))
-                for c in pipeline.collections:
-                    if isinstance(c.retriever, Unavailable):
-                        self._damaged[(c.name, dict(versions).get(c.name))] = str(c.retriever.error)
             return pipeline
 
     def damage(self, collection: str, version: str | None) -> str | None:
-        """Why ``collection`` at ``version`` could not be searched, when a pipeline found it damaged
-        (a collection's info shows it; a new version, as an upload builds, has none)."""
+        """Why ``collection`` at ``version`` could not be searched, when a cached pipeline found it
+        damaged (a collection's info shows it; a new version, as an upload builds, has none)."""
         with self._lock:
-            return self._damaged.get((collection, version))
+            for (versions, _), pipeline in self._cache.items():  # type: ignore[misc]
+                if (collection, version) in versions:
+                    for c in pipeline.collections:
+                        if c.name == collection and isinstance(c.retriever, Unavailable):
+                            return str(c.retriever.error)
+        return None
 
     def forget(self, collection: str) -> None:
         """Drop cached pipelines that read ``collection`` (it changed or was deleted)."""

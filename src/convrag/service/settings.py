@@ -7,6 +7,8 @@ Nested values use ``__`` in the environment: ``CONVRAG_LIMITS__MAX_QUESTION_CHAR
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Iterator
+from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
@@ -18,6 +20,7 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 from .. import config
 from ..errors import ConfigError
 from ..pipeline.spec import PipelineSpec
+from ..strategies.registry import check_strategy
 
 _CONFIG_FILE: ContextVar[Path | None] = ContextVar("convrag_config_file", default=None)
 
@@ -34,13 +37,14 @@ class Limits(BaseModel):
     max_search_k: int = 100
 
 
-def check_strategy(name: str) -> str:
-    """``name`` when it is a conversational strategy; a ValueError (a settings error) naming them all if not."""
-    from ..strategies import STRATEGIES
-
-    if name not in STRATEGIES:
-        raise ValueError(f"unknown strategy {name!r}; expected one of {', '.join(STRATEGIES)}")
-    return name
+@contextmanager
+def _as_settings_error() -> Iterator[None]:
+    """A :class:`ConfigError` raised inside a validator, as the ValueError pydantic reports with the
+    setting's location (``pipelines.support: unknown strategy ...``)."""
+    try:
+        yield
+    except ConfigError as exc:
+        raise ValueError(str(exc)) from None
 
 
 class PipelineConfig(BaseModel):
@@ -61,11 +65,8 @@ class PipelineConfig(BaseModel):
     def _a_pipeline_it_can_build(self) -> PipelineConfig:
         """Checked when the settings load: an unknown strategy, retriever or query stage was found
         only when the first request chose the pipeline, long after `convrag serve` had started."""
-        check_strategy(self.strategy)
-        try:
+        with _as_settings_error():
             self.spec()
-        except ConfigError as exc:
-            raise ValueError(str(exc)) from None
         return self
 
     def spec(self, collections: list[str] | None = None, k: int | None = None) -> PipelineSpec:
@@ -89,11 +90,6 @@ class ServiceSettings(BaseSettings):
     embedding_model: str = "all-MiniLM-L6-v2"
     strategy: str = "progressive"
     pipelines: dict[str, PipelineConfig] = Field(default_factory=dict)
-
-    @field_validator("strategy")
-    @classmethod
-    def _known_strategy(cls, value: str) -> str:
-        return check_strategy(value)
     limits: Limits = Field(default_factory=Limits)
     #: after each answer (conversations API, OpenAI endpoint), read the next turn's prompt up to its
     #: passages while the user reads
@@ -103,6 +99,12 @@ class ServiceSettings(BaseSettings):
     allowed_origins: list[str] = Field(default_factory=list)
     #: Host header values accepted besides the bound address and localhost (names the server is reached by)
     allowed_hosts: list[str] = Field(default_factory=list)
+
+    @field_validator("strategy")
+    @classmethod
+    def _known_strategy(cls, value: str) -> str:
+        with _as_settings_error():
+            return check_strategy(value)
 
     @classmethod
     def settings_customise_sources(

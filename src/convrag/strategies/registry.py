@@ -29,10 +29,16 @@ STRATEGIES: dict[str, Callable[..., Strategy]] = {
 NEEDS_LLM = frozenset(STRATEGIES) - {"last_turn"}
 
 
-def make_strategy(name: str, llm: LLM | None = None, embedder: Embedder | None = None, **options: Any) -> Strategy:
-    """A strategy by name; ``llm`` is required by every strategy but ``last_turn``."""
+def check_strategy(name: str) -> str:
+    """``name`` when it names a strategy; else a :class:`ConfigError` listing them."""
     if name not in STRATEGIES:
         raise ConfigError(f"unknown strategy {name!r}; expected one of {', '.join(STRATEGIES)}")
+    return name
+
+
+def make_strategy(name: str, llm: LLM | None = None, embedder: Embedder | None = None, **options: Any) -> Strategy:
+    """A strategy by name; ``llm`` is required by every strategy but ``last_turn``."""
+    check_strategy(name)
     if name in NEEDS_LLM and llm is None:
         raise ConfigError(f"strategy {name!r} needs an LLM")
     return STRATEGIES[name](llm, embedder, **options)
