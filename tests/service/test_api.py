@@ -110,6 +110,25 @@ def test_openai_clients_chat_with_a_collection(server: ThreadServer, gov: str) -
     assert chunks[-1].choices[0].finish_reason == "stop" and chunks[-1].model_extra["convrag"]["citations"]
 
 
+def test_openai_temperature_samples_the_answer_and_its_seed_is_kept(server: ThreadServer, gov: str, llm: ScriptedLLM) -> None:
+    """A client's temperature was ignored: its "regenerate" (the same request again) got the greedy
+    answer back from the completion cache. Left out or 0, decoding stays greedy."""
+    openai = OpenAI(base_url=f"{server.url}/v1", api_key="unused", max_retries=0)
+    question = [{"role": "user", "content": "How much does passport renewal by mail cost?"}]
+    openai.chat.completions.create(model="collection:gov", messages=question)
+    openai.chat.completions.create(model="collection:gov", messages=question, temperature=0)
+    assert [(d.temperature, d.seed) for d in llm.decodings[-2:]] == [(0, None), (0, None)]
+    seeded = openai.chat.completions.create(model="collection:gov", messages=question, temperature=0.9, seed=7)
+    assert (llm.decodings[-1].temperature, llm.decodings[-1].seed) == (0.9, 7)
+    assert seeded.model_extra["convrag"]["trace"]["answer"]["details"]["sampled"] == {"temperature": 0.9, "seed": 7}
+    chunks = list(openai.chat.completions.create(model="collection:gov", messages=question, temperature=1.2, stream=True))
+    sampled = chunks[-1].model_extra["convrag"]["trace"]["answer"]["details"]["sampled"]
+    assert llm.decodings[-1].temperature == sampled["temperature"] == 1.2 and llm.decodings[-1].seed == sampled["seed"]
+    with httpx.Client(base_url=server.url) as client:
+        refused = client.post("/v1/chat/completions", json={"model": "collection:gov", "messages": question, "temperature": 2.5})
+    assert refused.status_code == 422 and refused.json()["error"]["code"] == "invalid_request"
+
+
 def test_errors_are_clear_4xx(client: httpx.Client, gov: str) -> None:
     def error(response: httpx.Response, status: int, code: str) -> None:
         assert response.status_code == status, response.text

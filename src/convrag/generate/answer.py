@@ -26,6 +26,7 @@ A model failure raises :class:`AnswerFailed`: it is never passed off as an answe
 from __future__ import annotations
 
 import re
+import secrets
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -60,6 +61,20 @@ ANSWER_STOP = ("\nUser:",)
 #: how freely another attempt at an answer (a regenerated one) is sampled: enough to word it anew,
 #: little enough that a 1.5B model keeps to the passages and the citation format
 VARIATION_TEMPERATURE = 0.7
+
+
+class Sampling(NamedTuple):
+    """An answer sampled instead of decoded greedily: another attempt at it ("Regenerate"), or a
+    client that asks for a temperature. Greedy decoding, and the completion cache keyed by it, would
+    give the same answer again; the seed makes a sampled one reproducible and keys it on its own."""
+
+    temperature: float
+    seed: int
+
+    @classmethod
+    def fresh(cls, temperature: float = VARIATION_TEMPERATURE, seed: int | None = None) -> Sampling:
+        """Sampling at ``temperature`` with ``seed``, or a random seed where none is given."""
+        return cls(temperature, secrets.randbelow(2**31) if seed is None else seed)
 
 SYSTEM = (
     "You answer the user's last question using ONLY the numbered passages. After each sentence, cite the passages "
@@ -352,14 +367,14 @@ class AnswerGenerator:
             copy_bias=settings.copy_bias, copy_context=settings.copy_context,
         )
 
-    def _params(self, prepared: _Prepared, variation: int | None = None) -> GenerationParams:
-        """The request's decoding settings: the copy steer needs the passages this prompt shows; a
-        ``variation`` (another attempt at the answer, as "Regenerate" asks) samples with that seed
-        instead of decoding greedily, which would write, or read from the cache, the same answer."""
+    def _params(self, prepared: _Prepared, sampling: Sampling | None = None) -> GenerationParams:
+        """The request's decoding settings: the copy steer needs the passages this prompt shows;
+        ``sampling`` replaces greedy decoding, which would write, or read from the cache, the same
+        answer again."""
         params = self.params if self.params.copy_bias <= 0 else replace(self.params, copy_from=tuple(prepared.shown))
-        if variation is not None:
-            params = replace(params, temperature=VARIATION_TEMPERATURE, seed=variation)
-            prepared.trace["details"]["sampled"] = {"temperature": VARIATION_TEMPERATURE, "seed": variation}
+        if sampling is not None:
+            params = replace(params, temperature=sampling.temperature, seed=sampling.seed)
+            prepared.trace["details"]["sampled"] = sampling._asdict()
         return params
 
     @property
@@ -423,17 +438,17 @@ class AnswerGenerator:
         return prefill(self.llm, cited_prompt_start(history, s.history, self.llm.count_tokens, EXAMPLE_SETS[s.examples]))
 
     def answer(self, question: str, history: Sequence[Message], results: Sequence[MergedResult], query: str | None = None,
-               standalone: str | None = None, self_contained: bool = False, variation: int | None = None) -> Answer:
+               standalone: str | None = None, self_contained: bool = False, sampling: Sampling | None = None) -> Answer:
         """The cited answer; ``query`` (the strategy's retrieval query) scores sentences for compression;
         ``standalone`` (the question the model restated on its own, if any) is asked with ``ask_standalone``;
         ``self_contained`` (the strategy found the question needs no context) selects
-        ``self_contained_history``; ``variation`` asks for another attempt (sampled with that seed)."""
+        ``self_contained_history``; ``sampling`` samples the answer instead of decoding greedily."""
         start = time.perf_counter()
         prepared = self._prepare(question, history, results, query, standalone, self_contained, start)
         if prepared.early is not None:
             return prepared.early
         assert prepared.messages is not None
-        params = self._params(prepared, variation)
+        params = self._params(prepared, sampling)
         try:
             completion = self.llm.complete(prepared.messages, params)
         except LLMError as exc:
@@ -441,7 +456,7 @@ class AnswerGenerator:
         return self._finish(completion, params, prepared, results, start)
 
     def stream(self, question: str, history: Sequence[Message], results: Sequence[MergedResult], query: str | None = None,
-               standalone: str | None = None, self_contained: bool = False, variation: int | None = None) -> Iterator[str | Answer]:
+               standalone: str | None = None, self_contained: bool = False, sampling: Sampling | None = None) -> Iterator[str | Answer]:
         """:meth:`answer`, with the model's text in pieces as it is written before the :class:`Answer`.
         The final text may differ from the pieces: inferred citation markers are added, citations
         are re-pointed, and an empty or ungrounded answer becomes the decline sentence."""
@@ -453,7 +468,7 @@ class AnswerGenerator:
             return
         assert prepared.messages is not None
         completion: Completion | None = None
-        params = self._params(prepared, variation)
+        params = self._params(prepared, sampling)
         try:
             for item in stream(self.llm, prepared.messages, params):
                 if isinstance(item, Completion):

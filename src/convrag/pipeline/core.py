@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..errors import ConvragError
-from ..generate.answer import Answer, AnswerGenerator
+from ..generate.answer import Answer, AnswerGenerator, Sampling
 from ..generate.citations import Citation
 from ..limits import check_question
 from ..llm.base import LLMError, prefill
@@ -173,18 +173,18 @@ class Pipeline:
             record["answer"] = _read_ahead(lambda: self.generator.prefill(messages))  # type: ignore[union-attr]
         return record or {"skipped": "no model call to read ahead for"}
 
-    def answer(self, messages: Sequence[Message], task_id: str = "turn", variation: int | None = None) -> PipelineResult:
-        """The cited answer to the last user message, with the full trace; ``variation``: another
-        attempt at it, sampled with that seed (greedy decoding would give the same answer again)."""
+    def answer(self, messages: Sequence[Message], task_id: str = "turn", sampling: Sampling | None = None) -> PipelineResult:
+        """The cited answer to the last user message, with the full trace; ``sampling``: sampled
+        instead of decoded greedily (another attempt at it would otherwise give the same answer)."""
         result: PipelineResult | None = None
-        for item in self.stream(messages, task_id, stream_text=False, variation=variation):
+        for item in self.stream(messages, task_id, stream_text=False, sampling=sampling):
             if isinstance(item, PipelineResult):
                 result = item
         assert result is not None
         return result
 
     def stream(self, messages: Sequence[Message], task_id: str = "turn", stream_text: bool = True,
-               variation: int | None = None) -> Iterator[str | PipelineResult]:
+               sampling: Sampling | None = None) -> Iterator[str | PipelineResult]:
         """:meth:`answer`, yielding the answer's text in pieces as the model writes it (after
         retrieval) and the :class:`PipelineResult` last. A model failure raises
         :class:`~convrag.generate.answer.AnswerFailed`."""
@@ -200,14 +200,14 @@ class Pipeline:
             self_contained = trace.strategy is not None and trace.strategy.self_contained
             if stream_text:
                 answer = None
-                for item in self.generator.stream(question, history, merged.results, query, standalone, self_contained, variation):
+                for item in self.generator.stream(question, history, merged.results, query, standalone, self_contained, sampling):
                     if isinstance(item, Answer):
                         answer = item
                     else:
                         yield item
                 assert answer is not None
             else:
-                answer = self.generator.answer(question, history, merged.results, query, standalone, self_contained, variation)
+                answer = self.generator.answer(question, history, merged.results, query, standalone, self_contained, sampling)
             trace.timings_s["answer"] = time.perf_counter() - t
         trace.answer = answer.trace
         trace.timings_s["total"] = time.perf_counter() - start

@@ -18,6 +18,7 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field, StrictBool
 from starlette.concurrency import run_in_threadpool
 
+from ..generate.answer import Sampling
 from ..types import Message
 from .errors import ApiError, body, error_for
 from .gate import Busy
@@ -39,13 +40,22 @@ class ChatMessageIn(BaseModel):
 
 
 class ChatCompletionRequest(BaseModel):
-    """The fields convrag reads; other OpenAI parameters are accepted and ignored (greedy
-    decoding and the answer length are the pipeline's)."""
+    """The fields convrag reads; other OpenAI parameters (``top_p``, ``max_tokens``, ...) are
+    accepted and ignored: the answer's length and format are the pipeline's."""
 
     model_config = ConfigDict(extra="allow")
     model: str
     messages: list[ChatMessageIn] = Field(min_length=1)
     stream: StrictBool = False
+    #: left out or 0: greedy decoding, convrag's default (reproducible, and cached); above 0 the
+    #: answer is sampled, so a client's "regenerate" gets another answer rather than the cached one
+    temperature: float | None = Field(None, ge=0, le=2)
+    #: the sampler's seed when sampling (the same seed, the same answer); a random one if left out
+    seed: int | None = None
+
+    def sampling(self) -> Sampling | None:
+        """How the answer is decoded: ``None`` for greedy."""
+        return Sampling.fresh(self.temperature, self.seed) if self.temperature else None
 
 
 class ModelCard(BaseModel):
@@ -102,12 +112,12 @@ def router() -> APIRouter:
         except Busy as exc:
             raise ApiError(429, str(exc), "too_many_generations") from None
         if request.stream:
-            pieces = _start_turn(state, route.config, messages)
+            pieces = _start_turn(state, route.config, messages, request.sampling())
             return StreamingResponse(_events(completion_id, created, request.model, pieces), media_type="text/event-stream")
 
         def work() -> dict[str, Any]:
             try:
-                result = run_turn(state.pipelines, route.config, messages)
+                result = run_turn(state.pipelines, route.config, messages, request.sampling())
             finally:
                 state.gate.release()
             state.read_ahead_after(route.config, messages, result["answer"])
@@ -141,7 +151,7 @@ def _usage(result: dict[str, Any]) -> dict[str, int]:
 _END = object()
 
 
-def _start_turn(state: ServiceState, config: Any, messages: list[Message]) -> queue.Queue[Any]:
+def _start_turn(state: ServiceState, config: Any, messages: list[Message], sampling: Sampling | None) -> queue.Queue[Any]:
     """Run the turn on its own thread (which releases the generation slot the caller took, however
     it ends) and return the queue its pieces arrive on: text, then the turn's JSON or an
     exception, then an end marker. A client that goes away does not stop the generation; its
@@ -151,7 +161,7 @@ def _start_turn(state: ServiceState, config: Any, messages: list[Message]) -> qu
     def work() -> None:
         answer: str | None = None
         try:
-            for item in stream_turn(state.pipelines, config, messages):
+            for item in stream_turn(state.pipelines, config, messages, sampling=sampling):
                 pieces.put(item)
                 if isinstance(item, dict):
                     answer = item["answer"]

@@ -7,7 +7,7 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from ..generate.answer import DECLINE
+from ..generate.answer import DECLINE, Sampling
 from ..pipeline import PipelineResult, TurnTrace
 from ..types import Message
 from .pipelines import Pipelines
@@ -36,17 +36,18 @@ def check_turn(messages: Sequence[Message], limits: Limits) -> None:
                         "(start a new conversation)", 413, "history_too_long")
 
 
-def run_turn(pipelines: Pipelines, config: PipelineConfig, messages: Sequence[Message]) -> dict[str, Any]:
+def run_turn(pipelines: Pipelines, config: PipelineConfig, messages: Sequence[Message],
+             sampling: Sampling | None = None) -> dict[str, Any]:
     """Answer the last user message; collections without documents are skipped and named in the trace."""
-    *_, result = stream_turn(pipelines, config, messages, stream_text=False)
+    *_, result = stream_turn(pipelines, config, messages, stream_text=False, sampling=sampling)
     assert isinstance(result, dict)
     return result
 
 
 def stream_turn(pipelines: Pipelines, config: PipelineConfig, messages: Sequence[Message],
-                stream_text: bool = True, variation: int | None = None) -> Iterator[str | dict[str, Any]]:
+                stream_text: bool = True, sampling: Sampling | None = None) -> Iterator[str | dict[str, Any]]:
     """:func:`run_turn` with the answer's text in pieces as the model writes it; the turn's JSON last.
-    ``variation``: another attempt at the answer (a regenerate), sampled with that seed."""
+    ``sampling``: the answer sampled instead of decoded greedily (a regenerate, or a client's temperature)."""
     start = time.perf_counter()
     ready, empty = pipelines.ready(config.collections)
     if not ready:
@@ -56,7 +57,7 @@ def stream_turn(pipelines: Pipelines, config: PipelineConfig, messages: Sequence
         yield {"answer": DECLINE, "declined": True, "citations": [], "trace": trace.to_dict()}
         return
     pipeline = pipelines.get(config)
-    for item in pipeline.stream(list(messages), stream_text=stream_text, variation=variation):
+    for item in pipeline.stream(list(messages), stream_text=stream_text, sampling=sampling):
         if isinstance(item, PipelineResult):
             yield _turn_json(item, empty)
         else:

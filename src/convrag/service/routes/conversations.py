@@ -7,7 +7,6 @@ a stored turn, so the user can ask again and the history never holds an error me
 
 import json
 import queue
-import secrets
 import threading
 from collections.abc import Iterator
 from typing import Any, Literal
@@ -16,6 +15,7 @@ from fastapi import APIRouter, Depends, Response
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field, StrictBool, create_model
 
+from ...generate.answer import Sampling
 from ...pipeline.trace import TurnTraceDict
 from ...types import Message
 from ..errors import ApiError, error_for
@@ -133,7 +133,7 @@ class _Turn:
         self.config = PipelineConfig(collections=conversation["collections"], strategy=conversation["strategy"])
         # a regenerate is another attempt: sampled with a seed of its own, where greedy decoding (and
         # the completion cache) gave the very answer it replaces
-        self.variation = secrets.randbelow(2**31) if replace_last else None
+        self.sampling = Sampling.fresh() if replace_last else None
 
     def _claim(self) -> None:
         """This conversation's one turn in flight, else 409 at once."""
@@ -155,7 +155,7 @@ class _Turn:
         self._claim()
         try:
             with self.state.gate.slot():
-                *_, result = stream_turn(self.state.pipelines, self.config, self.messages, stream_text=False, variation=self.variation)
+                *_, result = stream_turn(self.state.pipelines, self.config, self.messages, stream_text=False, sampling=self.sampling)
             assert isinstance(result, dict)
             return self._store(result)
         except Busy as exc:
@@ -176,7 +176,7 @@ class _Turn:
 
         def work() -> None:
             try:
-                for item in stream_turn(self.state.pipelines, self.config, self.messages, variation=self.variation):
+                for item in stream_turn(self.state.pipelines, self.config, self.messages, sampling=self.sampling):
                     if isinstance(item, dict):
                         events.put(_event("turn", self._store(item)))
                     else:
