@@ -71,10 +71,12 @@ def test_index_documents_folder(tmp_path: Path) -> None:
     (docs / "pricing.html").write_text("<title>Pricing</title><p>The Lite plan costs nothing per month.</p>")
     (docs / "setup.md").write_text("# Setup\n\nRun the installer, then log in.")
     (docs / "notes.txt").write_text("")
+    (docs / "budget.xlsx").write_bytes(b"PK")
     store = tmp_path / "store"
     result = runner.invoke(app, ["index", str(docs), "-c", "docs", "--store", str(store), "--no-dense"])
     assert result.exit_code == 0, result.output
     assert "skipped notes.txt: no text" in result.output and "BM25 only (no dense index)" in result.output
+    assert "not read 1 file(s) of other types: .xlsx (1)" in " ".join(result.output.split())
     found = runner.invoke(app, ["search", "how much does the lite plan cost", "-c", "docs", "--store", str(store), "-r", "bm25"])
     assert "pricing-0-" in found.output and "Pricing" in found.output
 

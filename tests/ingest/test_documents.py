@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from convrag.errors import DataFormatError
-from convrag.ingest.documents import iter_documents, read_document
+from convrag.ingest.documents import iter_documents, read_document, unread_types
 from tests.pdfs import make_pdf
 
 
@@ -61,6 +61,21 @@ def test_a_folder_names_the_files_that_hold_no_text(tmp_path: Path) -> None:
     skipped: list[str] = []
     assert [d.doc_id for d in iter_documents(tmp_path, skipped)] == ["good"]
     assert skipped == ["blank.md: no text", "empty.txt: no text", "scan.pdf: no text layer (scanned pages need OCR first)"]
+
+
+def test_files_of_other_types_are_counted_by_suffix_and_hidden_ones_left_out(tmp_path: Path) -> None:
+    """A .docx or .json in the folder used to be passed over without a word."""
+    (tmp_path / "good.md").write_text("# Fees\n\nRenewal costs 130 dollars.")
+    (tmp_path / "form.DOCX").write_bytes(b"PK")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "a.json").write_text("{}")
+    (tmp_path / "sub" / "b.json").write_text("{}")
+    (tmp_path / "Makefile").write_text("all:")
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "config").write_text("[core]")
+    (tmp_path / ".DS_Store").write_bytes(b"\0")
+    assert unread_types(tmp_path) == {".docx": 1, ".json": 2, "(no suffix)": 1}
+    assert [d.doc_id for d in iter_documents(tmp_path)] == ["good"]
 
 
 def test_broken_pdf_is_a_clear_error(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:

@@ -46,7 +46,7 @@ def index(
     from ..index.collection import Collection, CollectionStore
     from ..index.windows import WindowSettings
     from ..ingest.chunking import chunk_documents
-    from ..ingest.documents import iter_documents
+    from ..ingest.documents import SUFFIXES, iter_documents, unread_types
 
     check_backend(backend, store)
     if backend == "milvus" and not dense:
@@ -63,8 +63,14 @@ def index(
             passages = list(chunk_documents(iter_documents(source, skipped), tokenizer, max_tokens, overlap))
         for line in skipped:
             console.print(f"[yellow]skipped[/yellow] {line}")
+        unread = unread_types(source)
+        if unread:
+            kinds = ", ".join(f"{suffix} ({n})" for suffix, n in sorted(unread.items()))
+            console.print(f"[yellow]not read[/yellow] {unread.total()} file(s) of other types: {kinds}; convrag reads "
+                          f"{', '.join(sorted(SUFFIXES))}")
         if not passages:
-            raise DataFormatError(source, "no readable text in any supported file" + (f" ({len(skipped)} skipped)" if skipped else ""))
+            raise DataFormatError(source, "no readable text in any supported file" + (f" ({len(skipped)} skipped)" if skipped else "")
+                                  + (f" ({unread.total()} of other types not read)" if unread else ""))
     else:
         with reporter.stage(f"reading {source}"):
             passages = list(read_corpus(source))

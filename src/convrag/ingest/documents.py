@@ -5,6 +5,7 @@ from __future__ import annotations
 import codecs
 import logging
 import re
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -163,6 +164,15 @@ def read_document(path: Path, doc_id: str | None = None, url: str | None = None,
     else:
         text, title = raw.strip(), ""
     return Document(doc_id=doc_id, title=title or fallback, text=text, url=url)
+
+
+def unread_types(folder: Path) -> Counter[str]:
+    """How many files under ``folder`` :func:`iter_documents` passes over, by suffix: a user who
+    put a .docx or .json there should hear that it was not indexed, not find it missing later.
+    Hidden files and folders (.git, .DS_Store) are left out of the count."""
+    return Counter(p.suffix.lower() or "(no suffix)" for p in Path(folder).rglob("*")
+                   if p.is_file() and p.suffix.lower() not in SUFFIXES
+                   and not any(part.startswith(".") for part in p.relative_to(folder).parts))
 
 
 def iter_documents(folder: Path, skipped: list[str] | None = None) -> Iterator[Document]:
