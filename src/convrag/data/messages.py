@@ -36,11 +36,16 @@ def parse_messages(items: Iterable[Mapping[str, Any]], source: str = "history") 
 
 
 def read_history(path: Path) -> tuple[Message, ...]:
-    """A JSON list of messages (or ``{"messages": [...]}``) from ``path``."""
+    """A JSON list of messages (or ``{"messages": [...]}``) from ``path``; a file that cannot be
+    read is a :class:`DataFormatError` naming it, like one that does not parse."""
     try:
         value = json.loads(Path(path).read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise DataFormatError(str(path), f"not valid JSON: {exc.msg}", exc.lineno) from exc
+    except UnicodeDecodeError:
+        raise DataFormatError(str(path), "not UTF-8 text (a history is a JSON file)") from None
+    except OSError as exc:
+        raise DataFormatError(str(path), f"cannot read the history file: {exc.strerror or exc}") from None
     if isinstance(value, Mapping):
         value = value.get("messages")
     if not isinstance(value, list):
