@@ -298,6 +298,75 @@ def test_streaming_sends_the_answer_as_the_model_writes_it(tmp_path: Path, gov_f
         assert server.app.state.convrag.gate._sem._value == server.app.state.convrag.gate.limit
 
 
+class SlowStreamingLLM(ScriptedLLM):
+    """Streams a long answer a word every 50 ms, recording how many words it wrote and whether it
+    was stopped before the end."""
+
+    def __init__(self, words: int) -> None:
+        self.text = " ".join(["word"] * (words - 1) + ["[1]."])
+        super().__init__(answer=[self.text] * 5)
+        self.words, self.written, self.stopped = words, 0, threading.Event()
+
+    def stream(self, messages, params=None):  # type: ignore[no-untyped-def]
+        completion = self.complete(messages, params)
+        self.written = 0
+        try:
+            for i, word in enumerate(completion.text.split(" ")):
+                time.sleep(0.05)
+                self.written += 1
+                yield word if i == 0 else " " + word
+        except GeneratorExit:
+            self.stopped.set()
+            raise
+        yield completion
+
+
+def test_a_stream_whose_client_goes_away_stops_and_frees_the_model(tmp_path: Path, gov_files: list[tuple[str, bytes]]) -> None:
+    """An OpenAI client's "stop" closes the connection; the answer went on to its end (6 s here, far
+    longer for a real answer on 2 cores), holding the model, so the next question waited for it."""
+    llm = SlowStreamingLLM(words=120)
+    settings = ServiceSettings.load(data_dir=tmp_path / "svc")
+    with ThreadServer(settings, llm) as server, httpx.Client(base_url=server.url, timeout=120) as client:
+        client.post("/api/collections", json={"name": "gov"})
+        upload(client, "gov", gov_files)
+        body = {"model": "collection:gov", "stream": True,
+                "messages": [{"role": "user", "content": "How much does passport renewal by mail cost?"}]}
+        with client.stream("POST", "/v1/chat/completions", json=body) as response:
+            for line in response.iter_lines():
+                if '"content": "word"' in line:
+                    break  # the first word arrived; the client stops reading and hangs up
+        assert llm.stopped.wait(30), "the answer was not stopped"
+        assert llm.written < llm.words
+        gate = server.app.state.convrag.gate
+        deadline = time.monotonic() + 10
+        while gate._sem._value != gate.limit and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert gate._sem._value == gate.limit
+        # a client that reads to the end gets the whole answer
+        whole = client.post("/v1/chat/completions", json=body)
+        assert whole.text.rstrip().endswith("data: [DONE]") and llm.written == llm.words and '"finish_reason": "stop"' in whole.text
+
+
+def test_a_conversation_turn_whose_client_goes_away_is_written_and_stored(tmp_path: Path, gov_files: list[tuple[str, bytes]]) -> None:
+    """Unlike a stateless OpenAI request, a conversation keeps the turn: reopened, it shows the answer."""
+    llm = SlowStreamingLLM(words=40)
+    settings = ServiceSettings.load(data_dir=tmp_path / "svc")
+    with ThreadServer(settings, llm) as server, httpx.Client(base_url=server.url, timeout=120) as client:
+        client.post("/api/collections", json={"name": "gov"})
+        upload(client, "gov", gov_files)
+        conv = client.post("/api/conversations", json={"collections": ["gov"]}).json()
+        question = {"question": "How much does passport renewal by mail cost?", "stream": True}
+        with client.stream("POST", f"/api/conversations/{conv['id']}/messages", json=question) as response:
+            for line in response.iter_lines():
+                if line.startswith("event: token"):
+                    break
+        deadline = time.monotonic() + 30
+        while not (turns := client.get(f"/api/conversations/{conv['id']}").json()["turns"]) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not llm.stopped.is_set() and llm.written == llm.words
+        assert [t["answer"] for t in turns] == [llm.text]
+
+
 def test_upload_limits(tmp_path: Path) -> None:
     limits = Limits(max_upload_bytes=20_000, max_upload_files=2, max_body_bytes=2_000)
     settings = ServiceSettings.load(data_dir=tmp_path / "svc", limits=limits)

@@ -6,12 +6,13 @@ clients ignore. Stateless: the client sends the whole conversation each time."""
 from __future__ import annotations
 
 import json
+import logging
 import queue
 import threading
 import time
 import uuid
 from collections.abc import Iterator
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from fastapi import APIRouter, Depends
 from fastapi.responses import StreamingResponse
@@ -25,6 +26,8 @@ from .gate import Busy
 from .pipelines import UnknownModel
 from .state import ServiceState, get_state
 from .turns import TurnError, check_turn, run_turn, stream_turn
+
+log = logging.getLogger("convrag.service")
 
 
 class ContentPart(BaseModel):
@@ -112,8 +115,8 @@ def router() -> APIRouter:
         except Busy as exc:
             raise ApiError(429, str(exc), "too_many_generations") from None
         if request.stream:
-            pieces = _start_turn(state, route.config, messages, request.sampling())
-            return StreamingResponse(_events(completion_id, created, request.model, pieces), media_type="text/event-stream")
+            turn = _start_turn(state, route.config, messages, request.sampling())
+            return _TurnStream(turn, _events(completion_id, created, request.model, turn))
 
         def work() -> dict[str, Any]:
             try:
@@ -151,23 +154,39 @@ def _usage(result: dict[str, Any]) -> dict[str, int]:
 _END = object()
 
 
-def _start_turn(state: ServiceState, config: Any, messages: list[Message], sampling: Sampling | None) -> queue.Queue[Any]:
-    """Run the turn on its own thread (which releases the generation slot the caller took, however
-    it ends) and return the queue its pieces arrive on: text, then the turn's JSON or an
-    exception, then an end marker. A client that goes away does not stop the generation; its
-    answer still reaches the cache."""
-    pieces: queue.Queue[Any] = queue.Queue()
+class _Turn(NamedTuple):
+    """A streamed turn in flight: the queue its pieces arrive on (text, then the turn's JSON or an
+    exception, then an end marker), and the event that stops it when its client goes away."""
+
+    pieces: queue.Queue[Any]
+    gone: threading.Event
+
+
+def _start_turn(state: ServiceState, config: Any, messages: list[Message], sampling: Sampling | None) -> _Turn:
+    """Run the turn on its own thread, which releases the generation slot the caller took however
+    it ends. A client that goes away (an OpenAI client's "stop") stops the answer at the next piece:
+    the model and the slot are free for the next question at once, where on 2 cores the rest of an
+    answer nobody reads takes seconds; a stopped answer is not cached and nothing is read ahead.
+    (A turn of the conversations API runs to its end instead: it is stored, and the page shows it.)"""
+    turn = _Turn(queue.Queue(), threading.Event())
 
     def work() -> None:
         answer: str | None = None
+        pieces = stream_turn(state.pipelines, config, messages, sampling=sampling)
+        sent = 0
         try:
-            for item in stream_turn(state.pipelines, config, messages, sampling=sampling):
-                pieces.put(item)
+            for item in pieces:
+                if turn.gone.is_set():
+                    log.info("the client went away: its answer was stopped after %d piece(s)", sent)
+                    break
+                turn.pieces.put(item)
+                sent += 1
                 if isinstance(item, dict):
                     answer = item["answer"]
         except Exception as exc:  # reported to the client as an error event
-            pieces.put(exc)
+            turn.pieces.put(exc)
         finally:
+            pieces.close()  # an answer stopped part-way releases the model here
             state.gate.release()
             try:
                 # before the stream ends, as the other endpoints do: a client that sends its next
@@ -175,13 +194,30 @@ def _start_turn(state: ServiceState, config: Any, messages: list[Message], sampl
                 if answer is not None:
                     state.read_ahead_after(config, messages, answer)
             finally:
-                pieces.put(_END)
+                turn.pieces.put(_END)
 
     threading.Thread(target=work, name="convrag-stream", daemon=True).start()
-    return pieces
+    return turn
 
 
-def _events(completion_id: str, created: int, model: str, pieces: queue.Queue[Any]) -> Iterator[str]:
+class _TurnStream(StreamingResponse):
+    """The turn's events; however the response ends (its client went away, or all was sent) the
+    turn is told, so that a turn nobody reads stops. Told here rather than when the events'
+    generator closes: after a disconnect that generator lives on in the cancelled task's traceback
+    until the garbage collector frees it, while the answer goes on being written."""
+
+    def __init__(self, turn: _Turn, events: Iterator[str]) -> None:
+        super().__init__(events, media_type="text/event-stream")
+        self.turn = turn
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self.turn.gone.set()
+
+
+def _events(completion_id: str, created: int, model: str, turn: _Turn) -> Iterator[str]:
     """chat.completion.chunk events as the model writes, then a final chunk with the finish reason,
     usage and convrag's extra field (the final answer text, citations, trace), then ``[DONE]``."""
     def event(delta: dict[str, Any], finish: str | None = None, **more: Any) -> str:
@@ -190,7 +226,7 @@ def _events(completion_id: str, created: int, model: str, pieces: queue.Queue[An
         return f"data: {json.dumps(chunk)}\n\n"
 
     yield event({"role": "assistant", "content": ""})
-    while (item := pieces.get()) is not _END:
+    while (item := turn.pieces.get()) is not _END:
         if isinstance(item, Exception):
             status, message, code = error_for(item)
             yield f"data: {json.dumps(body(status, message, code))}\n\n"
