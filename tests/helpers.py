@@ -120,6 +120,30 @@ class StreamingScriptedLLM(ScriptedLLM):
         yield completion
 
 
+class SlowStreamingLLM(HeldLLM):
+    """Streams a long answer a word every 50 ms, recording how many words it wrote and whether it
+    was stopped before the end. Not held unless a test clears ``release``."""
+
+    def __init__(self, words: int) -> None:
+        self.text = " ".join(["word"] * (words - 1) + ["[1]."])
+        super().__init__([self.text] * 5)
+        self.release.set()
+        self.words, self.written, self.stopped = words, 0, threading.Event()
+
+    def stream(self, messages, params=None):  # type: ignore[no-untyped-def]
+        completion = self.complete(messages, params)
+        self.written = 0
+        try:
+            for i, word in enumerate(completion.text.split(" ")):
+                time.sleep(0.05)
+                self.written += 1
+                yield word if i == 0 else " " + word
+        except GeneratorExit:
+            self.stopped.set()
+            raise
+        yield completion
+
+
 # retrievers that fail ----------------------------------------------------------------------------
 class Failing:
     name = "failing"

@@ -15,7 +15,7 @@ from openai import OpenAI
 
 from convrag.service import ServiceSettings
 from convrag.service.settings import Limits
-from tests.helpers import PASSPORT, HeldLLM, ScriptedLLM, upload
+from tests.helpers import PASSPORT, HeldLLM, ScriptedLLM, SlowStreamingLLM, upload
 from tests.pdfs import make_pdf
 
 from .conftest import ThreadServer
@@ -298,29 +298,6 @@ def test_streaming_sends_the_answer_as_the_model_writes_it(tmp_path: Path, gov_f
         assert server.app.state.convrag.gate._sem._value == server.app.state.convrag.gate.limit
 
 
-class SlowStreamingLLM(ScriptedLLM):
-    """Streams a long answer a word every 50 ms, recording how many words it wrote and whether it
-    was stopped before the end."""
-
-    def __init__(self, words: int) -> None:
-        self.text = " ".join(["word"] * (words - 1) + ["[1]."])
-        super().__init__(answer=[self.text] * 5)
-        self.words, self.written, self.stopped = words, 0, threading.Event()
-
-    def stream(self, messages, params=None):  # type: ignore[no-untyped-def]
-        completion = self.complete(messages, params)
-        self.written = 0
-        try:
-            for i, word in enumerate(completion.text.split(" ")):
-                time.sleep(0.05)
-                self.written += 1
-                yield word if i == 0 else " " + word
-        except GeneratorExit:
-            self.stopped.set()
-            raise
-        yield completion
-
-
 def test_a_stream_whose_client_goes_away_stops_and_frees_the_model(tmp_path: Path, gov_files: list[tuple[str, bytes]]) -> None:
     """An OpenAI client's "stop" closes the connection; the answer went on to its end (6 s here, far
     longer for a real answer on 2 cores), holding the model, so the next question waited for it."""
@@ -345,6 +322,45 @@ def test_a_stream_whose_client_goes_away_stops_and_frees_the_model(tmp_path: Pat
         # a client that reads to the end gets the whole answer
         whole = client.post("/v1/chat/completions", json=body)
         assert whole.text.rstrip().endswith("data: [DONE]") and llm.written == llm.words and '"finish_reason": "stop"' in whole.text
+
+
+def test_stop_ends_a_conversation_turn_and_stores_nothing(tmp_path: Path, gov_files: list[tuple[str, bytes]]) -> None:
+    """There was no way to stop an answer: the web chat waited for its end, and a conversation's
+    stream is written to its end even when its client goes away."""
+    llm = SlowStreamingLLM(words=200)
+    settings = ServiceSettings.load(data_dir=tmp_path / "svc")
+    with ThreadServer(settings, llm) as server, httpx.Client(base_url=server.url, timeout=120) as client:
+        client.post("/api/collections", json={"name": "gov"})
+        upload(client, "gov", gov_files)
+        conv = client.post("/api/conversations", json={"collections": ["gov"]}).json()
+        stop = f"/api/conversations/{conv['id']}/stop"
+        assert client.post(stop).json() == {"stopped": False}  # nothing is being written
+        assert client.post("/api/conversations/nope/stop").status_code == 404
+        question = {"question": "How much does passport renewal by mail cost?", "stream": True}
+        kinds = []
+        with client.stream("POST", f"/api/conversations/{conv['id']}/messages", json=question) as response:
+            for line in response.iter_lines():
+                if line.startswith("event: "):
+                    kinds.append(line[7:])
+                    if kinds == ["token"]:
+                        assert client.post(stop).json() == {"stopped": True}
+        assert kinds[0] == "token" and kinds[-1] == "stopped" and "turn" not in kinds
+        assert llm.stopped.is_set() and llm.written < llm.words
+        assert client.get(f"/api/conversations/{conv['id']}").json()["turns"] == []
+        # the conversation is free again, and a question asked without streaming can be stopped too
+        # (once written, it is not stored)
+        llm.release.clear()
+        llm.waiting.clear()
+        result: dict[str, httpx.Response] = {}
+        asking = threading.Thread(target=lambda: result.update(r=client.post(f"/api/conversations/{conv['id']}/messages",
+                                                                             json={"question": question["question"]})))
+        asking.start()
+        assert llm.waiting.wait(30)
+        assert client.post(stop).json() == {"stopped": True}
+        llm.release.set()
+        asking.join(60)
+        assert result["r"].status_code == 409 and result["r"].json()["error"]["code"] == "turn_stopped"
+        assert client.get(f"/api/conversations/{conv['id']}").json()["turns"] == []
 
 
 def test_a_conversation_turn_whose_client_goes_away_is_written_and_stored(tmp_path: Path, gov_files: list[tuple[str, bytes]]) -> None:

@@ -18,7 +18,7 @@ import pytest
 from playwright.sync_api import expect, sync_playwright
 
 from convrag.service import ServiceSettings
-from tests.helpers import StreamingScriptedLLM, upload
+from tests.helpers import SlowStreamingLLM, StreamingScriptedLLM, upload
 
 from .conftest import ThreadServer, free_port, wait_job
 
@@ -214,6 +214,35 @@ def test_a_collection_that_could_not_be_searched_is_said_beside_the_answer(tmp_p
         page.reload()
         expect(page.locator("#collections li", has_text="boats")).to_contain_text("2 docs")
         expect(page.locator("#collections .problem")).to_have_count(0)
+        page.close()
+
+
+def test_stop_ends_the_answer_being_written_and_keeps_the_question(tmp_path: Path, browser) -> None:  # type: ignore[no-untyped-def]
+    """The page had no Stop: a long or unwanted answer held the model (and the conversation) to its end."""
+    llm = SlowStreamingLLM(words=400)  # 20 s: far longer than the test takes to stop it
+    settings = ServiceSettings.load(data_dir=tmp_path / "svc")
+    with ThreadServer(settings, llm) as server:
+        api = httpx.Client(base_url=server.url, timeout=120)
+        assert api.post("/api/collections", json={"name": "gov"}).status_code == 201
+        assert upload(api, "gov", [("gov.txt", PASSPORT.encode())])["status"] == "succeeded"
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        page.goto(server.url)
+        expect(page.locator("#stop")).to_be_hidden()
+        page.check(".collection-choice[value=gov]")
+        page.click("#new-chat")
+        question = "How much does passport renewal by mail cost?"
+        page.fill("#question", question)
+        page.click("#send")
+        expect(page.locator(".msg.streaming")).to_contain_text("word word", timeout=60_000)
+        page.click("#stop")
+        expect(page.locator("#error")).to_have_text("Stopped: the answer was not kept.", timeout=30_000)
+        assert llm.stopped.is_set() and llm.written < llm.words
+        expect(page.locator(".msg")).to_have_count(0)  # neither the draft nor the question stays in the conversation
+        expect(page.locator("#question")).to_have_value(question)  # the question is back in the box
+        expect(page.locator("#stop")).to_be_hidden()
+        expect(page.locator("#send")).to_be_enabled()
+        conversation = api.get("/api/conversations").json()[0]
+        assert api.get(f"/api/conversations/{conversation['id']}").json()["turns"] == []
         page.close()
 
 

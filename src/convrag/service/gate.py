@@ -41,19 +41,31 @@ class GenerationGate:
 class OneTurnAtATime:
     """The conversations with a turn being answered. A second question to the same conversation
     is refused at once: it would be answered from a history without the first one's answer (the
-    store refuses to save it anyway, after the model's time was spent)."""
+    store refuses to save it anyway, after the model's time was spent). Each claim holds an event
+    that :meth:`stop` sets: the user's "Stop" for the answer being written."""
 
     def __init__(self) -> None:
-        self._busy: set[str] = set()
+        self._busy: dict[str, threading.Event] = {}
         self._lock = threading.Lock()
 
-    def claim(self, conversation: str) -> None:
-        """Mark ``conversation`` busy or raise :class:`ConversationBusy`; whoever claims must :meth:`release`."""
+    def claim(self, conversation: str) -> threading.Event:
+        """Mark ``conversation`` busy or raise :class:`ConversationBusy`; whoever claims must
+        :meth:`release`. Returns the event that says the user asked to stop this turn."""
         with self._lock:
             if conversation in self._busy:
                 raise ConversationBusy("an answer is being written in this conversation; wait for it, then ask again")
-            self._busy.add(conversation)
+            stop = self._busy[conversation] = threading.Event()
+            return stop
+
+    def stop(self, conversation: str) -> bool:
+        """Ask the turn being answered in ``conversation`` to stop; False when none is."""
+        with self._lock:
+            stop = self._busy.get(conversation)
+        if stop is None:
+            return False
+        stop.set()
+        return True
 
     def release(self, conversation: str) -> None:
         with self._lock:
-            self._busy.discard(conversation)
+            self._busy.pop(conversation, None)

@@ -135,10 +135,10 @@ class _Turn:
         # the completion cache) gave the very answer it replaces
         self.sampling = Sampling.fresh() if replace_last else None
 
-    def _claim(self) -> None:
-        """This conversation's one turn in flight, else 409 at once."""
+    def _claim(self) -> threading.Event:
+        """This conversation's one turn in flight, else 409 at once; the event is the user's "Stop"."""
         try:
-            self.state.turns_in_flight.claim(self.conversation["id"])
+            return self.state.turns_in_flight.claim(self.conversation["id"])
         except ConversationBusy as exc:
             raise ApiError(409, str(exc), "conversation_busy") from None
 
@@ -152,11 +152,15 @@ class _Turn:
         return stored
 
     def run(self) -> dict[str, Any]:
-        self._claim()
+        """The stored turn. Written in one piece, so a "Stop" takes effect only when it is written:
+        it is then not stored (409 ``turn_stopped``), as a stopped streamed turn is not."""
+        stop = self._claim()
         try:
             with self.state.gate.slot():
                 *_, result = stream_turn(self.state.pipelines, self.config, self.messages, stream_text=False, sampling=self.sampling)
             assert isinstance(result, dict)
+            if stop.is_set():
+                raise ApiError(409, "the answer was stopped before it was stored; ask again", "turn_stopped")
             return self._store(result)
         except Busy as exc:
             raise ApiError(429, str(exc), "too_many_generations") from None
@@ -166,7 +170,11 @@ class _Turn:
             self.state.turns_in_flight.release(self.conversation["id"])
 
     def stream(self) -> StreamingResponse:
-        self._claim()
+        """The answer as events: ``token`` pieces, then the stored ``turn`` (or an ``error``). The
+        user's "Stop" ends it with a ``stopped`` event at the next piece, storing nothing: a half
+        answer would become history that later questions are rewritten and answered from. A client
+        that merely goes away does not stop it: the turn is stored and shows when reopened."""
+        stop = self._claim()
         try:
             self.state.gate.acquire()
         except Busy as exc:
@@ -175,8 +183,12 @@ class _Turn:
         events: queue.Queue[str | None] = queue.Queue()
 
         def work() -> None:
+            pieces = stream_turn(self.state.pipelines, self.config, self.messages, sampling=self.sampling)
             try:
-                for item in stream_turn(self.state.pipelines, self.config, self.messages, sampling=self.sampling):
+                for item in pieces:
+                    if stop.is_set():
+                        events.put(_event("stopped", {"question": self.question}))
+                        break
                     if isinstance(item, dict):
                         events.put(_event("turn", self._store(item)))
                     else:
@@ -185,6 +197,7 @@ class _Turn:
                 status, message, code = error_for(exc)
                 events.put(_event("error", {"error": {"message": message, "code": code, "status": status}}))
             finally:
+                pieces.close()  # a stopped answer releases the model here
                 self.state.gate.release()
                 self.state.turns_in_flight.release(self.conversation["id"])
                 events.put(None)
@@ -255,6 +268,15 @@ def router(limits: Limits) -> APIRouter:
         """Ask the next question; the history is this conversation's questions and convrag's own answers."""
         turn = _Turn(state, _conversation(state, conv_id), body.question, replace_last=False)  # type: ignore[attr-defined]
         return turn.stream() if body.stream else turn.run()  # type: ignore[attr-defined]
+
+    @api.post("/conversations/{conv_id}/stop")
+    def stop(conv_id: str, state: ServiceState = Depends(get_state)) -> dict[str, bool]:
+        """Stop the answer being written in this conversation ("Stop" in the web chat): its stream
+        ends with a ``stopped`` event at the next piece and nothing is stored (a regenerate leaves
+        the answer it was to replace). ``stopped`` is false when no answer was being written."""
+        if state.store.conversation(conv_id) is None:
+            raise ApiError(404, f"no conversation {conv_id!r}", "conversation_not_found")
+        return {"stopped": state.turns_in_flight.stop(conv_id)}
 
     @api.post("/conversations/{conv_id}/regenerate", response_model=None, responses=EVENT_STREAM)
     def regenerate(conv_id: str, body: RegenerateIn | None = None, state: ServiceState = Depends(get_state)) -> Any:

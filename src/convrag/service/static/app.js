@@ -341,17 +341,28 @@ async function ask(question) {
                                  { method: "POST", headers: headers(true), body: JSON.stringify(body) });
     if (response.status === 401) $("key-box").hidden = false;
     if (!response.ok) throw new Error(errorMessage(await response.json().catch(() => ({})), response));
-    let failure = null;
+    $("stop").disabled = false; $("stop").hidden = false;
+    let failure = null; let stopped = false;
     await readEvents(response, (kind, data) => {
       if (kind === "token") { draft.textContent += data.text; box.scrollTop = box.scrollHeight; }
       else if (kind === "error") failure = new Error(data.error.message);
+      else if (kind === "stopped") stopped = true;
     });
     if (failure) throw failure;
-    if (question !== null) $("question").value = "";
+    // a stopped answer is not stored: the question stays in the box, to edit or ask again
+    if (question !== null && !stopped) $("question").value = "";
     await openConversation(state.conversation.id);
+    if (stopped) showError("Stopped: the answer was not kept.");
   } catch (error) { renderMessages(); showError(error); }
-  finally { $("send").disabled = false; }
+  finally { $("send").disabled = false; $("stop").hidden = true; }
 }
+
+// Stop the answer being written: the server ends its stream with a "stopped" event.
+$("stop").addEventListener("click", () => action(async () => {
+  $("stop").disabled = true;
+  const response = await fetch(`/api/conversations/${state.conversation.id}/stop`, { method: "POST", headers: headers(true), body: "{}" });
+  if (!response.ok) throw new Error(errorMessage(await response.json().catch(() => ({})), response));
+}));
 
 $("ask").addEventListener("submit", (event) => {
   event.preventDefault();
