@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from contextlib import closing
 
+from rich.live import Live
 from rich.markup import escape
 from rich.panel import Panel
 
@@ -15,7 +17,7 @@ from ..pipeline import LivePipeline, Pipeline, PipelineResult
 from ..pipeline.read_ahead import ReadAhead
 from ..types import Message
 
-HELP = "commands: /trace (decisions of the last turn), /json (its full trace), /reset, /help, /quit"
+HELP = "commands: /trace (decisions of the last turn), /json (its full trace), /reset, /help, /quit; Ctrl-C stops an answer"
 #: a line that is one slash-word is a command, known or not: a mistyped "/trcae" is not asked as a question
 #: (a question that starts with a path, "/etc/hosts format?", is not one word)
 _COMMAND = re.compile(r"/[A-Za-z]+")
@@ -84,10 +86,30 @@ def print_decisions(result: PipelineResult) -> None:
     console.print(Panel("\n".join(lines), title="decisions", expand=True), highlight=False, soft_wrap=False)
 
 
+def stream_answer(pipeline: Pipeline, messages: Sequence[Message], task_id: str) -> PipelineResult:
+    """The turn's answer, shown as the model writes it: a draft that the answer with its citations
+    replaces when done (a terminal only; elsewhere the answer is printed once). On two cores the
+    first words come seconds before the whole. Ctrl-C raises KeyboardInterrupt here, after the
+    turn's generation is closed, so the model is free for the next question."""
+    result: PipelineResult | None = None
+    text = ""
+    with closing(pipeline.stream(messages, task_id)) as pieces, Live(console=console, transient=True, refresh_per_second=8) as live:
+        for item in pieces:
+            if isinstance(item, PipelineResult):
+                result = item
+            else:
+                text += item
+                live.update(Panel(escape(text), title="answer (being written; Ctrl-C stops it)", border_style="dim"))
+    assert result is not None
+    return result
+
+
 def chat_loop(source: Pipeline | LivePipeline, read: Callable[[str], str] = input) -> list[Message]:
     """Read questions until EOF or /quit; the history is the user's questions and convrag's answers.
     A :class:`LivePipeline` source is asked before each turn, so a collection re-indexed during the
-    chat is searched at its new version (and the user is told)."""
+    chat is searched at its new version (and the user is told). Ctrl-C while a turn is answered
+    stops that turn, which is then not part of the history (as "Stop" in the web chat); at the
+    prompt it ends the chat."""
     pipeline = source if isinstance(source, Pipeline) else source.pipeline
     history: list[Message] = []
     last: PipelineResult | None = None
@@ -125,9 +147,12 @@ def chat_loop(source: Pipeline | LivePipeline, read: Callable[[str], str] = inpu
                 pipeline, changed = source.current()
                 if changed:
                     console.print(f"[dim]re-indexed since the last turn, now searched as they are: {escape(', '.join(changed))}[/dim]")
-            last = pipeline.answer([*history, Message("user", line)], task_id=f"chat-{len(history) // 2 + 1}")
+            last = stream_answer(pipeline, [*history, Message("user", line)], task_id=f"chat-{len(history) // 2 + 1}")
         except ConvragError as exc:
             console.print(f"[red]error:[/red] {escape(str(exc))}")
+            continue
+        except KeyboardInterrupt:
+            console.print("[yellow]stopped:[/yellow] the answer was not kept; ask again, or ask another question")
             continue
         print_answer(last)
         history += [Message("user", line), Message("agent", last.text)]

@@ -1,0 +1,43 @@
+"""The terminal chat: answers streamed as they are written, and Ctrl-C stopping one answer."""
+
+from __future__ import annotations
+
+from convrag.cli.chat import chat_loop
+from convrag.generate.answer import AnswerGenerator
+from convrag.llm.base import GenerationParams
+from convrag.pipeline import Pipeline
+from convrag.retrieve.multi import CollectionSearch, open_collections
+from convrag.strategies import make_strategy
+from tests.helpers import StreamingScriptedLLM
+
+
+class InterruptedOnce(StreamingScriptedLLM):
+    """Streams its answers; the first one is interrupted after two words, as Ctrl-C does while the
+    model writes."""
+
+    def __init__(self, answers: list[str]) -> None:
+        super().__init__(answer=answers)
+        self.streams = 0
+
+    def stream(self, messages, params=GenerationParams()):  # type: ignore[no-untyped-def]
+        self.streams += 1
+        for i, piece in enumerate(super().stream(messages, params)):
+            if self.streams == 1 and i == 2:
+                raise KeyboardInterrupt
+            yield piece
+
+
+def test_ctrl_c_stops_the_answer_being_written_and_the_chat_goes_on(tiny_collection, capsys) -> None:  # type: ignore[no-untyped-def]
+    """Ctrl-C during an answer ended the whole chat (the answer was not even streamed: the terminal
+    showed nothing until it was whole)."""
+    bm25 = open_collections({"x": tiny_collection}, "bm25")[0].retriever
+    llm = InterruptedOnce(["The Cardinals played in London in 2017 [1].", "The Cardinals played in London in 2017 [1]."])
+    pipeline = Pipeline([CollectionSearch("docs", bm25)], make_strategy("last_turn", llm), generator=AnswerGenerator(llm))
+    inputs = iter(["Did the Cardinals play in London?", "Did the Cardinals play in London?", "/quit"])
+    history = chat_loop(pipeline, lambda prompt: next(inputs))
+    out = capsys.readouterr().out
+    assert "stopped: the answer was not kept" in out
+    # the stopped turn is not history; the same question asked again is answered (through the stream)
+    assert [m.text for m in history] == ["Did the Cardinals play in London?", "The Cardinals played in London in 2017 [1]."]
+    assert llm.streams == 2 and out.count("The Cardinals played in London in 2017") == 1
+    assert "being written" not in out  # the draft is a terminal's only: printed output holds the answer once
