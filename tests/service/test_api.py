@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -298,14 +300,21 @@ def test_streaming_sends_the_answer_as_the_model_writes_it(tmp_path: Path, gov_f
         assert server.app.state.convrag.gate._sem._value == server.app.state.convrag.gate.limit
 
 
+@contextmanager
+def slow_gov_server(tmp_path: Path, gov_files: list[tuple[str, bytes]], words: int) -> Iterator[tuple[ThreadServer, httpx.Client, SlowStreamingLLM]]:
+    """A server whose model writes a ``words``-word answer slowly, over a "gov" collection."""
+    llm = SlowStreamingLLM(words=words)
+    with ThreadServer(ServiceSettings.load(data_dir=tmp_path / "svc"), llm) as server, \
+            httpx.Client(base_url=server.url, timeout=120) as client:
+        client.post("/api/collections", json={"name": "gov"})
+        upload(client, "gov", gov_files)
+        yield server, client, llm
+
+
 def test_a_stream_whose_client_goes_away_stops_and_frees_the_model(tmp_path: Path, gov_files: list[tuple[str, bytes]]) -> None:
     """An OpenAI client's "stop" closes the connection; the answer went on to its end (6 s here, far
     longer for a real answer on 2 cores), holding the model, so the next question waited for it."""
-    llm = SlowStreamingLLM(words=120)
-    settings = ServiceSettings.load(data_dir=tmp_path / "svc")
-    with ThreadServer(settings, llm) as server, httpx.Client(base_url=server.url, timeout=120) as client:
-        client.post("/api/collections", json={"name": "gov"})
-        upload(client, "gov", gov_files)
+    with slow_gov_server(tmp_path, gov_files, words=120) as (server, client, llm):
         body = {"model": "collection:gov", "stream": True,
                 "messages": [{"role": "user", "content": "How much does passport renewal by mail cost?"}]}
         with client.stream("POST", "/v1/chat/completions", json=body) as response:
@@ -327,11 +336,7 @@ def test_a_stream_whose_client_goes_away_stops_and_frees_the_model(tmp_path: Pat
 def test_stop_ends_a_conversation_turn_and_stores_nothing(tmp_path: Path, gov_files: list[tuple[str, bytes]]) -> None:
     """There was no way to stop an answer: the web chat waited for its end, and a conversation's
     stream is written to its end even when its client goes away."""
-    llm = SlowStreamingLLM(words=200)
-    settings = ServiceSettings.load(data_dir=tmp_path / "svc")
-    with ThreadServer(settings, llm) as server, httpx.Client(base_url=server.url, timeout=120) as client:
-        client.post("/api/collections", json={"name": "gov"})
-        upload(client, "gov", gov_files)
+    with slow_gov_server(tmp_path, gov_files, words=200) as (server, client, llm):
         conv = client.post("/api/conversations", json={"collections": ["gov"]}).json()
         stop = f"/api/conversations/{conv['id']}/stop"
         assert client.post(stop).json() == {"stopped": False}  # nothing is being written
@@ -365,11 +370,7 @@ def test_stop_ends_a_conversation_turn_and_stores_nothing(tmp_path: Path, gov_fi
 
 def test_a_conversation_turn_whose_client_goes_away_is_written_and_stored(tmp_path: Path, gov_files: list[tuple[str, bytes]]) -> None:
     """Unlike a stateless OpenAI request, a conversation keeps the turn: reopened, it shows the answer."""
-    llm = SlowStreamingLLM(words=40)
-    settings = ServiceSettings.load(data_dir=tmp_path / "svc")
-    with ThreadServer(settings, llm) as server, httpx.Client(base_url=server.url, timeout=120) as client:
-        client.post("/api/collections", json={"name": "gov"})
-        upload(client, "gov", gov_files)
+    with slow_gov_server(tmp_path, gov_files, words=40) as (server, client, llm):
         conv = client.post("/api/conversations", json={"collections": ["gov"]}).json()
         question = {"question": "How much does passport renewal by mail cost?", "stream": True}
         with client.stream("POST", f"/api/conversations/{conv['id']}/messages", json=question) as response:
