@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -31,4 +32,15 @@ def serve(
     settings = ServiceSettings.load(config, host=host, port=port, data_dir=data_dir, llm=llm, llm_url=llm_url)
     application = create_app(settings)
     console.print(f"convrag serving on http://{settings.host}:{settings.port} (data in {settings.data_dir})")
-    uvicorn.run(application, host=settings.host, port=settings.port, log_level="info")
+    uvicorn.run(application, host=settings.host, port=settings.port, log_level="info", log_config=log_config())
+
+
+def log_config() -> dict[str, Any]:
+    """uvicorn's logging, with convrag's own loggers through the same handler at INFO: without it
+    only their warnings reached the terminal, bare, and none of what the service does on its own
+    (indexing jobs done, answers stopped because their client went away, reading ahead)."""
+    from uvicorn.config import LOGGING_CONFIG
+
+    config = copy.deepcopy(LOGGING_CONFIG)
+    config["loggers"]["convrag"] = {"handlers": ["default"], "level": "INFO", "propagate": False}
+    return config

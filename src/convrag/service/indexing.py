@@ -158,6 +158,7 @@ class Indexer:
         record = self.store.collection(name)
         if record is None:
             raise ConvragError(f"collection {name!r} was deleted")
+        began = time.monotonic()
         self.store.update_job(job_id, status="running", started=time.time(), stage="reading documents")
         embedder = load_embedder(record["embedding_model"])
         folder = self.uploads_root / job_id
@@ -197,6 +198,10 @@ class Indexer:
         self._remove_old_files(previous)
         if skipped:
             self.store.update_job(job_id, error="skipped " + "; ".join(skipped))
+        log.info("indexing job %s: collection %s now %d passage(s) (%d from %d file(s)%s%s) in %.1f s", job_id, name,
+                 len(collection.passages) if collection is not None else 0, len(new_passages), len(job["files"]),
+                 f", {len(removed)} document(s) removed" if removed else "", f", {len(skipped)} skipped" if skipped else "",
+                 time.monotonic() - began)
         self.on_change(name)
 
 
