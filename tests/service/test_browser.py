@@ -168,11 +168,15 @@ def test_page_manages_documents_and_conversations_and_renders_markdown_safely(tm
         with page.expect_download() as download:
             page.click("#export-md")
         assert "Adults pay 130 dollars by mail" in Path(download.value.path()).read_text()
-        # an answer with a warning in its trace says so beside the answer
+        # an answer with a warning in its trace says so beside the answer; asked with Enter (Shift+Enter is a new line)
         page.fill("#question", "Does renewing an adult passport by mail cost 130 dollars?")
-        page.click("#send")
+        page.press("#question", "Shift+Enter")
+        expect(page.locator("#question")).to_have_value("Does renewing an adult passport by mail cost 130 dollars?\n")
+        expect(page.locator(".msg.user")).to_have_count(1)
+        page.press("#question", "Enter")
         expect(page.locator(".msg.assistant:not(.streaming)").nth(1).locator(".caution")).to_have_text(
             "Caution: answer cites no passage", timeout=60_000)
+        expect(page.locator("#question")).to_have_value("")
         with page.expect_download() as download:
             page.click("#export-md")
         assert "*Caution: answer cites no passage*" in Path(download.value.path()).read_text()  # the export says it too

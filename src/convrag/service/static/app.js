@@ -364,6 +364,14 @@ $("stop").addEventListener("click", () => action(async () => {
   if (!response.ok) throw new Error(errorMessage(await response.json().catch(() => ({})), response));
 }));
 
+// Enter asks, as in other chats; Shift+Enter starts a new line, and an input method still composing
+// text (Japanese, Chinese) keeps its Enter to confirm the text
+$("question").addEventListener("keydown", (event) => {
+  if (event.key !== "Enter" || event.shiftKey || event.isComposing) return;
+  event.preventDefault();
+  if (!$("send").disabled) $("ask").requestSubmit();
+});
+
 $("ask").addEventListener("submit", (event) => {
   event.preventDefault();
   const question = $("question").value.trim();
