@@ -229,6 +229,7 @@ def test_stop_ends_the_answer_being_written_and_keeps_the_question(tmp_path: Pat
         api = httpx.Client(base_url=server.url, timeout=120)
         assert api.post("/api/collections", json={"name": "gov"}).status_code == 201
         assert upload(api, "gov", [("gov.txt", PASSPORT.encode())])["status"] == "succeeded"
+        other = api.post("/api/conversations", json={"collections": ["gov"], "title": "Another one"}).json()
         page = browser.new_page(viewport={"width": 1400, "height": 900})
         page.goto(server.url)
         expect(page.locator("#stop")).to_be_hidden()
@@ -238,6 +239,9 @@ def test_stop_ends_the_answer_being_written_and_keeps_the_question(tmp_path: Pat
         page.fill("#question", question)
         page.click("#send")
         expect(page.locator(".msg.streaming")).to_contain_text("word word", timeout=60_000)
+        # another conversation opened meanwhile: Stop still stops the answer being written, not that one
+        page.locator("#conversations li", has_text="Another one").click()
+        expect(page.locator("#chat-title")).to_contain_text("Another one")
         page.click("#stop")
         expect(page.locator("#error")).to_have_text("Stopped: the answer was not kept.", timeout=30_000)
         assert llm.stopped.is_set() and llm.written < llm.words
@@ -245,8 +249,8 @@ def test_stop_ends_the_answer_being_written_and_keeps_the_question(tmp_path: Pat
         expect(page.locator("#question")).to_have_value(question)  # the question is back in the box
         expect(page.locator("#stop")).to_be_hidden()
         expect(page.locator("#send")).to_be_enabled()
-        conversation = api.get("/api/conversations").json()[0]
-        assert api.get(f"/api/conversations/{conversation['id']}").json()["turns"] == []
+        assert [c["turn_count"] for c in api.get("/api/conversations").json()] == [0, 0]
+        assert other["id"] in [c["id"] for c in api.get("/api/conversations").json()]
         page.close()
 
 

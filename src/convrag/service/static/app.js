@@ -5,7 +5,7 @@
 "use strict";
 
 // opening: the conversation being created, so a question sent meanwhile waits for it instead of failing
-const state = { conversation: null, turns: [], documentsOf: null, replacing: null, opening: null };
+const state = { conversation: null, turns: [], documentsOf: null, replacing: null, opening: null, streaming: null };
 const $ = (id) => document.getElementById(id);
 
 function el(tag, text, cls) {
@@ -337,7 +337,8 @@ async function ask(question) {
   const path = question === null ? "regenerate" : "messages";
   const body = question === null ? { stream: true } : { question, stream: true };
   try {
-    const response = await fetch(`/api/conversations/${state.conversation.id}/${path}`,
+    state.streaming = state.conversation.id;  // what Stop stops, even if another conversation is opened meanwhile
+    const response = await fetch(`/api/conversations/${state.streaming}/${path}`,
                                  { method: "POST", headers: headers(true), body: JSON.stringify(body) });
     if (response.status === 401) $("key-box").hidden = false;
     if (!response.ok) throw new Error(errorMessage(await response.json().catch(() => ({})), response));
@@ -354,13 +355,14 @@ async function ask(question) {
     await openConversation(state.conversation.id);
     if (stopped) showError("Stopped: the answer was not kept.");
   } catch (error) { renderMessages(); showError(error); }
-  finally { $("send").disabled = false; $("stop").hidden = true; }
+  finally { $("send").disabled = false; $("stop").hidden = true; state.streaming = null; }
 }
 
 // Stop the answer being written: the server ends its stream with a "stopped" event.
 $("stop").addEventListener("click", () => action(async () => {
   $("stop").disabled = true;
-  const response = await fetch(`/api/conversations/${state.conversation.id}/stop`, { method: "POST", headers: headers(true), body: "{}" });
+  if (!state.streaming) return;
+  const response = await fetch(`/api/conversations/${state.streaming}/stop`, { method: "POST", headers: headers(true), body: "{}" });
   if (!response.ok) throw new Error(errorMessage(await response.json().catch(() => ({})), response));
 }));
 
