@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from convrag.cli.chat import chat_loop
 from convrag.generate.answer import AnswerGenerator
 from convrag.llm.base import GenerationParams
@@ -41,3 +43,35 @@ def test_ctrl_c_stops_the_answer_being_written_and_the_chat_goes_on(tiny_collect
     assert [m.text for m in history] == ["Did the Cardinals play in London?", "The Cardinals played in London in 2017 [1]."]
     assert llm.streams == 2 and out.count("The Cardinals played in London in 2017") == 1
     assert "being written" not in out  # the draft is a terminal's only: printed output holds the answer once
+
+
+class ReadingLLM(StreamingScriptedLLM):
+    """Records the prompt starts it is asked to read ahead, as the local backend reads them."""
+
+    def __init__(self, answers: list[str]) -> None:
+        super().__init__(answer=answers)
+        self.read: list[list] = []
+
+    def prefill(self, messages):  # type: ignore[no-untyped-def]
+        self.read.append(messages)
+        return len(messages)
+
+
+def test_the_first_question_s_prompt_is_read_ahead_while_it_is_typed(tiny_collection) -> None:  # type: ignore[no-untyped-def]
+    """Only the prompts after an answer were read ahead, so a chat's first answer waited for the model
+    to load and read its instructions and examples (8.7 s here with the local model, against 2.4 s
+    with them read ahead)."""
+    bm25 = open_collections({"x": tiny_collection}, "bm25")[0].retriever
+    llm = ReadingLLM(["The Cardinals played in London in 2017 [1]."])
+    pipeline = Pipeline([CollectionSearch("docs", bm25)], make_strategy("last_turn", llm), generator=AnswerGenerator(llm))
+    typed = iter(["Did the Cardinals play in London?", "/quit"])
+
+    def read(prompt: str) -> str:
+        deadline = time.monotonic() + 10
+        while not llm.read and time.monotonic() < deadline:  # the user types for a while
+            time.sleep(0.05)
+        return next(typed)
+
+    chat_loop(pipeline, read)
+    start, asked = llm.read[0], llm.requests[0][1]
+    assert asked[:-1] == start[:-1] and asked[-1]["content"].startswith(start[-1]["content"])

@@ -310,13 +310,19 @@ def test_after_an_answer_the_next_prompt_is_read_up_to_its_passages(tmp_path: Pa
         client.post("/api/collections", json={"name": "gov"})
         upload(client, "gov", [("passports.md", PASSPORT), ("fishing.md", FISHING)])
         conv = client.post("/api/conversations", json={"collections": ["gov"]}).json()
-        client.post(f"/api/conversations/{conv['id']}/messages", json={"question": "How much does passport renewal by mail cost?"})
         state = server.app.state.convrag
+        assert state.read_ahead.wait_idle(timeout=30)
+        # a new conversation: its first answer prompt is read up to its passages while the question is typed
+        first_start = llm.read[:]
+        client.post(f"/api/conversations/{conv['id']}/messages", json={"question": "How much does passport renewal by mail cost?"})
         assert state.read_ahead.wait_idle(timeout=30)
         if not read_ahead:
             assert llm.read == [] and state.read_ahead.last is None
             return
-        rewrite_start, answer_start = llm.read  # progressive's rewrite prompt, then the answer prompt
+        assert len(first_start) == 1  # only the answer's: progressive asks the model nothing on a first question
+        asked = [m for k, m in llm.requests if k == "answer"][0]
+        assert asked[:-1] == first_start[0][:-1] and asked[-1]["content"].startswith(first_start[0][-1]["content"])
+        _, rewrite_start, answer_start = llm.read  # then progressive's rewrite prompt, then the answer prompt
         assert answers[0] in answer_start[-1]["content"] and state.read_ahead.last["answer"]["tokens"] > 0
         assert answers[0] in rewrite_start[-1]["content"] and state.read_ahead.last["strategy"]["tokens"] > 0
         client.post(f"/api/conversations/{conv['id']}/messages", json={"question": "Does it cost less for a yearly fishing license?"})

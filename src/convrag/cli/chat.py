@@ -114,6 +114,7 @@ def chat_loop(source: Pipeline | LivePipeline, read: Callable[[str], str] = inpu
     history: list[Message] = []
     last: PipelineResult | None = None
     ahead = ReadAhead()  # the next prompt's start is read while the user reads the answer and types
+    ahead.submit(pipeline, [])  # the first one's too: loading the model and reading its examples take seconds
     console.print(f"[dim]{HELP}[/dim]")
     while True:
         try:
@@ -126,6 +127,7 @@ def chat_loop(source: Pipeline | LivePipeline, read: Callable[[str], str] = inpu
             break
         if line == "/reset":
             history, last = [], None
+            ahead.submit(pipeline, [])
             console.print("[dim]conversation cleared[/dim]")
             continue
         if line == "/help":

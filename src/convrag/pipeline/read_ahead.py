@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..types import Message
@@ -35,7 +35,7 @@ class ReadAhead:
 
     def __init__(self, enabled: bool = True) -> None:
         self.enabled = enabled
-        self._pending: tuple[Pipeline, list[Message]] | None = None
+        self._pending: tuple[Pipeline | Callable[[], Pipeline], list[Message]] | None = None
         self._busy = False
         self._cond = threading.Condition()
         self._thread: threading.Thread | None = None
@@ -43,8 +43,11 @@ class ReadAhead:
         #: the record of the last read (tokens and seconds, or why nothing was read), for the logs and tests
         self.last: dict[str, Any] | None = None
 
-    def submit(self, pipeline: Pipeline, messages: Sequence[Message]) -> None:
-        """Read ahead for the turn after ``messages`` (which end with the answer just stored)."""
+    def submit(self, pipeline: Pipeline | Callable[[], Pipeline], messages: Sequence[Message]) -> None:
+        """Read ahead for the turn after ``messages``: they end with the answer just stored, or
+        are empty for a conversation's first question (its prompt's instructions and examples are
+        read while the user types it). ``pipeline`` may be a function that makes it, called on the
+        worker, so that a caller who has not built it yet does not wait for that."""
         if not self.enabled:
             return
         with self._cond:
@@ -67,7 +70,7 @@ class ReadAhead:
                 (pipeline, messages), self._pending = self._pending, None
                 self._busy = True
             try:
-                record = pipeline.prefill(messages)
+                record = (pipeline() if callable(pipeline) else pipeline).prefill(messages)
             except Exception as exc:  # never let a background read take the worker down
                 record = {"error": f"{type(exc).__name__}: {exc}"}
             log.info("read ahead for the next turn: %s", record)

@@ -46,6 +46,13 @@ class ServiceState:
             return opened
 
 
+    def read_ahead_first(self, config: PipelineConfig) -> None:
+        """Have a new conversation's first prompt read ahead up to its passages (the instructions and
+        worked examples: most of a first turn's reading) while the user types the question. The
+        pipeline is built on the read-ahead's worker, so creating the conversation does not wait."""
+        if self.pipelines.ready(config.collections)[0]:
+            self.read_ahead.submit(lambda: self.pipelines.get(config), [])
+
     def read_ahead_after(self, config: PipelineConfig, messages: Sequence[Message], answer: str) -> None:
         """Have the next turn's prompt read ahead once ``answer`` to ``messages`` is given: the
         conversations API stores the turn, an OpenAI-compatible client sends the same messages

@@ -232,7 +232,9 @@ def router(limits: Limits) -> APIRouter:
 
         if strategy not in STRATEGIES:
             raise ApiError(422, f"unknown strategy {strategy!r}; expected one of {', '.join(STRATEGIES)}", "unknown_strategy")
-        return state.store.add_conversation(body.title or "New conversation", body.collections, strategy)
+        conversation = state.store.add_conversation(body.title or "New conversation", body.collections, strategy)
+        state.read_ahead_first(PipelineConfig(collections=body.collections, strategy=strategy))
+        return conversation
 
     @api.get("/conversations/{conv_id}", response_model=None, responses={200: {"model": ConversationOut}})
     def read_conversation(conv_id: str, state: ServiceState = Depends(get_state)) -> dict[str, Any]:
