@@ -254,6 +254,20 @@ def test_stop_ends_the_answer_being_written_and_keeps_the_question(tmp_path: Pat
         page.close()
 
 
+@pytest.mark.parametrize("width", [390, 800, 1400])
+def test_the_chat_has_room_in_a_narrow_window(tmp_path: Path, browser, width: int) -> None:  # type: ignore[no-untyped-def]
+    """Three fixed columns (260 + 380 px) left the chat a sliver in a half-screen window and nothing
+    on a phone: the question box was a few pixels wide."""
+    with ThreadServer(ServiceSettings.load(data_dir=tmp_path / "svc"), StreamingScriptedLLM()) as server:
+        page = browser.new_page(viewport={"width": width, "height": 800})
+        page.goto(server.url)
+        page.locator("#question").scroll_into_view_if_needed()
+        box = page.locator("#question").bounding_box()
+        assert box is not None and box["width"] >= min(width, 1400 - 260 - 380) * 0.6, box
+        assert page.evaluate("document.documentElement.scrollWidth") <= width  # nothing runs off the side
+        page.close()
+
+
 def test_a_page_from_another_origin_cannot_change_anything(tmp_path: Path, browser) -> None:  # type: ignore[no-untyped-def]
     """The cross-site upload of the review: a page on another origin posts a file (no-cors fetch
     and a self-submitting form) to the server on 127.0.0.1. Nothing may reach the collection."""
