@@ -239,8 +239,10 @@ def test_stop_ends_the_answer_being_written_and_keeps_the_question(tmp_path: Pat
         page.fill("#question", question)
         page.click("#send")
         expect(page.locator(".msg.streaming")).to_contain_text("word word", timeout=60_000)
-        # another conversation opened meanwhile: Stop still stops the answer being written, not that one
-        page.locator("#conversations li", has_text="Another one").click()
+        # another conversation opened meanwhile (the server is asked to read its next prompt ahead): Stop
+        # still stops the answer being written, not that one
+        with page.expect_request(lambda r: r.method == "POST" and r.url.endswith(f"/api/conversations/{other['id']}/read-ahead")):
+            page.locator("#conversations li", has_text="Another one").click()
         expect(page.locator("#chat-title")).to_contain_text("Another one")
         page.click("#stop")
         expect(page.locator("#error")).to_have_text("Stopped: the answer was not kept.", timeout=30_000)

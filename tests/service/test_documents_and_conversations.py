@@ -355,3 +355,32 @@ def test_the_openai_endpoint_reads_ahead_for_a_client_that_sends_the_history_bac
         for kind, start in (("answer", answer_start), ("rewrite", rewrite_start)):
             asked = [m for k, m in llm.requests if k == kind][-1]
             assert asked[:-1] == start[:-1] and asked[-1]["content"].startswith(start[-1]["content"])
+
+
+@pytest.mark.parametrize("read_ahead", [True, False])
+def test_a_reopened_conversation_has_its_next_prompt_read_ahead_on_request(tmp_path: Path, read_ahead: bool) -> None:
+    """Reopened later, a conversation's prompt was long gone from the model's cache, and its next
+    question waited for the whole of it to be read."""
+    answers = ["Renewal by mail costs 130 dollars [1].", "Residents pay 25 dollars a year [1]."]
+    llm = ReadingAheadLLM(answer=answers, rewrite=["How much does a yearly fishing license cost?"])
+    with serve(tmp_path, llm, read_ahead=read_ahead) as server, httpx.Client(base_url=server.url, timeout=120) as client:
+        client.post("/api/collections", json={"name": "gov"})
+        upload(client, "gov", [("passports.md", PASSPORT), ("fishing.md", FISHING)])
+        conv = client.post("/api/conversations", json={"collections": ["gov"]}).json()
+        client.post(f"/api/conversations/{conv['id']}/messages", json={"question": "How much does passport renewal by mail cost?"})
+        state = server.app.state.convrag
+        assert state.read_ahead.wait_idle(timeout=30)
+        llm.read.clear()  # as if the model had served other conversations since
+        reply = client.post(f"/api/conversations/{conv['id']}/read-ahead")
+        assert reply.status_code == 202 and reply.json() == {"reading": read_ahead}
+        assert client.post("/api/conversations/nope/read-ahead").status_code == 404
+        assert state.read_ahead.wait_idle(timeout=30)
+        if not read_ahead:
+            assert llm.read == []
+            return
+        rewrite_start, answer_start = llm.read
+        client.post(f"/api/conversations/{conv['id']}/messages", json={"question": "Does it cost less for a yearly fishing license?"})
+        for kind, start in (("answer", answer_start), ("rewrite", rewrite_start)):
+            asked = [m for k, m in llm.requests if k == kind][-1]
+            assert answers[0] in start[-1]["content"]
+            assert asked[:-1] == start[:-1] and asked[-1]["content"].startswith(start[-1]["content"])

@@ -46,19 +46,21 @@ class ServiceState:
             return opened
 
 
-    def read_ahead_first(self, config: PipelineConfig) -> None:
-        """Have a new conversation's first prompt read ahead up to its passages (the instructions and
-        worked examples: most of a first turn's reading) while the user types the question. The
-        pipeline is built on the read-ahead's worker, so creating the conversation does not wait."""
-        if self.pipelines.ready(config.collections)[0]:
-            self.read_ahead.submit(lambda: self.pipelines.get(config), [])
+    def read_ahead_for(self, config: PipelineConfig, messages: Sequence[Message]) -> bool:
+        """Have the next prompt of a conversation whose turns so far are ``messages`` read ahead up
+        to its passages while the user types: a new conversation's (the instructions and worked
+        examples, most of a first turn's reading) or a reopened one's. The pipeline is built on the
+        read-ahead's worker, so the request does not wait. False when nothing is read."""
+        if not self.read_ahead.enabled or not self.pipelines.ready(config.collections)[0]:
+            return False
+        self.read_ahead.submit(lambda: self.pipelines.get(config), messages)
+        return True
 
     def read_ahead_after(self, config: PipelineConfig, messages: Sequence[Message], answer: str) -> None:
         """Have the next turn's prompt read ahead once ``answer`` to ``messages`` is given: the
         conversations API stores the turn, an OpenAI-compatible client sends the same messages
-        and this answer back with its next question. Nothing to read for collections still empty."""
-        if self.pipelines.ready(config.collections)[0]:
-            self.read_ahead.submit(self.pipelines.get(config), [*messages, Message("agent", answer)])
+        and this answer back with its next question."""
+        self.read_ahead_for(config, [*messages, Message("agent", answer)])
 
 
 def get_state(request: Request) -> ServiceState:

@@ -233,7 +233,7 @@ def router(limits: Limits) -> APIRouter:
         if strategy not in STRATEGIES:
             raise ApiError(422, f"unknown strategy {strategy!r}; expected one of {', '.join(STRATEGIES)}", "unknown_strategy")
         conversation = state.store.add_conversation(body.title or "New conversation", body.collections, strategy)
-        state.read_ahead_first(PipelineConfig(collections=body.collections, strategy=strategy))
+        state.read_ahead_for(PipelineConfig(collections=body.collections, strategy=strategy), [])
         return conversation
 
     @api.get("/conversations/{conv_id}", response_model=None, responses={200: {"model": ConversationOut}})
@@ -270,6 +270,16 @@ def router(limits: Limits) -> APIRouter:
         """Ask the next question; the history is this conversation's questions and convrag's own answers."""
         turn = _Turn(state, _conversation(state, conv_id), body.question, replace_last=False)  # type: ignore[attr-defined]
         return turn.stream() if body.stream else turn.run()  # type: ignore[attr-defined]
+
+    @api.post("/conversations/{conv_id}/read-ahead", status_code=202)
+    def read_ahead(conv_id: str, state: ServiceState = Depends(get_state)) -> dict[str, bool]:
+        """Have this conversation's next prompt read up to its passages in the background (the web
+        chat asks when a conversation is opened): an earlier conversation's prompt is no longer in
+        the model's cache, and its next question would wait for all of it. ``reading`` is false
+        where there is nothing to read (read-ahead is off, or its collections have no documents)."""
+        conversation = _conversation(state, conv_id)
+        config = PipelineConfig(collections=conversation["collections"], strategy=conversation["strategy"])
+        return {"reading": state.read_ahead_for(config, _history(conversation["turns"]))}
 
     @api.post("/conversations/{conv_id}/stop")
     def stop(conv_id: str, state: ServiceState = Depends(get_state)) -> dict[str, bool]:

@@ -196,13 +196,17 @@ async function loadConversations() {
     const li = el("li", `${c.title} (${c.turn_count})`);
     li.dataset.id = c.id; li.title = `updated ${when(c.updated)}`;
     if (state.conversation && state.conversation.id === c.id) li.className = "active";
-    li.addEventListener("click", () => action(() => openConversation(c.id)));
+    li.addEventListener("click", () => action(() => openConversation(c.id, true)));
     ul.append(li);
   }
 }
 
-async function openConversation(id) {
+// Show a conversation; `resumed`: the user opened it to go on, so the server reads its next prompt
+// ahead while the question is typed (its prompt is no longer in the model's cache; after an answer
+// the server reads ahead on its own)
+async function openConversation(id, resumed = false) {
   const conversation = await api(`/api/conversations/${id}`);
+  if (resumed) fetch(`/api/conversations/${id}/read-ahead`, { method: "POST", headers: headers(true), body: "{}" }).catch(() => {});
   state.conversation = conversation; state.turns = conversation.turns;
   $("chat-title").textContent = `${conversation.title} — ${conversation.collections.join(", ")} (${conversation.strategy})`;
   $("chat-actions").hidden = false;
