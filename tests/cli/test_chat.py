@@ -75,3 +75,18 @@ def test_the_first_question_s_prompt_is_read_ahead_while_it_is_typed(tiny_collec
     chat_loop(pipeline, read)
     start, asked = llm.read[0], llm.requests[0][1]
     assert asked[:-1] == start[:-1] and asked[-1]["content"].startswith(start[-1]["content"])
+
+
+def test_again_writes_another_answer_to_the_last_question_and_replaces_it(tiny_collection, capsys) -> None:  # type: ignore[no-untyped-def]
+    """The web chat's "Regenerate" had no terminal counterpart: asking the question again gave the
+    greedy answer back from the completion cache."""
+    bm25 = open_collections({"x": tiny_collection}, "bm25")[0].retriever
+    llm = StreamingScriptedLLM(answer=["The Cardinals played in London in 2017 [1].", "Yes, in London, in 2017 [1]."])
+    pipeline = Pipeline([CollectionSearch("docs", bm25)], make_strategy("last_turn", llm), generator=AnswerGenerator(llm))
+    inputs = iter(["/again", "Did the Cardinals play in London?", "/again", "/quit"])
+    history = chat_loop(pipeline, lambda prompt: next(inputs))
+    assert "no answer to write again yet" in capsys.readouterr().out
+    assert [m.text for m in history] == ["Did the Cardinals play in London?", "Yes, in London, in 2017 [1]."]
+    asked, again = llm.decodings
+    assert (asked.temperature, asked.seed) == (0, None) and again.temperature > 0 and again.seed is not None
+    assert llm.requests[0][1] == llm.requests[1][1]  # the same question over the same history, asked again

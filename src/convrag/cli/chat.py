@@ -13,11 +13,13 @@ from rich.panel import Panel
 
 from ..console import console
 from ..errors import ConvragError
+from ..generate.answer import Sampling
 from ..pipeline import LivePipeline, Pipeline, PipelineResult
 from ..pipeline.read_ahead import ReadAhead
 from ..types import Message
 
-HELP = "commands: /trace (decisions of the last turn), /json (its full trace), /reset, /help, /quit; Ctrl-C stops an answer"
+HELP = ("commands: /trace (decisions of the last turn), /json (its full trace), /again (another answer to the last "
+        "question), /reset, /help, /quit; Ctrl-C stops an answer")
 #: a line that is one slash-word is a command, known or not: a mistyped "/trcae" is not asked as a question
 #: (a question that starts with a path, "/etc/hosts format?", is not one word)
 _COMMAND = re.compile(r"/[A-Za-z]+")
@@ -86,14 +88,14 @@ def print_decisions(result: PipelineResult) -> None:
     console.print(Panel("\n".join(lines), title="decisions", expand=True), highlight=False, soft_wrap=False)
 
 
-def stream_answer(pipeline: Pipeline, messages: Sequence[Message], task_id: str) -> PipelineResult:
+def stream_answer(pipeline: Pipeline, messages: Sequence[Message], task_id: str, sampling: Sampling | None = None) -> PipelineResult:
     """The turn's answer, shown as the model writes it: a draft that the answer with its citations
     replaces when done (a terminal only; elsewhere the answer is printed once). On two cores the
     first words come seconds before the whole. Ctrl-C raises KeyboardInterrupt here, after the
     turn's generation is closed, so the model is free for the next question."""
     result: PipelineResult | None = None
     text = ""
-    with closing(pipeline.stream(messages, task_id)) as pieces, Live(console=console, transient=True, refresh_per_second=8) as live:
+    with closing(pipeline.stream(messages, task_id, sampling=sampling)) as pieces, Live(console=console, transient=True, refresh_per_second=8) as live:
         for item in pieces:
             if isinstance(item, PipelineResult):
                 result = item
@@ -141,15 +143,23 @@ def chat_loop(source: Pipeline | LivePipeline, read: Callable[[str], str] = inpu
             else:
                 console.print_json(json.dumps(last.trace.to_dict(), ensure_ascii=False, default=str))
             continue
-        if _COMMAND.fullmatch(line):
+        # "/again": another attempt at the last answer, sampled (greedy decoding, and the completion
+        # cache, would give the same one), replacing it once written, as "Regenerate" in the web chat
+        again = line == "/again"
+        if again and not history:
+            console.print("[dim]no answer to write again yet[/dim]")
+            continue
+        if _COMMAND.fullmatch(line) and not again:
             console.print(f"[dim]unknown command {line}; {HELP}[/dim]")
             continue
+        earlier, question = (history[:-2], history[-2].text) if again else (history, line)
         try:
             if isinstance(source, LivePipeline):
                 pipeline, changed = source.current()
                 if changed:
                     console.print(f"[dim]re-indexed since the last turn, now searched as they are: {escape(', '.join(changed))}[/dim]")
-            last = stream_answer(pipeline, [*history, Message("user", line)], task_id=f"chat-{len(history) // 2 + 1}")
+            last = stream_answer(pipeline, [*earlier, Message("user", question)], task_id=f"chat-{len(earlier) // 2 + 1}",
+                                 sampling=Sampling.fresh() if again else None)
         except ConvragError as exc:
             console.print(f"[red]error:[/red] {escape(str(exc))}")
             continue
@@ -157,7 +167,7 @@ def chat_loop(source: Pipeline | LivePipeline, read: Callable[[str], str] = inpu
             console.print("[yellow]stopped:[/yellow] the answer was not kept; ask again, or ask another question")
             continue
         print_answer(last)
-        history += [Message("user", line), Message("agent", last.text)]
+        history = [*earlier, Message("user", question), Message("agent", last.text)]
         ahead.submit(pipeline, history)
     ahead.stop()
     return history
