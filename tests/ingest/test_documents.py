@@ -1,11 +1,12 @@
 import codecs
 import logging
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from convrag.errors import DataFormatError
-from convrag.ingest.documents import iter_documents, read_document, unread_types
+from convrag.ingest.documents import iter_documents, read_document
 from tests.pdfs import make_pdf
 
 
@@ -74,8 +75,9 @@ def test_files_of_other_types_are_counted_by_suffix_and_hidden_ones_left_out(tmp
     (tmp_path / ".git").mkdir()
     (tmp_path / ".git" / "config").write_text("[core]")
     (tmp_path / ".DS_Store").write_bytes(b"\0")
-    assert unread_types(tmp_path) == {".docx": 1, ".json": 2, "(no suffix)": 1}
-    assert [d.doc_id for d in iter_documents(tmp_path)] == ["good"]
+    unread: Counter[str] = Counter()
+    assert [d.doc_id for d in iter_documents(tmp_path, unread=unread)] == ["good"]
+    assert unread == {".docx": 1, ".json": 2, "(no suffix)": 1}
 
 
 def test_broken_pdf_is_a_clear_error(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:

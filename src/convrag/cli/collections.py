@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import Annotated
 
@@ -46,7 +47,7 @@ def index(
     from ..index.collection import Collection, CollectionStore
     from ..index.windows import WindowSettings
     from ..ingest.chunking import chunk_documents
-    from ..ingest.documents import SUFFIXES, iter_documents, unread_types
+    from ..ingest.documents import SUFFIXES, iter_documents
 
     check_backend(backend, store)
     if backend == "milvus" and not dense:
@@ -59,11 +60,11 @@ def index(
     if source.is_dir():
         tokenizer = (embedder or load_embedder(embedding_model)).tokenizer
         skipped: list[str] = []
+        unread: Counter[str] = Counter()
         with reporter.stage(f"chunking documents under {source}"):
-            passages = list(chunk_documents(iter_documents(source, skipped), tokenizer, max_tokens, overlap))
+            passages = list(chunk_documents(iter_documents(source, skipped, unread), tokenizer, max_tokens, overlap))
         for line in skipped:
             console.print(f"[yellow]skipped[/yellow] {line}")
-        unread = unread_types(source)
         if unread:
             kinds = ", ".join(f"{suffix} ({n})" for suffix, n in sorted(unread.items()))
             console.print(f"[yellow]not read[/yellow] {unread.total()} file(s) of other types: {kinds}; convrag reads "

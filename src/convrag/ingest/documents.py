@@ -166,25 +166,23 @@ def read_document(path: Path, doc_id: str | None = None, url: str | None = None,
     return Document(doc_id=doc_id, title=title or fallback, text=text, url=url)
 
 
-def unread_types(folder: Path) -> Counter[str]:
-    """How many files under ``folder`` :func:`iter_documents` passes over, by suffix: a user who
-    put a .docx or .json there should hear that it was not indexed, not find it missing later.
-    Hidden files and folders (.git, .DS_Store) are left out of the count."""
-    return Counter(p.suffix.lower() or "(no suffix)" for p in Path(folder).rglob("*")
-                   if p.is_file() and p.suffix.lower() not in SUFFIXES
-                   and not any(part.startswith(".") for part in p.relative_to(folder).parts))
-
-
-def iter_documents(folder: Path, skipped: list[str] | None = None) -> Iterator[Document]:
+def iter_documents(folder: Path, skipped: list[str] | None = None, unread: Counter[str] | None = None) -> Iterator[Document]:
     """Every supported file under ``folder``, in path order; ids are paths relative to the folder.
     A file that cannot be read raises :class:`DataFormatError`, or, when ``skipped`` is given, is
     left out and recorded there ("path: reason"), so that one bad file does not stop a folder. A
     file that reads but holds no text (an empty file, a scanned PDF) is recorded there too, since it
-    would add nothing to the collection and the user should hear why (the service's uploads say so)."""
+    would add nothing to the collection and the user should hear why (the service's uploads say so).
+    ``unread``, when given, counts the files of other types by suffix, in the same walk of the
+    folder: a user who put a .docx or .json there should hear that it was not indexed, not find it
+    missing later. Hidden files and folders (.git, .DS_Store) are left out of that count."""
     folder = Path(folder)
     if not folder.is_dir():
         raise DataFormatError(folder, "not a folder")
-    for path in sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix.lower() in SUFFIXES):
+    files = sorted(p for p in folder.rglob("*") if p.is_file())
+    if unread is not None:
+        unread.update(p.suffix.lower() or "(no suffix)" for p in files if p.suffix.lower() not in SUFFIXES
+                      and not any(part.startswith(".") for part in p.relative_to(folder).parts))
+    for path in (p for p in files if p.suffix.lower() in SUFFIXES):
         relative = path.relative_to(folder)
         try:
             document = read_document(path, doc_id=relative.with_suffix("").as_posix())

@@ -172,21 +172,18 @@ def _start_turn(state: ServiceState, config: Any, messages: list[Message], sampl
 
     def work() -> None:
         answer: str | None = None
-        pieces = stream_turn(state.pipelines, config, messages, sampling=sampling)
         sent = 0
         try:
-            for item in pieces:
-                if turn.gone.is_set():
-                    log.info("the client went away: its answer was stopped after %d piece(s)", sent)
-                    break
+            for item in stream_turn(state.pipelines, config, messages, sampling=sampling, stop=turn.gone):
                 turn.pieces.put(item)
                 sent += 1
                 if isinstance(item, dict):
                     answer = item["answer"]
+            if answer is None:
+                log.info("the client went away: its answer was stopped after %d piece(s)", sent)
         except Exception as exc:  # reported to the client as an error event
             turn.pieces.put(exc)
         finally:
-            pieces.close()  # an answer stopped part-way releases the model here
             state.gate.release()
             try:
                 # before the stream ends, as the other endpoints do: a client that sends its next

@@ -16,7 +16,6 @@ from ..index.collection import live_version
 from ..llm.base import LLM
 from ..pipeline import Pipeline, build_pipeline
 from ..retrieve.multi import Unavailable
-from ..strategies import STRATEGIES
 from .settings import PipelineConfig, ServiceSettings
 
 COLLECTION_PREFIX = "collection:"
@@ -69,8 +68,6 @@ class Pipelines:
 
     def get(self, config: PipelineConfig, k: int | None = None) -> Pipeline:
         """The pipeline for ``config`` over its collections' live versions (``k`` overrides its depth)."""
-        if config.strategy not in STRATEGIES:
-            raise UnknownModel(f"unknown strategy {config.strategy!r}; expected one of {', '.join(STRATEGIES)}")
         ready, _ = self.ready(config.collections)
         spec = config.spec(ready, k)
         versions = tuple((n, live_version(self.root / n)) for n in ready)

@@ -3,8 +3,10 @@ returns (answer, citations with their passages, the full trace)."""
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator, Sequence
+from contextlib import closing
 from typing import Any
 
 from ..generate.answer import DECLINE, Sampling
@@ -44,10 +46,13 @@ def run_turn(pipelines: Pipelines, config: PipelineConfig, messages: Sequence[Me
     return result
 
 
-def stream_turn(pipelines: Pipelines, config: PipelineConfig, messages: Sequence[Message],
-                stream_text: bool = True, sampling: Sampling | None = None) -> Iterator[str | dict[str, Any]]:
+def stream_turn(pipelines: Pipelines, config: PipelineConfig, messages: Sequence[Message], stream_text: bool = True,
+                sampling: Sampling | None = None, stop: threading.Event | None = None) -> Iterator[str | dict[str, Any]]:
     """:func:`run_turn` with the answer's text in pieces as the model writes it; the turn's JSON last.
-    ``sampling``: the answer sampled instead of decoded greedily (a regenerate, or a client's temperature)."""
+    ``sampling``: the answer sampled instead of decoded greedily (a regenerate, or a client's temperature).
+    ``stop`` (a user's "Stop", a client gone): once set, the turn ends at the next piece, before the
+    JSON, and its generation is closed here, so the model is free at once; the caller reads
+    ``stop.is_set()`` to tell a stopped turn from a finished one."""
     start = time.perf_counter()
     ready, empty = pipelines.ready(config.collections)
     if not ready:
@@ -57,11 +62,11 @@ def stream_turn(pipelines: Pipelines, config: PipelineConfig, messages: Sequence
         yield {"answer": DECLINE, "declined": True, "citations": [], "trace": trace.to_dict()}
         return
     pipeline = pipelines.get(config)
-    for item in pipeline.stream(list(messages), stream_text=stream_text, sampling=sampling):
-        if isinstance(item, PipelineResult):
-            yield _turn_json(item, empty)
-        else:
-            yield item
+    with closing(pipeline.stream(list(messages), stream_text=stream_text, sampling=sampling)) as items:
+        for item in items:
+            if stop is not None and stop.is_set():
+                return
+            yield _turn_json(item, empty) if isinstance(item, PipelineResult) else item
 
 
 def _turn_json(result: PipelineResult, empty: list[str]) -> dict[str, Any]:

@@ -15,8 +15,10 @@ from fastapi import APIRouter, Depends, Response
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field, StrictBool, create_model
 
+from ...errors import ConfigError
 from ...generate.answer import Sampling
 from ...pipeline.trace import TurnTraceDict
+from ...strategies.registry import check_strategy
 from ...types import Message
 from ..errors import ApiError, error_for
 from ..export import conversation_markdown
@@ -24,7 +26,7 @@ from ..gate import Busy, ConversationBusy
 from ..settings import Limits, PipelineConfig
 from ..state import ServiceState, get_state
 from ..store import ConversationChanged
-from ..turns import TurnError, check_turn, stream_turn
+from ..turns import TurnError, check_turn, run_turn, stream_turn
 from .common import require_collection
 
 
@@ -92,8 +94,8 @@ def message_model(limits: Limits) -> type[BaseModel]:
     )
 
 
-def _conversation(state: ServiceState, conv_id: str) -> dict[str, Any]:
-    conversation = state.store.conversation(conv_id, with_turns=True)
+def _conversation(state: ServiceState, conv_id: str, with_turns: bool = True) -> dict[str, Any]:
+    conversation = state.store.conversation(conv_id, with_turns=with_turns)
     if conversation is None:
         raise ApiError(404, f"no conversation {conv_id!r}", "conversation_not_found")
     return conversation
@@ -157,8 +159,7 @@ class _Turn:
         stop = self._claim()
         try:
             with self.state.gate.slot():
-                *_, result = stream_turn(self.state.pipelines, self.config, self.messages, stream_text=False, sampling=self.sampling)
-            assert isinstance(result, dict)
+                result = run_turn(self.state.pipelines, self.config, self.messages, self.sampling)
             if stop.is_set():
                 raise ApiError(409, "the answer was stopped before it was stored; ask again", "turn_stopped")
             return self._store(result)
@@ -183,21 +184,20 @@ class _Turn:
         events: queue.Queue[str | None] = queue.Queue()
 
         def work() -> None:
-            pieces = stream_turn(self.state.pipelines, self.config, self.messages, sampling=self.sampling)
             try:
-                for item in pieces:
-                    if stop.is_set():
-                        events.put(_event("stopped", {"question": self.question}))
-                        break
+                stored = False
+                for item in stream_turn(self.state.pipelines, self.config, self.messages, sampling=self.sampling, stop=stop):
                     if isinstance(item, dict):
                         events.put(_event("turn", self._store(item)))
+                        stored = True
                     else:
                         events.put(_event("token", {"text": item}))
+                if not stored:  # the stop came first
+                    events.put(_event("stopped", {"question": self.question}))
             except Exception as exc:  # the client gets an error event; nothing is stored
                 status, message, code = error_for(exc)
                 events.put(_event("error", {"error": {"message": message, "code": code, "status": status}}))
             finally:
-                pieces.close()  # a stopped answer releases the model here
                 self.state.gate.release()
                 self.state.turns_in_flight.release(self.conversation["id"])
                 events.put(None)
@@ -228,10 +228,10 @@ def router(limits: Limits) -> APIRouter:
         for name in body.collections:
             require_collection(state, name)
         strategy = body.strategy or state.settings.strategy
-        from ...strategies import STRATEGIES
-
-        if strategy not in STRATEGIES:
-            raise ApiError(422, f"unknown strategy {strategy!r}; expected one of {', '.join(STRATEGIES)}", "unknown_strategy")
+        try:
+            check_strategy(strategy)
+        except ConfigError as exc:
+            raise ApiError(422, str(exc), "unknown_strategy") from None
         conversation = state.store.add_conversation(body.title or "New conversation", body.collections, strategy)
         state.read_ahead_for(PipelineConfig(collections=body.collections, strategy=strategy), [])
         return conversation
@@ -286,8 +286,7 @@ def router(limits: Limits) -> APIRouter:
         """Stop the answer being written in this conversation ("Stop" in the web chat): its stream
         ends with a ``stopped`` event at the next piece and nothing is stored (a regenerate leaves
         the answer it was to replace). ``stopped`` is false when no answer was being written."""
-        if state.store.conversation(conv_id) is None:
-            raise ApiError(404, f"no conversation {conv_id!r}", "conversation_not_found")
+        _conversation(state, conv_id, with_turns=False)  # 404 for one that does not exist
         return {"stopped": state.turns_in_flight.stop(conv_id)}
 
     @api.post("/conversations/{conv_id}/regenerate", response_model=None, responses=EVENT_STREAM)
