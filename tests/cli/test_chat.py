@@ -90,3 +90,28 @@ def test_again_writes_another_answer_to_the_last_question_and_replaces_it(tiny_c
     asked, again = llm.decodings
     assert (asked.temperature, asked.seed) == (0, None) and again.temperature > 0 and again.seed is not None
     assert llm.requests[0][1] == llm.requests[1][1]  # the same question over the same history, asked again
+
+
+def test_ask_shows_the_answer_as_it_is_written_on_a_terminal(tiny_collection, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """``convrag ask`` showed nothing until the whole answer was written (10-20 s of a blank
+    terminal with the local model), though the pipeline streams and ``chat`` showed the draft."""
+    import io
+
+    from rich.console import Console
+    from typer.testing import CliRunner
+
+    import convrag.cli.answers
+    import convrag.cli.chat
+    from convrag.cli.app import app
+
+    bm25 = open_collections({"x": tiny_collection}, "bm25")[0].retriever
+    llm = StreamingScriptedLLM(answer=["The Cardinals played in London in 2017 [1]."])
+    pipeline = Pipeline([CollectionSearch("docs", bm25)], make_strategy("last_turn", llm), generator=AnswerGenerator(llm))
+    monkeypatch.setattr(convrag.cli.answers, "pipeline_from", lambda *args, **kwargs: pipeline)
+    terminal = io.StringIO()
+    monkeypatch.setattr(convrag.cli.chat, "console", Console(file=terminal, force_terminal=True, width=100))
+    result = CliRunner().invoke(app, ["ask", "Did the Cardinals play in London?", "-c", "docs"])
+    assert result.exit_code == 0, result.output
+    shown = terminal.getvalue()
+    assert "answer (being written; Ctrl-C stops it)" in shown  # the draft, before the cited answer replaced it
+    assert "The Cardinals played in London in 2017 [1]." in shown and "[1] docs / " in shown

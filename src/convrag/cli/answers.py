@@ -64,22 +64,24 @@ def ask(
     backend: BackendOpt = "embedded",
     milvus_uri: MilvusUriOpt = "./data/convrag.db",
 ) -> None:
-    """Answer one question (optionally after a conversation) from one or more collections, with citations."""
+    """Answer one question (optionally after a conversation) from one or more collections, with citations.
+    The answer shows as it is written (on a terminal); Ctrl-C stops it."""
     import json
 
     from ..data.messages import read_history
     from ..types import Message
-    from .chat import print_answer, print_decisions
+    from .chat import print_answer, print_decisions, stream_answer
 
     messages = [*(read_history(history) if history else ()), Message("user", check_question(question))]
     pipeline = pipeline_from(collections, store, retriever, strategy, merge, queries, k, llm, llm_url, no_llm_cache,
                              milvus_from(backend, milvus_uri, store))
-    result = pipeline.answer(messages)
-    if as_json:
+    if as_json:  # for programs: one JSON document once the answer is whole
+        result = pipeline.answer(messages)
         payload = {"answer": result.text, "declined": result.declined, "citations": [c._asdict() for c in result.citations],
                    "trace": result.trace.to_dict()}
         console.print_json(json.dumps(payload, ensure_ascii=False, default=str))
         return
+    result = stream_answer(pipeline, messages, task_id="turn")  # the first words come seconds before the whole
     print_answer(result)
     if trace:
         print_decisions(result)
