@@ -135,13 +135,51 @@ def load_embedder(name: str = DEFAULT_EMBEDDING_MODEL, device: str = "cpu", batc
             os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         try:
-            from sentence_transformers import SentenceTransformer
             from transformers.utils import logging as hf_logging
 
             hf_logging.disable_progress_bar()
-            model = SentenceTransformer(path, device=device)
+            model = _sentence_transformer(name, path, local, device)
+        except ConfigError:
+            raise
         except Exception as exc:  # the library raises many kinds (OSError, ValueError, HTTP errors)
             raise ConfigError(f"cannot load embedding model {name!r}: {exc}") from exc
         embedder = Embedder(name=canonical_model_name(name), model=model, batch_size=batch_size)
         _CACHE[key] = embedder
         return embedder
+
+
+def _sentence_transformer(name: str, path: str, local: bool, device: str) -> Any:
+    """The model from its folder, else from the Hugging Face cache, else from the hub. Asked the
+    hub directly, sentence-transformers retries an unreachable one for over a minute before it
+    fails (76 s here, offline), so a mistyped name or a model never downloaded said nothing that
+    long: the cache is tried first, and the hub only once it answers."""
+    from sentence_transformers import SentenceTransformer
+
+    if local:
+        return SentenceTransformer(path, device=device)
+    try:
+        return SentenceTransformer(path, device=device, local_files_only=True)
+    except Exception:  # not in the cache (OSError), or not a valid hub name (ValueError)
+        pass
+    if name.startswith((".", "~", "/")) or name.count("/") > 1 or "\\" in name:  # a path, not a hub name (ORG/NAME)
+        raise ConfigError(f"cannot load embedding model {name!r}: no such folder")
+    why = hub_unreachable()
+    if why is not None:
+        bundled = ", ".join(n for n in BUNDLED_MODELS if "/" not in n)
+        raise ConfigError(f"cannot load embedding model {name!r}: it is not one that ships with convrag ({bundled}), "
+                          f"not a model folder, and not in the Hugging Face cache; the hub cannot be reached to download it ({why})")
+    return SentenceTransformer(path, device=device)
+
+
+def hub_unreachable(timeout_s: float = 5.0) -> str | None:
+    """Why the Hugging Face hub cannot be reached (one request, no retries), or None if it answers."""
+    try:
+        import huggingface_hub
+        from huggingface_hub import constants
+
+        if constants.HF_HUB_OFFLINE:
+            return "the hub is off in this process: HF_HUB_OFFLINE"
+        huggingface_hub.get_session().head(constants.ENDPOINT, timeout=timeout_s)
+    except Exception as exc:  # DNS, refused, timeout, proxy: all mean the same here
+        return str(exc) or type(exc).__name__
+    return None

@@ -317,3 +317,13 @@ def test_a_store_folder_beside_milvus_is_refused(tmp_path: Path) -> None:
         result = runner.invoke(app, [*args, *store])
         assert str(result.exception).startswith("--store names a folder of embedded collections; with --backend milvus"), args
     assert not (tmp_path / "m.db").exists() and not (tmp_path / "store").exists()
+
+
+def test_serve_refuses_an_embedding_model_it_cannot_load_at_start(tmp_path: Path) -> None:
+    """It started, and the first upload's job failed on the model (after a minute of the hub's
+    retries when the name was not a folder)."""
+    config = tmp_path / "convrag.yaml"
+    config.write_text(f"embedding_model: {tmp_path / 'models' / 'mine'}\n")
+    result = _convrag("serve", "--config", str(config), "--data-dir", str(tmp_path / "svc"), "--llm", "openai:m", home=tmp_path / "home")
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert f"error: cannot load embedding model '{tmp_path / 'models' / 'mine'}': no such folder" in result.stderr

@@ -27,10 +27,14 @@ def serve(
     """Start the chat service: OpenAI-compatible API, collections, conversations and the web chat."""
     import uvicorn
 
+    from ..embeddings import load_embedder
     from ..service import ServiceSettings, create_app
 
     settings = ServiceSettings.load(config, host=host, port=port, data_dir=data_dir, llm=llm, llm_url=llm_url)
-    application = create_app(settings)
+    application = create_app(settings)  # refuses unsafe settings and a data folder in use first
+    with console.status(f"loading the embedding model {settings.embedding_model}"):
+        # refused now rather than at the first upload, and the first question does not wait for it
+        load_embedder(settings.embedding_model)
     console.print(f"convrag serving on http://{settings.host}:{settings.port} (data in {settings.data_dir})")
     uvicorn.run(application, host=settings.host, port=settings.port, log_level="info", log_config=log_config())
 
