@@ -23,7 +23,7 @@ def _convrag(*args: str, home: Path) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "convrag", *args], capture_output=True, text=True, env=env, timeout=300)
 
 
-@pytest.mark.parametrize("command", [[], ["index"], ["search"], ["eval"], ["demo"], ["bench", "retrieval"], ["rewrite"], ["bench", "strategies"], ["eval-answers"], ["bench", "merge"], ["bench", "service"], ["bench", "strategy-latency"], ["bench", "llm"], ["compare"], ["ask"], ["chat"], ["run-incremental"], ["serve"]])
+@pytest.mark.parametrize("command", [[], ["index"], ["search"], ["eval"], ["demo"], ["bench", "retrieval"], ["rewrite"], ["bench", "strategies"], ["eval-answers"], ["bench", "merge"], ["bench", "service"], ["bench", "strategy-latency"], ["bench", "llm"], ["compare"], ["ask"], ["chat"], ["run-incremental"], ["serve"], ["collections"], ["delete"]])
 def test_help(command: list[str]) -> None:
     result = runner.invoke(app, [*command, "--help"])
     assert result.exit_code == 0 and "Usage" in result.output
@@ -158,6 +158,11 @@ def test_milvus_backend_from_the_command_line(tmp_path: Path) -> None:
         question = ["How much is a passport renewal?"] if command == "ask" else []
         missing = runner.invoke(app, [command, *question, "-c", "tiny,nope", "--backend", "milvus", "--milvus-uri", uri])
         assert str(missing.exception) == f"unknown Milvus collection 'nope' at {uri} (known: tiny)"
+    listed = runner.invoke(app, ["collections", "--backend", "milvus", "--milvus-uri", uri])
+    assert listed.exit_code == 0 and re.search(r"tiny +5 +all-MiniLM-L6-v2", listed.output), listed.output
+    deleted = runner.invoke(app, ["delete", "-c", "tiny", "-y", "--backend", "milvus", "--milvus-uri", uri])
+    assert deleted.exit_code == 0 and "deleted collection tiny" in deleted.output
+    assert "no collections in " in runner.invoke(app, ["collections", "--backend", "milvus", "--milvus-uri", uri]).output
 
 
 def test_eval_on_milvus(tmp_path: Path) -> None:
@@ -327,3 +332,25 @@ def test_serve_refuses_an_embedding_model_it_cannot_load_at_start(tmp_path: Path
     result = _convrag("serve", "--config", str(config), "--data-dir", str(tmp_path / "svc"), "--llm", "openai:m", home=tmp_path / "home")
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert f"error: cannot load embedding model '{tmp_path / 'models' / 'mine'}': no such folder" in result.stderr
+
+
+def test_collections_are_listed_and_deleted(tmp_path: Path) -> None:
+    """A store's collections could only be seen with ls and removed with rm -r (a build in progress too)."""
+    store = str(tmp_path / "store")
+    assert "no collections in " in runner.invoke(app, ["collections", "--store", store]).output
+    for name, dense in (("tiny", "--dense"), ("words", "--no-dense")):
+        built = runner.invoke(app, ["index", str(_corpus(tmp_path)), "-c", name, dense, "--store", store])
+        assert built.exit_code == 0, built.output
+    listed = runner.invoke(app, ["collections", "--store", store])
+    assert listed.exit_code == 0, listed.output
+    assert re.search(r"tiny +6 +all-MiniLM-L6-v2 +20\d\d-\d\d-\d\d \d\d:\d\d +[\d.]+ kB +/", listed.output), listed.output
+    assert re.search(r"words +6 +none \(BM25 only\)", listed.output), listed.output
+    assert str(tmp_path / "corpus.jsonl") in "".join(listed.output.split())  # a long path folds, it is not cut
+    kept = runner.invoke(app, ["delete", "-c", "tiny", "--store", store], input="n\n")
+    assert kept.exit_code == 1 and "delete collection tiny (6 passages, " in kept.output and "not deleted" in kept.output
+    assert (tmp_path / "store" / "tiny" / "CURRENT").exists()
+    deleted = runner.invoke(app, ["delete", "-c", "tiny", "--store", store], input="y\n")
+    assert deleted.exit_code == 0 and "deleted collection tiny" in deleted.output
+    assert not (tmp_path / "store" / "tiny").exists()
+    unknown = runner.invoke(app, ["delete", "-c", "tiny", "--store", store, "-y"])
+    assert str(unknown.exception) == f"unknown collection 'tiny' in {store} (known: words)"

@@ -1,3 +1,4 @@
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -361,3 +362,38 @@ def test_opening_reads_the_new_version_when_a_build_publishes_during_the_read(
     monkeypatch.setattr(collection_module, "_read_passages", build_first)
     opened = Collection.open(path)
     assert opened.version_dir.name == published[0] and opened.passages == tiny_passages[:3]
+
+
+def test_the_store_lists_each_collection_from_its_manifest(tmp_path: Path, tiny_passages: list[Passage], embedder: Embedder) -> None:
+    store = CollectionStore(tmp_path)
+    Collection.build(store.path("dense", new=True), tiny_passages, name="dense", embedder=embedder, source="docs/")
+    Collection.build(store.path("lexical", new=True), tiny_passages[:2], name="lexical")
+    (tmp_path / "unfinished" / ".staging").mkdir(parents=True)  # a first build stopped before it published
+    (tmp_path / ".hidden").mkdir()
+    assert store.folders() == ["dense", "lexical", "unfinished"]
+    dense, lexical, unfinished = (store.info(n) for n in store.folders())
+    assert (dense.passages, dense.embedding_model, dense.source, dense.problem) == (6, "all-MiniLM-L6-v2", "docs/", None)
+    assert dense.bytes > lexical.bytes > 0 and dense.built
+    assert (lexical.passages, lexical.embedding_model) == (2, None)
+    assert unfinished.problem == "no index yet (a build did not finish; index it again)"
+    (store.path("lexical") / (store.version("lexical") or "") / "manifest.json").write_text("{")
+    assert re.fullmatch(r"damaged: v[\w-]+/manifest.json is corrupt \(.*\); index it again", store.info("lexical").problem or "")
+
+
+def test_deleting_a_collection(tmp_path: Path, tiny_passages: list[Passage]) -> None:
+    from filelock import FileLock
+
+    store = CollectionStore(tmp_path / "collections")
+    built = Collection.build(store.path("c", new=True), tiny_passages, name="c")
+    with FileLock(built.path / collection_module.WRITE_LOCK, thread_local=False):  # a build of it is running
+        with pytest.raises(CollectionError, match="collection 'c' is being built; delete it when the build ends"):
+            store.delete("c")
+    assert store.open("c").passages == tiny_passages
+    (tmp_path / "convrag.sqlite").touch()  # the folder is a convrag service's
+    with pytest.raises(CollectionError, match="holds a convrag service's collections; delete 'c' in its web chat"):
+        store.delete("c")
+    (tmp_path / "convrag.sqlite").unlink()
+    store.delete("c")
+    assert not built.path.exists() and store.names() == []
+    with pytest.raises(CollectionError, match="unknown collection 'c'"):
+        store.delete("c")

@@ -1,4 +1,4 @@
-"""``convrag index`` and ``convrag search``: building and searching collections."""
+"""``convrag index``, ``search``, ``collections`` and ``delete``: building, searching, listing and removing collections."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.filesize import decimal
+from rich.markup import escape
 
 from ..console import RichReporter, console
 from ..errors import ConfigError, DataFormatError
@@ -125,3 +127,82 @@ def search(
     for hit in hits:
         console.print(f"[bold]{hit.rank}.[/bold] {hit.doc_id}  [dim]score {hit.score:.4f}[/dim]  {hit.title}")
         console.print(f"   {snippet(hit.text)}", highlight=False)
+
+
+@app.command("collections", rich_help_panel="Collections")
+def list_collections(
+    store: StoreOpt = None,
+    backend: BackendOpt = "embedded",
+    milvus_uri: MilvusUriOpt = "./data/convrag.db",
+) -> None:
+    """List the collections: passages, embedding model, when built, size, and any problem."""
+    from rich.table import Table
+
+    from ..config import default_store
+    from ..index.collection import CollectionStore
+
+    milvus = milvus_from(backend, milvus_uri, store)
+    table = Table(box=None, header_style="bold")
+    if milvus is not None:
+        for column in ("collection", "passages", "embedding model"):
+            table.add_column(column)
+        for name in milvus.names():
+            opened = milvus.open(name)
+            table.add_row(name, f"{len(opened):,}", opened.info.embedding_model)
+        where = milvus_uri
+    else:
+        collections = CollectionStore(store or default_store())
+        for column in ("collection", "passages", "embedding model", "built", "size"):
+            table.add_column(column)
+        table.add_column("source", overflow="fold")  # a path cut short names no file
+        for name in collections.folders():
+            info = collections.info(name)
+            if info.problem is not None:
+                table.add_row(name, "-", "-", "-", decimal(info.bytes), f"[red]{escape(info.problem)}[/red]")
+                continue
+            model = info.embedding_model or "[dim]none (BM25 only)[/dim]"
+            if info.windows:
+                model += f" [dim](+{info.windows:,} windows)[/dim]"
+            table.add_row(name, f"{info.passages:,}", model, info.built[:16].replace("T", " "), decimal(info.bytes), escape(info.source))
+        where = str(collections.root)
+    if not table.rows:
+        console.print(f"no collections in {where}; build one with convrag index", highlight=False)
+        return
+    console.print(table)
+    console.print(f"[dim]in {escape(where)}[/dim]", highlight=False)
+
+
+@app.command(rich_help_panel="Collections")
+def delete(
+    collection: Annotated[str, typer.Option("--collection", "-c", help="Name of the collection to delete.")],
+    store: StoreOpt = None,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask first.")] = False,
+    backend: BackendOpt = "embedded",
+    milvus_uri: MilvusUriOpt = "./data/convrag.db",
+) -> None:
+    """Delete a collection: its passages and indexes (the documents it was built from are not touched)."""
+    from ..config import default_store
+    from ..errors import CollectionError
+    from ..index.collection import CollectionStore
+
+    milvus = milvus_from(backend, milvus_uri, store)
+    if milvus is not None:
+        if not milvus.exists(collection):
+            raise CollectionError(f"unknown Milvus collection {collection!r} at {milvus_uri} (known: {', '.join(milvus.names()) or 'none'})")
+        what = f"{len(milvus.open(collection)):,} passages, at {milvus_uri}"
+    else:
+        collections = CollectionStore(store or default_store())
+        if collection not in collections.folders():
+            collections.delete(collection)  # says which collections there are
+        info = collections.info(collection)
+        what = f"{info.passages:,} passages, {decimal(info.bytes)}" if info.passages is not None else decimal(info.bytes)
+        what += f", at {collections.path(collection)}"
+    if not yes and not typer.confirm(f"delete collection {collection} ({what})?", default=False):
+        console.print("not deleted")
+        raise typer.Exit(1)
+    if milvus is not None:
+        milvus.delete(collection)
+    else:
+        collections.delete(collection)
+    console.print(f"deleted collection [bold]{escape(collection)}[/bold]")
+

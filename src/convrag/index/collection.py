@@ -25,6 +25,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, replace
 from functools import cached_property
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 from filelock import FileLock, Timeout
@@ -531,6 +532,22 @@ def _remove_stale(path: Path, keep: str) -> None:
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 
 
+class CollectionInfo(NamedTuple):
+    """One collection as ``convrag collections`` lists it, read from its manifest (the passages and
+    indexes are not loaded, so listing a store of large collections is instant)."""
+
+    name: str
+    passages: int | None
+    embedding_model: str | None
+    #: extra dense windows of passages longer than the model reads (0 without)
+    windows: int
+    source: str
+    built: str
+    bytes: int
+    #: why it cannot be searched (no index yet, a damaged manifest); None when it can
+    problem: str | None = None
+
+
 class CollectionStore:
     """A folder of named collections (one sub-folder each)."""
 
@@ -560,3 +577,52 @@ class CollectionStore:
             known = ", ".join(self.names()) or "none"
             raise CollectionError(f"unknown collection {name!r} in {self.root} (known: {known})")
         return Collection.open(path)
+
+    def folders(self) -> list[str]:
+        """Every collection folder, built or not (a first build that was interrupted has no
+        ``CURRENT`` yet; running it again resumes it)."""
+        if not self.root.is_dir():
+            return []
+        return sorted(p.name for p in self.root.iterdir() if p.is_dir() and not p.name.startswith("."))
+
+    def info(self, name: str) -> CollectionInfo:
+        path = self.path(name)
+        size = sum(f.stat().st_size for f in path.rglob("*") if f.is_file() and not f.is_symlink())
+        version = live_version(path)
+        if version is None:
+            return CollectionInfo(name, None, None, 0, "", "", size, "no index yet (a build did not finish; index it again)")
+        try:
+            m = Manifest.read(path / version)
+        except CollectionDamaged as exc:
+            return CollectionInfo(name, None, None, 0, "", "", size, f"damaged: {exc}; index it again")
+        except CollectionError as exc:  # a format this convrag does not read
+            return CollectionInfo(name, None, None, 0, "", "", size, str(exc))
+        return CollectionInfo(m.name, m.passage_count, m.embedding_model, (m.dense_windows or {}).get("count", 0), m.source,
+                              m.created, size, None)
+
+    def delete(self, name: str) -> None:
+        """Remove a collection: ``CURRENT`` first (readers then find no collection rather than half
+        of one), then its folder. Refused while a build of it runs (it holds the write lock), and
+        for a convrag service's collections, which its database also records."""
+        path = self.path(name)
+        if not path.is_dir():
+            known = ", ".join(self.folders()) or "none"
+            raise CollectionError(f"unknown collection {name!r} in {self.root} (known: {known})")
+        if (self.root.parent / SERVICE_DATABASE).exists():
+            raise CollectionError(f"{self.root} holds a convrag service's collections; delete {name!r} in its web chat or "
+                                  f"with DELETE /api/collections/{name}, so that its database forgets it too")
+        lock = FileLock(path / WRITE_LOCK, thread_local=False)
+        try:
+            lock.acquire(timeout=0)
+        except Timeout:
+            raise CollectionError(f"collection {name!r} is being built; delete it when the build ends") from None
+        try:
+            (path / CURRENT_FILE).unlink(missing_ok=True)
+            fsync_dir(path)
+            shutil.rmtree(path)
+        finally:
+            lock.release()
+
+
+#: the database a convrag service keeps beside its ``collections`` folder (service/store.py)
+SERVICE_DATABASE = "convrag.sqlite"

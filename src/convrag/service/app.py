@@ -18,7 +18,7 @@ from filelock import FileLock
 from swagger_ui_bundle import swagger_ui_path
 
 from .. import __version__
-from ..index.collection import CollectionStore
+from ..index.collection import SERVICE_DATABASE, CollectionStore
 from ..llm.base import LLM
 from ..pipeline.read_ahead import ReadAhead
 from . import errors, openai_api
@@ -73,7 +73,7 @@ def _create_app(settings: ServiceSettings, llm: LLM | None, data: Path, lock: Fi
     uploads.mkdir(exist_ok=True)
     for leftover in uploads.glob(".incoming-*"):  # an upload cut off before its job was recorded
         shutil.rmtree(leftover, ignore_errors=True)
-    store = Store(data / "convrag.sqlite")
+    store = Store(data / SERVICE_DATABASE)
     collections = CollectionStore(data / "collections")
     indexer = Indexer(store, collections.root, uploads)
     pipelines = Pipelines(settings, collections.root, llm or _make_llm(settings))
