@@ -48,6 +48,30 @@ def test_empty_results_everywhere_decline_without_a_model_call():
     assert result.text == DECLINE and result.declined and result.citations == [] and llm.requests == []
 
 
+def test_a_stop_while_the_question_is_searched_ends_the_turn_before_the_answer_is_begun(tiny_collection):
+    """A "Stop" was seen only at the answer's first piece, after the model had read the whole answer
+    prompt (seconds on a CPU), which held the model that long for an answer nobody wanted."""
+    import threading
+
+    stop, pressed = threading.Event(), []
+
+    class StoppedWhileSearching:
+        name = "bm25"
+
+        def search(self, queries, k=10):  # type: ignore[no-untyped-def]
+            if not pressed:  # the user presses Stop now, once
+                pressed.append(stop.set())
+            return open_collections({"x": tiny_collection}, "bm25")[0].retriever.search(queries, k)
+
+    llm = ScriptedLLM(answer=["Renewal by mail costs 130 dollars [1]."])
+    pipeline = Pipeline([CollectionSearch("docs", StoppedWhileSearching())], make_strategy("last_turn"), generator=AnswerGenerator(llm))
+    question = [Message("user", "How much does passport renewal cost?")]
+    assert list(pipeline.stream(question, stop=stop)) == [] and llm.requests == []
+    stop.clear()
+    *_, result = pipeline.stream(question, stop=stop)  # not stopped: answered
+    assert result.citations[0].passage_id == "p2" and len(llm.requests) == 1
+
+
 def test_bad_conversations_are_refused(tiny_collection):
     from convrag.errors import ConvragError
 

@@ -333,6 +333,28 @@ def test_a_stream_whose_client_goes_away_stops_and_frees_the_model(tmp_path: Pat
         assert whole.text.rstrip().endswith("data: [DONE]") and llm.written == llm.words and '"finish_reason": "stop"' in whole.text
 
 
+def test_a_plain_request_whose_client_gives_up_stops_and_frees_the_model(tmp_path: Path, gov_files: list[tuple[str, bytes]]) -> None:
+    """Without streaming, a client that gave up (its timeout, say) left the answer written to its
+    end, holding the model and the generation slot while the next question waited."""
+    with slow_gov_server(tmp_path, gov_files, words=200) as (server, client, llm):
+        body = {"model": "collection:gov", "messages": [{"role": "user", "content": "How much does passport renewal by mail cost?"}]}
+        llm.release.clear()  # the model is slow to start
+        with pytest.raises(httpx.ReadTimeout):
+            client.post("/v1/chat/completions", json=body, timeout=2)
+        assert llm.waiting.is_set()
+        time.sleep(1)  # the server looks at the connection every 0.25 s
+        llm.release.set()
+        assert llm.stopped.wait(30), "the answer was not stopped"
+        assert llm.written < llm.words
+        gate = server.app.state.convrag.gate
+        deadline = time.monotonic() + 10
+        while gate._sem._value != gate.limit and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert gate._sem._value == gate.limit
+        whole = client.post("/v1/chat/completions", json=body)  # a client that waits gets the whole answer
+        assert whole.status_code == 200 and whole.json()["choices"][0]["message"]["content"] == llm.text
+
+
 def test_stop_ends_a_conversation_turn_and_stores_nothing(tmp_path: Path, gov_files: list[tuple[str, bytes]]) -> None:
     """There was no way to stop an answer: the web chat waited for its end, and a conversation's
     stream is written to its end even when its client goes away."""

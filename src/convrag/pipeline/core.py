@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -184,12 +185,17 @@ class Pipeline:
         return result
 
     def stream(self, messages: Sequence[Message], task_id: str = "turn", stream_text: bool = True,
-               sampling: Sampling | None = None) -> Iterator[str | PipelineResult]:
+               sampling: Sampling | None = None, stop: threading.Event | None = None) -> Iterator[str | PipelineResult]:
         """:meth:`answer`, yielding the answer's text in pieces as the model writes it (after
         retrieval) and the :class:`PipelineResult` last. A model failure raises
-        :class:`~convrag.generate.answer.AnswerFailed`."""
+        :class:`~convrag.generate.answer.AnswerFailed`. ``stop`` (a user's "Stop" pressed while
+        the question was still being rewritten or searched) is looked at once retrieval is done:
+        set by then, the turn ends there, yielding nothing, rather than at the answer's first
+        piece, after the model has read its whole prompt (seconds on a CPU)."""
         start = time.perf_counter()
         merged, trace, retrieved = self.retrieve(messages, task_id)
+        if stop is not None and stop.is_set():
+            return
         if self.generator is None:
             answer = Answer("", [], False, {"skipped": "no generator configured"})
         else:

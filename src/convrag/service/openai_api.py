@@ -5,16 +5,17 @@ clients ignore. Stateless: the client sends the whole conversation each time."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import queue
 import threading
 import time
 import uuid
-from collections.abc import Iterator
-from typing import Any, Literal, NamedTuple
+from collections.abc import Callable, Iterator
+from typing import Any, Literal, NamedTuple, TypeVar
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field, StrictBool
 from starlette.concurrency import run_in_threadpool
@@ -28,6 +29,8 @@ from .state import ServiceState, get_state
 from .turns import TurnError, check_turn, run_turn, stream_turn
 
 log = logging.getLogger("convrag.service")
+
+T = TypeVar("T")
 
 
 class ContentPart(BaseModel):
@@ -97,7 +100,7 @@ def router() -> APIRouter:
 
     @api.post("/chat/completions", response_model=None, responses={200: {"description": "A chat.completion object, "
               "or with stream=true a text/event-stream of chat.completion.chunk objects ending with [DONE]"}})
-    async def chat_completions(request: ChatCompletionRequest, state: ServiceState = Depends(get_state)) -> Any:
+    async def chat_completions(request: ChatCompletionRequest, http: Request, state: ServiceState = Depends(get_state)) -> Any:
         try:
             route = state.pipelines.route(request.model, [c["name"] for c in state.store.collections()])
         except UnknownModel as exc:
@@ -118,15 +121,21 @@ def router() -> APIRouter:
             turn = _start_turn(state, route.config, messages, request.sampling())
             return _TurnStream(turn, _events(completion_id, created, request.model, turn))
 
-        def work() -> dict[str, Any]:
+        gone = threading.Event()
+
+        def work() -> dict[str, Any] | None:
             try:
-                result = run_turn(state.pipelines, route.config, messages, request.sampling())
+                result = run_turn(state.pipelines, route.config, messages, request.sampling(), stop=gone)
             finally:
                 state.gate.release()
-            state.read_ahead_after(route.config, messages, result["answer"])
+            if result is not None:
+                state.read_ahead_after(route.config, messages, result["answer"])
             return result
 
-        result = await run_in_threadpool(work)
+        result = await _while_connected(http, gone, work)
+        if result is None:  # nobody is there to read this
+            log.info("the client went away: its answer was stopped")
+            raise ApiError(499, "the client closed the request before the answer was written", "client_closed_request")
         usage = _usage(result)
         extra = {"citations": result["citations"], "declined": result["declined"], "trace": result["trace"]}
         return {
@@ -137,6 +146,23 @@ def router() -> APIRouter:
         }
 
     return api
+
+
+async def _while_connected(http: Request, gone: threading.Event, work: Callable[[], T]) -> T:
+    """``work`` on a worker thread, setting ``gone`` if the client goes away meanwhile. A client
+    that gives up on a plain (not streamed) request, its timeout say, used to leave the answer
+    written to its end, holding the model and the generation slot while the next question waited;
+    ``work`` passes ``gone`` on as its turn's stop."""
+    task = asyncio.ensure_future(run_in_threadpool(work))
+    while not task.done():
+        await asyncio.wait({task}, timeout=DISCONNECT_POLL_S)
+        if not task.done() and not gone.is_set() and await http.is_disconnected():
+            gone.set()
+    return task.result()
+
+
+#: how often a plain request's connection is looked at while its answer is written
+DISCONNECT_POLL_S = 0.25
 
 
 def _empty(state: ServiceState) -> list[str]:

@@ -39,10 +39,14 @@ def check_turn(messages: Sequence[Message], limits: Limits) -> None:
 
 
 def run_turn(pipelines: Pipelines, config: PipelineConfig, messages: Sequence[Message],
-             sampling: Sampling | None = None) -> dict[str, Any]:
-    """Answer the last user message; collections without documents are skipped and named in the trace."""
-    *_, result = stream_turn(pipelines, config, messages, stream_text=False, sampling=sampling)
-    assert isinstance(result, dict)
+             sampling: Sampling | None = None, stop: threading.Event | None = None) -> dict[str, Any] | None:
+    """Answer the last user message; collections without documents are skipped and named in the
+    trace. With ``stop``, the answer is streamed inside (the same text; the pieces are dropped), so
+    that a stop ends it at the next piece; then None (see :func:`stream_turn`)."""
+    result = None
+    for item in stream_turn(pipelines, config, messages, stream_text=stop is not None, sampling=sampling, stop=stop):
+        if isinstance(item, dict):
+            result = item
     return result
 
 
@@ -51,8 +55,9 @@ def stream_turn(pipelines: Pipelines, config: PipelineConfig, messages: Sequence
     """:func:`run_turn` with the answer's text in pieces as the model writes it; the turn's JSON last.
     ``sampling``: the answer sampled instead of decoded greedily (a regenerate, or a client's temperature).
     ``stop`` (a user's "Stop", a client gone): once set, the turn ends at the next piece, before the
-    JSON, and its generation is closed here, so the model is free at once; the caller reads
-    ``stop.is_set()`` to tell a stopped turn from a finished one."""
+    JSON, and its generation is closed here, so the model is free at once; set while the question
+    is rewritten or searched, the answer is not begun. The caller reads ``stop.is_set()`` to tell a
+    stopped turn from a finished one."""
     start = time.perf_counter()
     ready, empty = pipelines.ready(config.collections)
     if not ready:
@@ -62,7 +67,7 @@ def stream_turn(pipelines: Pipelines, config: PipelineConfig, messages: Sequence
         yield {"answer": DECLINE, "declined": True, "citations": [], "trace": trace.to_dict()}
         return
     pipeline = pipelines.get(config)
-    with closing(pipeline.stream(list(messages), stream_text=stream_text, sampling=sampling)) as items:
+    with closing(pipeline.stream(list(messages), stream_text=stream_text, sampling=sampling, stop=stop)) as items:
         for item in items:
             if stop is not None and stop.is_set():
                 return

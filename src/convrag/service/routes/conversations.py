@@ -154,13 +154,13 @@ class _Turn:
         return stored
 
     def run(self) -> dict[str, Any]:
-        """The stored turn. Written in one piece, so a "Stop" takes effect only when it is written:
-        it is then not stored (409 ``turn_stopped``), as a stopped streamed turn is not."""
+        """The stored turn. A "Stop" ends it at the model's next piece (or before the answer is
+        begun); nothing is then stored (409 ``turn_stopped``), as a stopped streamed turn is not."""
         stop = self._claim()
         try:
             with self.state.gate.slot():
-                result = run_turn(self.state.pipelines, self.config, self.messages, self.sampling)
-            if stop.is_set():
+                result = run_turn(self.state.pipelines, self.config, self.messages, self.sampling, stop)
+            if result is None or stop.is_set():
                 raise ApiError(409, "the answer was stopped before it was stored; ask again", "turn_stopped")
             return self._store(result)
         except Busy as exc:
