@@ -73,7 +73,8 @@ class ReadAhead:
                 record = (pipeline() if callable(pipeline) else pipeline).prefill(messages)
             except Exception as exc:  # never let a background read take the worker down
                 record = {"error": f"{type(exc).__name__}: {exc}"}
-            log.info("read ahead for the next turn: %s", record)
+            log.info("read ahead for %s: %s", "a new conversation's first question" if not messages else
+                     f"the question after {len(messages)} message(s)", record)
             with self._cond:
                 self.last, self._busy = record, False
                 self._cond.notify_all()

@@ -84,6 +84,7 @@ def _create_app(settings: ServiceSettings, llm: LLM | None, data: Path, lock: Fi
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         indexer.start()
+        state.read_ahead_at_start()
         yield
         state.read_ahead.stop()
         indexer.stop()

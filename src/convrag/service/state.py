@@ -56,6 +56,17 @@ class ServiceState:
         self.read_ahead.submit(lambda: self.pipelines.get(config), messages)
         return True
 
+    def read_ahead_at_start(self) -> bool:
+        """At start, load the model and read a new conversation's prompt start (the instructions and
+        worked examples, the same for every collection), so that the first question after a start
+        does not wait for them: an OpenAI client's first request creates no conversation to read
+        ahead for. It stays in the model's cache for later new conversations too, whose prompts
+        begin with it. False when there is no collection with documents yet."""
+        built = self.collections.names()
+        if not built:
+            return False
+        return self.read_ahead_for(PipelineConfig(collections=built[:1], strategy=self.settings.strategy), [])
+
     def read_ahead_after(self, config: PipelineConfig, messages: Sequence[Message], answer: str) -> None:
         """Have the next turn's prompt read ahead once ``answer`` to ``messages`` is given: the
         conversations API stores the turn, an OpenAI-compatible client sends the same messages
