@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -15,6 +16,15 @@ from .app import (
 )
 
 
+class LogLevel(StrEnum):
+    """What ``convrag serve`` logs, uvicorn's lines and convrag's alike."""
+
+    debug = "debug"
+    info = "info"
+    warning = "warning"
+    error = "error"
+
+
 @app.command(rich_help_panel="Service")
 def serve(
     config: Annotated[Optional[Path], typer.Option("--config", help="YAML settings file (see docs/service.md).")] = None,
@@ -23,6 +33,8 @@ def serve(
     data_dir: Annotated[Optional[Path], typer.Option("--data-dir", help="Collections, uploads and the database (default $CONVRAG_HOME/service).")] = None,
     llm: Annotated[Optional[str], typer.Option("--llm", help="LLM backend (default local).")] = None,
     llm_url: LLMUrlOpt = None,
+    log_level: Annotated[LogLevel, typer.Option("--log-level", help="What the terminal shows: info (each request, job, stop "
+                                                "and read-ahead), warning (problems only), error, or debug.")] = LogLevel.info,
 ) -> None:
     """Start the chat service: OpenAI-compatible API, collections, conversations and the web chat."""
     import uvicorn
@@ -36,15 +48,16 @@ def serve(
         # refused now rather than at the first upload, and the first question does not wait for it
         load_embedder(settings.embedding_model)
     console.print(f"convrag serving on http://{settings.host}:{settings.port} (data in {settings.data_dir})")
-    uvicorn.run(application, host=settings.host, port=settings.port, log_level="info", log_config=log_config())
+    uvicorn.run(application, host=settings.host, port=settings.port, log_level=log_level.value,
+                log_config=log_config(log_level.value))
 
 
-def log_config() -> dict[str, Any]:
-    """uvicorn's logging, with convrag's own loggers through the same handler at INFO: without it
-    only their warnings reached the terminal, bare, and none of what the service does on its own
+def log_config(level: str = "info") -> dict[str, Any]:
+    """uvicorn's logging, with convrag's own loggers through the same handler at ``level``: without
+    it only their warnings reached the terminal, bare, and none of what the service does on its own
     (indexing jobs done, answers stopped because their client went away, reading ahead)."""
     from uvicorn.config import LOGGING_CONFIG
 
     config = copy.deepcopy(LOGGING_CONFIG)
-    config["loggers"]["convrag"] = {"handlers": ["default"], "level": "INFO", "propagate": False}
+    config["loggers"]["convrag"] = {"handlers": ["default"], "level": level.upper(), "propagate": False}
     return config
