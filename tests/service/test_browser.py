@@ -221,6 +221,37 @@ def test_a_collection_that_could_not_be_searched_is_said_beside_the_answer(tmp_p
         page.close()
 
 
+def test_the_ticks_are_the_open_conversation_s_collections_and_change_them(tmp_path: Path, browser) -> None:  # type: ignore[no-untyped-def]
+    """The ticks showed the choice for a new conversation whatever was open, so a conversation over
+    "gov" showed no tick or another's, and ticking a collection changed nothing of it."""
+    settings = ServiceSettings.load(data_dir=tmp_path / "svc")
+    with ThreadServer(settings, StreamingScriptedLLM(answer=["Adults pay 130 dollars by mail [1]."])) as server:
+        api = httpx.Client(base_url=server.url, timeout=120)
+        for name, text in (("gov", PASSPORT), ("boats", "Mooring in the harbour costs 40 dollars a night.")):
+            assert api.post("/api/collections", json={"name": name}).status_code == 201
+            assert upload(api, name, [(f"{name}.txt", text.encode())])["status"] == "succeeded"
+        harbour = api.post("/api/conversations", json={"collections": ["boats"], "title": "Harbour"}).json()
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        page.goto(server.url)
+        page.check(".collection-choice[value=gov]")
+        page.click("#new-chat")
+        expect(page.locator("#chat-title")).to_contain_text("— gov (")
+        page.locator("#conversations li", has_text="Harbour").click()
+        expect(page.locator("#chat-title")).to_contain_text("Harbour — boats (")
+        expect(page.locator(".collection-choice[value=boats]")).to_be_checked()
+        expect(page.locator(".collection-choice[value=gov]")).not_to_be_checked()
+        page.check(".collection-choice[value=gov]")  # the open conversation now searches both
+        expect(page.locator("#chat-title")).to_contain_text("Harbour — boats, gov (")
+        assert api.get(f"/api/conversations/{harbour['id']}").json()["collections"] == ["boats", "gov"]
+        page.uncheck(".collection-choice[value=boats]")
+        expect(page.locator("#chat-title")).to_contain_text("Harbour — gov (")
+        page.click(".collection-choice[value=gov]")  # not none: said, and the tick comes back
+        expect(page.locator("#error")).to_have_text("a conversation searches at least one collection")
+        expect(page.locator(".collection-choice[value=gov]")).to_be_checked()
+        assert api.get(f"/api/conversations/{harbour['id']}").json()["collections"] == ["gov"]
+        page.close()
+
+
 def test_stop_ends_the_answer_being_written_and_keeps_the_question(tmp_path: Path, browser) -> None:  # type: ignore[no-untyped-def]
     """The page had no Stop: a long or unwanted answer held the model (and the conversation) to its end."""
     llm = SlowStreamingLLM(words=400)  # 20 s: far longer than the test takes to stop it

@@ -135,6 +135,33 @@ def test_a_conversation_over_a_deleted_collection_says_so_and_keeps_its_turns(ru
     assert client.post(f"/api/conversations/{fresh['id']}/messages", json={"question": "And for children?"}).status_code == 200
 
 
+def test_a_conversation_s_collections_can_be_changed_for_its_next_questions(tmp_path: Path) -> None:
+    """A knowledge base could not be added to (or taken from) a conversation: its collections were
+    fixed when it was created, so the user had to start over and lose the context."""
+    llm = ScriptedLLM(answer=["Renewal by mail costs 130 dollars [1].", "A fishing license costs 25 dollars a year [1]."])
+    with serve(tmp_path, llm) as server, httpx.Client(base_url=server.url, timeout=120) as client:
+        for name, files in (("gov", [("passports.md", PASSPORT)]), ("fish", [("fishing.md", FISHING)])):
+            client.post("/api/collections", json={"name": name})
+            upload(client, name, files)
+        conv = client.post("/api/conversations", json={"collections": ["gov"]}).json()
+        first = client.post(f"/api/conversations/{conv['id']}/messages", json={"question": "How much does passport renewal cost?"}).json()
+        assert set(first["trace"]["search"]["seconds"]) == {"gov"}
+        changed = client.patch(f"/api/conversations/{conv['id']}", json={"collections": ["gov", "fish", "gov"]}).json()
+        assert changed["collections"] == ["gov", "fish"] and changed["title"] == "How much does passport renewal cost?"
+        second = client.post(f"/api/conversations/{conv['id']}/messages", json={"question": "And a yearly fishing license?"}).json()
+        # both were looked at (routing kept the one that bears on the question), and the answer cites the new one
+        assert set(second["trace"]["routing"]["scores"]) == {"gov", "fish"} and second["citations"][0]["collection"] == "fish"
+        turns = client.get(f"/api/conversations/{conv['id']}").json()["turns"]
+        assert turns[0]["citations"] == first["citations"]  # the earlier turn keeps what it was answered from
+        for body, status, code in (({}, 422, "invalid_request"), ({"collections": []}, 422, "invalid_request"),
+                                   ({"collections": ["gov", "missing"]}, 404, "collection_not_found")):
+            refused = client.patch(f"/api/conversations/{conv['id']}", json=body)
+            assert refused.status_code == status and refused.json()["error"]["code"] == code, body
+        assert client.get(f"/api/conversations/{conv['id']}").json()["collections"] == ["gov", "fish"]
+        missing = client.patch("/api/conversations/nope", json={"collections": ["gov"]})
+        assert missing.status_code == 404 and missing.json()["error"]["code"] == "conversation_not_found"
+
+
 def test_model_failure_is_503_and_nothing_is_stored(tmp_path: Path) -> None:
     secret = "http://10.9.8.7:9999/v1 connection refused"
     llm = ScriptedLLM(answer=[LLMError(secret), LLMError(secret), "Renewal costs 130 dollars [1]."])

@@ -276,9 +276,16 @@ class Store:
                 db.execute("UPDATE conversations SET updated = ? WHERE id = ?", (now, conv_id))
         return self.turns(conv_id)[idx]
 
-    def rename_conversation(self, conv_id: str, title: str) -> bool:
+    def update_conversation(self, conv_id: str, title: str | None = None, collections: list[str] | None = None) -> bool:
+        """Set the title and/or the collections (what is None stays); False when there is no such conversation."""
         with self.transaction() as db:
-            return db.execute("UPDATE conversations SET title = ?, updated = ? WHERE id = ?", (title, time.time(), conv_id)).rowcount > 0
+            row = db.execute("SELECT title, collections FROM conversations WHERE id = ?", (conv_id,)).fetchone()
+            if row is None:
+                return False
+            db.execute("UPDATE conversations SET title = ?, collections = ?, updated = ? WHERE id = ?",
+                       (title if title is not None else row[0], json.dumps(collections) if collections is not None else row[1],
+                        time.time(), conv_id))
+            return True
 
     def delete_conversation(self, conv_id: str) -> bool:
         with self.transaction() as db:

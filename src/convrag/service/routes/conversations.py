@@ -79,7 +79,11 @@ class ConversationIn(BaseModel):
 
 
 class ConversationPatch(BaseModel):
-    title: str = Field(min_length=1, max_length=200, pattern=r"\S")
+    """A new title, and/or the collections the conversation's next turns search (the turns so far
+    keep the passages and citations they were answered from)."""
+
+    title: str | None = Field(None, min_length=1, max_length=200, pattern=r"\S")
+    collections: list[str] | None = Field(None, min_length=1, max_length=50)
 
 
 class RegenerateIn(BaseModel):
@@ -241,9 +245,15 @@ def router(limits: Limits) -> APIRouter:
         return _conversation(state, conv_id)
 
     @api.patch("/conversations/{conv_id}")
-    def rename_conversation(conv_id: str, body: ConversationPatch, state: ServiceState = Depends(get_state)) -> dict[str, Any]:
-        if not state.store.rename_conversation(conv_id, body.title.strip()):
-            raise ApiError(404, f"no conversation {conv_id!r}", "conversation_not_found")
+    def update_conversation(conv_id: str, body: ConversationPatch, state: ServiceState = Depends(get_state)) -> dict[str, Any]:
+        """Rename the conversation, or choose the collections its next questions search."""
+        if body.title is None and body.collections is None:
+            raise ApiError(422, "nothing to change: give a title or collections", "invalid_request")
+        _conversation(state, conv_id, with_turns=False)
+        for name in body.collections or ():
+            require_collection(state, name)
+        state.store.update_conversation(conv_id, title=body.title.strip() if body.title else None,
+                                        collections=list(dict.fromkeys(body.collections)) if body.collections else None)
         return state.store.conversation(conv_id) or {}
 
     @api.get("/conversations/{conv_id}/export", response_class=Response,

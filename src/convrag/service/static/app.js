@@ -85,6 +85,34 @@ function chosenCollections() {
   return [...document.querySelectorAll(".collection-choice:checked")].map((b) => b.value);
 }
 
+function tickCollections(names) {
+  for (const box of document.querySelectorAll(".collection-choice")) box.checked = names.includes(box.value);
+}
+
+// With a conversation open, the ticks are its collections: changing them changes what its next
+// questions search (the answers so far keep their sources). Without one, they are the next one's.
+$("collections").addEventListener("change", (event) => {
+  if (!event.target.classList.contains("collection-choice") || !state.conversation) return;
+  const conversation = state.conversation;
+  action(async () => {
+    const collections = chosenCollections();
+    if (!collections.length) {
+      tickCollections(conversation.collections);
+      throw new Error("a conversation searches at least one collection");
+    }
+    try {
+      const changed = await api(`/api/conversations/${conversation.id}`, { method: "PATCH", body: { collections } });
+      if (state.conversation && state.conversation.id === changed.id) {
+        state.conversation.collections = changed.collections;
+        showTitle(state.conversation);
+      }
+    } catch (error) {
+      tickCollections(conversation.collections);
+      throw error;
+    }
+  });
+});
+
 $("create-collection").addEventListener("submit", (event) => {
   event.preventDefault();
   action(async () => {
@@ -208,10 +236,15 @@ async function openConversation(id, resumed = false) {
   const conversation = await api(`/api/conversations/${id}`);
   if (resumed) fetch(`/api/conversations/${id}/read-ahead`, { method: "POST", headers: headers(true), body: "{}" }).catch(() => {});
   state.conversation = conversation; state.turns = conversation.turns;
-  $("chat-title").textContent = `${conversation.title} — ${conversation.collections.join(", ")} (${conversation.strategy})`;
+  showTitle(conversation);
+  tickCollections(conversation.collections);
   $("chat-actions").hidden = false;
   renderMessages();
   await loadConversations();
+}
+
+function showTitle(conversation) {
+  $("chat-title").textContent = `${conversation.title} — ${conversation.collections.join(", ")} (${conversation.strategy})`;
 }
 
 function closeConversation() {
