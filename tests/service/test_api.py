@@ -15,9 +15,10 @@ import httpx
 import pytest
 from openai import OpenAI
 
+from convrag.llm.base import GenerationParams
 from convrag.service import ServiceSettings
 from convrag.service.settings import Limits
-from tests.helpers import PASSPORT, HeldLLM, ScriptedLLM, SlowStreamingLLM, upload
+from tests.helpers import PASSPORT, HeldLLM, ScriptedLLM, SlowStreamingLLM, StreamingScriptedLLM, upload
 from tests.pdfs import make_pdf
 
 from .conftest import ThreadServer
@@ -129,6 +130,44 @@ def test_openai_temperature_samples_the_answer_and_its_seed_is_kept(server: Thre
     with httpx.Client(base_url=server.url) as client:
         refused = client.post("/v1/chat/completions", json={"model": "collection:gov", "messages": question, "temperature": 2.5})
     assert refused.status_code == 422 and refused.json()["error"]["code"] == "invalid_request"
+
+
+class WordLimitedLLM(StreamingScriptedLLM):
+    """Writes at most ``max_tokens`` words (its tokens are words), as a model stops at its limit."""
+
+    def complete(self, messages, params=GenerationParams()):  # type: ignore[no-untyped-def]
+        whole = super().complete(messages, params)
+        words = whole.text.split(" ")
+        if len(words) <= params.max_tokens:
+            return whole._replace(finish_reason="stop")
+        return whole._replace(text=" ".join(words[: params.max_tokens]), completion_tokens=params.max_tokens, finish_reason="length")
+
+
+def test_openai_max_tokens_limits_the_answer(tmp_path: Path, gov_files: list[tuple[str, bytes]]) -> None:
+    """A client's max_tokens was ignored: it asked for a short answer and got (and waited for) the
+    pipeline's whole one, told finish_reason "stop"."""
+    answer = "Renewal by mail costs 130 dollars [1]. Send form DS-82 with your old passport and a photo [1]."
+    llm = WordLimitedLLM(answer=[answer] * 6)
+    with ThreadServer(ServiceSettings.load(data_dir=tmp_path / "svc"), llm) as server:
+        with httpx.Client(base_url=server.url, timeout=120) as client:
+            client.post("/api/collections", json={"name": "gov"})
+            upload(client, "gov", gov_files)
+        openai = OpenAI(base_url=f"{server.url}/v1", api_key="unused", max_retries=0)
+        question = [{"role": "user", "content": "How much does passport renewal by mail cost?"}]
+        whole = openai.chat.completions.create(model="collection:gov", messages=question, max_tokens=4000)  # never raised
+        assert whole.choices[0].message.content == answer and whole.choices[0].finish_reason == "stop"
+        assert llm.decodings[-1].max_tokens == 160
+        for extra in ({"max_tokens": 10}, {"max_completion_tokens": 10}, {"max_tokens": 12, "max_completion_tokens": 10}):
+            cut = openai.chat.completions.create(model="collection:gov", messages=question, **extra)  # type: ignore[call-overload]
+            assert llm.decodings[-1].max_tokens == 10
+            # the cut answer keeps its whole sentences
+            assert cut.choices[0].message.content == "Renewal by mail costs 130 dollars [1]." and cut.choices[0].finish_reason == "length"
+            assert cut.model_extra["convrag"]["trace"]["answer"]["details"]["length_limit"] == {"max_tokens": 10, "reached": True}
+        chunks = list(openai.chat.completions.create(model="collection:gov", messages=question, max_tokens=10, stream=True))
+        assert chunks[-1].choices[0].finish_reason == "length" and llm.decodings[-1].max_tokens == 10
+        with httpx.Client(base_url=server.url) as client:
+            refused = client.post("/v1/chat/completions", json={"model": "collection:gov", "messages": question, "max_tokens": 0})
+        assert refused.status_code == 422 and refused.json()["error"]["code"] == "invalid_request"
 
 
 def test_errors_are_clear_4xx(client: httpx.Client, gov: str) -> None:

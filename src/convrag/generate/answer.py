@@ -367,14 +367,18 @@ class AnswerGenerator:
             copy_bias=settings.copy_bias, copy_context=settings.copy_context,
         )
 
-    def _params(self, prepared: _Prepared, sampling: Sampling | None = None) -> GenerationParams:
+    def _params(self, prepared: _Prepared, sampling: Sampling | None = None, max_tokens: int | None = None) -> GenerationParams:
         """The request's decoding settings: the copy steer needs the passages this prompt shows;
         ``sampling`` replaces greedy decoding, which would write, or read from the cache, the same
-        answer again."""
+        answer again; ``max_tokens`` (a client's limit) lowers the answer's length limit, never
+        raises it."""
         params = self.params if self.params.copy_bias <= 0 else replace(self.params, copy_from=tuple(prepared.shown))
         if sampling is not None:
             params = replace(params, temperature=sampling.temperature, seed=sampling.seed)
             prepared.trace["details"]["sampled"] = sampling._asdict()
+        if max_tokens is not None and max_tokens < params.max_tokens:
+            params = replace(params, max_tokens=max_tokens)
+            prepared.trace["details"]["length_limit"] = {"max_tokens": max_tokens}
         return params
 
     @property
@@ -438,17 +442,19 @@ class AnswerGenerator:
         return prefill(self.llm, cited_prompt_start(history, s.history, self.llm.count_tokens, EXAMPLE_SETS[s.examples]))
 
     def answer(self, question: str, history: Sequence[Message], results: Sequence[MergedResult], query: str | None = None,
-               standalone: str | None = None, self_contained: bool = False, sampling: Sampling | None = None) -> Answer:
+               standalone: str | None = None, self_contained: bool = False, sampling: Sampling | None = None,
+               max_tokens: int | None = None) -> Answer:
         """The cited answer; ``query`` (the strategy's retrieval query) scores sentences for compression;
         ``standalone`` (the question the model restated on its own, if any) is asked with ``ask_standalone``;
         ``self_contained`` (the strategy found the question needs no context) selects
-        ``self_contained_history``; ``sampling`` samples the answer instead of decoding greedily."""
+        ``self_contained_history``; ``sampling`` samples the answer instead of decoding greedily;
+        ``max_tokens`` lowers its length limit (the cut answer keeps its whole sentences)."""
         start = time.perf_counter()
         prepared = self._prepare(question, history, results, query, standalone, self_contained, start)
         if prepared.early is not None:
             return prepared.early
         assert prepared.messages is not None
-        params = self._params(prepared, sampling)
+        params = self._params(prepared, sampling, max_tokens)
         try:
             completion = self.llm.complete(prepared.messages, params)
         except LLMError as exc:
@@ -456,7 +462,8 @@ class AnswerGenerator:
         return self._finish(completion, params, prepared, results, start)
 
     def stream(self, question: str, history: Sequence[Message], results: Sequence[MergedResult], query: str | None = None,
-               standalone: str | None = None, self_contained: bool = False, sampling: Sampling | None = None) -> Iterator[str | Answer]:
+               standalone: str | None = None, self_contained: bool = False, sampling: Sampling | None = None,
+               max_tokens: int | None = None) -> Iterator[str | Answer]:
         """:meth:`answer`, with the model's text in pieces as it is written before the :class:`Answer`.
         The final text may differ from the pieces: inferred citation markers are added, citations
         are re-pointed, and an empty or ungrounded answer becomes the decline sentence."""
@@ -468,7 +475,7 @@ class AnswerGenerator:
             return
         assert prepared.messages is not None
         completion: Completion | None = None
-        params = self._params(prepared, sampling)
+        params = self._params(prepared, sampling, max_tokens)
         try:
             for item in stream(self.llm, prepared.messages, params):
                 if isinstance(item, Completion):
@@ -488,6 +495,8 @@ class AnswerGenerator:
         # the repairs of :mod:`.tidy`; what each removed is in the trace, the model's text in llm_call
         if text and not has_words(text):  # nothing was said, so nothing is cited
             text, empty_reason = "", "the answer holds only citation markers, no words"
+        if "length_limit" in trace["details"]:  # the caller's limit: whether it cut the answer (OpenAI's finish_reason)
+            trace["details"]["length_limit"]["reached"] = completion.finish_reason == "length"
         if text and completion.finish_reason == "length":
             ended, cut = whole_sentences(text)
             if ended != text:

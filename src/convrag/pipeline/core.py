@@ -174,24 +174,27 @@ class Pipeline:
             record["answer"] = _read_ahead(lambda: self.generator.prefill(messages))  # type: ignore[union-attr]
         return record or {"skipped": "no model call to read ahead for"}
 
-    def answer(self, messages: Sequence[Message], task_id: str = "turn", sampling: Sampling | None = None) -> PipelineResult:
+    def answer(self, messages: Sequence[Message], task_id: str = "turn", sampling: Sampling | None = None,
+               max_tokens: int | None = None) -> PipelineResult:
         """The cited answer to the last user message, with the full trace; ``sampling``: sampled
         instead of decoded greedily (another attempt at it would otherwise give the same answer)."""
         result: PipelineResult | None = None
-        for item in self.stream(messages, task_id, stream_text=False, sampling=sampling):
+        for item in self.stream(messages, task_id, stream_text=False, sampling=sampling, max_tokens=max_tokens):
             if isinstance(item, PipelineResult):
                 result = item
         assert result is not None
         return result
 
     def stream(self, messages: Sequence[Message], task_id: str = "turn", stream_text: bool = True,
-               sampling: Sampling | None = None, stop: threading.Event | None = None) -> Iterator[str | PipelineResult]:
+               sampling: Sampling | None = None, stop: threading.Event | None = None,
+               max_tokens: int | None = None) -> Iterator[str | PipelineResult]:
         """:meth:`answer`, yielding the answer's text in pieces as the model writes it (after
         retrieval) and the :class:`PipelineResult` last. A model failure raises
         :class:`~convrag.generate.answer.AnswerFailed`. ``stop`` (a user's "Stop" pressed while
         the question was still being rewritten or searched) is looked at once retrieval is done:
         set by then, the turn ends there, yielding nothing, rather than at the answer's first
-        piece, after the model has read its whole prompt (seconds on a CPU)."""
+        piece, after the model has read its whole prompt (seconds on a CPU). ``max_tokens`` lowers the
+        answer's length limit (an OpenAI client's ``max_tokens``)."""
         start = time.perf_counter()
         merged, trace, retrieved = self.retrieve(messages, task_id)
         if stop is not None and stop.is_set():
@@ -206,14 +209,16 @@ class Pipeline:
             self_contained = trace.strategy is not None and trace.strategy.self_contained
             if stream_text:
                 answer = None
-                for item in self.generator.stream(question, history, merged.results, query, standalone, self_contained, sampling):
+                for item in self.generator.stream(question, history, merged.results, query, standalone, self_contained, sampling,
+                                                     max_tokens):
                     if isinstance(item, Answer):
                         answer = item
                     else:
                         yield item
                 assert answer is not None
             else:
-                answer = self.generator.answer(question, history, merged.results, query, standalone, self_contained, sampling)
+                answer = self.generator.answer(question, history, merged.results, query, standalone, self_contained, sampling,
+                                               max_tokens)
             trace.timings_s["answer"] = time.perf_counter() - t
         trace.answer = answer.trace
         trace.timings_s["total"] = time.perf_counter() - start

@@ -46,8 +46,8 @@ class ChatMessageIn(BaseModel):
 
 
 class ChatCompletionRequest(BaseModel):
-    """The fields convrag reads; other OpenAI parameters (``top_p``, ``max_tokens``, ...) are
-    accepted and ignored: the answer's length and format are the pipeline's."""
+    """The fields convrag reads; other OpenAI parameters (``top_p``, ``stop``, ...) are accepted
+    and ignored: the answer's format is the pipeline's."""
 
     model_config = ConfigDict(extra="allow")
     model: str
@@ -58,10 +58,19 @@ class ChatCompletionRequest(BaseModel):
     temperature: float | None = Field(None, ge=0, le=2)
     #: the sampler's seed when sampling (the same seed, the same answer); a random one if left out
     seed: int | None = None
+    #: a limit on the answer's tokens: it lowers the pipeline's own (160), never raises it; an answer
+    #: it cuts keeps its whole sentences and ends with finish_reason "length"
+    max_tokens: int | None = Field(None, ge=1)
+    #: OpenAI's newer name for ``max_tokens``; the lower of the two applies
+    max_completion_tokens: int | None = Field(None, ge=1)
 
     def sampling(self) -> Sampling | None:
         """How the answer is decoded: ``None`` for greedy."""
         return Sampling.fresh(self.temperature, self.seed) if self.temperature else None
+
+    def length_limit(self) -> int | None:
+        limits = [n for n in (self.max_tokens, self.max_completion_tokens) if n is not None]
+        return min(limits) if limits else None
 
 
 class ModelCard(BaseModel):
@@ -118,14 +127,15 @@ def router() -> APIRouter:
         except Busy as exc:
             raise ApiError(429, str(exc), "too_many_generations") from None
         if request.stream:
-            turn = _start_turn(state, route.config, messages, request.sampling())
+            turn = _start_turn(state, route.config, messages, request.sampling(), request.length_limit())
             return _TurnStream(turn, _events(completion_id, created, request.model, turn))
 
         gone = threading.Event()
 
         def work() -> dict[str, Any] | None:
             try:
-                result = run_turn(state.pipelines, route.config, messages, request.sampling(), stop=gone)
+                result = run_turn(state.pipelines, route.config, messages, request.sampling(), stop=gone,
+                                  max_tokens=request.length_limit())
             finally:
                 state.gate.release()
             if result is not None:
@@ -140,8 +150,8 @@ def router() -> APIRouter:
         extra = {"citations": result["citations"], "declined": result["declined"], "trace": result["trace"]}
         return {
             "id": completion_id, "object": "chat.completion", "created": created, "model": request.model,
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": result["answer"]}, "finish_reason": "stop",
-                         "logprobs": None}],
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": result["answer"]},
+                         "finish_reason": _finish_reason(result), "logprobs": None}],
             "usage": usage, "convrag": extra,
         }
 
@@ -171,6 +181,12 @@ def _empty(state: ServiceState) -> list[str]:
     return [c["name"] for c in state.store.collections() if c["name"] not in built]
 
 
+def _finish_reason(result: dict[str, Any]) -> str:
+    """"length" when the client's ``max_tokens`` cut the answer, else "stop"."""
+    limit = ((result["trace"].get("answer") or {}).get("details") or {}).get("length_limit") or {}
+    return "length" if limit.get("reached") else "stop"
+
+
 def _usage(result: dict[str, Any]) -> dict[str, int]:
     call = (result["trace"].get("answer") or {}).get("llm_call") or {}
     prompt, completion = int(call.get("prompt_tokens", 0)), int(call.get("completion_tokens", 0))
@@ -188,7 +204,8 @@ class _Turn(NamedTuple):
     gone: threading.Event
 
 
-def _start_turn(state: ServiceState, config: Any, messages: list[Message], sampling: Sampling | None) -> _Turn:
+def _start_turn(state: ServiceState, config: Any, messages: list[Message], sampling: Sampling | None,
+                max_tokens: int | None = None) -> _Turn:
     """Run the turn on its own thread, which releases the generation slot the caller took however
     it ends. A client that goes away (an OpenAI client's "stop") stops the answer at the next piece:
     the model and the slot are free for the next question at once, where on 2 cores the rest of an
@@ -200,7 +217,7 @@ def _start_turn(state: ServiceState, config: Any, messages: list[Message], sampl
         answer: str | None = None
         sent = 0
         try:
-            for item in stream_turn(state.pipelines, config, messages, sampling=sampling, stop=turn.gone):
+            for item in stream_turn(state.pipelines, config, messages, sampling=sampling, stop=turn.gone, max_tokens=max_tokens):
                 turn.pieces.put(item)
                 sent += 1
                 if isinstance(item, dict):
@@ -255,7 +272,7 @@ def _events(completion_id: str, created: int, model: str, turn: _Turn) -> Iterat
             yield f"data: {json.dumps(body(status, message, code))}\n\n"
         elif isinstance(item, dict):
             extra = {"answer": item["answer"], "citations": item["citations"], "declined": item["declined"], "trace": item["trace"]}
-            yield event({}, "stop", usage=_usage(item), convrag=extra)
+            yield event({}, _finish_reason(item), usage=_usage(item), convrag=extra)
         else:
             yield event({"content": item})
     yield "data: [DONE]\n\n"

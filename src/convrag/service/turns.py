@@ -39,21 +39,25 @@ def check_turn(messages: Sequence[Message], limits: Limits) -> None:
 
 
 def run_turn(pipelines: Pipelines, config: PipelineConfig, messages: Sequence[Message],
-             sampling: Sampling | None = None, stop: threading.Event | None = None) -> dict[str, Any] | None:
+             sampling: Sampling | None = None, stop: threading.Event | None = None,
+             max_tokens: int | None = None) -> dict[str, Any] | None:
     """Answer the last user message; collections without documents are skipped and named in the
     trace. With ``stop``, the answer is streamed inside (the same text; the pieces are dropped), so
     that a stop ends it at the next piece; then None (see :func:`stream_turn`)."""
     result = None
-    for item in stream_turn(pipelines, config, messages, stream_text=stop is not None, sampling=sampling, stop=stop):
+    for item in stream_turn(pipelines, config, messages, stream_text=stop is not None, sampling=sampling, stop=stop,
+                            max_tokens=max_tokens):
         if isinstance(item, dict):
             result = item
     return result
 
 
 def stream_turn(pipelines: Pipelines, config: PipelineConfig, messages: Sequence[Message], stream_text: bool = True,
-                sampling: Sampling | None = None, stop: threading.Event | None = None) -> Iterator[str | dict[str, Any]]:
+                sampling: Sampling | None = None, stop: threading.Event | None = None,
+                max_tokens: int | None = None) -> Iterator[str | dict[str, Any]]:
     """:func:`run_turn` with the answer's text in pieces as the model writes it; the turn's JSON last.
-    ``sampling``: the answer sampled instead of decoded greedily (a regenerate, or a client's temperature).
+    ``sampling``: the answer sampled instead of decoded greedily (a regenerate, or a client's temperature);
+    ``max_tokens``: a lower limit on its length (a client's).
     ``stop`` (a user's "Stop", a client gone): once set, the turn ends at the next piece, before the
     JSON, and its generation is closed here, so the model is free at once; set while the question
     is rewritten or searched, the answer is not begun. The caller reads ``stop.is_set()`` to tell a
@@ -67,7 +71,8 @@ def stream_turn(pipelines: Pipelines, config: PipelineConfig, messages: Sequence
         yield {"answer": DECLINE, "declined": True, "citations": [], "trace": trace.to_dict()}
         return
     pipeline = pipelines.get(config)
-    with closing(pipeline.stream(list(messages), stream_text=stream_text, sampling=sampling, stop=stop)) as items:
+    with closing(pipeline.stream(list(messages), stream_text=stream_text, sampling=sampling, stop=stop,
+                                 max_tokens=max_tokens)) as items:
         for item in items:
             if stop is not None and stop.is_set():
                 return
