@@ -195,7 +195,9 @@ class Store:
             db.execute(f"UPDATE jobs SET {names} WHERE id = ?", (*fields.values(), job_id))
 
     def finish_job(self, job_id: str, collection: str, documents: list[dict[str, Any]], removed: list[str] = ()) -> None:  # type: ignore[assignment]
-        """Mark the job succeeded, record its documents and forget the removed ones, in one transaction."""
+        """Mark the job succeeded, record its documents and forget the removed ones, in one transaction.
+        Its progress reads as whole: every file and removal done (the last stage it reported, the
+        BM25 index, has no count, and left "0 of 0")."""
         now = time.time()
         with self.transaction() as db:
             db.executemany("DELETE FROM documents WHERE collection = ? AND doc_id = ?", [(collection, d) for d in removed])
@@ -206,7 +208,10 @@ class Store:
                     (collection, d["doc_id"], d["filename"], d["title"], d["bytes"], d["passages"], job_id, now,
                      d.get("original") or d["filename"]),
                 )
-            db.execute("UPDATE jobs SET status = 'succeeded', stage = 'done', finished = ?, error = NULL WHERE id = ?", (now, job_id))
+            row = db.execute("SELECT files, remove FROM jobs WHERE id = ?", (job_id,)).fetchone()
+            items = len(json.loads(row[0] or "[]")) + len([d for d in json.loads(row[1] or "[]") if d]) if row else 0
+            db.execute("UPDATE jobs SET status = 'succeeded', stage = 'done', done = ?, total = ?, finished = ?, error = NULL "
+                       "WHERE id = ?", (items, items, now, job_id))
 
     def unfinished_jobs(self) -> list[dict[str, Any]]:
         return [self._job_row(r) for r in self._all("SELECT * FROM jobs WHERE status IN ('queued', 'running') ORDER BY created")]
