@@ -239,6 +239,32 @@ def test_a_damaged_collection_is_named_and_the_others_answer(client: httpx.Clien
     assert "problem" not in client.get("/api/collections/boats").json()
 
 
+def test_an_upload_repairs_a_collection_whose_passage_file_was_damaged(client: httpx.Client, gov: str, settings: ServiceSettings) -> None:
+    """With its passage file damaged, every upload to the collection failed (its passages are read to
+    keep the other documents'), so it could only be deleted and every document uploaded again. The
+    documents' own files are kept: they are read again."""
+    version = client.get("/api/collections/gov").json()["version"]
+    (Path(settings.data_dir) / "collections" / "gov" / version / "passages.jsonl").write_text("{not json\n")
+    job = upload(client, "gov", [("boats.md", b"Mooring in the harbour costs 40 dollars a night.")])
+    assert job["status"] == "succeeded", job
+    info = client.get("/api/collections/gov").json()
+    assert info["passages"] == 4 and info["documents"] == 4 and "problem" not in info
+    for query, document in (("passport renewal by mail", "passports"), ("mooring in the harbour", "boats"),
+                            ("court filing fees waived", "fees")):
+        hits = client.post("/api/search", json={"collections": ["gov"], "query": query, "k": 1}).json()["hits"]
+        assert hits[0]["document_id"] == document, query
+    # a document whose file is gone too cannot be read again: said, and the collection is left as it was
+    version = client.get("/api/collections/gov").json()["version"]
+    (Path(settings.data_dir) / "collections" / "gov" / version / "passages.jsonl").write_text("{not json\n")
+    for stored in (Path(settings.data_dir) / "uploads").rglob("*-passports.md"):
+        stored.unlink()
+    failed = upload(client, "gov", [("slip.md", b"A boat slip rents for 300 dollars a month.")])
+    assert failed["status"] == "failed" and failed["error"] == (
+        "collection 'gov' is damaged and the file of its document 'passports.md' is gone; delete the collection and "
+        "upload its documents again")
+    assert client.get("/api/collections/gov").json()["version"] == version
+
+
 def test_uploaded_names_cannot_escape_the_data_folder(client: httpx.Client, gov: str, settings: ServiceSettings) -> None:
     job = upload(client, "gov", [("../../../outside.txt", b"Sneaky text about boats and harbours.")])
     assert job["status"] == "succeeded" and job["files"][0]["filename"] == "outside.txt"

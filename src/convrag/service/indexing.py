@@ -24,7 +24,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ..embeddings import load_embedder
-from ..errors import ConvragError
+from ..errors import CollectionDamaged, ConvragError
 from ..index.collection import CURRENT_FILE, Collection, live_version
 from ..index.windows import WindowSettings
 from ..ingest.chunking import chunk_document
@@ -168,13 +168,11 @@ class Indexer:
         with reporter.stage("reading and chunking documents", total=len(job["files"])) as advance:
             for f in job["files"]:
                 try:
-                    document = read_document(folder / f["stored"], doc_id=f["doc_id"], name=f.get("original") or f["filename"],
-                                             url=f"/api/collections/{quote(name)}/documents/{quote(f['doc_id'], safe='')}/file")
+                    passages = self._chunked(name, folder / f["stored"], f, embedder)
                 except ConvragError as exc:
                     skipped.append(f"{f.get('original') or f['filename']}: {self.public_error(exc, job)}")
                     advance(1)
                     continue
-                passages = chunk_document(document, embedder.tokenizer)
                 if not passages:
                     skipped.append(f"{f.get('original') or f['filename']}: no text")
                 new_passages += passages
@@ -183,9 +181,16 @@ class Indexer:
         if not new_passages and not removed:
             raise ConvragError("no readable text in the uploaded files" + (f" ({'; '.join(skipped)})" if skipped else ""))
         path = self.collections_root / name
-        existing = Collection.open(path) if live_version(path) is not None else None
         replaced = {f["doc_id"] for f in job["files"]} | set(removed)
-        kept = [p for p in (existing.passages if existing else []) if document_of(p.doc_id) not in replaced]
+        try:
+            existing = Collection.open(path) if live_version(path) is not None else None
+            kept = [p for p in (existing.passages if existing else []) if document_of(p.doc_id) not in replaced]
+        except CollectionDamaged as exc:  # its passage file: the documents are read again from their stored files
+            log.warning("indexing job %s: collection %s is damaged (%s); its documents are read again from their files",
+                        job_id, name, exc)
+            existing = None
+            with reporter.stage("reading the collection's documents again", total=None):
+                kept = self._stored_passages(name, replaced, embedder)
         if kept or new_passages:
             collection: Collection | None = Collection.build(
                 path, kept + new_passages, name=name, embedder=embedder, source=job_source(job_id), reuse=existing,
@@ -204,6 +209,28 @@ class Indexer:
                  time.monotonic() - began)
         self.on_change(name)
 
+
+    def _chunked(self, name: str, path: Path, f: dict[str, Any], embedder: Any) -> list[Any]:
+        """The passages of one uploaded file, as a document of collection ``name``."""
+        document = read_document(path, doc_id=f["doc_id"], name=f.get("original") or f["filename"],
+                                 url=f"/api/collections/{quote(name)}/documents/{quote(f['doc_id'], safe='')}/file")
+        return chunk_document(document, embedder.tokenizer)
+
+    def _stored_passages(self, name: str, replaced: set[str], embedder: Any) -> list[Any]:
+        """The passages of the collection's documents other than ``replaced``, read again from the
+        files they were uploaded as (kept until a document is replaced or removed): what repairs a
+        collection whose passage file was damaged, where nothing else holds them."""
+        passages = []
+        for row in self.store.documents(name):
+            if row["doc_id"] in replaced:
+                continue
+            f = next((f for f in (self.store.job(row["job_id"]) or {}).get("files", []) if f["doc_id"] == row["doc_id"]), None)
+            stored = self.uploads_root / row["job_id"] / f["stored"] if f is not None else None
+            if f is None or stored is None or not stored.is_file():
+                raise ConvragError(f"collection {name!r} is damaged and the file of its document {row['original']!r} is gone; "
+                                   "delete the collection and upload its documents again")
+            passages += self._chunked(name, stored, f, embedder)
+        return passages
 
     def _remove_old_files(self, rows: list[dict[str, Any]]) -> None:
         """Delete the stored files of documents that were replaced or removed (after the switch, so a
