@@ -102,7 +102,7 @@ def test_ask_shows_the_answer_as_it_is_written_on_a_terminal(tiny_collection, mo
 
     import convrag.cli.answers
     import convrag.cli.chat
-    from convrag.cli.app import app
+    from convrag.cli.main import app
 
     bm25 = open_collections({"x": tiny_collection}, "bm25")[0].retriever
     llm = StreamingScriptedLLM(answer=["The Cardinals played in London in 2017 [1]."])
@@ -115,3 +115,33 @@ def test_ask_shows_the_answer_as_it_is_written_on_a_terminal(tiny_collection, mo
     shown = terminal.getvalue()
     assert "answer (being written; Ctrl-C stops it)" in shown  # the draft, before the cited answer replaced it
     assert "The Cardinals played in London in 2017 [1]." in shown and "[1] docs / " in shown
+
+
+def test_a_chat_is_saved_and_goes_on_from_where_it_was(tiny_collection, tmp_path, capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A terminal chat ended with its conversation: nothing wrote it down, and ``chat`` could not
+    start from one (``ask --history`` could, one question at a time)."""
+    import json
+
+    from typer.testing import CliRunner
+
+    import convrag.pipeline
+    from convrag.cli.main import app
+    from convrag.types import Message
+
+    bm25 = open_collections({"x": tiny_collection}, "bm25")[0].retriever
+    llm = StreamingScriptedLLM(answer=["The Cardinals played in London in 2017 [1].", "They played the Los Angeles Rams in London [1]."])
+    pipeline = Pipeline([CollectionSearch("docs", bm25)], make_strategy("last_turn", llm), generator=AnswerGenerator(llm))
+    saved = tmp_path / "chat.json"
+    inputs = iter(["Did the Cardinals play in London?", f"/save {saved}", f"/save {tmp_path}", "/quit"])  # a folder cannot be written
+    history = chat_loop(pipeline, lambda prompt: next(inputs))
+    out = capsys.readouterr().out
+    assert "saved 2 message(s) to " in out and "cannot write " in out
+    assert json.loads(saved.read_text()) == {"messages": [{"speaker": m.speaker, "text": m.text} for m in history]}
+    # a new chat goes on from the file: the next question is asked after the saved exchange
+    monkeypatch.setattr(convrag.pipeline, "LivePipeline", lambda *args, **kwargs: pipeline)
+    result = CliRunner().invoke(app, ["chat", "-c", "docs", "--history", str(saved)], input="Which team did the Cardinals play in London?\n/quit\n")
+    assert result.exit_code == 0, result.output
+    assert "going on from 2 earlier message(s)" in result.output and "They played the Los Angeles Rams in London [1]." in result.output
+    asked = llm.requests[-1][1]
+    assert "Did the Cardinals play in London?" in json.dumps(asked) and "The Cardinals played in London in 2017" in json.dumps(asked)
+    assert history == [Message("user", "Did the Cardinals play in London?"), Message("agent", "The Cardinals played in London in 2017 [1].")]

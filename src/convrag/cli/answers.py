@@ -90,6 +90,7 @@ def ask(
 @app.command(rich_help_panel="Answers")
 def chat(
     collections: PipelineCollectionsOpt,
+    history: Annotated[Optional[Path], typer.Option("--history", help="Go on from earlier messages: a JSON list, as /save writes.")] = None,
     store: StoreOpt = None,
     retriever: PipelineRetrieverOpt = "auto",
     strategy: StrategyOpt = "progressive",
@@ -103,9 +104,11 @@ def chat(
     milvus_uri: MilvusUriOpt = "./data/convrag.db",
 ) -> None:
     """Chat in the terminal over chosen collections; answers show citations, /trace shows the decisions."""
+    from ..data.messages import read_history
     from ..pipeline import LivePipeline
     from .chat import chat_loop
 
+    earlier = read_history(history) if history else ()  # a bad file is said before anything loads
     spec = spec_from(collections, retriever, strategy, merge, queries, k)
     milvus = milvus_from(backend, milvus_uri, store)
-    chat_loop(LivePipeline(spec, make_llm_from(llm, llm_url, no_llm_cache), store, milvus))
+    chat_loop(LivePipeline(spec, make_llm_from(llm, llm_url, no_llm_cache), store, milvus), history=earlier)

@@ -6,6 +6,7 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from contextlib import closing
+from pathlib import Path
 
 from rich.live import Live
 from rich.markup import escape
@@ -19,7 +20,7 @@ from ..pipeline.read_ahead import ReadAhead
 from ..types import Message
 
 HELP = ("commands: /trace (decisions of the last turn), /json (its full trace), /again (another answer to the last "
-        "question), /reset, /help, /quit; Ctrl-C stops an answer")
+        "question), /save FILE (the conversation, for --history), /reset, /help, /quit; Ctrl-C stops an answer")
 #: a line that is one slash-word is a command, known or not: a mistyped "/trcae" is not asked as a question
 #: (a question that starts with a path, "/etc/hosts format?", is not one word)
 _COMMAND = re.compile(r"/[A-Za-z]+")
@@ -106,17 +107,37 @@ def stream_answer(pipeline: Pipeline, messages: Sequence[Message], task_id: str,
     return result
 
 
-def chat_loop(source: Pipeline | LivePipeline, read: Callable[[str], str] = input) -> list[Message]:
-    """Read questions until EOF or /quit; the history is the user's questions and convrag's answers.
-    A :class:`LivePipeline` source is asked before each turn, so a collection re-indexed during the
+def save_history(target: str, history: Sequence[Message]) -> None:
+    """Write the conversation where ``convrag chat --history`` (and ``ask --history``) reads it back.
+    Written whole or not at all (a file written before stays as it was if the write fails)."""
+    from ..index.atomic import write_json
+
+    if not target:
+        console.print("[dim]usage: /save FILE (a JSON file; convrag chat --history FILE goes on from it)[/dim]")
+        return
+    path = Path(target).expanduser()
+    try:
+        write_json(path, {"messages": [{"speaker": m.speaker, "text": m.text} for m in history]})
+    except OSError as exc:
+        console.print(f"[red]error:[/red] cannot write {escape(str(path))}: {escape(exc.strerror or str(exc))}")
+        return
+    console.print(f"[dim]saved {len(history)} message(s) to {escape(str(path))}[/dim]")
+
+
+def chat_loop(source: Pipeline | LivePipeline, read: Callable[[str], str] = input, history: Sequence[Message] = ()) -> list[Message]:
+    """Read questions until EOF or /quit; the history is the user's questions and convrag's answers,
+    starting from ``history`` (a conversation saved with /save, or any --history file). A
+    :class:`LivePipeline` source is asked before each turn, so a collection re-indexed during the
     chat is searched at its new version (and the user is told). Ctrl-C while a turn is answered
     stops that turn, which is then not part of the history (as "Stop" in the web chat); at the
     prompt it ends the chat."""
     pipeline = source if isinstance(source, Pipeline) else source.pipeline
-    history: list[Message] = []
+    history = list(history)
     last: PipelineResult | None = None
     ahead = ReadAhead()  # the next prompt's start is read while the user reads the answer and types
-    ahead.submit(pipeline, [])  # the first one's too: loading the model and reading its examples take seconds
+    ahead.submit(pipeline, history)  # the first one's too: loading the model and reading its examples take seconds
+    if history:
+        console.print(f"[dim]going on from {len(history)} earlier message(s); the next question follows them[/dim]")
     console.print(f"[dim]{HELP}[/dim]")
     while True:
         try:
@@ -134,6 +155,9 @@ def chat_loop(source: Pipeline | LivePipeline, read: Callable[[str], str] = inpu
             continue
         if line == "/help":
             console.print(f"[dim]{HELP}[/dim]")
+            continue
+        if line == "/save" or line.startswith("/save "):
+            save_history(line[len("/save"):].strip(), history)
             continue
         if line in ("/trace", "/json"):
             if last is None:
