@@ -145,3 +145,24 @@ def test_a_chat_is_saved_and_goes_on_from_where_it_was(tiny_collection, tmp_path
     asked = llm.requests[-1][1]
     assert "Did the Cardinals play in London?" in json.dumps(asked) and "The Cardinals played in London in 2017" in json.dumps(asked)
     assert history == [Message("user", "Did the Cardinals play in London?"), Message("agent", "The Cardinals played in London in 2017 [1].")]
+
+
+def test_collections_shows_what_the_chat_searches_and_changes_it(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """A terminal chat searched the collections it was started with to its end: adding one meant
+    leaving the chat and its conversation."""
+    from convrag.index.collection import Collection
+    from convrag.pipeline import LivePipeline, PipelineSpec
+    from tests.helpers import TINY
+
+    Collection.build(tmp_path / "sports", [TINY[0], TINY[2]], name="sports")
+    Collection.build(tmp_path / "money", [TINY[1], TINY[3], TINY[5]], name="money")
+    llm = StreamingScriptedLLM(answer=["Index funds usually have low fees [1]."])
+    live = LivePipeline(PipelineSpec(("sports",), strategy="last_turn", retriever="bm25"), llm, tmp_path)
+    inputs = iter(["/collections", "/collections sports,nope", "/collections money, sports", "/collections",
+                   "What fees do index funds have?", "/trace", "/quit"])
+    chat_loop(live, lambda prompt: next(inputs))
+    out = capsys.readouterr().out
+    assert "searching sports; /collections A,B searches others from the next question" in out
+    assert "error: unknown collection 'nope'" in out and "still searching sports" in out
+    assert "from the next question on, searching money, sports" in out and "searching money, sports;" in out
+    assert "kept [1] money/p4" in out  # the next question searched the collection added

@@ -20,7 +20,8 @@ from ..pipeline.read_ahead import ReadAhead
 from ..types import Message
 
 HELP = ("commands: /trace (decisions of the last turn), /json (its full trace), /again (another answer to the last "
-        "question), /save FILE (the conversation, for --history), /reset, /help, /quit; Ctrl-C stops an answer")
+        "question), /collections [A,B] (what is searched; change it), /save FILE (the conversation, for --history), "
+        "/reset, /help, /quit; Ctrl-C stops an answer")
 #: a line that is one slash-word is a command, known or not: a mistyped "/trcae" is not asked as a question
 #: (a question that starts with a path, "/etc/hosts format?", is not one word)
 _COMMAND = re.compile(r"/[A-Za-z]+")
@@ -124,6 +125,24 @@ def save_history(target: str, history: Sequence[Message]) -> None:
     console.print(f"[dim]saved {len(history)} message(s) to {escape(str(path))}[/dim]")
 
 
+def choose_collections(source: Pipeline | LivePipeline, pipeline: Pipeline, names: str) -> Pipeline:
+    """``/collections``: say what the chat searches, or search ``names`` (comma-separated) from the
+    next question on; the conversation goes on. The pipeline the next turn uses is returned."""
+    chosen = [n.strip() for n in names.split(",") if n.strip()]
+    if not chosen or not isinstance(source, LivePipeline):
+        what = ", ".join(c.name for c in pipeline.collections)
+        hint = "; /collections A,B searches others from the next question" if isinstance(source, LivePipeline) else ""
+        console.print(f"[dim]searching {escape(what)}{hint}[/dim]")
+        return pipeline
+    try:
+        pipeline = source.choose(chosen)
+    except ConvragError as exc:
+        console.print(f"[red]error:[/red] {escape(str(exc))}; still searching {escape(', '.join(c.name for c in pipeline.collections))}")
+        return pipeline
+    console.print(f"[dim]from the next question on, searching {escape(', '.join(chosen))}[/dim]")
+    return pipeline
+
+
 def chat_loop(source: Pipeline | LivePipeline, read: Callable[[str], str] = input, history: Sequence[Message] = ()) -> list[Message]:
     """Read questions until EOF or /quit; the history is the user's questions and convrag's answers,
     starting from ``history`` (a conversation saved with /save, or any --history file). A
@@ -158,6 +177,9 @@ def chat_loop(source: Pipeline | LivePipeline, read: Callable[[str], str] = inpu
             continue
         if line == "/save" or line.startswith("/save "):
             save_history(line[len("/save"):].strip(), history)
+            continue
+        if line == "/collections" or line.startswith("/collections "):
+            pipeline = choose_collections(source, pipeline, line[len("/collections"):])
             continue
         if line in ("/trace", "/json"):
             if last is None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -132,6 +133,15 @@ class LivePipeline:
         if self.milvus is not None:
             return ()
         return tuple(live_version(self.root / name) for name in self.spec.collections)
+
+    def choose(self, collections: Sequence[str]) -> Pipeline:
+        """Search ``collections`` from the next turn on (the chat's ``/collections``). Built before it
+        is switched to: an unknown or unreadable collection raises, and the pipeline stays as it was."""
+        spec = replace(self.spec, collections=tuple(dict.fromkeys(collections)))
+        pipeline = build_pipeline(spec, llm=self.llm, store=self.root, milvus=self.milvus)
+        self.spec, self.pipeline = spec, pipeline
+        self._versions = self._live()
+        return pipeline
 
     def current(self) -> tuple[Pipeline, list[str]]:
         """The pipeline over the live versions, and the collections re-indexed since the last call."""
