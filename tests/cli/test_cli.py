@@ -72,6 +72,12 @@ def test_index_documents_folder(tmp_path: Path) -> None:
     (docs / "setup.md").write_text("# Setup\n\nRun the installer, then log in.")
     (docs / "notes.txt").write_text("")
     (docs / "budget.xlsx").write_bytes(b"PK")
+    import docx
+
+    word = docx.Document()
+    word.add_heading("Support hours", 1)
+    word.add_paragraph("The help desk answers from 9 to 17 on weekdays.")
+    word.save(docs / "support.docx")
     store = tmp_path / "store"
     result = runner.invoke(app, ["index", str(docs), "-c", "docs", "--store", str(store), "--no-dense"])
     assert result.exit_code == 0, result.output
@@ -79,6 +85,8 @@ def test_index_documents_folder(tmp_path: Path) -> None:
     assert "not read 1 file(s) of other types: .xlsx (1)" in " ".join(result.output.split())
     found = runner.invoke(app, ["search", "how much does the lite plan cost", "-c", "docs", "--store", str(store), "-r", "bm25"])
     assert "pricing-0-" in found.output and "Pricing" in found.output
+    found = runner.invoke(app, ["search", "when does the help desk answer", "-c", "docs", "--store", str(store), "-r", "bm25", "-k", "1"])
+    assert "support-0-" in found.output and "Support hours" in found.output
 
 
 def test_eval_writes_official_files(tmp_path: Path) -> None:

@@ -42,9 +42,39 @@ def test_text_and_folder_ids(tmp_path: Path) -> None:
 
 
 def test_unsupported_type(tmp_path: Path) -> None:
-    (tmp_path / "x.docx").write_bytes(b"PK")
+    (tmp_path / "x.xlsx").write_bytes(b"PK")
     with pytest.raises(DataFormatError, match="unsupported document type"):
-        read_document(tmp_path / "x.docx")
+        read_document(tmp_path / "x.xlsx")
+
+
+def test_word_documents_keep_paragraphs_tables_and_title(tmp_path: Path) -> None:
+    """A .docx, the commonest office document, was not read at all ("not read ... .docx (1)")."""
+    import docx
+
+    word = docx.Document()
+    word.add_heading("Harbour rules", 1)
+    word.add_paragraph("Boats may   moor in the east harbour from April to October.")
+    table = word.add_table(rows=2, cols=2)
+    for (row, col), text in {(0, 0): "Permit", (0, 1): "Price", (1, 0): "Mooring", (1, 1): "120 euros"}.items():
+        table.cell(row, col).text = text
+    word.add_paragraph("Kayaks need no permit.")
+    word.save(tmp_path / "harbour.docx")
+    doc = read_document(tmp_path / "harbour.docx")
+    assert doc.title == "Harbour rules" and doc.doc_id == "harbour"
+    # in reading order, the table between the paragraphs it stands between, a row to a line
+    assert doc.text == ("Harbour rules\nBoats may moor in the east harbour from April to October.\nPermit | Price\n"
+                        "Mooring | 120 euros\nKayaks need no permit.")
+    word.core_properties.title = "Rules of the east harbour"  # the document's own title comes first
+    word.save(tmp_path / "titled.docx")
+    assert read_document(tmp_path / "titled.docx").title == "Rules of the east harbour"
+    untitled = docx.Document()
+    untitled.add_paragraph("Just a line.")
+    untitled.save(tmp_path / "berth_list.docx")
+    assert read_document(tmp_path / "berth_list.docx").title == "berth list"
+    for name, content in (("renamed.docx", b"\xd0\xcf\x11\xe0 an old binary .doc"), ("cut.docx", b"PK\x03\x04 cut short")):
+        (tmp_path / name).write_bytes(content)
+        with pytest.raises(DataFormatError, match="not a readable Word document \\(not a .docx package; an old .doc must be"):
+            read_document(tmp_path / name)
 
 
 def test_pdf_text_layer_and_title(tmp_path: Path) -> None:
@@ -65,9 +95,9 @@ def test_a_folder_names_the_files_that_hold_no_text(tmp_path: Path) -> None:
 
 
 def test_files_of_other_types_are_counted_by_suffix_and_hidden_ones_left_out(tmp_path: Path) -> None:
-    """A .docx or .json in the folder used to be passed over without a word."""
+    """A .xlsx or .json in the folder used to be passed over without a word."""
     (tmp_path / "good.md").write_text("# Fees\n\nRenewal costs 130 dollars.")
-    (tmp_path / "form.DOCX").write_bytes(b"PK")
+    (tmp_path / "form.XLSX").write_bytes(b"PK")
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "a.json").write_text("{}")
     (tmp_path / "sub" / "b.json").write_text("{}")
@@ -77,7 +107,7 @@ def test_files_of_other_types_are_counted_by_suffix_and_hidden_ones_left_out(tmp
     (tmp_path / ".DS_Store").write_bytes(b"\0")
     unread: Counter[str] = Counter()
     assert [d.doc_id for d in iter_documents(tmp_path, unread=unread)] == ["good"]
-    assert unread == {".docx": 1, ".json": 2, "(no suffix)": 1}
+    assert unread == {".xlsx": 1, ".json": 2, "(no suffix)": 1}
 
 
 def test_broken_pdf_is_a_clear_error(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:

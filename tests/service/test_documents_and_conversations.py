@@ -89,6 +89,25 @@ def test_files_that_cannot_be_indexed_are_refused_before_a_job(running) -> None:
     assert client.get("/api/jobs").json() == []
 
 
+def test_a_word_document_is_uploaded_searched_and_cited(running, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    import docx
+
+    _, client, _ = running
+    word = docx.Document()
+    word.add_heading("Fishing licences", 1)
+    table = word.add_table(rows=2, cols=2)
+    for (row, col), text in {(0, 0): "Licence", (0, 1): "Yearly fee"}.items():
+        table.cell(row, col).text = text
+    table.cell(1, 0).text, table.cell(1, 1).text = "Residents", "25 dollars"
+    word.save(tmp_path / "licences.docx")
+    job = upload(client, "gov", [("licences.docx", (tmp_path / "licences.docx").read_bytes())])
+    assert job["status"] == "succeeded", job
+    hit = search(client, "yearly fee for residents", 1)[0]
+    assert hit["title"] == "Fishing licences" and "Residents | 25 dollars" in hit["text"]
+    original = client.get(f"/api/collections/gov/documents/{hit['document_id']}/file")
+    assert original.content == (tmp_path / "licences.docx").read_bytes()
+
+
 def test_text_saved_in_a_windows_encoding_is_indexed_as_text(running) -> None:  # type: ignore[no-untyped-def]
     _, client, _ = running
     files = [("licence.txt", "Fishing licence: 25 € for résidents of the county.".encode("cp1252")),

@@ -1,1 +1,1 @@
-"""Turning raw documents (plain text, Markdown, HTML) into passages for a collection."""
+"""Turning raw documents (plain text, Markdown, HTML, PDF, Word) into passages for a collection."""

@@ -1,4 +1,4 @@
-"""Read plain text, Markdown, HTML and PDF files into :class:`Document` values (title, text, url kept)."""
+"""Read plain text, Markdown, HTML, PDF and Word (.docx) files into :class:`Document` values (title, text, url kept)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ from markdown_it import MarkdownIt
 
 from ..errors import DataFormatError
 
-SUFFIXES = {".txt": "text", ".text": "text", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html", ".pdf": "pdf"}
+SUFFIXES = {".txt": "text", ".text": "text", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html", ".pdf": "pdf",
+            ".docx": "docx"}
 
 
 _BLOCK_TAGS = [
@@ -81,6 +82,40 @@ def _pdf_to_text(path: Path) -> tuple[str, str]:
         quiet.setLevel(level)
     lines = [" ".join(line.split()) for page in pages for line in page.splitlines()]
     return "\n".join(line for line in lines if line), title.strip()
+
+
+def _docx_to_text(path: Path) -> tuple[str, str]:
+    """The paragraphs and tables of a Word document in reading order (python-docx), one line each
+    (a table row's cells joined by " | "), and its title: the document's own, else its first Title
+    or Heading 1 paragraph. Headers, footers and comments are left out, as a page's navigation is."""
+    from zipfile import BadZipFile
+
+    import docx
+    from docx.opc.exceptions import PackageNotFoundError
+    from docx.table import Table
+    from docx.text.paragraph import Paragraph
+
+    try:
+        document = docx.Document(str(path))
+        lines: list[str] = []
+        heading = ""
+        for block in document.iter_inner_content():
+            if isinstance(block, Paragraph):
+                line = " ".join(block.text.split())
+                style = (block.style.name if block.style is not None else "") or ""
+                if line and not heading and style in ("Title", "Heading 1"):
+                    heading = line
+                lines.append(line)
+            elif isinstance(block, Table):
+                for row in block.rows:
+                    cells = list(dict.fromkeys(" ".join(c.text.split()) for c in row.cells))  # a merged cell repeats
+                    lines.append(" | ".join(c for c in cells if c))
+        title = (document.core_properties.title or "").strip()
+    except (PackageNotFoundError, BadZipFile):
+        raise DataFormatError(path, "not a readable Word document (not a .docx package; an old .doc must be saved as .docx)") from None
+    except (KeyError, ValueError, OSError) as exc:
+        raise DataFormatError(path, f"not a readable Word document ({exc})") from None
+    return "\n".join(line for line in lines if line), title or heading
 
 
 #: byte-order marks, longest first (UTF-32's little-endian mark starts with UTF-16's)
@@ -149,8 +184,8 @@ def read_document(path: Path, doc_id: str | None = None, url: str | None = None,
     kind = SUFFIXES.get(path.suffix.lower())
     if kind is None:
         raise DataFormatError(path, f"unsupported document type {path.suffix!r} (expected {', '.join(sorted(SUFFIXES))})")
-    if kind == "pdf":
-        text, title = _pdf_to_text(path)
+    if kind in ("pdf", "docx"):
+        text, title = _pdf_to_text(path) if kind == "pdf" else _docx_to_text(path)
         doc_id = doc_id or path.stem
         return Document(doc_id=doc_id, title=title or fallback, text=text, url=url or path.resolve().as_uri())
     raw = decode_text(path.read_bytes(), path)
@@ -173,7 +208,7 @@ def iter_documents(folder: Path, skipped: list[str] | None = None, unread: Count
     file that reads but holds no text (an empty file, a scanned PDF) is recorded there too, since it
     would add nothing to the collection and the user should hear why (the service's uploads say so).
     ``unread``, when given, counts the files of other types by suffix, in the same walk of the
-    folder: a user who put a .docx or .json there should hear that it was not indexed, not find it
+    folder: a user who put a .xlsx or .json there should hear that it was not indexed, not find it
     missing later. Hidden files and folders (.git, .DS_Store) are left out of that count."""
     folder = Path(folder)
     if not folder.is_dir():

@@ -87,8 +87,8 @@ def assign_doc_ids(originals: Iterable[str], existing: Mapping[str, str]) -> dic
 
 
 def check_content(filename: str, head: bytes, size: int) -> None:
-    """Refuse, at upload time, a file that cannot be indexed: empty, a "PDF" that is not one, or
-    bytes that are not text (read at most :data:`SNIFF_BYTES` of it).
+    """Refuse, at upload time, a file that cannot be indexed: empty, a "PDF" or "Word" file that is
+    not one, or bytes that are not text (read at most :data:`SNIFF_BYTES` of it).
 
     Text is judged by :func:`convrag.ingest.documents.decode_text`, the reading the indexing job
     uses, so that the service takes what ``convrag index`` takes: a Windows-1252 or UTF-16 file
@@ -99,6 +99,11 @@ def check_content(filename: str, head: bytes, size: int) -> None:
     if suffix == ".pdf":
         if not head.lstrip()[:5] == b"%PDF-":
             raise UploadError(f"{filename!r} is not a PDF file (it does not start with %PDF-)", 415, "not_a_pdf")
+        return
+    if suffix == ".docx":  # a zip package; an old binary .doc renamed is not one
+        if not head.startswith(b"PK\x03\x04"):
+            raise UploadError(f"{filename!r} is not a Word .docx file (not a zip package; save an old .doc as .docx)", 415,
+                              "not_a_docx")
         return
     try:
         text = decode_text(head, Path(filename), whole=size <= len(head))
