@@ -377,6 +377,17 @@ def slow_gov_server(tmp_path: Path, gov_files: list[tuple[str, bytes]], words: i
         yield server, client, llm
 
 
+def assert_stopped_and_freed(server: ThreadServer, llm: SlowStreamingLLM) -> None:
+    """The answer was stopped before its end, and its generation slot is free again."""
+    assert llm.stopped.wait(30), "the answer was not stopped"
+    assert llm.written < llm.words
+    gate = server.app.state.convrag.gate
+    deadline = time.monotonic() + 10
+    while gate._sem._value != gate.limit and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert gate._sem._value == gate.limit
+
+
 def test_a_stream_whose_client_goes_away_stops_and_frees_the_model(tmp_path: Path, gov_files: list[tuple[str, bytes]]) -> None:
     """An OpenAI client's "stop" closes the connection; the answer went on to its end (6 s here, far
     longer for a real answer on 2 cores), holding the model, so the next question waited for it."""
@@ -387,13 +398,7 @@ def test_a_stream_whose_client_goes_away_stops_and_frees_the_model(tmp_path: Pat
             for line in response.iter_lines():
                 if '"content": "word"' in line:
                     break  # the first word arrived; the client stops reading and hangs up
-        assert llm.stopped.wait(30), "the answer was not stopped"
-        assert llm.written < llm.words
-        gate = server.app.state.convrag.gate
-        deadline = time.monotonic() + 10
-        while gate._sem._value != gate.limit and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert gate._sem._value == gate.limit
+        assert_stopped_and_freed(server, llm)
         # a client that reads to the end gets the whole answer
         whole = client.post("/v1/chat/completions", json=body)
         assert whole.text.rstrip().endswith("data: [DONE]") and llm.written == llm.words and '"finish_reason": "stop"' in whole.text
@@ -410,13 +415,7 @@ def test_a_plain_request_whose_client_gives_up_stops_and_frees_the_model(tmp_pat
         assert llm.waiting.is_set()
         time.sleep(1)  # the server looks at the connection every 0.25 s
         llm.release.set()
-        assert llm.stopped.wait(30), "the answer was not stopped"
-        assert llm.written < llm.words
-        gate = server.app.state.convrag.gate
-        deadline = time.monotonic() + 10
-        while gate._sem._value != gate.limit and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert gate._sem._value == gate.limit
+        assert_stopped_and_freed(server, llm)
         whole = client.post("/v1/chat/completions", json=body)  # a client that waits gets the whole answer
         assert whole.status_code == 200 and whole.json()["choices"][0]["message"]["content"] == llm.text
 

@@ -185,16 +185,22 @@ def test_page_manages_documents_and_conversations_and_renders_markdown_safely(tm
         page.close()
 
 
+def gov_and_boats(server: ThreadServer) -> httpx.Client:
+    """Two collections of one document each, "gov" and "boats"; a client of the server's API."""
+    api = httpx.Client(base_url=server.url, timeout=120)
+    for name, text in (("gov", PASSPORT), ("boats", "Mooring in the harbour costs 40 dollars a night.")):
+        assert api.post("/api/collections", json={"name": name}).status_code == 201
+        assert upload(api, name, [(f"{name}.txt", text.encode())])["status"] == "succeeded"
+    return api
+
+
 def test_a_collection_that_could_not_be_searched_is_said_beside_the_answer(tmp_path: Path, browser) -> None:  # type: ignore[no-untyped-def]
     """A turn over two collections, one of them damaged on disk: the page said nothing of the
     collection the answer could not draw from, not even in its decisions."""
 
     settings = ServiceSettings.load(data_dir=tmp_path / "svc")
     with ThreadServer(settings, StreamingScriptedLLM(answer=["Adults pay 130 dollars by mail [1]."])) as server:
-        api = httpx.Client(base_url=server.url, timeout=120)
-        for name, text in (("gov", PASSPORT), ("boats", "Mooring in the harbour costs 40 dollars a night.")):
-            assert api.post("/api/collections", json={"name": name}).status_code == 201
-            assert upload(api, name, [(f"{name}.txt", text.encode())])["status"] == "succeeded"
+        api = gov_and_boats(server)
         version = api.get("/api/collections/boats").json()["version"]
         (tmp_path / "svc" / "collections" / "boats" / version / "dense" / "embeddings.npy").write_bytes(b"\x00" * 64)
         page = browser.new_page(viewport={"width": 1400, "height": 900})
@@ -226,10 +232,7 @@ def test_the_ticks_are_the_open_conversation_s_collections_and_change_them(tmp_p
     "gov" showed no tick or another's, and ticking a collection changed nothing of it."""
     settings = ServiceSettings.load(data_dir=tmp_path / "svc")
     with ThreadServer(settings, StreamingScriptedLLM(answer=["Adults pay 130 dollars by mail [1]."])) as server:
-        api = httpx.Client(base_url=server.url, timeout=120)
-        for name, text in (("gov", PASSPORT), ("boats", "Mooring in the harbour costs 40 dollars a night.")):
-            assert api.post("/api/collections", json={"name": name}).status_code == 201
-            assert upload(api, name, [(f"{name}.txt", text.encode())])["status"] == "succeeded"
+        api = gov_and_boats(server)
         harbour = api.post("/api/conversations", json={"collections": ["boats"], "title": "Harbour"}).json()
         page = browser.new_page(viewport={"width": 1400, "height": 900})
         page.goto(server.url)
