@@ -229,9 +229,10 @@ def test_a_collection_that_could_not_be_searched_is_said_beside_the_answer(tmp_p
 
 def test_the_ticks_are_the_open_conversation_s_collections_and_change_them(tmp_path: Path, browser) -> None:  # type: ignore[no-untyped-def]
     """The ticks showed the choice for a new conversation whatever was open, so a conversation over
-    "gov" showed no tick or another's, and ticking a collection changed nothing of it."""
+    "gov" showed no tick or another's, and its collections could not be changed."""
     settings = ServiceSettings.load(data_dir=tmp_path / "svc")
-    with ThreadServer(settings, StreamingScriptedLLM(answer=["Adults pay 130 dollars by mail [1]."])) as server:
+    answers = ["Mooring in the harbour costs 40 dollars a night [1]."] * 2
+    with ThreadServer(settings, StreamingScriptedLLM(answer=answers)) as server:
         api = gov_and_boats(server)
         harbour = api.post("/api/conversations", json={"collections": ["boats"], "title": "Harbour"}).json()
         page = browser.new_page(viewport={"width": 1400, "height": 900})
@@ -240,18 +241,28 @@ def test_the_ticks_are_the_open_conversation_s_collections_and_change_them(tmp_p
         page.click("#new-chat")
         expect(page.locator("#chat-title")).to_contain_text("— gov (")
         page.locator("#conversations li", has_text="Harbour").click()
-        expect(page.locator("#chat-title")).to_contain_text("Harbour — boats (")
+        expect(page.locator("#chat-title")).to_have_text("Harbour — boats (progressive)")
         expect(page.locator(".collection-choice[value=boats]")).to_be_checked()
         expect(page.locator(".collection-choice[value=gov]")).not_to_be_checked()
-        page.check(".collection-choice[value=gov]")  # the open conversation now searches both
-        expect(page.locator("#chat-title")).to_contain_text("Harbour — boats, gov (")
+        # a change is shown, and applied by the next question asked in the conversation
+        page.check(".collection-choice[value=gov]")
+        expect(page.locator("#chat-title")).to_have_text("Harbour — boats (progressive) · next question searches: boats, gov")
+        assert api.get(f"/api/conversations/{harbour['id']}").json()["collections"] == ["boats"]
+        page.fill("#question", "How much is mooring in the harbour?")
+        page.click("#send")
+        expect(page.locator(".msg.assistant:not(.streaming)")).to_contain_text("40 dollars a night", timeout=60_000)
+        expect(page.locator("#chat-title")).to_have_text("Harbour — boats, gov (progressive)")
         assert api.get(f"/api/conversations/{harbour['id']}").json()["collections"] == ["boats", "gov"]
+        # "New conversation" takes the ticks, and leaves the open one as it was
         page.uncheck(".collection-choice[value=boats]")
-        expect(page.locator("#chat-title")).to_contain_text("Harbour — gov (")
-        page.click(".collection-choice[value=gov]")  # not none: said, and the tick comes back
-        expect(page.locator("#error")).to_have_text("a conversation searches at least one collection")
-        expect(page.locator(".collection-choice[value=gov]")).to_be_checked()
-        assert api.get(f"/api/conversations/{harbour['id']}").json()["collections"] == ["gov"]
+        page.click("#new-chat")
+        expect(page.locator("#chat-title")).to_have_text("New conversation — gov (progressive)")
+        assert api.get(f"/api/conversations/{harbour['id']}").json()["collections"] == ["boats", "gov"]
+        page.uncheck(".collection-choice[value=gov]")  # nothing ticked: said when asked, nothing sent
+        page.fill("#question", "How much is mooring?")
+        page.click("#send")
+        expect(page.locator("#error")).to_have_text("tick at least one collection for this conversation to search")
+        expect(page.locator(".msg")).to_have_count(0)
         page.close()
 
 

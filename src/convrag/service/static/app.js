@@ -89,29 +89,27 @@ function tickCollections(names) {
   for (const box of document.querySelectorAll(".collection-choice")) box.checked = names.includes(box.value);
 }
 
-// With a conversation open, the ticks are its collections: changing them changes what its next
-// questions search (the answers so far keep their sources). Without one, they are the next one's.
+// With a conversation open, the ticks start as its collections; a change is shown in its title and
+// applied when the next question is asked in it. "New conversation" takes the ticks instead, and
+// leaves the open one as it was; opening another conversation shows its own.
 $("collections").addEventListener("change", (event) => {
-  if (!event.target.classList.contains("collection-choice") || !state.conversation) return;
-  const conversation = state.conversation;
-  action(async () => {
-    const collections = chosenCollections();
-    if (!collections.length) {
-      tickCollections(conversation.collections);
-      throw new Error("a conversation searches at least one collection");
-    }
-    try {
-      const changed = await api(`/api/conversations/${conversation.id}`, { method: "PATCH", body: { collections } });
-      if (state.conversation && state.conversation.id === changed.id) {
-        state.conversation.collections = changed.collections;
-        showTitle(state.conversation);
-      }
-    } catch (error) {
-      tickCollections(conversation.collections);
-      throw error;
-    }
-  });
+  if (event.target.classList.contains("collection-choice") && state.conversation) showTitle(state.conversation);
 });
+
+function ticksChanged(conversation) {
+  const chosen = chosenCollections();
+  return chosen.length !== conversation.collections.length || chosen.some((c) => !conversation.collections.includes(c));
+}
+
+// Before a question: the conversation searches what is ticked (PATCH when the ticks changed).
+async function applyTicks(conversation) {
+  if (!ticksChanged(conversation)) return;
+  const collections = chosenCollections();
+  if (!collections.length) throw new Error("tick at least one collection for this conversation to search");
+  const changed = await api(`/api/conversations/${conversation.id}`, { method: "PATCH", body: { collections } });
+  conversation.collections = changed.collections;
+  showTitle(conversation);
+}
 
 $("create-collection").addEventListener("submit", (event) => {
   event.preventDefault();
@@ -236,15 +234,16 @@ async function openConversation(id, resumed = false) {
   const conversation = await api(`/api/conversations/${id}`);
   if (resumed) fetch(`/api/conversations/${id}/read-ahead`, { method: "POST", headers: headers(true), body: "{}" }).catch(() => {});
   state.conversation = conversation; state.turns = conversation.turns;
-  showTitle(conversation);
   tickCollections(conversation.collections);
+  showTitle(conversation);
   $("chat-actions").hidden = false;
   renderMessages();
   await loadConversations();
 }
 
 function showTitle(conversation) {
-  $("chat-title").textContent = `${conversation.title} — ${conversation.collections.join(", ")} (${conversation.strategy})`;
+  const pending = ticksChanged(conversation) ? ` · next question searches: ${chosenCollections().join(", ") || "nothing ticked"}` : "";
+  $("chat-title").textContent = `${conversation.title} — ${conversation.collections.join(", ")} (${conversation.strategy})${pending}`;
 }
 
 function closeConversation() {
@@ -368,6 +367,7 @@ async function ask(question) {
   showError();
   $("send").disabled = true;  // from the start: a second click while the conversation is created would ask twice
   if (!(await conversationReady())) { $("send").disabled = false; return; }
+  try { await applyTicks(state.conversation); } catch (error) { showError(error); $("send").disabled = false; return; }
   const box = $("messages");
   if (question === null) { box.lastChild && box.lastChild.remove(); } else { box.append(el("div", question, "msg user pending")); }
   const draft = el("div", "", "msg assistant streaming"); box.append(draft);
