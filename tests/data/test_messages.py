@@ -23,7 +23,7 @@ def test_both_message_forms_and_the_wrapped_list_are_read(tmp_path: Path) -> Non
     (lambda p: p.mkdir(), "cannot read the history file: Is a directory"),
     (lambda p: p.write_bytes(b"\xff\xfe[\x00]\x00"), "not UTF-8 text"),
     (lambda p: p.write_text("user: hi"), "not valid JSON"),
-    (lambda p: p.write_text('{"turns": []}'), "expected a list of messages"),
+    (lambda p: p.write_text('{"items": []}'), "expected a list of messages"),
 ], ids=["missing", "folder", "utf-16", "not-json", "no-messages"])
 def test_a_history_that_cannot_be_read_is_an_error_naming_the_file(tmp_path: Path, make, reason: str) -> None:  # type: ignore[no-untyped-def]
     """A missing file or a folder gave a bare "[Errno 2] ..." without saying it was the history."""

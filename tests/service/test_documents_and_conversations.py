@@ -10,9 +10,11 @@ from pathlib import Path
 import httpx
 import pytest
 
+from convrag.data.messages import read_history
 from convrag.llm.base import LLMError
 from convrag.service import ServiceSettings
 from convrag.service.store import ConversationChanged, Store
+from convrag.types import Message
 from tests.helpers import HeldLLM, ScriptedLLM, StreamingScriptedLLM, upload
 
 from .conftest import ThreadServer, wait_job
@@ -199,7 +201,7 @@ def test_model_failure_is_503_and_nothing_is_stored(tmp_path: Path) -> None:
         assert retry.status_code == 200 and retry.json()["answer"] == "Renewal costs 130 dollars [1]."
 
 
-def test_conversation_rename_stream_regenerate_and_export(running) -> None:  # type: ignore[no-untyped-def]
+def test_conversation_rename_stream_regenerate_and_export(running, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     _, client, llm = running
     upload(client, "gov", [("passports.md", PASSPORT)])
     conv = client.post("/api/conversations", json={"collections": ["gov"]}).json()
@@ -229,8 +231,12 @@ def test_conversation_rename_stream_regenerate_and_export(running) -> None:  # t
     assert markdown.headers["content-type"].startswith("text/markdown") and "attachment" in markdown.headers["content-disposition"]
     assert markdown.text.startswith("# Passports") and "By mail, renewal costs 130 dollars [1]." in markdown.text
     assert "- [1] Passport renewal — gov" in markdown.text
-    exported = client.get(f"/api/conversations/{conv['id']}/export", params={"format": "json"}).json()
-    assert exported["turns"][0]["trace"]["strategy"]["final_query"]
+    exported = client.get(f"/api/conversations/{conv['id']}/export", params={"format": "json"})
+    assert exported.json()["turns"][0]["trace"]["strategy"]["final_query"]
+    # the export is a history the terminal chat goes on from (convrag chat --history)
+    (tmp_path / "export.json").write_bytes(exported.content)
+    assert read_history(tmp_path / "export.json") == (Message("user", "How much does passport renewal by mail cost?"),
+                                                      Message("agent", "By mail, renewal costs 130 dollars [1]."))
 
 
 def _ask_in_background(client: httpx.Client, conv_id: str, question: str) -> tuple[threading.Thread, dict]:

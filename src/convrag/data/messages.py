@@ -2,7 +2,8 @@
 
 Accepts convrag's form (``speaker``: user/agent, ``text``) and the chat form (``role``:
 user/assistant, ``content``), so an OpenAI-style message list works as is. System messages
-are skipped: they are instructions, not conversation.
+are skipped: they are instructions, not conversation. A ``--history`` file may also be a
+conversation the service exported as JSON.
 """
 
 from __future__ import annotations
@@ -47,7 +48,16 @@ def read_history(path: Path) -> tuple[Message, ...]:
     except OSError as exc:
         raise DataFormatError(str(path), f"cannot read the history file: {exc.strerror or exc}") from None
     if isinstance(value, Mapping):
-        value = value.get("messages")
+        value = _exported_turns(value["turns"]) if "messages" not in value and isinstance(value.get("turns"), list) \
+            else value.get("messages")
     if not isinstance(value, list):
-        raise DataFormatError(str(path), "expected a list of messages or {\"messages\": [...]}")
+        raise DataFormatError(str(path), "expected a list of messages, {\"messages\": [...]}, or a conversation the "
+                                         "service exported as JSON")
     return parse_messages(value, str(path))
+
+
+def _exported_turns(turns: list[Any]) -> list[Any]:
+    """The messages of a conversation the service exported as JSON (``GET .../export?format=json``:
+    turns of ``question`` and ``answer``), so a web chat can go on in ``convrag chat --history``."""
+    return [message for turn in turns if isinstance(turn, Mapping)
+            for message in ({"speaker": "user", "text": turn.get("question")}, {"speaker": "agent", "text": turn.get("answer")})]
