@@ -246,14 +246,14 @@ def router(limits: Limits) -> APIRouter:
 
     @api.patch("/conversations/{conv_id}")
     def update_conversation(conv_id: str, body: ConversationPatch, state: ServiceState = Depends(get_state)) -> dict[str, Any]:
-        """Rename the conversation, or choose the collections its next questions search."""
-        if body.title is None and body.collections is None:
-            raise ApiError(422, "nothing to change: give a title or collections", "invalid_request")
+        """Rename the conversation, or choose the collections its next questions search (what is left
+        out stays as it was)."""
         _conversation(state, conv_id, with_turns=False)
         for name in body.collections or ():
             require_collection(state, name)
-        state.store.update_conversation(conv_id, title=body.title.strip() if body.title else None,
-                                        collections=list(dict.fromkeys(body.collections)) if body.collections else None)
+        if body.title is not None or body.collections is not None:
+            state.store.update_conversation(conv_id, title=body.title.strip() if body.title else None,
+                                            collections=list(dict.fromkeys(body.collections)) if body.collections else None)
         return state.store.conversation(conv_id) or {}
 
     @api.get("/conversations/{conv_id}/export", response_class=Response,
