@@ -23,13 +23,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from ..embeddings import load_embedder
+from ..embeddings import Embedder, load_embedder
 from ..errors import CollectionDamaged, ConvragError
 from ..index.collection import CURRENT_FILE, Collection, live_version
 from ..index.windows import WindowSettings
 from ..ingest.chunking import chunk_document
 from ..ingest.documents import read_document
-from ..types import document_of
+from ..types import Passage, document_of
 from .store import Store
 
 log = logging.getLogger("convrag.service")
@@ -209,24 +209,23 @@ class Indexer:
                  time.monotonic() - began)
         self.on_change(name)
 
-
-    def _chunked(self, name: str, path: Path, f: dict[str, Any], embedder: Any) -> list[Any]:
+    def _chunked(self, name: str, path: Path, f: dict[str, Any], embedder: Embedder) -> list[Passage]:
         """The passages of one uploaded file, as a document of collection ``name``."""
         document = read_document(path, doc_id=f["doc_id"], name=f.get("original") or f["filename"],
                                  url=f"/api/collections/{quote(name)}/documents/{quote(f['doc_id'], safe='')}/file")
         return chunk_document(document, embedder.tokenizer)
 
-    def _stored_passages(self, name: str, replaced: set[str], embedder: Any) -> list[Any]:
+    def _stored_passages(self, name: str, replaced: set[str], embedder: Embedder) -> list[Passage]:
         """The passages of the collection's documents other than ``replaced``, read again from the
         files they were uploaded as (kept until a document is replaced or removed): what repairs a
         collection whose passage file was damaged, where nothing else holds them."""
-        passages = []
+        passages: list[Passage] = []
         for row in self.store.documents(name):
             if row["doc_id"] in replaced:
                 continue
             f = next((f for f in (self.store.job(row["job_id"]) or {}).get("files", []) if f["doc_id"] == row["doc_id"]), None)
             stored = self.uploads_root / row["job_id"] / f["stored"] if f is not None else None
-            if f is None or stored is None or not stored.is_file():
+            if stored is None or not stored.is_file():
                 raise ConvragError(f"collection {name!r} is damaged and the file of its document {row['original']!r} is gone; "
                                    "delete the collection and upload its documents again")
             passages += self._chunked(name, stored, f, embedder)
