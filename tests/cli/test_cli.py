@@ -362,3 +362,18 @@ def test_collections_are_listed_and_deleted(tmp_path: Path) -> None:
     assert not (tmp_path / "store" / "tiny").exists()
     unknown = runner.invoke(app, ["delete", "-c", "tiny", "--store", store, "-y"])
     assert str(unknown.exception) == f"unknown collection 'tiny' in {store} (known: words)"
+
+
+def test_index_one_document_file(tmp_path: Path) -> None:
+    """A single document was read as a BEIR corpus: "invalid JSON" for a .md, a decoding error for a .docx."""
+    (tmp_path / "pricing.md").write_text("# Pricing\n\nThe Lite plan costs nothing per month.")
+    store = str(tmp_path / "store")
+    result = runner.invoke(app, ["index", str(tmp_path / "pricing.md"), "-c", "pricing", "--store", store, "--no-dense"])
+    assert result.exit_code == 0, result.output
+    found = runner.invoke(app, ["search", "lite plan cost", "-c", "pricing", "--store", store, "-r", "bm25", "-k", "1"])
+    assert "pricing-0-" in found.output and "Pricing" in found.output
+    (tmp_path / "blank.md").write_text("\n")
+    (tmp_path / "budget.xlsx").write_bytes(b"PK")
+    for name, reason in (("blank.md", "no text"), ("budget.xlsx", "not a BEIR corpus (.jsonl, .jsonl.gz, .jsonl.zip) nor a document")):
+        refused = runner.invoke(app, ["index", str(tmp_path / name), "-c", "x", "--store", store, "--no-dense"])
+        assert str(refused.exception).startswith(f"{tmp_path / name}: {reason}"), refused.output

@@ -28,7 +28,7 @@ from .output import snippet
 
 @app.command(rich_help_panel="Collections")
 def index(
-    source: Annotated[Path, typer.Argument(help="A BEIR corpus (.jsonl, .jsonl.gz, .jsonl.zip) or a folder of .txt, .md, .html, .pdf and .docx documents.")],
+    source: Annotated[Path, typer.Argument(help="A BEIR corpus (.jsonl, .jsonl.gz, .jsonl.zip), a folder of .txt, .md, .html, .pdf and .docx documents, or one such document.")],
     collection: Annotated[str, typer.Option("--collection", "-c", help="Name of the collection to create or update.")],
     store: StoreOpt = None,
     embedding_model: ModelOpt = "all-MiniLM-L6-v2",
@@ -49,7 +49,7 @@ def index(
     from ..index.collection import Collection, CollectionStore
     from ..index.windows import WindowSettings
     from ..ingest.chunking import chunk_documents
-    from ..ingest.documents import SUFFIXES, iter_documents
+    from ..ingest.documents import SUFFIXES, iter_documents, read_document
 
     check_backend(backend, store)
     if backend == "milvus" and not dense:
@@ -74,7 +74,16 @@ def index(
         if not passages:
             raise DataFormatError(source, "no readable text in any supported file" + (f" ({len(skipped)} skipped)" if skipped else "")
                                   + (f" ({unread.total()} of other types not read)" if unread else ""))
+    elif source.suffix.lower() in SUFFIXES:  # one document: a collection of it alone (it read as a broken corpus)
+        tokenizer = (embedder or load_embedder(embedding_model)).tokenizer
+        with reporter.stage(f"chunking {source}"):
+            passages = list(chunk_documents([read_document(source)], tokenizer, max_tokens, overlap))
+        if not passages:
+            raise DataFormatError(source, "no text" + (" layer (scanned pages need OCR first)" if source.suffix.lower() == ".pdf" else ""))
     else:
+        if not source.name.lower().endswith((".jsonl", ".jsonl.gz", ".jsonl.zip")) and source.is_file():
+            raise DataFormatError(source, f"not a BEIR corpus (.jsonl, .jsonl.gz, .jsonl.zip) nor a document "
+                                          f"({', '.join(sorted(SUFFIXES))})")
         with reporter.stage(f"reading {source}"):
             passages = list(read_corpus(source))
     if backend == "milvus":
