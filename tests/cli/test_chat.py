@@ -105,7 +105,7 @@ def test_ask_shows_the_answer_as_it_is_written_on_a_terminal(tiny_collection, mo
     from convrag.cli.main import app
 
     bm25 = open_collections({"x": tiny_collection}, "bm25")[0].retriever
-    llm = StreamingScriptedLLM(answer=["The Cardinals played in London in 2017 [1]."])
+    llm = StreamingScriptedLLM(answer=["The Cardinals played in London in 2017 [1]."] * 2)
     pipeline = Pipeline([CollectionSearch("docs", bm25)], make_strategy("last_turn", llm), generator=AnswerGenerator(llm))
     monkeypatch.setattr(convrag.cli.answers, "pipeline_from", lambda *args, **kwargs: pipeline)
     terminal = io.StringIO()
@@ -115,6 +115,8 @@ def test_ask_shows_the_answer_as_it_is_written_on_a_terminal(tiny_collection, mo
     shown = terminal.getvalue()
     assert "answer (being written; Ctrl-C stops it)" in shown  # the draft, before the cited answer replaced it
     assert "The Cardinals played in London in 2017 [1]." in shown and "[1] docs / " in shown
+    piped = CliRunner().invoke(app, ["ask", "-", "-c", "docs"], input="Did the Cardinals play in London?\n")  # from stdin
+    assert piped.exit_code == 0 and llm.requests[-1][1][-1]["content"].endswith("Question: Did the Cardinals play in London?\nAnswer:")
 
 
 def test_a_chat_is_saved_and_goes_on_from_where_it_was(tiny_collection, tmp_path, capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]
@@ -142,6 +144,11 @@ def test_a_chat_is_saved_and_goes_on_from_where_it_was(tiny_collection, tmp_path
     result = CliRunner().invoke(app, ["chat", "-c", "docs", "--history", str(saved)], input="Which team did the Cardinals play in London?\n/quit\n")
     assert result.exit_code == 0, result.output
     assert "going on from 2 earlier message(s)" in result.output and "They played the Los Angeles Rams in London [1]." in result.output
+    assert "caution" not in result.output
+    unanswered = tmp_path / "unanswered.json"
+    unanswered.write_text('[{"speaker": "user", "text": "Did the Cardinals play in London?"}]')
+    result = CliRunner().invoke(app, ["chat", "-c", "docs", "--history", str(unanswered)], input="/quit\n")
+    assert "caution: the history ends with a question that has no answer" in result.output
     asked = llm.requests[-1][1]
     assert "Did the Cardinals play in London?" in json.dumps(asked) and "The Cardinals played in London in 2017" in json.dumps(asked)
     assert history == [Message("user", "Did the Cardinals play in London?"), Message("agent", "The Cardinals played in London in 2017 [1].")]

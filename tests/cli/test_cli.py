@@ -321,6 +321,8 @@ def test_ask_refuses_a_question_before_it_loads_anything(monkeypatch: pytest.Mon
     for question, message in [(" ", "the question is empty"), ("x" * 20_001, "the question is 20,001 characters; the limit is 20,000")]:
         result = runner.invoke(app, ["ask", question, "-c", "anything"])
         assert result.exit_code != 0 and str(result.exception) == message
+        piped = runner.invoke(app, ["ask", "-", "-c", "anything"], input=question + "\n")  # "-": read from standard input
+        assert piped.exit_code != 0 and str(piped.exception) == message
 
 
 def test_a_store_folder_beside_milvus_is_refused(tmp_path: Path) -> None:

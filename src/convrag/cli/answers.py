@@ -47,7 +47,7 @@ def pipeline_from(collections: str, store: Optional[Path], retriever: str, strat
 
 @app.command(rich_help_panel="Answers")
 def ask(
-    question: Annotated[str, typer.Argument(help="The user's question.")],
+    question: Annotated[str, typer.Argument(help="The user's question; - reads it from standard input.")],
     collections: PipelineCollectionsOpt,
     history: Annotated[Optional[Path], typer.Option("--history", help="JSON list of earlier messages.")] = None,
     store: StoreOpt = None,
@@ -67,11 +67,14 @@ def ask(
     """Answer one question (optionally after a conversation) from one or more collections, with citations.
     The answer shows as it is written (on a terminal); Ctrl-C stops it."""
     import json
+    import sys
 
     from ..data.messages import read_history
     from ..types import Message
     from .chat import print_answer, print_decisions, stream_answer
 
+    if question == "-":  # a question too long or awkward to quote on a command line, or piped from another program
+        question = sys.stdin.read().strip()
     messages = [*(read_history(history) if history else ()), Message("user", check_question(question))]
     pipeline = pipeline_from(collections, store, retriever, strategy, merge, queries, k, llm, llm_url, no_llm_cache,
                              milvus_from(backend, milvus_uri, store))

@@ -157,6 +157,9 @@ def chat_loop(source: Pipeline | LivePipeline, read: Callable[[str], str] = inpu
     ahead.submit(pipeline, history)  # the first one's too: loading the model and reading its examples take seconds
     if history:
         console.print(f"[dim]going on from {len(history)} earlier message(s); the next question follows them[/dim]")
+        if history[-1].speaker == "user":
+            console.print("[yellow]caution:[/yellow] the history ends with a question that has no answer; the next question "
+                          "is asked after it")
     console.print(f"[dim]{HELP}[/dim]")
     while True:
         try:
