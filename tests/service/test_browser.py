@@ -266,6 +266,32 @@ def test_the_ticks_are_the_open_conversation_s_collections_and_change_them(tmp_p
         page.close()
 
 
+def test_files_dropped_on_the_page_are_uploaded(tmp_path: Path, browser) -> None:  # type: ignore[no-untyped-def]
+    """Dropping a file on the page made the browser open it in place of the chat; only the file
+    picker uploaded."""
+    settings = ServiceSettings.load(data_dir=tmp_path / "svc")
+    with ThreadServer(settings, StreamingScriptedLLM()) as server:
+        api = httpx.Client(base_url=server.url, timeout=120)
+        assert api.post("/api/collections", json={"name": "gov"}).status_code == 201
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        page.goto(server.url)
+        expect(page.locator("#upload-target")).to_have_value("gov")
+        dropped = page.evaluate_handle("""() => {
+            const data = new DataTransfer();
+            data.items.add(new File(["Passport renewal by mail costs 130 dollars."], "passports.txt", {type: "text/plain"}));
+            data.items.add(new File(["A fishing license costs 25 dollars a year."], "fishing.txt", {type: "text/plain"}));
+            return data;
+        }""")
+        page.dispatch_event("#messages", "dragover", {"dataTransfer": dropped})
+        expect(page.locator("body")).to_have_class("dropping")
+        page.dispatch_event("#messages", "drop", {"dataTransfer": dropped})
+        expect(page.locator("#upload-status")).to_have_text("indexed 2 file(s)", timeout=120_000)
+        expect(page.locator("body")).not_to_have_class("dropping")
+        assert page.url.startswith(server.url)  # still the chat, not the file
+        assert sorted(d["original"] for d in api.get("/api/collections/gov").json()["documents_list"]) == ["fishing.txt", "passports.txt"]
+        page.close()
+
+
 def test_stop_ends_the_answer_being_written_and_keeps_the_question(tmp_path: Path, browser) -> None:  # type: ignore[no-untyped-def]
     """The page had no Stop: a long or unwanted answer held the model (and the conversation) to its end."""
     llm = SlowStreamingLLM(words=400)  # 20 s: far longer than the test takes to stop it

@@ -138,13 +138,32 @@ function send(method, url, form, onDone) {
   xhr.send(form);
 }
 
-$("upload").addEventListener("submit", (event) => {
-  event.preventDefault(); showError();
-  const files = $("upload-files").files; const name = $("upload-target").value;
+function uploadFiles(files) {
+  const name = $("upload-target").value;
   if (!name || !files.length) { showError("choose a collection and files"); return; }
   const form = new FormData();
   for (const f of files) form.append("files", f, f.name);
   send("POST", `/api/collections/${encodeURIComponent(name)}/documents`, form, () => refreshDocuments(name));
+}
+
+$("upload").addEventListener("submit", (event) => {
+  event.preventDefault(); showError();
+  uploadFiles($("upload-files").files);
+});
+
+// Files dropped anywhere on the page go to the collection chosen under "Upload to"; without this
+// the browser opened a dropped PDF in place of the chat.
+document.addEventListener("dragover", (event) => {
+  if (!event.dataTransfer || !event.dataTransfer.types.includes("Files")) return;
+  event.preventDefault();
+  document.body.classList.add("dropping");
+});
+document.addEventListener("dragleave", (event) => { if (!event.relatedTarget) document.body.classList.remove("dropping"); });
+document.addEventListener("drop", (event) => {
+  if (!event.dataTransfer || !event.dataTransfer.files.length) return;
+  event.preventDefault(); showError();
+  document.body.classList.remove("dropping");
+  uploadFiles(event.dataTransfer.files);
 });
 
 async function pollJob(id, onDone) {
