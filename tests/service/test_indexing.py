@@ -1,7 +1,8 @@
 from pathlib import Path
 
 from convrag.index.collection import Collection
-from convrag.service.indexing import INTERRUPTED, Indexer, job_source
+from convrag.service.backends import EmbeddedCollections, job_source
+from convrag.service.indexing import INTERRUPTED, Indexer
 from convrag.service.store import Store
 from convrag.types import Passage
 
@@ -17,7 +18,7 @@ def test_recovery_completes_a_job_whose_index_was_switched_and_fails_the_others(
     # the process died after the new version went live, before the database said so
     Collection.build(tmp_path / "collections" / "gov", [Passage("a-0-10", "harbour fees"), Passage("a-11-20", "boat permits")],
                      source=job_source(applied["id"]))
-    Indexer(store, tmp_path / "collections", tmp_path / "uploads").recover()
+    Indexer(store, EmbeddedCollections(tmp_path / "collections"), tmp_path / "uploads").recover()
     assert store.job(applied["id"])["status"] == "succeeded"
     assert store.documents("gov")[0]["doc_id"] == "a" and store.documents("gov")[0]["passages"] == 2
     assert store.job(lost["id"])["status"] == "failed" and store.job(lost["id"])["error"] == INTERRUPTED

@@ -341,6 +341,41 @@ class MilvusCollection:
         self.info = info
         return Synced(written, len(stale), len(self))
 
+    def replace_documents(self, passages: Sequence[Passage], documents: set[str], embedder: Embedder | None = None,
+                          reporter: Reporter = SILENT) -> int:
+        """Swap the passages of ``documents`` (their ids' document part) for ``passages``, the rest
+        kept: what a service upload or removal does. The new passages are upserted first and the
+        documents' other passages deleted after, so a crash half-way leaves every old passage
+        searchable, and doing it again finishes it. Returns how many passages the collection holds."""
+        _check_passages(passages)
+        if passages:
+            self.ingest(passages, embedder, reporter=reporter)
+        if documents:
+            keep = {p.doc_id for p in passages}
+            with _reported("delete", self.store.uri):
+                rows = self.client.query(self.target, filter=f"doc_id in {json.dumps(sorted(documents), ensure_ascii=False)}",
+                                         output_fields=["id"])
+                stale = [str(r["id"]) for r in rows if str(r["id"]) not in keep]
+                for start in range(0, len(stale), DELETE_BATCH):
+                    self.client.delete(self.target, ids=stale[start : start + DELETE_BATCH])
+                self.client.flush(self.target)
+        return len(self)
+
+    def passage(self, passage_id: str) -> Passage | None:
+        """One stored passage by id, as it was ingested; None when there is none."""
+        with _reported("get", self.store.uri):
+            rows = self.client.get(self.target, ids=[passage_id], output_fields=["id", "title", "text", "url"])
+        return _passage(rows[0]) if rows else None
+
+    def passages_of(self, documents: set[str]) -> list[Passage]:
+        """The stored passages of ``documents`` (the document part of their ids)."""
+        if not documents:
+            return []
+        with _reported("query", self.store.uri):
+            rows = self.client.query(self.target, filter=f"doc_id in {json.dumps(sorted(documents), ensure_ascii=False)}",
+                                     output_fields=["id", "title", "text", "url"])
+        return [_passage(r) for r in rows]
+
     def _stored(self) -> dict[str, tuple[str, str, str]]:
         """Every stored passage's id and the fields a sync compares (text, title, url)."""
         out: dict[str, tuple[str, str, str]] = {}
@@ -449,6 +484,10 @@ def _hits(raw: list[dict[str, Any]], mode: str) -> list[Hit]:
         )
         for rank, h in enumerate(raw, start=1)
     ]
+
+
+def _passage(row: dict[str, Any]) -> Passage:
+    return Passage(str(row["id"]), _passage_text(row["text"], row["title"]), row["title"], row["url"])
 
 
 def _passage_text(stored: str, title: str) -> str:

@@ -33,6 +33,8 @@ def serve(
     data_dir: Annotated[Optional[Path], typer.Option("--data-dir", help="Collections, uploads and the database (default $CONVRAG_HOME/service).")] = None,
     llm: Annotated[Optional[str], typer.Option("--llm", help="LLM backend (default local).")] = None,
     llm_url: LLMUrlOpt = None,
+    backend: Annotated[Optional[str], typer.Option("--backend", help="Where collections are kept: embedded (default) or milvus.")] = None,
+    milvus_uri: Annotated[Optional[str], typer.Option("--milvus-uri", help="With --backend milvus: a Milvus Lite file (default DATA_DIR/milvus.db) or a server's http://host:19530; its token in CONVRAG_MILVUS_TOKEN.")] = None,
     log_level: Annotated[LogLevel, typer.Option("--log-level", help="What the terminal shows: info (each request, job, stop "
                                                 "and read-ahead), warning (problems only), error, or debug.")] = LogLevel.info,
 ) -> None:
@@ -42,12 +44,14 @@ def serve(
     from ..embeddings import load_embedder
     from ..service import ServiceSettings, create_app
 
-    settings = ServiceSettings.load(config, host=host, port=port, data_dir=data_dir, llm=llm, llm_url=llm_url)
+    settings = ServiceSettings.load(config, host=host, port=port, data_dir=data_dir, llm=llm, llm_url=llm_url, backend=backend,
+                                    milvus_uri=milvus_uri)
     application = create_app(settings)  # refuses unsafe settings and a data folder in use first
     with console.status(f"loading the embedding model {settings.embedding_model}"):
         # refused now rather than at the first upload, and the first question does not wait for it
         load_embedder(settings.embedding_model)
-    console.print(f"convrag serving on http://{settings.host}:{settings.port} (data in {settings.data_dir})")
+    kept = f"; collections in Milvus at {settings.milvus_uri or Path(settings.data_dir) / 'milvus.db'}" if settings.backend == "milvus" else ""
+    console.print(f"convrag serving on http://{settings.host}:{settings.port} (data in {settings.data_dir}{kept})")
     uvicorn.run(application, host=settings.host, port=settings.port, log_level=log_level.value,
                 log_config=log_config(log_level.value))
 

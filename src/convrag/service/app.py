@@ -18,11 +18,12 @@ from filelock import FileLock
 from swagger_ui_bundle import swagger_ui_path
 
 from .. import __version__
-from ..index.collection import SERVICE_DATABASE, CollectionStore
+from ..index.collection import SERVICE_DATABASE
 from ..llm.base import LLM
 from ..pipeline.read_ahead import ReadAhead
 from . import errors, openai_api
 from .auth import require_key
+from .backends import make_collections
 from .body_limit import BodyLimit
 from .data_lock import lock_data_dir
 from .gate import GenerationGate
@@ -74,9 +75,10 @@ def _create_app(settings: ServiceSettings, llm: LLM | None, data: Path, lock: Fi
     for leftover in uploads.glob(".incoming-*"):  # an upload cut off before its job was recorded
         shutil.rmtree(leftover, ignore_errors=True)
     store = Store(data / SERVICE_DATABASE)
-    collections = CollectionStore(data / "collections")
-    indexer = Indexer(store, collections.root, uploads)
-    pipelines = Pipelines(settings, collections.root, llm or _make_llm(settings))
+    token = settings.milvus_token.get_secret_value() if settings.milvus_token else None
+    collections = make_collections(settings.backend, data, settings.milvus_uri, token)
+    indexer = Indexer(store, collections, uploads)
+    pipelines = Pipelines(settings, collections, llm or _make_llm(settings))
     indexer.on_change = pipelines.forget
     state = ServiceState(settings, store, collections, uploads, pipelines, indexer,
                          GenerationGate(settings.limits.max_concurrent_generations), ReadAhead(settings.read_ahead))
@@ -88,6 +90,7 @@ def _create_app(settings: ServiceSettings, llm: LLM | None, data: Path, lock: Fi
         yield
         state.read_ahead.stop()
         indexer.stop()
+        collections.close()
         lock.release()  # another service may use the folder now
 
     app = FastAPI(title="convrag", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None,

@@ -1,11 +1,13 @@
 """Background indexing of uploaded documents, one job at a time, with progress in the database.
 
-A job reads its staged files, chunks them, and builds a new version of the collection that
-holds the previous passages (their vectors reused) plus the new ones; the collection switches
-to it atomically at the very end (see :mod:`convrag.index.collection`). A crash or kill at any
-point before that leaves the collection as it was; at the next start such a job is reported as
-failed. The built version records its job id, so a job killed after the switch but before its
-database update is recognised and completed instead.
+A job reads its staged files, chunks them, and has the collection backend (:mod:`.backends`)
+swap the replaced documents' passages for the new ones. Embedded, that builds a new version that
+holds the previous passages (their vectors reused) plus the new ones, switched to atomically at
+the very end (see :mod:`convrag.index.collection`): a crash or kill at any point before that
+leaves the collection as it was, and at the next start such a job is reported as failed; the
+built version records its job id, so a job killed after the switch but before its database
+update is recognised and completed instead. In Milvus the new passages are written before the
+replaced ones are deleted, and a job cut off is run again at the next start.
 """
 
 from __future__ import annotations
@@ -24,12 +26,11 @@ from typing import Any
 from urllib.parse import quote
 
 from ..embeddings import Embedder, load_embedder
-from ..errors import CollectionDamaged, ConvragError
-from ..index.collection import CURRENT_FILE, Collection, live_version
-from ..index.windows import WindowSettings
+from ..errors import ConvragError
 from ..ingest.chunking import chunk_document
 from ..ingest.documents import read_document
 from ..types import Passage, document_of
+from .backends import ServiceCollections
 from .store import Store
 
 log = logging.getLogger("convrag.service")
@@ -60,17 +61,13 @@ class JobReporter:
         self.store.update_job(self.job_id, done=total or done)
 
 
-def job_source(job_id: str) -> str:
-    return f"job:{job_id}"
-
-
 class Indexer:
     """Runs indexing jobs on one worker thread (jobs of one collection must not interleave, and
     embedding already uses every core)."""
 
-    def __init__(self, store: Store, collections_root: Path, uploads_root: Path) -> None:
+    def __init__(self, store: Store, collections: ServiceCollections, uploads_root: Path) -> None:
         self.store = store
-        self.collections_root = collections_root
+        self.collections = collections
         self.uploads_root = uploads_root
         self._queue: queue.Queue[str | None] = queue.Queue()
         self._thread = threading.Thread(target=self._work, name="convrag-indexer", daemon=True)
@@ -95,25 +92,25 @@ class Indexer:
             return collection in self._active
 
     def recover(self) -> None:
-        """Settle the jobs a previous process left queued or running."""
+        """Settle the jobs a previous process left queued or running: one whose result is live is
+        recorded, one a backend cannot tell about (Milvus) is run again, any other failed."""
         for job in self.store.unfinished_jobs():
-            path = self.collections_root / job["collection"]
-            applied = False
-            if live_version(path) is not None:
-                try:
-                    applied = Collection.open(path).manifest.source == job_source(job["id"])
-                except ConvragError:
-                    applied = False
-            if applied:
-                collection = Collection.open(path)
-                self.store.finish_job(job["id"], job["collection"], self._document_rows(job, collection))
+            applied = self.collections.applied(job["collection"], job["id"])
+            if applied is None and (self.uploads_root / job["id"]).is_dir():
+                self.store.update_job(job["id"], status="queued", stage="")
+                self.submit(job["id"], job["collection"])
+                log.info("job %s was cut off by the stop; it runs again", job["id"])
+            elif applied:
+                documents = {f["doc_id"] for f in job["files"]}
+                passages = self.collections.passages_of(job["collection"], documents)
+                self.store.finish_job(job["id"], job["collection"], self._document_rows(job, passages))
                 log.info("job %s had finished its index before the stop; recorded it", job["id"])
             else:
                 self.store.update_job(job["id"], status="failed", error=INTERRUPTED, finished=time.time())
                 shutil.rmtree(self.uploads_root / job["id"], ignore_errors=True)
 
-    def _document_rows(self, job: dict[str, Any], collection: Collection | None) -> list[dict[str, Any]]:
-        passages = collection.passages if collection is not None else []
+    def _document_rows(self, job: dict[str, Any], passages: list[Passage]) -> list[dict[str, Any]]:
+        """The job's documents as the database records them, from their passages."""
         counts = Counter(document_of(p.doc_id) for p in passages)
         titles = {document_of(p.doc_id): p.title for p in passages}
         return [
@@ -129,7 +126,9 @@ class Indexer:
         folder = self.uploads_root / job["id"]
         for f in job["files"]:
             message = message.replace(str(folder / f["stored"]), f.get("original") or f["filename"])
-        for root in (self.uploads_root, self.collections_root, self.uploads_root.parent):
+        # the uploads, the embedded collections' folder, the data folder (a Milvus Lite file's)
+        roots = (self.uploads_root, getattr(self.collections, "root", self.uploads_root), self.uploads_root.parent)
+        for root in roots:
             message = message.replace(str(root.resolve()), "…").replace(str(root), "…")
         return message
 
@@ -180,31 +179,18 @@ class Indexer:
         removed = [d for d in job.get("remove", []) if d]
         if not new_passages and not removed:
             raise ConvragError("no readable text in the uploaded files" + (f" ({'; '.join(skipped)})" if skipped else ""))
-        path = self.collections_root / name
         replaced = {f["doc_id"] for f in job["files"]} | set(removed)
-        try:
-            existing = Collection.open(path) if live_version(path) is not None else None
-            kept = [p for p in (existing.passages if existing else []) if document_of(p.doc_id) not in replaced]
-        except CollectionDamaged as exc:  # its passage file: the documents are read again from their stored files
-            log.warning("indexing job %s: collection %s is damaged (%s); its documents are read again from their files",
-                        job_id, name, exc)
-            existing = None
-            with reporter.stage("reading the collection's documents again", total=None):
-                kept = self._stored_passages(name, replaced, embedder)
-        if kept or new_passages:
-            collection: Collection | None = Collection.build(
-                path, kept + new_passages, name=name, embedder=embedder, source=job_source(job_id), reuse=existing,
-                reporter=reporter, force=True, windows=WindowSettings())
-        else:  # the last documents were deleted: the collection has no index until the next upload
-            clear_collection(path)
-            collection = None
+        built = self.collections.apply(name, job_id, new_passages, replaced, embedder, reporter,
+                                       lambda skip: self._stored_passages(name, skip, embedder))
+        if built.reread:
+            log.warning("indexing job %s: collection %s was damaged; its documents were read again from their files", job_id, name)
         previous = [row for d in replaced if (row := self.store.document(name, d)) is not None]
-        self.store.finish_job(job_id, name, self._document_rows(job, collection), removed)
+        self.store.finish_job(job_id, name, self._document_rows(job, new_passages), removed)
         self._remove_old_files(previous)
         if skipped:
             self.store.update_job(job_id, error="skipped " + "; ".join(skipped))
         log.info("indexing job %s: collection %s now %d passage(s) (%d from %d file(s)%s%s) in %.1f s", job_id, name,
-                 len(collection.passages) if collection is not None else 0, len(new_passages), len(job["files"]),
+                 built.passages, len(new_passages), len(job["files"]),
                  f", {len(removed)} document(s) removed" if removed else "", f", {len(skipped)} skipped" if skipped else "",
                  time.monotonic() - began)
         self.on_change(name)
@@ -243,13 +229,3 @@ class Indexer:
             if folder.is_dir() and not any(folder.iterdir()):
                 folder.rmdir()
 
-
-def clear_collection(path: Path) -> None:
-    """Take a collection's index away (no documents left): ``CURRENT`` goes first, atomically, so
-    a reader sees either the old index or none."""
-    current = path / CURRENT_FILE
-    if current.exists():
-        current.unlink()
-    for child in path.iterdir() if path.is_dir() else ():
-        if child.is_dir():
-            shutil.rmtree(child, ignore_errors=True)

@@ -105,7 +105,7 @@ def router() -> APIRouter:
     def list_models(state: ServiceState = Depends(get_state)) -> ModelList:
         now = int(time.time())
         return ModelList(data=[ModelCard(id=i, created=now, description=d)
-                               for i, d in state.pipelines.models(state.collections.names() + _empty(state))])
+                               for i, d in state.pipelines.models(state.collections.built() + _empty(state))])
 
     @api.post("/chat/completions", response_model=None, responses={200: {"description": "A chat.completion object, "
               "or with stream=true a text/event-stream of chat.completion.chunk objects ending with [DONE]"}})
@@ -177,7 +177,7 @@ DISCONNECT_POLL_S = 0.25
 
 def _empty(state: ServiceState) -> list[str]:
     """Collections created but without documents yet (still valid models)."""
-    built = set(state.collections.names())
+    built = set(state.collections.built())
     return [c["name"] for c in state.store.collections() if c["name"] not in built]
 
 

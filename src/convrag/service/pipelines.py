@@ -2,7 +2,8 @@
 
 An OpenAI ``model`` name selects a pipeline configured in the settings, or ``collection:NAME``
 (``collection:a+b`` for several) for any collection of the service. Pipelines are cached and
-rebuilt when one of their collections gets a new version (an upload finished).
+rebuilt when one of their collections gets a new version (an upload finished; Milvus collections,
+which have no versions, are forgotten when a job changes them, :meth:`Pipelines.forget`).
 """
 
 from __future__ import annotations
@@ -10,12 +11,11 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
-from ..index.collection import live_version
 from ..llm.base import LLM
-from ..pipeline import Pipeline, build_pipeline
+from ..pipeline import Pipeline
 from ..retrieve.multi import Unavailable
+from .backends import ServiceCollections
 from .settings import PipelineConfig, ServiceSettings
 
 COLLECTION_PREFIX = "collection:"
@@ -35,9 +35,9 @@ class Route:
 
 
 class Pipelines:
-    def __init__(self, settings: ServiceSettings, collections_root: Path, llm: LLM) -> None:
+    def __init__(self, settings: ServiceSettings, collections: ServiceCollections, llm: LLM) -> None:
         self.settings = settings
-        self.root = collections_root
+        self.collections = collections
         self.llm = llm
         self._cache: dict[tuple[object, ...], Pipeline] = {}
         self._lock = threading.Lock()
@@ -63,19 +63,19 @@ class Pipelines:
 
     def ready(self, names: Sequence[str]) -> tuple[list[str], list[str]]:
         """The collections that have an index, and those that have no documents yet."""
-        ready = [n for n in names if live_version(self.root / n) is not None]
+        ready = [n for n in names if self.collections.version(n) is not None]
         return ready, [n for n in names if n not in ready]
 
     def get(self, config: PipelineConfig, k: int | None = None) -> Pipeline:
         """The pipeline for ``config`` over its collections' live versions (``k`` overrides its depth)."""
         ready, _ = self.ready(config.collections)
         spec = config.spec(ready, k)
-        versions = tuple((n, live_version(self.root / n)) for n in ready)
+        versions = tuple((n, self.collections.version(n)) for n in ready)
         key = (versions, spec)
         with self._lock:
             pipeline = self._cache.get(key)
             if pipeline is None:
-                pipeline = build_pipeline(spec, llm=self.llm, store=self.root)
+                pipeline = self.collections.pipeline(spec, self.llm)
                 self._cache[key] = pipeline
                 while len(self._cache) > MAX_CACHED:  # oldest first
                     self._cache.pop(next(iter(self._cache)))

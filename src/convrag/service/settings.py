@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validator, model_validator
@@ -88,6 +88,12 @@ class ServiceSettings(BaseSettings):
     llm: str = "local"
     llm_url: str | None = None
     embedding_model: str = "all-MiniLM-L6-v2"
+    #: where collections are kept: "embedded" (folders of indexes in data_dir) or "milvus"
+    backend: Literal["embedded", "milvus"] = "embedded"
+    #: the Milvus to use with backend "milvus": a Milvus Lite file (default: data_dir/milvus.db) or a
+    #: server's address (http://host:19530); its token in CONVRAG_MILVUS_TOKEN
+    milvus_uri: str | None = None
+    milvus_token: SecretStr | None = None
     strategy: str = "progressive"
     pipelines: dict[str, PipelineConfig] = Field(default_factory=dict)
     limits: Limits = Field(default_factory=Limits)

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from fastapi import Request
 
-from ..errors import CollectionError
-from ..index.collection import Collection, CollectionStore
 from ..pipeline.read_ahead import ReadAhead
 from ..types import Message
+from .backends import ServiceCollections
 from .gate import GenerationGate, OneTurnAtATime
 from .indexing import Indexer
 from .pipelines import Pipelines
@@ -24,27 +22,13 @@ from .store import Store
 class ServiceState:
     settings: ServiceSettings
     store: Store
-    collections: CollectionStore
+    collections: ServiceCollections
     uploads: Path
     pipelines: Pipelines
     indexer: Indexer
     gate: GenerationGate
     read_ahead: ReadAhead = field(default_factory=ReadAhead)
     turns_in_flight: OneTurnAtATime = field(default_factory=OneTurnAtATime)
-    _opened: dict[str, Collection] = field(default_factory=dict)
-    _lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def collection(self, name: str) -> Collection:
-        """The live version of a collection, opened once per version (opening reads every passage)."""
-        version = self.collections.version(name)
-        if version is None:
-            raise CollectionError(f"collection {name!r} has no documents yet")
-        with self._lock:
-            opened = self._opened.get(name)
-            if opened is None or opened.version_dir.name != version:
-                opened = self._opened[name] = self.collections.open(name)
-            return opened
-
 
     def read_ahead_for(self, config: PipelineConfig, messages: Sequence[Message]) -> bool:
         """Have the next prompt of a conversation whose turns so far are ``messages`` read ahead up
@@ -62,7 +46,7 @@ class ServiceState:
         does not wait for them: an OpenAI client's first request creates no conversation to read
         ahead for. It stays in the model's cache for later new conversations too, whose prompts
         begin with it. False when there is no collection with documents yet."""
-        built = self.collections.names()
+        built = self.collections.built()
         if not built:
             return False
         return self.read_ahead_for(PipelineConfig(collections=built[:1], strategy=self.settings.strategy), [])

@@ -30,7 +30,7 @@ def router() -> APIRouter:
 
     @api.post("/collections", status_code=201)
     def create_collection(body: CollectionIn, state: ServiceState = Depends(get_state)) -> dict[str, Any]:
-        if state.store.collection(body.name) is not None or state.collections.path(body.name).exists():
+        if state.store.collection(body.name) is not None or state.collections.taken(body.name):
             raise ApiError(409, f"a collection named {body.name!r} exists", "collection_exists")
         record = state.store.add_collection(body.name, body.description, state.settings.embedding_model)
         return collection_info(state, record)
@@ -57,7 +57,7 @@ def router() -> APIRouter:
         jobs = state.store.jobs(name)
         state.store.delete_collection(name)
         state.pipelines.forget(name)
-        shutil.rmtree(state.collections.path(name), ignore_errors=True)
+        state.collections.delete(name)
         for job in jobs:
             shutil.rmtree(state.uploads / job["id"], ignore_errors=True)
         return Response(status_code=204)

@@ -2,8 +2,6 @@
 
 from typing import Any
 
-from ...errors import ConvragError
-from ...index.manifest import Manifest
 from ..errors import ApiError
 from ..state import ServiceState
 
@@ -19,14 +17,12 @@ def collection_info(state: ServiceState, record: dict[str, Any]) -> dict[str, An
     name = record["name"]
     info: dict[str, Any] = {**record, "passages": 0, "documents": len(state.store.documents(name)), "version": None,
                             "indexing": state.indexer.busy(name)}
-    version = state.collections.version(name)
-    if version is not None:
-        try:
-            info.update(passages=Manifest.read(state.collections.path(name) / version).passage_count, version=version)
-        except (ConvragError, OSError) as exc:
-            info["problem"] = str(exc)
-        if (damage := state.pipelines.damage(name, version)) is not None:
-            info["problem"] = damage
+    holding = state.collections.holding(name)
+    info.update(passages=holding.passages, version=holding.version)
+    if holding.problem is not None:
+        info["problem"] = holding.problem
+    if holding.passages and (damage := state.pipelines.damage(name, state.collections.version(name))) is not None:
+        info["problem"] = damage
     return info
 
 

@@ -136,12 +136,11 @@ def router(limits: Limits) -> APIRouter:
     def passage(name: str, passage_id: str, state: ServiceState = Depends(get_state)) -> dict[str, Any]:
         require_collection(state, name)
         try:
-            collection = state.collection(name)
+            p = state.collections.passage(name, passage_id)
         except (ConvragError, OSError):
-            raise ApiError(404, f"collection {name!r} has no documents yet", "passage_not_found") from None
-        for p in collection.passages:
-            if p.doc_id == passage_id:
-                return {"collection": name, "passage_id": p.doc_id, "title": p.title, "url": p.url, "text": p.text}
-        raise ApiError(404, f"no passage {passage_id!r} in {name!r}", "passage_not_found")
+            raise ApiError(404, f"collection {name!r} cannot be read", "passage_not_found") from None
+        if p is None:
+            raise ApiError(404, f"no passage {passage_id!r} in {name!r}", "passage_not_found")
+        return {"collection": name, "passage_id": p.doc_id, "title": p.title, "url": p.url, "text": p.text}
 
     return api

@@ -1,0 +1,75 @@
+"""The service over Milvus (``backend: milvus``): uploads, replacements, removals, answers and
+deletes through the same API as the embedded collections, against a real Milvus Lite."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+
+from convrag.service import ServiceSettings
+from convrag.service.backends import MilvusCollections
+from convrag.service.indexing import Indexer
+from convrag.service.store import Store
+from tests.helpers import PASSPORT, ScriptedLLM, upload
+
+from .conftest import ThreadServer, wait_job
+
+FISHING = b"# Fishing\n\nA yearly fishing license costs 25 dollars for residents.\n"
+
+
+def search(client: httpx.Client, query: str) -> list[dict]:
+    return client.post("/api/search", json={"collections": ["gov"], "query": query, "k": 3}).json()["hits"]
+
+
+def test_a_service_keeps_its_collections_in_milvus(tmp_path: Path) -> None:
+    """The service kept its collections in embedded folders only: a deployment with a Milvus
+    cluster could search it from `convrag ask --backend milvus`, not chat over it in the service."""
+    settings = ServiceSettings.load(data_dir=tmp_path / "svc", backend="milvus")
+    llm = ScriptedLLM(answer=["Renewal by mail costs 130 dollars [1]."])
+    with ThreadServer(settings, llm) as server, httpx.Client(base_url=server.url, timeout=120) as client:
+        assert client.post("/api/collections", json={"name": "gov"}).status_code == 201
+        assert upload(client, "gov", [("passports.md", PASSPORT.encode()), ("fishing.md", FISHING)])["status"] == "succeeded"
+        info = client.get("/api/collections/gov").json()
+        assert info["passages"] == 2 and info["documents"] == 2 and info["version"] is None and "problem" not in info
+        assert (tmp_path / "svc" / "milvus.db").exists() and not (tmp_path / "svc" / "collections" / "gov").exists()
+        hit = search(client, "passport renewal by mail")[0]
+        assert hit["document_id"] == "passports" and "130 dollars" in hit["text"]
+        passage = client.get(f"/api/collections/gov/passages/{hit['passage_id']}").json()
+        assert passage["text"] == hit["text"] and passage["title"] == hit["title"]
+        reply = client.post("/v1/chat/completions", json={"model": "collection:gov", "messages": [
+            {"role": "user", "content": "How much does passport renewal by mail cost?"}]}).json()
+        assert reply["choices"][0]["message"]["content"] == "Renewal by mail costs 130 dollars [1]."
+        assert reply["convrag"]["citations"][0]["document_id"] == "passports"
+        # a document replaced: its old passages go, the other document's stay
+        assert upload(client, "gov", [("passports.md", b"# Passports\n\nRenewal now costs 165 dollars.\n")])["status"] == "succeeded"
+        texts = [h["text"] for h in search(client, "passport renewal cost")]
+        assert any("165 dollars" in t for t in texts) and not any("130 dollars" in t for t in texts)
+        assert client.get("/api/collections/gov").json()["passages"] == 2
+        # a document removed, then the collection deleted
+        wait_job(client, client.delete("/api/collections/gov/documents/fishing").json()["id"])
+        assert [h["document_id"] for h in search(client, "fishing license")] == ["passports"]
+        assert client.delete("/api/collections/gov").status_code == 204
+        assert not server.app.state.convrag.collections.taken("gov")
+        assert client.post("/api/collections", json={"name": "gov"}).status_code == 201  # the name is free again
+
+
+def test_a_milvus_job_cut_off_by_a_stop_runs_again(tmp_path: Path) -> None:
+    """Milvus has no versions to tell whether a job's passages went in: writing them again is
+    harmless, so a job the stop cut off is run again rather than failed."""
+    store = Store(tmp_path / "db.sqlite")
+    store.add_collection("gov", "", "all-MiniLM-L6-v2")
+    job = store.add_job("gov", [{"filename": "fishing.md", "doc_id": "fishing", "stored": "00000-fishing.md", "bytes": len(FISHING)}])
+    store.update_job(job["id"], status="running")
+    (tmp_path / "uploads" / job["id"]).mkdir(parents=True)
+    (tmp_path / "uploads" / job["id"] / "00000-fishing.md").write_bytes(FISHING)
+    collections = MilvusCollections(str(tmp_path / "milvus.db"))
+    try:
+        indexer = Indexer(store, collections, tmp_path / "uploads")
+        indexer.start()
+        indexer.stop()
+        indexer._thread.join(120)
+        assert store.job(job["id"])["status"] == "succeeded"
+        assert store.documents("gov")[0]["passages"] == 1 and collections.built() == ["gov"]
+    finally:
+        collections.close()
