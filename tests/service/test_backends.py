@@ -8,7 +8,7 @@ from pathlib import Path
 import httpx
 
 from convrag.service import ServiceSettings
-from convrag.service.backends import MilvusCollections
+from convrag.service.backends.milvus import MilvusCollections
 from convrag.service.indexing import Indexer
 from convrag.service.store import Store
 from tests.helpers import PASSPORT, ScriptedLLM, upload

@@ -1,7 +1,7 @@
 from pathlib import Path
 
 from convrag.index.collection import Collection
-from convrag.service.backends import EmbeddedCollections, job_source
+from convrag.service.backends.embedded import EmbeddedCollections, job_source
 from convrag.service.indexing import INTERRUPTED, Indexer
 from convrag.service.store import Store
 from convrag.types import Passage

@@ -1,0 +1,90 @@
+"""Where the service keeps its collections: folders of embedded indexes (the default), or Milvus
+(Milvus Lite in the data folder, or a Milvus server shared by several services).
+
+Both answer the same questions for the rest of the service: which collections can be searched,
+what a collection holds, one passage by id, building an indexing job's result into a collection,
+deleting one, and the pipeline over some of them (:class:`ServiceCollections`; one module per
+backend). The database (documents, jobs, conversations) and the uploaded files stay in the data
+folder either way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import NamedTuple, Protocol
+
+from ...embeddings import Embedder
+from ...llm.base import LLM
+from ...pipeline import Pipeline, PipelineSpec
+from ...progress import Reporter
+from ...types import Passage
+
+
+class Built(NamedTuple):
+    """What an indexing job made of a collection: how many passages it holds now, and whether its
+    earlier passages had to be read again from the uploaded files (a damaged passage file)."""
+
+    passages: int
+    reread: bool = False
+
+
+class Holding(NamedTuple):
+    """A collection as its info shows it: passages held, the version searched (None: nothing
+    indexed yet, or a backend without versions), and why it cannot be searched."""
+
+    passages: int
+    version: str | None
+    problem: str | None = None
+
+
+#: the passages of a collection's documents other than the given ones, read again from their
+#: uploaded files (the indexer's; what repairs an embedded collection whose passage file is damaged)
+StoredPassages = Callable[[set[str]], list[Passage]]
+
+
+class ServiceCollections(Protocol):
+    kind: str
+
+    def built(self) -> list[str]:
+        """The collections that hold passages (those a question can search)."""
+
+    def version(self, name: str) -> str | None:
+        """What a pipeline over ``name`` was built over; None when it holds nothing."""
+
+    def holding(self, name: str) -> Holding: ...
+
+    def passage(self, name: str, passage_id: str) -> Passage | None: ...
+
+    def passages_of(self, name: str, documents: set[str]) -> list[Passage]:
+        """The passages of ``documents`` in ``name`` (a job's, when it is recorded after a stop)."""
+
+    def taken(self, name: str) -> bool:
+        """Whether something of that name is already there (a new collection may not take it)."""
+
+    def delete(self, name: str) -> None: ...
+
+    def apply(self, name: str, job_id: str, new: list[Passage], replaced: set[str], embedder: Embedder,
+              reporter: Reporter, stored: StoredPassages) -> Built:
+        """Make ``name`` hold its passages with those of the ``replaced`` documents swapped for ``new``."""
+
+    def applied(self, name: str, job_id: str) -> bool | None:
+        """Whether the job's result is live (a job cut off after its switch); None: the backend
+        cannot tell, and the job is to be run again."""
+
+    def pipeline(self, spec: PipelineSpec, llm: LLM) -> Pipeline: ...
+
+    def close(self) -> None: ...
+
+
+def make_collections(kind: str, data_dir: Path, milvus_uri: str | None = None, milvus_token: str | None = None) -> ServiceCollections:
+    """The settings' backend: embedded folders under ``data_dir/collections``, or Milvus at
+    ``milvus_uri`` (default: a Milvus Lite file in the data folder)."""
+    if kind == "milvus":
+        from .milvus import MilvusCollections
+
+        return MilvusCollections(milvus_uri or str(data_dir / "milvus.db"), milvus_token)
+    from .embedded import EmbeddedCollections
+
+    return EmbeddedCollections(data_dir / "collections")
+

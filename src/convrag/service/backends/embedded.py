@@ -1,0 +1,116 @@
+"""The service's collections as folders of embedded BM25 and dense indexes (the default)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from ...embeddings import Embedder
+from ...errors import CollectionDamaged, ConvragError
+from ...index.collection import CURRENT_FILE, Collection, CollectionStore, live_version
+from ...index.manifest import Manifest
+from ...index.windows import WindowSettings
+from ...llm.base import LLM
+from ...pipeline import Pipeline, PipelineSpec, build_pipeline
+from ...progress import Reporter
+from ...types import Passage, document_of
+from . import Built, Holding, StoredPassages
+
+
+def job_source(job_id: str) -> str:
+    return f"job:{job_id}"
+
+
+class EmbeddedCollections:
+    """Collections as folders of BM25 and dense indexes under ``root``, each version built aside and
+    switched to atomically (:mod:`convrag.index.collection`)."""
+
+    kind = "embedded"
+
+    def __init__(self, root: Path) -> None:
+        self.store = CollectionStore(root)
+        self.root = self.store.root
+        self._opened: dict[str, Collection] = {}
+
+    def built(self) -> list[str]:
+        return self.store.names()
+
+    def version(self, name: str) -> str | None:
+        return live_version(self.root / name)
+
+    def holding(self, name: str) -> Holding:
+        version = self.version(name)
+        if version is None:
+            return Holding(0, None)
+        try:
+            return Holding(Manifest.read(self.root / name / version).passage_count, version)
+        except (ConvragError, OSError) as exc:
+            return Holding(0, version, str(exc))
+
+    def passage(self, name: str, passage_id: str) -> Passage | None:
+        """Opened once per version (opening reads every passage)."""
+        version = self.version(name)
+        if version is None:
+            return None
+        opened = self._opened.get(name)
+        if opened is None or opened.version_dir.name != version:
+            opened = self._opened[name] = self.store.open(name)
+        return next((p for p in opened.passages if p.doc_id == passage_id), None)
+
+    def passages_of(self, name: str, documents: set[str]) -> list[Passage]:
+        if self.version(name) is None:
+            return []
+        return [p for p in self.store.open(name).passages if document_of(p.doc_id) in documents]
+
+    def taken(self, name: str) -> bool:
+        return self.store.path(name).exists()
+
+    def delete(self, name: str) -> None:
+        self._opened.pop(name, None)
+        shutil.rmtree(self.store.path(name), ignore_errors=True)
+
+    def apply(self, name: str, job_id: str, new: list[Passage], replaced: set[str], embedder: Embedder,
+              reporter: Reporter, stored: StoredPassages) -> Built:
+        """A new version of the previous passages (their vectors reused) with ``new`` in place of the
+        ``replaced`` documents'. A passage file that cannot be read is rebuilt from ``stored``."""
+        path = self.root / name
+        reread = False
+        try:
+            existing = Collection.open(path) if live_version(path) is not None else None
+            kept = [p for p in (existing.passages if existing else []) if document_of(p.doc_id) not in replaced]
+        except CollectionDamaged:
+            existing, reread = None, True
+            with reporter.stage("reading the collection's documents again", total=None):
+                kept = stored(replaced)
+        if not kept and not new:  # the last documents were deleted: no index until the next upload
+            clear_collection(path)
+            return Built(0, reread)
+        collection = Collection.build(path, kept + new, name=name, embedder=embedder, source=job_source(job_id), reuse=existing,
+                                      reporter=reporter, force=True, windows=WindowSettings())
+        return Built(len(collection.passages), reread)
+
+    def applied(self, name: str, job_id: str) -> bool | None:
+        path = self.root / name
+        if live_version(path) is None:
+            return False
+        try:
+            return Collection.open(path).manifest.source == job_source(job_id)
+        except ConvragError:
+            return False
+
+    def pipeline(self, spec: PipelineSpec, llm: LLM) -> Pipeline:
+        return build_pipeline(spec, llm=llm, store=self.root)
+
+    def close(self) -> None:
+        pass
+
+
+def clear_collection(path: Path) -> None:
+    """Take a collection's index away (no documents left): ``CURRENT`` goes first, atomically, so
+    a reader sees either the old index or none."""
+    current = path / CURRENT_FILE
+    if current.exists():
+        current.unlink()
+    for child in path.iterdir() if path.is_dir() else ():
+        if child.is_dir():
+            shutil.rmtree(child, ignore_errors=True)
