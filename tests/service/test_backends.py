@@ -41,6 +41,14 @@ def test_a_service_keeps_its_collections_in_milvus(tmp_path: Path) -> None:
             {"role": "user", "content": "How much does passport renewal by mail cost?"}]}).json()
         assert reply["choices"][0]["message"]["content"] == "Renewal by mail costs 130 dollars [1]."
         assert reply["convrag"]["citations"][0]["document_id"] == "passports"
+        # a collection another program made in the same Milvus is not the service's: not offered as a model
+        from convrag.embeddings import load_embedder
+        from convrag.types import Passage
+
+        embedder = load_embedder()
+        outside = server.app.state.convrag.collections.milvus.create("outside", embedder.name, embedder.dimension)
+        outside.ingest([Passage("x-0-5", "harbour fees")], embedder)
+        assert [m["id"] for m in client.get("/v1/models").json()["data"]] == ["collection:gov"]
         # a document replaced: its old passages go, the other document's stay
         assert upload(client, "gov", [("passports.md", b"# Passports\n\nRenewal now costs 165 dollars.\n")])["status"] == "succeeded"
         texts = [h["text"] for h in search(client, "passport renewal cost")]

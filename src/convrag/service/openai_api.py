@@ -105,7 +105,7 @@ def router() -> APIRouter:
     def list_models(state: ServiceState = Depends(get_state)) -> ModelList:
         now = int(time.time())
         return ModelList(data=[ModelCard(id=i, created=now, description=d)
-                               for i, d in state.pipelines.models(state.collections.built() + _empty(state))])
+                               for i, d in state.pipelines.models(_collection_models(state))])
 
     @api.post("/chat/completions", response_model=None, responses={200: {"description": "A chat.completion object, "
               "or with stream=true a text/event-stream of chat.completion.chunk objects ending with [DONE]"}})
@@ -175,10 +175,13 @@ async def _while_connected(http: Request, gone: threading.Event, work: Callable[
 DISCONNECT_POLL_S = 0.25
 
 
-def _empty(state: ServiceState) -> list[str]:
-    """Collections created but without documents yet (still valid models)."""
+def _collection_models(state: ServiceState) -> list[str]:
+    """The service's collections, those with documents first (one created but still empty is a
+    valid model too). What the backend holds beside them (a Milvus collection another program made)
+    is not the service's, and a request for it is refused, so it is not offered."""
+    names = [c["name"] for c in state.store.collections()]
     built = set(state.collections.built())
-    return [c["name"] for c in state.store.collections() if c["name"] not in built]
+    return [n for n in names if n in built] + [n for n in names if n not in built]
 
 
 def _finish_reason(result: dict[str, Any]) -> str:

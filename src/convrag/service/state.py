@@ -46,7 +46,8 @@ class ServiceState:
         does not wait for them: an OpenAI client's first request creates no conversation to read
         ahead for. It stays in the model's cache for later new conversations too, whose prompts
         begin with it. False when there is no collection with documents yet."""
-        built = self.collections.built()
+        registered = {c["name"] for c in self.store.collections()}
+        built = [n for n in self.collections.built() if n in registered]
         if not built:
             return False
         return self.read_ahead_for(PipelineConfig(collections=built[:1], strategy=self.settings.strategy), [])
