@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import closing
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -190,14 +191,17 @@ class Pipeline:
                max_tokens: int | None = None) -> Iterator[str | PipelineResult]:
         """:meth:`answer`, yielding the answer's text in pieces as the model writes it (after
         retrieval) and the :class:`PipelineResult` last. A model failure raises
-        :class:`~convrag.generate.answer.AnswerFailed`. ``stop`` (a user's "Stop" pressed while
-        the question was still being rewritten or searched) is looked at once retrieval is done:
-        set by then, the turn ends there, yielding nothing, rather than at the answer's first
-        piece, after the model has read its whole prompt (seconds on a CPU). ``max_tokens`` lowers the
-        answer's length limit (an OpenAI client's ``max_tokens``)."""
+        :class:`~convrag.generate.answer.AnswerFailed`. ``stop`` (a user's "Stop", a client gone)
+        ends the turn, yielding nothing more and no result: looked at once retrieval is done (so a
+        stop pressed while the question was rewritten or searched does not wait for the model to
+        read the answer's whole prompt, seconds on a CPU) and before each piece, the generation
+        closed at once. ``max_tokens`` lowers the answer's length limit (an OpenAI client's)."""
+        def stopped() -> bool:
+            return stop is not None and stop.is_set()
+
         start = time.perf_counter()
         merged, trace, retrieved = self.retrieve(messages, task_id)
-        if stop is not None and stop.is_set():
+        if stopped():
             return
         if self.generator is None:
             answer = Answer("", [], False, {"skipped": "no generator configured"})
@@ -209,17 +213,22 @@ class Pipeline:
             self_contained = trace.strategy is not None and trace.strategy.self_contained
             if stream_text:
                 answer = None
-                for item in self.generator.stream(question, history, merged.results, query, standalone, self_contained, sampling,
-                                                     max_tokens):
-                    if isinstance(item, Answer):
-                        answer = item
-                    else:
-                        yield item
+                with closing(self.generator.stream(question, history, merged.results, query, standalone, self_contained,
+                                                   sampling, max_tokens)) as pieces:
+                    for item in pieces:
+                        if stopped():
+                            return
+                        if isinstance(item, Answer):
+                            answer = item
+                        else:
+                            yield item
                 assert answer is not None
             else:
                 answer = self.generator.answer(question, history, merged.results, query, standalone, self_contained, sampling,
                                                max_tokens)
             trace.timings_s["answer"] = time.perf_counter() - t
+        if stopped():
+            return
         trace.answer = answer.trace
         trace.timings_s["total"] = time.perf_counter() - start
         yield PipelineResult(answer.text, answer.citations, answer.declined, merged, trace, retrieved)

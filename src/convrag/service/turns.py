@@ -59,9 +59,9 @@ def stream_turn(pipelines: Pipelines, config: PipelineConfig, messages: Sequence
     ``sampling``: the answer sampled instead of decoded greedily (a regenerate, or a client's temperature);
     ``max_tokens``: a lower limit on its length (a client's).
     ``stop`` (a user's "Stop", a client gone): once set, the turn ends at the next piece, before the
-    JSON, and its generation is closed here, so the model is free at once; set while the question
-    is rewritten or searched, the answer is not begun. The caller reads ``stop.is_set()`` to tell a
-    stopped turn from a finished one."""
+    JSON, its generation closed so that the model is free at once; set while the question is
+    rewritten or searched, the answer is not begun (:meth:`Pipeline.stream`). A stopped turn
+    yields no JSON."""
     start = time.perf_counter()
     ready, empty = pipelines.ready(config.collections)
     if not ready:
@@ -74,8 +74,6 @@ def stream_turn(pipelines: Pipelines, config: PipelineConfig, messages: Sequence
     with closing(pipeline.stream(list(messages), stream_text=stream_text, sampling=sampling, stop=stop,
                                  max_tokens=max_tokens)) as items:
         for item in items:
-            if stop is not None and stop.is_set():
-                return
             yield _turn_json(item, empty) if isinstance(item, PipelineResult) else item
 
 
