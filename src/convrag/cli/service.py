@@ -50,7 +50,7 @@ def serve(
     with console.status(f"loading the embedding model {settings.embedding_model}"):
         # refused now rather than at the first upload, and the first question does not wait for it
         load_embedder(settings.embedding_model)
-    kept = f"; collections in Milvus at {settings.milvus_uri or Path(settings.data_dir) / 'milvus.db'}" if settings.backend == "milvus" else ""
+    kept = f"; collections in Milvus at {settings.milvus_target}" if settings.backend == "milvus" else ""
     console.print(f"convrag serving on http://{settings.host}:{settings.port} (data in {settings.data_dir}{kept})")
     uvicorn.run(application, host=settings.host, port=settings.port, log_level=log_level.value,
                 log_config=log_config(log_level.value))

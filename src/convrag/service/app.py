@@ -75,8 +75,7 @@ def _create_app(settings: ServiceSettings, llm: LLM | None, data: Path, lock: Fi
     for leftover in uploads.glob(".incoming-*"):  # an upload cut off before its job was recorded
         shutil.rmtree(leftover, ignore_errors=True)
     store = Store(data / SERVICE_DATABASE)
-    token = settings.milvus_token.get_secret_value() if settings.milvus_token else None
-    collections = make_collections(settings.backend, data, settings.milvus_uri, token)
+    collections = make_collections(settings)
     indexer = Indexer(store, collections, uploads)
     pipelines = Pipelines(settings, collections, llm or _make_llm(settings))
     indexer.on_change = pipelines.forget

@@ -32,6 +32,9 @@ log = logging.getLogger("convrag.service")
 
 T = TypeVar("T")
 
+#: how often a plain request's connection is looked at while its answer is written
+DISCONNECT_POLL_S = 0.25
+
 
 class ContentPart(BaseModel):
     model_config = ConfigDict(extra="allow")
@@ -105,7 +108,7 @@ def router() -> APIRouter:
     def list_models(state: ServiceState = Depends(get_state)) -> ModelList:
         now = int(time.time())
         return ModelList(data=[ModelCard(id=i, created=now, description=d)
-                               for i, d in state.pipelines.models(_collection_models(state))])
+                               for i, d in state.pipelines.models(state.collection_names())])
 
     @api.post("/chat/completions", response_model=None, responses={200: {"description": "A chat.completion object, "
               "or with stream=true a text/event-stream of chat.completion.chunk objects ending with [DONE]"}})
@@ -169,19 +172,6 @@ async def _while_connected(http: Request, gone: threading.Event, work: Callable[
         if not task.done() and not gone.is_set() and await http.is_disconnected():
             gone.set()
     return task.result()
-
-
-#: how often a plain request's connection is looked at while its answer is written
-DISCONNECT_POLL_S = 0.25
-
-
-def _collection_models(state: ServiceState) -> list[str]:
-    """The service's collections, those with documents first (one created but still empty is a
-    valid model too). What the backend holds beside them (a Milvus collection another program made)
-    is not the service's, and a request for it is refused, so it is not offered."""
-    names = [c["name"] for c in state.store.collections()]
-    built = set(state.collections.built())
-    return [n for n in names if n in built] + [n for n in names if n not in built]
 
 
 def _finish_reason(result: dict[str, Any]) -> str:

@@ -61,17 +61,20 @@ class Pipelines:
             f"or collection:NAME with one of: {', '.join(known) or 'no collections yet'}"
         )
 
+    def _versions(self, names: Sequence[str]) -> dict[str, str | None]:
+        """Each collection's live version, looked up once (a file read, or a Milvus count, per collection)."""
+        return {n: self.collections.version(n) for n in names}
+
     def ready(self, names: Sequence[str]) -> tuple[list[str], list[str]]:
         """The collections that have an index, and those that have no documents yet."""
-        ready = [n for n in names if self.collections.version(n) is not None]
-        return ready, [n for n in names if n not in ready]
+        versions = self._versions(names)
+        return [n for n in names if versions[n] is not None], [n for n in names if versions[n] is None]
 
     def get(self, config: PipelineConfig, k: int | None = None) -> Pipeline:
         """The pipeline for ``config`` over its collections' live versions (``k`` overrides its depth)."""
-        ready, _ = self.ready(config.collections)
-        spec = config.spec(ready, k)
-        versions = tuple((n, self.collections.version(n)) for n in ready)
-        key = (versions, spec)
+        live = {n: v for n, v in self._versions(config.collections).items() if v is not None}
+        spec = config.spec(list(live), k)
+        key = (tuple(live.items()), spec)
         with self._lock:
             pipeline = self._cache.get(key)
             if pipeline is None:

@@ -138,6 +138,11 @@ class ServiceSettings(BaseSettings):
             _CONFIG_FILE.reset(token)
 
     @property
+    def milvus_target(self) -> str:
+        """The Milvus of backend "milvus": ``milvus_uri``, else a Milvus Lite file in the data folder."""
+        return self.milvus_uri or str(Path(self.data_dir) / "milvus.db")
+
+    @property
     def loopback(self) -> bool:
         if self.host == "localhost":
             return True

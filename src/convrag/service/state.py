@@ -40,17 +40,21 @@ class ServiceState:
         self.read_ahead.submit(lambda: self.pipelines.get(config), messages)
         return True
 
+    def collection_names(self) -> list[str]:
+        """The service's collections (its database's), those with documents first. What the backend
+        holds beside them (a Milvus collection another program made) is not the service's."""
+        names = [c["name"] for c in self.store.collections()]
+        built = set(self.collections.built())
+        return [n for n in names if n in built] + [n for n in names if n not in built]
+
     def read_ahead_at_start(self) -> bool:
         """At start, load the model and read a new conversation's prompt start (the instructions and
         worked examples, the same for every collection), so that the first question after a start
         does not wait for them: an OpenAI client's first request creates no conversation to read
         ahead for. It stays in the model's cache for later new conversations too, whose prompts
         begin with it. False when there is no collection with documents yet."""
-        registered = {c["name"] for c in self.store.collections()}
-        built = [n for n in self.collections.built() if n in registered]
-        if not built:
-            return False
-        return self.read_ahead_for(PipelineConfig(collections=built[:1], strategy=self.settings.strategy), [])
+        first = self.collection_names()[:1]  # one with documents, if any has (read_ahead_for checks)
+        return bool(first) and self.read_ahead_for(PipelineConfig(collections=first, strategy=self.settings.strategy), [])
 
     def read_ahead_after(self, config: PipelineConfig, messages: Sequence[Message], answer: str) -> None:
         """Have the next turn's prompt read ahead once ``answer`` to ``messages`` is given: the

@@ -19,6 +19,7 @@ from ...llm.base import LLM
 from ...pipeline import Pipeline, PipelineSpec
 from ...progress import Reporter
 from ...types import Passage
+from ..settings import ServiceSettings
 
 
 class Built(NamedTuple):
@@ -77,14 +78,14 @@ class ServiceCollections(Protocol):
     def close(self) -> None: ...
 
 
-def make_collections(kind: str, data_dir: Path, milvus_uri: str | None = None, milvus_token: str | None = None) -> ServiceCollections:
+def make_collections(settings: ServiceSettings) -> ServiceCollections:
     """The settings' backend: embedded folders under ``data_dir/collections``, or Milvus at
-    ``milvus_uri`` (default: a Milvus Lite file in the data folder)."""
-    if kind == "milvus":
+    :attr:`ServiceSettings.milvus_target`."""
+    if settings.backend == "milvus":
         from .milvus import MilvusCollections
 
-        return MilvusCollections(milvus_uri or str(data_dir / "milvus.db"), milvus_token)
+        token = settings.milvus_token.get_secret_value() if settings.milvus_token else None
+        return MilvusCollections(settings.milvus_target, token)
     from .embedded import EmbeddedCollections
 
-    return EmbeddedCollections(data_dir / "collections")
-
+    return EmbeddedCollections(Path(settings.data_dir) / "collections")

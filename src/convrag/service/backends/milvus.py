@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import threading
+
+from ...backends.milvus import MilvusCollection, MilvusStore
 from ...embeddings import Embedder
 from ...errors import ConvragError
 from ...llm.base import LLM
@@ -20,42 +23,61 @@ class MilvusCollections:
     kind = "milvus"
 
     def __init__(self, uri: str, token: str | None = None) -> None:
-        from ...backends.milvus import MilvusStore
-
         self.uri = uri
         self.milvus = MilvusStore(uri, token)
+        #: opened once (opening reads and checks the collection's schema); each request counts rows
+        self._opened: dict[str, MilvusCollection] = {}
+        self._lock = threading.Lock()
+
+    def _collection(self, name: str) -> MilvusCollection | None:
+        """The opened collection, or None when Milvus has none of that name (any more)."""
+        if not self.milvus.exists(name):
+            with self._lock:
+                self._opened.pop(name, None)
+            return None
+        with self._lock:
+            opened = self._opened.get(name)
+        if opened is None:
+            opened = self.milvus.open(name)
+            with self._lock:
+                self._opened[name] = opened
+        return opened
 
     def built(self) -> list[str]:
-        return [n for n in self.milvus.names() if len(self.milvus.open(n))]
+        return [n for n in self.milvus.names() if self.version(n) is not None]
 
     def version(self, name: str) -> str | None:
-        return "milvus" if self.milvus.exists(name) and len(self.milvus.open(name)) else None
+        collection = self._collection(name)
+        return "milvus" if collection is not None and len(collection) else None
 
     def holding(self, name: str) -> Holding:
-        if not self.milvus.exists(name):
-            return Holding(0, None)
         try:
-            return Holding(len(self.milvus.open(name)), None)
+            collection = self._collection(name)
+            return Holding(len(collection) if collection is not None else 0, None)
         except ConvragError as exc:
             return Holding(0, None, str(exc))
 
     def passage(self, name: str, passage_id: str) -> Passage | None:
-        if not self.milvus.exists(name):
-            return None
-        return self.milvus.open(name).passage(passage_id)
+        collection = self._collection(name)
+        return collection.passage(passage_id) if collection is not None else None
 
     def passages_of(self, name: str, documents: set[str]) -> list[Passage]:
-        return self.milvus.open(name).passages_of(documents) if self.milvus.exists(name) else []
+        collection = self._collection(name)
+        return collection.passages_of(documents) if collection is not None else []
 
     def taken(self, name: str) -> bool:
         return self.milvus.exists(name)
 
     def delete(self, name: str) -> None:
+        with self._lock:
+            self._opened.pop(name, None)
         self.milvus.delete(name)
 
     def apply(self, name: str, job_id: str, new: list[Passage], replaced: set[str], embedder: Embedder,
               reporter: Reporter, stored: StoredPassages) -> Built:
         collection = self.milvus.create(name, embedder.name, embedder.dimension)
+        with self._lock:
+            self._opened[name] = collection
         return Built(collection.replace_documents(new, replaced, embedder, reporter=reporter))
 
     def applied(self, name: str, job_id: str) -> bool | None:
