@@ -49,7 +49,7 @@ def index(
     from ..index.collection import Collection, CollectionStore
     from ..index.windows import WindowSettings
     from ..ingest.chunking import chunk_documents
-    from ..ingest.documents import SUFFIXES, iter_documents, read_document
+    from ..ingest.documents import SUFFIXES, iter_documents, no_text_reason, read_document
 
     check_backend(backend, store)
     if backend == "milvus" and not dense:
@@ -59,8 +59,9 @@ def index(
     # the vectors are the same to 1e-6, so the collection is searched with the CPU model afterwards
     embedder = load_embedder(embedding_model, device=device, batch_size=16 if device == "cpu" else 128) if dense else None
     reporter = RichReporter()
+    documents = source.is_dir() or source.suffix.lower() in SUFFIXES  # else a BEIR corpus
+    tokenizer = (embedder or load_embedder(embedding_model)).tokenizer if documents else None
     if source.is_dir():
-        tokenizer = (embedder or load_embedder(embedding_model)).tokenizer
         skipped: list[str] = []
         unread: Counter[str] = Counter()
         with reporter.stage(f"chunking documents under {source}"):
@@ -74,12 +75,11 @@ def index(
         if not passages:
             raise DataFormatError(source, "no readable text in any supported file" + (f" ({len(skipped)} skipped)" if skipped else "")
                                   + (f" ({unread.total()} of other types not read)" if unread else ""))
-    elif source.suffix.lower() in SUFFIXES:  # one document: a collection of it alone (it read as a broken corpus)
-        tokenizer = (embedder or load_embedder(embedding_model)).tokenizer
+    elif documents:  # one document: a collection of it alone (it read as a broken corpus)
         with reporter.stage(f"chunking {source}"):
             passages = list(chunk_documents([read_document(source)], tokenizer, max_tokens, overlap))
         if not passages:
-            raise DataFormatError(source, "no text" + (" layer (scanned pages need OCR first)" if source.suffix.lower() == ".pdf" else ""))
+            raise DataFormatError(source, no_text_reason(source))
     else:
         if not source.name.lower().endswith((".jsonl", ".jsonl.gz", ".jsonl.zip")) and source.is_file():
             raise DataFormatError(source, f"not a BEIR corpus (.jsonl, .jsonl.gz, .jsonl.zip) nor a document "
@@ -201,11 +201,10 @@ def delete(
         what = f"{len(milvus.open(collection)):,} passages, at {milvus_uri}"
     else:
         collections = CollectionStore(store or default_store())
-        if collection not in collections.folders():
-            collections.delete(collection)  # says which collections there are
+        path = collections.deletable(collection)  # refused before the question, not after it
         info = collections.info(collection)
         what = f"{info.passages:,} passages, {decimal(info.bytes)}" if info.passages is not None else decimal(info.bytes)
-        what += f", at {collections.path(collection)}"
+        what += f", at {path}"
     if not yes and not typer.confirm(f"delete collection {collection} ({what})?", default=False):
         console.print("not deleted")
         raise typer.Exit(1)

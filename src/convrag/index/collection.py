@@ -600,10 +600,9 @@ class CollectionStore:
         return CollectionInfo(m.name, m.passage_count, m.embedding_model, (m.dense_windows or {}).get("count", 0), m.source,
                               m.created, size, None)
 
-    def delete(self, name: str) -> None:
-        """Remove a collection: ``CURRENT`` first (readers then find no collection rather than half
-        of one), then its folder. Refused while a build of it runs (it holds the write lock), and
-        for a convrag service's collections, which its database also records."""
+    def deletable(self, name: str) -> Path:
+        """The folder of collection ``name``, refusing one that is not there, or a convrag
+        service's (its database records the collection too). Asked before a user is asked to confirm."""
         path = self.path(name)
         if not path.is_dir():
             known = ", ".join(self.folders()) or "none"
@@ -611,6 +610,13 @@ class CollectionStore:
         if (self.root.parent / SERVICE_DATABASE).exists():
             raise CollectionError(f"{self.root} holds a convrag service's collections; delete {name!r} in its web chat or "
                                   f"with DELETE /api/collections/{name}, so that its database forgets it too")
+        return path
+
+    def delete(self, name: str) -> None:
+        """Remove a collection: ``CURRENT`` first (readers then find no collection rather than half
+        of one), then its folder. Refused as :meth:`deletable` says, and while a build of it runs
+        (it holds the write lock)."""
+        path = self.deletable(name)
         lock = FileLock(path / WRITE_LOCK, thread_local=False)
         try:
             lock.acquire(timeout=0)

@@ -201,6 +201,11 @@ def read_document(path: Path, doc_id: str | None = None, url: str | None = None,
     return Document(doc_id=doc_id, title=title or fallback, text=text, url=url)
 
 
+def no_text_reason(path: Path) -> str:
+    """Why a document that reads holds nothing to index: a PDF without a text layer says so."""
+    return "no text layer (scanned pages need OCR first)" if path.suffix.lower() == ".pdf" else "no text"
+
+
 def iter_documents(folder: Path, skipped: list[str] | None = None, unread: Counter[str] | None = None) -> Iterator[Document]:
     """Every supported file under ``folder``, in path order; ids are paths relative to the folder.
     A file that cannot be read raises :class:`DataFormatError`, or, when ``skipped`` is given, is
@@ -227,7 +232,6 @@ def iter_documents(folder: Path, skipped: list[str] | None = None, unread: Count
             skipped.append(f"{relative.as_posix()}: {exc.reason}")
             continue
         if skipped is not None and not document.text.strip():
-            why = "no text layer (scanned pages need OCR first)" if path.suffix.lower() == ".pdf" else "no text"
-            skipped.append(f"{relative.as_posix()}: {why}")
+            skipped.append(f"{relative.as_posix()}: {no_text_reason(path)}")
             continue
         yield document

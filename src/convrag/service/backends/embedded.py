@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import threading
 from pathlib import Path
 
 from ...embeddings import Embedder
@@ -31,6 +32,7 @@ class EmbeddedCollections:
         self.store = CollectionStore(root)
         self.root = self.store.root
         self._opened: dict[str, Collection] = {}
+        self._lock = threading.Lock()
 
     def built(self) -> list[str]:
         return self.store.names()
@@ -52,9 +54,10 @@ class EmbeddedCollections:
         version = self.version(name)
         if version is None:
             return None
-        opened = self._opened.get(name)
-        if opened is None or opened.version_dir.name != version:
-            opened = self._opened[name] = self.store.open(name)
+        with self._lock:
+            opened = self._opened.get(name)
+            if opened is None or opened.version_dir.name != version:
+                opened = self._opened[name] = self.store.open(name)
         return next((p for p in opened.passages if p.doc_id == passage_id), None)
 
     def passages_of(self, name: str, documents: set[str]) -> list[Passage]:
@@ -66,7 +69,8 @@ class EmbeddedCollections:
         return self.store.path(name).exists()
 
     def delete(self, name: str) -> None:
-        self._opened.pop(name, None)
+        with self._lock:
+            self._opened.pop(name, None)
         shutil.rmtree(self.store.path(name), ignore_errors=True)
 
     def apply(self, name: str, job_id: str, new: list[Passage], replaced: set[str], embedder: Embedder,
