@@ -36,5 +36,16 @@ class CollectionDamaged(CollectionError):
     A pipeline over several collections answers from the others and names this one."""
 
 
+class BackendUnavailable(CollectionError):
+    """The search backend (a Milvus server) failed or cannot be reached. Neither the caller's doing
+    nor the collection's: it usually passes, so the service answers 503 (try again later) and an
+    indexing job waits and tries again instead of failing at once."""
+
+    def __init__(self, message: str, public: str | None = None) -> None:
+        super().__init__(message)
+        #: the message without the backend's address, for the service's clients
+        self.public = public or message
+
+
 class ConfigError(ConvragError):
     """An option or setting has an unusable value."""

@@ -3,10 +3,12 @@ deletes through the same API as the embedded collections, against a real Milvus 
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import httpx
 
+from convrag.errors import BackendUnavailable
 from convrag.service import ServiceSettings
 from convrag.service.backends.milvus import MilvusCollections
 from convrag.service.indexing import Indexer
@@ -79,5 +81,92 @@ def test_a_milvus_job_cut_off_by_a_stop_runs_again(tmp_path: Path) -> None:
         indexer._thread.join(120)
         assert store.job(job["id"])["status"] == "succeeded"
         assert store.documents("gov")[0]["passages"] == 1 and collections.built() == ["gov"]
+    finally:
+        collections.close()
+
+
+def test_a_milvus_that_fails_answers_503_and_names_milvus(tmp_path: Path) -> None:
+    """A Milvus server that went down (here: the client's connection closed under the running
+    service) made searches answer 400 "invalid_request", as if the request were at fault, and
+    listing the collections a bare 500 "internal error"."""
+    settings = ServiceSettings.load(data_dir=tmp_path / "svc", backend="milvus")
+    with ThreadServer(settings, ScriptedLLM(answer=["Renewal costs 130 dollars [1]."])) as server, \
+            httpx.Client(base_url=server.url, timeout=120) as client:
+        assert client.post("/api/collections", json={"name": "gov"}).status_code == 201
+        assert upload(client, "gov", [("passports.md", PASSPORT.encode())])["status"] == "succeeded"
+        server.app.state.convrag.collections.milvus.client.close()
+        for response in (
+            client.post("/api/search", json={"collections": ["gov"], "query": "passport renewal", "k": 3}),
+            client.get("/api/collections"),
+            client.post("/v1/chat/completions", json={"model": "collection:gov", "messages": [
+                {"role": "user", "content": "How much does passport renewal cost?"}]}),
+        ):
+            assert response.status_code == 503, response.text
+            error = response.json()["error"]
+            assert error["code"] == "backend_unavailable" and error["message"].startswith("Milvus: ")
+            assert str(tmp_path) not in response.text and response.headers["retry-after"]
+
+
+class _Outage:
+    """The service's Milvus collections behind a backend that fails its first ``failures`` jobs,
+    as a server restarting would."""
+
+    def __init__(self, collections: MilvusCollections, failures: int) -> None:
+        self.collections, self.failures = collections, failures
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.collections, name)
+
+    def apply(self, *args: object, **kwargs: object) -> object:
+        if self.failures:
+            self.failures -= 1
+            raise BackendUnavailable("Milvus at http://milvus:19530: upsert failed: server unavailable")
+        return self.collections.apply(*args, **kwargs)
+
+
+def _queued_job(tmp_path: Path) -> tuple[Store, str]:
+    store = Store(tmp_path / "db.sqlite")
+    store.add_collection("gov", "", "all-MiniLM-L6-v2")
+    job = store.add_job("gov", [{"filename": "fishing.md", "doc_id": "fishing", "stored": "00000-fishing.md", "bytes": len(FISHING)}])
+    (tmp_path / "uploads" / job["id"]).mkdir(parents=True)
+    (tmp_path / "uploads" / job["id"] / "00000-fishing.md").write_bytes(FISHING)
+    return store, job["id"]
+
+
+def _run_one(indexer: Indexer, store: Store, job_id: str) -> None:
+    """Run the queued job (the start finds it) to its end, its waits included, then stop the worker."""
+    indexer.start()
+    deadline = time.monotonic() + 120
+    while store.job(job_id)["status"] not in ("succeeded", "failed") and time.monotonic() < deadline:
+        time.sleep(0.02)
+    indexer.stop()
+    indexer._thread.join(120)
+
+
+def test_a_job_the_backend_fails_waits_and_tries_again(tmp_path: Path) -> None:
+    """A Milvus outage failed the job at once and deleted its files: the user had to upload again."""
+    store, job_id = _queued_job(tmp_path)
+    collections = MilvusCollections(str(tmp_path / "milvus.db"))
+    try:
+        indexer = Indexer(store, _Outage(collections, failures=2), tmp_path / "uploads")  # type: ignore[arg-type]
+        indexer.backend_retry_delays = (0.01, 0.01)
+        _run_one(indexer, store, job_id)
+        assert store.job(job_id)["status"] == "succeeded"
+        assert store.documents("gov")[0]["passages"] == 1 and collections.built() == ["gov"]
+    finally:
+        collections.close()
+
+
+def test_a_job_fails_once_the_backend_stays_down(tmp_path: Path) -> None:
+    store, job_id = _queued_job(tmp_path)
+    collections = MilvusCollections(str(tmp_path / "milvus.db"))
+    try:
+        collections.milvus.client.close()
+        indexer = Indexer(store, collections, tmp_path / "uploads")
+        indexer.backend_retry_delays = (0.01,)
+        _run_one(indexer, store, job_id)
+        job = store.job(job_id)
+        assert job["status"] == "failed"
+        assert job["error"].startswith("Milvus at ") and "tried 2 times" in job["error"]
     finally:
         collections.close()

@@ -32,7 +32,7 @@ import numpy as np
 from bm25s.stopwords import STOPWORDS_EN
 
 from ..embeddings import Embedder, load_embedder
-from ..errors import CollectionError, ConfigError
+from ..errors import BackendUnavailable, CollectionError, ConfigError
 from ..index.manifest import corpus_sha256
 from ..progress import SILENT, Reporter
 from ..types import Hit, Passage, document_of
@@ -104,7 +104,10 @@ class MilvusStore:
             try:
                 self.client = MilvusClient(uri=uri, token=token or "", timeout=timeout, **({} if is_remote else _LITE_CLIENT))
             except MilvusException as exc:
-                raise CollectionError(_lite_failure(uri, failures) or f"cannot reach Milvus at {uri}: {exc.message}") from None
+                lite = _lite_failure(uri, failures)
+                if lite:
+                    raise CollectionError(lite) from None
+                raise BackendUnavailable(f"cannot reach Milvus at {uri}: {exc.message}", public=f"cannot reach Milvus: {exc.message}") from None
             except Exception as exc:  # the lite launcher raises plain errors for unusable files
                 raise CollectionError(_lite_failure(uri, failures) or f"cannot open Milvus at {uri}: {exc}") from None
         if self._lite_path is not None:
@@ -131,25 +134,30 @@ class MilvusStore:
 
     def names(self) -> list[str]:
         out = []
-        for collection in self.client.list_collections():
+        with _reported("listing the collections", self.uri):
+            listed = self.client.list_collections()
+        for collection in listed:
             info = self._info(collection)
             if info is not None:
                 out.append(info.name)
         return sorted(out)
 
     def _info(self, milvus_collection: str) -> MilvusInfo | None:
-        properties = self.client.describe_collection(milvus_collection).get("properties") or {}
+        with _reported("describing a collection", self.uri):
+            properties = self.client.describe_collection(milvus_collection).get("properties") or {}
         try:
             return MilvusInfo(**json.loads(properties.get(INFO_PROPERTY, "")))
         except (TypeError, ValueError):
             return None
 
     def exists(self, name: str) -> bool:
-        return bool(self.client.has_collection(milvus_name(name)))
+        with _reported("looking a collection up", self.uri):
+            return bool(self.client.has_collection(milvus_name(name)))
 
     def delete(self, name: str) -> None:
         if self.exists(name):
-            self.client.drop_collection(milvus_name(name))
+            with _reported("dropping a collection", self.uri):
+                self.client.drop_collection(milvus_name(name))
 
     def create(self, name: str, embedder_name: str, dimension: int, corpus_sha256: str = "") -> MilvusCollection:
         """Create the collection if missing; an existing one must have the same model and dimension."""
@@ -173,9 +181,10 @@ class MilvusStore:
         index_params = self.client.prepare_index_params()
         index_params.add_index("sparse", index_type="SPARSE_INVERTED_INDEX", metric_type="BM25")
         index_params.add_index("dense", index_type="FLAT", metric_type="IP")
-        self.client.create_collection(
-            target, schema=schema, index_params=index_params, properties={INFO_PROPERTY: json.dumps(info.__dict__)}
-        )
+        with _reported("creating a collection", self.uri):
+            self.client.create_collection(
+                target, schema=schema, index_params=index_params, properties={INFO_PROPERTY: json.dumps(info.__dict__)}
+            )
         return MilvusCollection(self, info)
 
     def open(self, name: str, expect_model: str | None = None, expect_dimension: int | None = None) -> MilvusCollection:
@@ -185,7 +194,8 @@ class MilvusStore:
             known = ", ".join(self.names()) or "none"
             raise CollectionError(f"unknown Milvus collection {name!r} at {self.uri} (known: {known})")
         info = self._info(target)
-        fields = {f["name"]: f for f in self.client.describe_collection(target)["fields"]}
+        with _reported("describing a collection", self.uri):
+            fields = {f["name"]: f for f in self.client.describe_collection(target)["fields"]}
         if info is None or set(_FIELDS) - set(fields):
             raise CollectionError(
                 f"Milvus collection {target!r} at {self.uri} does not have convrag's schema "
@@ -200,7 +210,8 @@ class MilvusStore:
             )
         if expect_dimension is not None and expect_dimension != info.dimension:
             raise CollectionError(f"Milvus collection {name!r} holds {info.dimension}-d vectors, not {expect_dimension}-d")
-        self.client.load_collection(target)
+        with _reported("loading a collection", self.uri):
+            self.client.load_collection(target)
         return MilvusCollection(self, info)
 
 
@@ -243,13 +254,16 @@ def _lite_failure(uri: str, failures: Sequence[BaseException]) -> str | None:
 
 @contextmanager
 def _reported(action: str, uri: str) -> Iterator[None]:
-    """Turn the client's errors (server gone, bad request) into one clear convrag error."""
+    """Turn the client's errors into one clear :class:`BackendUnavailable`: whatever Milvus refuses
+    at this point (a server gone, a connection closed, a request timed out) is the backend's fault,
+    not the caller's, since convrag checks its own requests before making them."""
     from pymilvus.exceptions import MilvusException
 
     try:
         yield
     except MilvusException as exc:
-        raise CollectionError(f"Milvus at {uri}: {action} failed: {exc.message}") from None
+        why = exc.message or f"no answer (error code {exc.code}: the connection is closed or the server is down)"
+        raise BackendUnavailable(f"Milvus at {uri}: {action} failed: {why}", public=f"Milvus: {action} failed: {why}") from None
 
 
 class MilvusCollection:

@@ -50,7 +50,7 @@ _SIZE_LIMITED = {"question", "query", "content"}
 
 def error_for(exc: BaseException) -> tuple[int, str, str]:
     """(status, message safe to show, code) for an exception raised while serving a request."""
-    from ..errors import CollectionDamaged, ConvragError
+    from ..errors import BackendUnavailable, CollectionDamaged, ConvragError
     from ..generate.answer import AnswerFailed
     from .store import ConversationChanged
 
@@ -60,6 +60,8 @@ def error_for(exc: BaseException) -> tuple[int, str, str]:
         return 409, str(exc), "conversation_changed"
     if isinstance(exc, AnswerFailed):
         return 503, str(exc), "llm_unavailable"
+    if isinstance(exc, BackendUnavailable):  # Milvus down or unreachable: passing, not the request's fault; no address shown
+        return 503, exc.public, "backend_unavailable"
     if isinstance(exc, CollectionDamaged):  # the server's files, not the request, are at fault
         return 500, str(exc), "collection_damaged"
     if isinstance(exc, ConvragError):

@@ -26,7 +26,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ..embeddings import Embedder, load_embedder
-from ..errors import ConvragError
+from ..errors import BackendUnavailable, ConvragError
 from ..ingest.chunking import chunk_document
 from ..ingest.documents import read_document
 from ..types import Passage, document_of
@@ -36,6 +36,10 @@ from .store import Store
 log = logging.getLogger("convrag.service")
 
 INTERRUPTED = "interrupted: the server stopped before indexing finished; the collection is unchanged"
+
+
+class _Stopped(Exception):
+    """The server stopped while a job waited to try again."""
 
 
 class JobReporter:
@@ -63,7 +67,16 @@ class JobReporter:
 
 class Indexer:
     """Runs indexing jobs on one worker thread (jobs of one collection must not interleave, and
-    embedding already uses every core)."""
+    embedding already uses every core).
+
+    A job the backend fails (:class:`BackendUnavailable`: a Milvus server down or unreachable) is
+    tried again after each of :attr:`backend_retry_delays`, its files kept, before it fails: an
+    outage of a minute or two should not cost a user their upload. It waits in the worker, so the
+    jobs queued behind it keep their order (a later upload of the same document is never applied
+    before an earlier one)."""
+
+    #: seconds to wait before each new try of a job the backend failed
+    backend_retry_delays: tuple[float, ...] = (5.0, 30.0, 120.0)
 
     def __init__(self, store: Store, collections: ServiceCollections, uploads_root: Path) -> None:
         self.store = store
@@ -73,6 +86,7 @@ class Indexer:
         self._thread = threading.Thread(target=self._work, name="convrag-indexer", daemon=True)
         self._active: set[str] = set()
         self._lock = threading.Lock()
+        self._stopping = threading.Event()
         self.on_change: Callable[[str], None] = lambda name: None
 
     def start(self) -> None:
@@ -80,6 +94,7 @@ class Indexer:
         self._thread.start()
 
     def stop(self) -> None:
+        self._stopping.set()
         self._queue.put(None)
 
     def submit(self, job_id: str, collection: str) -> None:
@@ -141,7 +156,9 @@ class Indexer:
             if job is None:
                 continue
             try:
-                self.run(job)
+                self._run_patiently(job)
+            except _Stopped:  # left queued, files kept: the next start runs it (see recover)
+                log.info("indexing job %s: the stop came while it waited for the backend; it runs at the next start", job_id)
             except Exception as exc:  # a job's failure is recorded, never fatal to the server
                 log.warning("indexing job %s failed: %s", job_id, exc)
                 log.debug("%s", traceback.format_exc())
@@ -151,6 +168,20 @@ class Indexer:
                 with self._lock:
                     self._active.discard(job["collection"])
                 self.on_change(job["collection"])
+
+    def _run_patiently(self, job: dict[str, Any]) -> None:
+        """:meth:`run`, tried again after each of :attr:`backend_retry_delays` while the backend fails."""
+        for delay in (*self.backend_retry_delays, None):
+            try:
+                return self.run(job)
+            except BackendUnavailable as exc:
+                if delay is None:
+                    raise BackendUnavailable(f"{exc} (tried {len(self.backend_retry_delays) + 1} times; "
+                                             "upload the files again once the backend is back)") from None
+                log.warning("indexing job %s: %s; trying again in %g s", job["id"], exc, delay)
+                self.store.update_job(job["id"], status="queued", stage=f"waiting for the backend ({exc}); trying again in {delay:g} s")
+                if self._stopping.wait(delay):
+                    raise _Stopped from None
 
     def run(self, job: dict[str, Any]) -> None:
         job_id, name = job["id"], job["collection"]

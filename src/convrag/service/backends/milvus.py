@@ -6,7 +6,7 @@ import threading
 
 from ...backends.milvus import MilvusCollection, MilvusStore
 from ...embeddings import Embedder
-from ...errors import ConvragError
+from ...errors import BackendUnavailable, ConvragError
 from ...llm.base import LLM
 from ...pipeline import Pipeline, PipelineSpec, build_pipeline
 from ...progress import Reporter
@@ -54,6 +54,8 @@ class MilvusCollections:
         try:
             collection = self._collection(name)
             return Holding(len(collection) if collection is not None else 0, None)
+        except BackendUnavailable:  # not this collection's problem, and "0 passages" would look like a loss
+            raise
         except ConvragError as exc:
             return Holding(0, None, str(exc))
 
