@@ -379,3 +379,17 @@ def test_index_one_document_file(tmp_path: Path) -> None:
     for name, reason in (("blank.md", "no text"), ("budget.xlsx", "not a BEIR corpus (.jsonl, .jsonl.gz, .jsonl.zip) nor a document")):
         refused = runner.invoke(app, ["index", str(tmp_path / name), "-c", "x", "--store", store, "--no-dense"])
         assert str(refused.exception).startswith(f"{tmp_path / name}: {reason}"), refused.output
+
+
+def test_eval_measures_a_strategy_of_ones_own(tmp_path: Path) -> None:
+    """Comparing one's own strategy with the built-in ones meant editing convrag's registry."""
+    own = str(Path(__file__).parents[2] / "examples" / "previous_question.py") + ":PreviousQuestion"
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["eval", "--data", str(sample_root()), "--domains", "govt", "-r", "bm25", "-q", "lastturn",
+                                 "-s", f"{own},last_turn", "--fuse", f"lastturn+{own}", "--index-dir", str(tmp_path / "indexes"),
+                                 "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    queries = [json.loads(line) for line in (out / "strategies" / "previous_question" / "queries.jsonl").read_text().splitlines()]
+    assert queries and all(q["text"].startswith("|user|: ") for q in queries)
+    assert (out / "bm25_previous_question" / "results.jsonl").exists()
+    assert "bm25+previous_question" in (out / "summary.md").read_text()

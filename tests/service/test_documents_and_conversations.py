@@ -456,3 +456,24 @@ def test_a_reopened_conversation_has_its_next_prompt_read_ahead_on_request(tmp_p
             asked = [m for k, m in llm.requests if k == kind][-1]
             assert answers[0] in start[-1]["content"]
             assert asked[:-1] == start[:-1] and asked[-1]["content"].startswith(start[-1]["content"])
+
+
+def test_a_strategy_of_the_operators_own_is_used_and_a_client_cannot_import_one(tmp_path: Path) -> None:
+    """A conversation's strategy is the client's to choose: had the request's name been imported as
+    the CLI's `-s package.module:Class` is, any client could make the server run a file of its choosing."""
+    own = str(Path(__file__).parents[2] / "examples" / "previous_question.py") + ":PreviousQuestion"
+    marker = tmp_path / "ran"
+    planted = tmp_path / "planted.py"
+    planted.write_text(f"from pathlib import Path\nPath({str(marker)!r}).write_text('ran')\nclass X:\n    name = 'x'\n")
+    llm = StreamingScriptedLLM(answer=["Renewal by mail costs 130 dollars [1]."])
+    with serve(tmp_path, llm, strategy=own) as server, httpx.Client(base_url=server.url, timeout=120) as client:
+        client.post("/api/collections", json={"name": "gov"})
+        upload(client, "gov", [("passports.md", PASSPORT)])
+        conv = client.post("/api/conversations", json={"collections": ["gov"]}).json()
+        assert conv["strategy"] == own
+        turn = client.post(f"/api/conversations/{conv['id']}/messages", json={"question": "How much does renewal by mail cost?"}).json()
+        assert turn["trace"]["strategy"]["strategy"] == "previous_question"
+        for name in (f"{planted}:X", "os:getcwd"):
+            refused = client.post("/api/conversations", json={"collections": ["gov"], "strategy": name})
+            assert refused.status_code == 422 and refused.json()["error"]["code"] == "unknown_strategy", refused.text
+        assert not marker.exists()

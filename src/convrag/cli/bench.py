@@ -8,7 +8,6 @@ from typing import Annotated
 import typer
 
 from ..console import console
-from ..errors import ConfigError
 from .app import (
     LLMOpt,
     SplitOpt,
@@ -80,12 +79,9 @@ def bench_strategies(
 ) -> None:
     """All strategies x BM25 and hybrid on all of MT-RAG with the local LLM (cached; resumable), with targets."""
     from ..bench.strategies import run_strategy_benchmark
-    from ..strategies import STRATEGIES
+    from ..strategies.registry import check_strategy
 
-    names = split_list(strategies)
-    unknown = [n for n in names if n not in STRATEGIES]
-    if unknown:  # fail fast on a typo, before hours of model calls
-        raise ConfigError(f"unknown strategy {unknown[0]!r}; expected one of {', '.join(STRATEGIES)}")
+    names = [check_strategy(n) for n in split_list(strategies)]  # fail fast on a typo, before hours of model calls
     run_strategy_benchmark(data, out, names, split_list(retriever), llm, split)
 
 
@@ -114,10 +110,9 @@ def bench_strategy_latency(
 ) -> None:
     """Live (uncached) latency per turn of each strategy on an idle machine, with the latency targets."""
     from ..bench.strategy_latency import run_strategy_latency_benchmark
-    from ..strategies import STRATEGIES
+    from ..strategies.registry import check_strategy
 
     names, plain = split_list(strategies), split_list(without_reuse)
-    unknown = [n for n in names + plain if n not in STRATEGIES]
-    if unknown:
-        raise ConfigError(f"unknown strategy {unknown[0]!r}; expected one of {', '.join(STRATEGIES)}")
+    for name in names + plain:
+        check_strategy(name)
     run_strategy_latency_benchmark(data, out, names, per_domain, plain, llm, split)

@@ -35,7 +35,7 @@ def evaluate(
     domains: Annotated[str, typer.Option("--domains", help="Comma-separated domains, or 'all'.")] = "all",
     retriever: Annotated[str, typer.Option("--retriever", "-r", help="Comma-separated: bm25, dense, hybrid.")] = "bm25,dense,hybrid",
     queries: Annotated[str, typer.Option("--queries", "-q", help="Comma-separated query sources (lastturn, rewrite, questions) or .jsonl query files; '' for none.")] = "lastturn,rewrite",
-    strategy: Annotated[str, typer.Option("--strategy", "-s", help="Comma-separated conversational strategies: last_turn, full_rewrite, targeted, mmr_cluster, summary, progressive.")] = "",
+    strategy: Annotated[str, typer.Option("--strategy", "-s", help="Comma-separated conversational strategies: last_turn, full_rewrite, targeted, mmr_cluster, summary, progressive, or your own as package.module:Class or file.py:Class.")] = "",
     fuse: Annotated[str, typer.Option("--fuse", help="Multi-query fusion runs: comma-separated groups of '+'-joined sources or strategies, e.g. lastturn+progressive.")] = "",
     tasks: Annotated[Optional[Path], typer.Option("--tasks", help="Generation-task JSONL to evaluate instead of the benchmark's retrieval tasks.")] = None,
     llm: LLMOpt = "local",
@@ -72,16 +72,16 @@ def evaluate(
     sources: list = split_list(queries)
     reporter = RichReporter()
     groups = [g.split("+") for g in split_list(fuse)]
-    from ..strategies import STRATEGIES
+    from ..strategies.registry import is_strategy
 
-    fused_strategies = [m for g in groups for m in g if m in STRATEGIES]
+    fused_strategies = [m for g in groups for m in g if is_strategy(m)]
     strategy_sources: dict = {}
     if strategy or fused_strategies:
         from ..queries.strategy import StrategySource
         from ..strategies import make_strategy
-        from ..strategies.registry import NEEDS_LLM
+        from ..strategies.registry import NEEDS_LLM, check_strategy
 
-        names = list(dict.fromkeys(split_list(strategy) + fused_strategies))
+        names = [check_strategy(n) for n in dict.fromkeys(split_list(strategy) + fused_strategies)]
         model = make_llm_from(llm, llm_url, no_llm_cache) if any(n in NEEDS_LLM for n in names) else None
         strategy_sources = {n: StrategySource(make_strategy(n, model), workers if llm != "local" else 1, reporter) for n in names}
         sources += [strategy_sources[n] for n in split_list(strategy)]
@@ -143,7 +143,7 @@ def compare(
 def rewrite(
     question: Annotated[str, typer.Argument(help="The user's question.")],
     history: Annotated[Optional[Path], typer.Option("--history", help="JSON file: a list of {speaker|role, text|content} messages before the question.")] = None,
-    strategy: Annotated[str, typer.Option("--strategy", "-s", help="Strategy name.")] = "progressive",
+    strategy: Annotated[str, typer.Option("--strategy", "-s", help="Strategy name, or your own as package.module:Class or file.py:Class.")] = "progressive",
     llm: LLMOpt = "local",
     llm_url: LLMUrlOpt = None,
     no_llm_cache: NoCacheOpt = False,
@@ -154,12 +154,12 @@ def rewrite(
 
     from ..data.messages import read_history
     from ..strategies import make_strategy
-    from ..strategies.registry import NEEDS_LLM
+    from ..strategies.registry import NEEDS_LLM, check_strategy
     from ..types import Task
 
     check_question(question)
     messages = read_history(history) if history else ()
-    model = make_llm_from(llm, llm_url, no_llm_cache) if strategy in NEEDS_LLM else None
+    model = make_llm_from(llm, llm_url, no_llm_cache) if check_strategy(strategy) in NEEDS_LLM else None
     task = Task("cli", "cli", 1 + sum(m.speaker == "user" for m in messages), "", question, tuple(messages))
     result = make_strategy(strategy, model).rewrite(task)
     t = result.trace

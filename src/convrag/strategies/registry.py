@@ -1,8 +1,29 @@
-"""Strategies by name, so that the CLI, the evaluation and the pipeline pick one with a string."""
+"""Strategies by name, so that the CLI, the evaluation, the pipeline and the service pick one with a string.
+
+Besides the six built in, a strategy of your own is named in three ways, everywhere a name is taken
+(``convrag eval -s``, ``ask``, ``chat``, ``serve``, ``PipelineSpec``):
+
+* ``package.module:attr`` or ``path/to/file.py:attr``: imported when first named;
+* a name an installed package declares in the ``convrag.strategies`` entry-point group;
+* :func:`register_strategy` from Python.
+
+``attr`` is a strategy class or a factory returning a strategy (an object with a ``name`` and a
+``rewrite(task) -> Rewrite``). It is called with the keyword arguments it declares of ``llm`` and
+``embedder``, so ``def __init__(self, llm)`` gets the run's LLM and a class without parameters gets
+nothing; declaring ``llm`` is what makes the evaluation load a model for it.
+"""
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
+import inspect
+import re
+import sys
+import threading
 from collections.abc import Callable
+from importlib.metadata import entry_points
+from pathlib import Path
 from typing import Any
 
 from ..embeddings import Embedder
@@ -25,20 +46,170 @@ STRATEGIES: dict[str, Callable[..., Strategy]] = {
     "summary": lambda llm, embedder, **o: Summary(llm, **o),
     "progressive": lambda llm, embedder, **o: Progressive(llm, embedder, **o),
 }
+BUILT_IN = tuple(STRATEGIES)
 
-NEEDS_LLM = frozenset(STRATEGIES) - {"last_turn"}
+#: the strategies that are given an LLM (every one but ``last_turn``, and each added one that declares ``llm``)
+NEEDS_LLM: set[str] = set(STRATEGIES) - {"last_turn"}
+
+#: the entry-point group an installed package declares its strategies in
+ENTRY_POINT_GROUP = "convrag.strategies"
+
+#: what a strategy's own ``name`` may be: it names its output folder (``strategies/<name>/``)
+_SAFE_NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+_lock = threading.Lock()
+_entry_points_read = False
+
+
+def register_strategy(name: str, factory: Callable[..., Any], *, needs_llm: bool | None = None) -> None:
+    """Make ``factory`` (a strategy class or a function returning a strategy) available as ``name``.
+
+    ``factory`` is called with the keyword arguments it declares of ``llm`` and ``embedder``, and with
+    the pipeline's strategy options; ``needs_llm`` defaults to whether it declares ``llm``. A built-in
+    name cannot be taken: the benchmark tables would no longer say which strategy they measured."""
+    if name in BUILT_IN:
+        raise ConfigError(f"{name!r} is a built-in strategy; register yours under another name")
+    accepted = _parameters(factory)
+    wants_llm = "llm" in accepted if needs_llm is None else needs_llm
+
+    def build(llm: LLM | None, embedder: Embedder | None, **options: Any) -> Strategy:
+        given = {"llm": llm, "embedder": embedder}
+        kwargs = {k: v for k, v in given.items() if k in accepted or "**" in accepted}
+        strategy = factory(**kwargs, **options)
+        _check_built(name, strategy)
+        return strategy
+
+    with _lock:
+        STRATEGIES[name] = build
+        if wants_llm:
+            NEEDS_LLM.add(name)
+        else:
+            NEEDS_LLM.discard(name)
+
+
+def is_strategy(name: str) -> bool:
+    """Whether ``name`` names a strategy rather than another query source (loading it if it is an
+    installed one). A ``module:attr`` is one (its import errors are raised, not taken for "no"), a
+    ``.jsonl`` file is not."""
+    if ":" in name and not name.endswith(".jsonl"):
+        check_strategy(name)
+        return True
+    try:
+        check_strategy(name)
+    except ConfigError:
+        return False
+    return True
 
 
 def check_strategy(name: str) -> str:
     """``name`` when it names a strategy; else a :class:`ConfigError` listing them."""
+    if name in STRATEGIES:
+        return name
+    if ":" in name:
+        register_strategy(name, _import(name))
+        return name
+    _read_entry_points()
     if name not in STRATEGIES:
-        raise ConfigError(f"unknown strategy {name!r}; expected one of {', '.join(STRATEGIES)}")
+        raise ConfigError(f"unknown strategy {name!r}; expected one of {', '.join(STRATEGIES)}, "
+                          "or your own as package.module:Class or path/to/file.py:Class")
+    return name
+
+
+def check_known_strategy(name: str) -> str:
+    """``name`` when it names a strategy already available (built in, installed, or registered, e.g. by
+    the server's own settings); never imports a ``module:attr``. What a request to the service may name:
+    a client must not make the server import modules or run files of its choosing."""
+    if name not in STRATEGIES:
+        _read_entry_points()
+    if name not in STRATEGIES:
+        raise ConfigError(f"unknown strategy {name!r}; this server offers {', '.join(STRATEGIES)}")
     return name
 
 
 def make_strategy(name: str, llm: LLM | None = None, embedder: Embedder | None = None, **options: Any) -> Strategy:
-    """A strategy by name; ``llm`` is required by every strategy but ``last_turn``."""
+    """A strategy by name; ``llm`` is required by every strategy that declares one (all built-in ones but ``last_turn``)."""
     check_strategy(name)
     if name in NEEDS_LLM and llm is None:
         raise ConfigError(f"strategy {name!r} needs an LLM")
     return STRATEGIES[name](llm, embedder, **options)
+
+
+def _parameters(factory: Callable[..., Any]) -> set[str]:
+    """The keyword names ``factory`` takes (``"**"`` when it takes any)."""
+    try:
+        parameters = inspect.signature(factory).parameters.values()
+    except (TypeError, ValueError):  # a builtin or an extension type: give it nothing
+        return set()
+    return {"**" if p.kind is p.VAR_KEYWORD else p.name for p in parameters if p.kind is not p.VAR_POSITIONAL}
+
+
+def _check_built(name: str, strategy: object) -> None:
+    """A strategy of one's own must have the shape the evaluation and the pipeline rely on."""
+    own = getattr(strategy, "name", None)
+    if not callable(getattr(strategy, "rewrite", None)) or not isinstance(own, str):
+        raise ConfigError(f"strategy {name!r} made a {type(strategy).__name__}, which has no name and "
+                          "rewrite(task) method; a strategy needs both")
+    if not _SAFE_NAME.fullmatch(own) or own in BUILT_IN:
+        raise ConfigError(f"strategy {name!r} calls itself {own!r}: its name must be letters, digits, '_', '.' "
+                          "or '-' (at most 64) and not a built-in strategy's, since it names its results")
+
+
+def _import(spec: str) -> Callable[..., Any]:
+    """The object a ``module:attr`` or ``file.py:attr`` names, with a clear error for each way it can be wrong."""
+    where, _, attr = spec.rpartition(":")
+    if not where or not attr:
+        raise ConfigError(f"strategy {spec!r}: expected package.module:Class or path/to/file.py:Class")
+    try:
+        if where.endswith(".py") or "/" in where or "\\" in where:
+            module = _load_file(Path(where))
+        else:
+            module = importlib.import_module(where)
+    except ConfigError:
+        raise
+    except Exception as exc:  # the user's code: an ImportError, or anything its import raised
+        raise ConfigError(f"strategy {spec!r}: cannot import {where}: {type(exc).__name__}: {exc}") from exc
+    found = getattr(module, attr, None)
+    if not callable(found):
+        raise ConfigError(f"strategy {spec!r}: {where} has no class or function {attr!r}")
+    return found
+
+
+def _load_file(path: Path) -> Any:
+    if not path.is_file():
+        raise ConfigError(f"no strategy file {path}")
+    module_name = f"convrag_user_strategy_{abs(hash(str(path.resolve())))}"
+    if module_name in sys.modules:
+        return sys.modules[module_name]
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise ConfigError(f"cannot load {path} as a Python module")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[module_name]
+        raise
+    return module
+
+
+def _read_entry_points() -> None:
+    """Register the strategies installed packages declare (once; a broken one is an error when named)."""
+    global _entry_points_read
+    with _lock:
+        if _entry_points_read:
+            return
+        _entry_points_read = True
+        declared = list(entry_points(group=ENTRY_POINT_GROUP))
+    for point in declared:
+        if point.name in STRATEGIES:
+            continue
+        try:
+            register_strategy(point.name, point.load())
+        except Exception as exc:
+            message = f"strategy {point.name!r} from {point.value}: {type(exc).__name__}: {exc}"
+
+            def broken(*args: Any, _message: str = message, **kwargs: Any) -> Strategy:
+                raise ConfigError(_message)
+
+            with _lock:
+                STRATEGIES[point.name] = broken

@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field, StrictBool, create_model
 from ...errors import ConfigError
 from ...generate.answer import Sampling
 from ...pipeline.trace import TurnTraceDict
-from ...strategies.registry import check_strategy
+from ...strategies.registry import check_known_strategy
 from ...types import Message
 from ..errors import ApiError, error_for
 from ..export import conversation_markdown
@@ -233,7 +233,7 @@ def router(limits: Limits) -> APIRouter:
             require_collection(state, name)
         strategy = body.strategy or state.settings.strategy
         try:
-            check_strategy(strategy)
+            check_known_strategy(strategy)  # never an import a client chose
         except ConfigError as exc:
             raise ApiError(422, str(exc), "unknown_strategy") from None
         conversation = state.store.add_conversation(body.title or "New conversation", body.collections, strategy)

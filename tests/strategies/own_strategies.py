@@ -1,0 +1,33 @@
+"""Strategies of one's own, imported by name (``tests.strategies.own_strategies:...``) in test_registry.py."""
+
+from __future__ import annotations
+
+from convrag.strategies.base import Rewrite, finish, start_trace
+from convrag.types import Task
+
+
+class WithModel:
+    """Declares ``llm``: the evaluation loads a model for it and hands it over."""
+
+    name = "with_model"
+
+    def __init__(self, llm: object, prefix: str = "") -> None:
+        self.llm, self.prefix = llm, prefix
+
+    def rewrite(self, task: Task) -> Rewrite:
+        trace, started = start_trace(task, self.name)
+        return finish(trace, started, self.prefix + task.question, "own")
+
+
+class CallsItselfProgressive(WithModel):
+    name = "progressive"
+
+
+class NoRewrite:
+    name = "no_rewrite"
+
+
+def not_a_class_or_function() -> None: ...
+
+
+NOT_CALLABLE = 3
