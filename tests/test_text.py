@@ -24,3 +24,19 @@ def test_ordinary_text_is_left_as_it_is():
 def test_same_query_ignores_case_punctuation_and_spacing():
     assert same_query("Where do the Cardinals play?", " where do the cardinals  play ")
     assert not same_query("Where do the Cardinals play?", "Where do the Cardinals live?")
+
+
+def test_sentences_split_on_many_threads_are_the_ones_split_on_one() -> None:
+    """One pysbd segmenter was shared by every thread, and it keeps the text it splits on itself:
+    concurrent turns of the service split each other's passages (a 6-sentence passage came back
+    as 1), so the answer prompt showed the wrong sentences."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from convrag.text import content_stems, split_sentences
+
+    texts = [" ".join(f"Passage {i} says fact {j} about harbour number {i * j}, Dr. Lee noted." for j in range(2 + i % 7))
+             for i in range(120)]
+    alone = [(split_sentences(t), content_stems(t)) for t in texts]
+    with ThreadPoolExecutor(8) as pool:
+        together = list(pool.map(lambda t: (split_sentences(t), content_stems(t)), texts * 3))
+    assert together == alone * 3

@@ -7,8 +7,8 @@ same thing here as in the BM25 index.
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
-from functools import lru_cache
 
 import Stemmer
 from bm25s.stopwords import STOPWORDS_EN
@@ -17,9 +17,17 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 STOP = frozenset(STOPWORDS_EN)
 
 
-@lru_cache(maxsize=1)
+#: one stemmer and one sentence segmenter per thread: neither is safe to share (a pysbd Segmenter
+#: keeps the text it is splitting on itself, so concurrent turns of the service split each other's
+#: passages; PyStemmer documents its stemmers as not thread-safe)
+_local = threading.local()
+
+
 def stemmer() -> Stemmer.Stemmer:
-    return Stemmer.Stemmer("english")
+    """This thread's English Snowball stemmer."""
+    if (found := getattr(_local, "stemmer", None)) is None:
+        found = _local.stemmer = Stemmer.Stemmer("english")
+    return found
 
 
 def words(text: str) -> list[str]:
@@ -99,11 +107,13 @@ def same_query(a: str, b: str) -> bool:
     return normalize(a) == normalize(b)
 
 
-@lru_cache(maxsize=1)
 def _segmenter():  # type: ignore[no-untyped-def]
-    import pysbd
+    """This thread's pysbd segmenter (see ``_local``)."""
+    if (found := getattr(_local, "segmenter", None)) is None:
+        import pysbd
 
-    return pysbd.Segmenter(language="en", clean=False)
+        found = _local.segmenter = pysbd.Segmenter(language="en", clean=False)
+    return found
 
 
 def sentence_pieces(text: str) -> list[str]:
