@@ -48,6 +48,26 @@ def test_a_seeded_sample_is_reproducible_and_differs_from_another_seed(local_llm
     assert texts[0] == texts[3] and len(set(texts[:3])) > 1
 
 
+def test_top_p_reaches_the_sampler(model_path):
+    """A client's top_p was dropped: llama.cpp sampled with its own 0.95. A cut that keeps only the
+    likeliest token makes every seed write the greedy text, streamed or not, where the whole nucleus
+    at the same temperature writes other texts."""
+    from convrag.llm.base import stream
+    from convrag.llm.local import LocalLLM
+
+    # one slot, its prompt read once: a prompt read afresh (or in another slot) and one reused can
+    # differ in the last bits, enough to flip a near tie between two words
+    local_llm = LocalLLM(model_path, n_ctx=512, slots=1)
+    messages = [{"role": "user", "content": "Write one short sentence about the sea."}]
+    for _ in range(2):  # the state the later calls all start from (the prompt read, a reply after it)
+        greedy = local_llm.complete(messages, GenerationParams(max_tokens=24)).text
+    narrow = [local_llm.complete(messages, GenerationParams(temperature=1.5, max_tokens=24, seed=seed, top_p=1e-6)).text for seed in (1, 2)]
+    streamed = list(stream(local_llm, messages, GenerationParams(temperature=1.5, max_tokens=24, seed=3, top_p=1e-6)))[-1].text
+    assert narrow == [greedy, greedy] and streamed == greedy
+    wide = {local_llm.complete(messages, GenerationParams(temperature=1.5, max_tokens=24, seed=seed)).text for seed in (1, 2, 3)}
+    assert len(wide) > 1
+
+
 def test_a_reply_cut_by_the_token_limit_says_so_streamed_or_not(local_llm):
     from convrag.llm.base import stream
 

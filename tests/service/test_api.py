@@ -171,6 +171,39 @@ def test_openai_max_tokens_limits_the_answer(tmp_path: Path, gov_files: list[tup
         assert refused.status_code == 422 and refused.json()["error"]["code"] == "invalid_request"
 
 
+class StopHonouringLLM(StreamingScriptedLLM):
+    """Ends its text where a stop string begins, as a model does."""
+
+    def complete(self, messages, params=GenerationParams()):  # type: ignore[no-untyped-def]
+        whole = super().complete(messages, params)
+        cut = min([whole.text.find(s) for s in params.stop if s in whole.text] or [len(whole.text)])
+        return whole._replace(text=whole.text[:cut], finish_reason="stop")
+
+
+def test_openai_stop_and_top_p_reach_the_model(tmp_path: Path, gov_files: list[tuple[str, bytes]]) -> None:
+    """A client's stop strings and top_p were dropped: its answer ran past the strings it gave, and
+    sampling used the backend's own top_p."""
+    answer = "Renewal by mail costs 130 dollars [1]. Send form DS-82 with your old passport [1]."
+    llm = StopHonouringLLM(answer=[answer] * 6)
+    with ThreadServer(ServiceSettings.load(data_dir=tmp_path / "svc"), llm) as server:
+        with httpx.Client(base_url=server.url, timeout=120) as client:
+            client.post("/api/collections", json={"name": "gov"})
+            upload(client, "gov", gov_files)
+            openai = OpenAI(base_url=f"{server.url}/v1", api_key="unused", max_retries=0)
+            question = [{"role": "user", "content": "How much does passport renewal by mail cost?"}]
+            cut = openai.chat.completions.create(model="collection:gov", messages=question, stop=["Send form", "\nUser:"], top_p=0.5)
+            assert cut.choices[0].message.content == "Renewal by mail costs 130 dollars [1]."
+            assert llm.decodings[-1].stop == ("\nUser:", "Send form") and llm.decodings[-1].top_p is None  # greedy: no use for it
+            assert cut.model_extra["convrag"]["trace"]["answer"]["details"]["stop_strings"] == ["Send form"]
+            chunks = list(openai.chat.completions.create(model="collection:gov", messages=question, stop="Send form", stream=True,
+                                                         temperature=0.8, top_p=0.5, seed=3))
+            assert llm.decodings[-1].stop == ("\nUser:", "Send form") and llm.decodings[-1].top_p == 0.5
+            assert chunks[-1].model_extra["convrag"]["trace"]["answer"]["details"]["sampled"] == {"temperature": 0.8, "seed": 3, "top_p": 0.5}
+            for bad in ({"stop": ["a", "b", "c", "d", "e"]}, {"stop": "x" * 201}, {"top_p": 0}, {"top_p": 1.5}):
+                refused = client.post("/v1/chat/completions", json={"model": "collection:gov", "messages": question, **bad})
+                assert refused.status_code == 422 and refused.json()["error"]["code"] == "invalid_request", bad
+
+
 def test_errors_are_clear_4xx(client: httpx.Client, gov: str) -> None:
     def error(response: httpx.Response, status: int, code: str) -> None:
         assert response.status_code == status, response.text

@@ -5,10 +5,10 @@ import pytest
 from convrag.errors import ConfigError
 from convrag.history import Budget
 from convrag.strategies import STRATEGIES, make_strategy
-from convrag.strategies.registry import BUILT_IN
 from convrag.strategies.full_rewrite import FullRewrite
 from convrag.strategies.mmr_cluster import MMRCluster, cluster_count, extract_sentences
 from convrag.strategies.prompts import summary_messages
+from convrag.strategies.registry import BUILT_IN
 from convrag.strategies.summary import Summary, parse_summary
 from convrag.strategies.targeted import Targeted, select_turns
 from convrag.types import Message, Task

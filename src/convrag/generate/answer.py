@@ -70,11 +70,22 @@ class Sampling(NamedTuple):
 
     temperature: float
     seed: int
+    #: nucleus sampling's cut (a client's ``top_p``); None: the backend's own (llama.cpp: 0.95)
+    top_p: float | None = None
 
     @classmethod
-    def fresh(cls, temperature: float = VARIATION_TEMPERATURE, seed: int | None = None) -> Sampling:
+    def fresh(cls, temperature: float = VARIATION_TEMPERATURE, seed: int | None = None, top_p: float | None = None) -> Sampling:
         """Sampling at ``temperature`` with ``seed``, or a random seed where none is given."""
-        return cls(temperature, secrets.randbelow(2**31) if seed is None else seed)
+        return cls(temperature, secrets.randbelow(2**31) if seed is None else seed, top_p)
+
+
+class ClientLimits(NamedTuple):
+    """What a client's request asks of one answer beyond the pipeline's settings (OpenAI's
+    ``max_tokens`` and ``stop``). Both can only end the answer sooner: a higher ``max_tokens``
+    than the pipeline's is not taken, and the pipeline's own stop strings stay."""
+
+    max_tokens: int | None = None
+    stop: tuple[str, ...] = ()
 
 SYSTEM = (
     "You answer the user's last question using ONLY the numbered passages. After each sentence, cite the passages "
@@ -367,18 +378,23 @@ class AnswerGenerator:
             copy_bias=settings.copy_bias, copy_context=settings.copy_context,
         )
 
-    def _params(self, prepared: _Prepared, sampling: Sampling | None = None, max_tokens: int | None = None) -> GenerationParams:
+    def _params(self, prepared: _Prepared, sampling: Sampling | None = None, limits: ClientLimits | None = None) -> GenerationParams:
         """The request's decoding settings: the copy steer needs the passages this prompt shows;
         ``sampling`` replaces greedy decoding, which would write, or read from the cache, the same
-        answer again; ``max_tokens`` (a client's limit) lowers the answer's length limit, never
-        raises it."""
+        answer again; ``limits`` (a client's) lower the answer's length limit, never raise it, and
+        add stop strings to the pipeline's."""
         params = self.params if self.params.copy_bias <= 0 else replace(self.params, copy_from=tuple(prepared.shown))
         if sampling is not None:
-            params = replace(params, temperature=sampling.temperature, seed=sampling.seed)
-            prepared.trace["details"]["sampled"] = sampling._asdict()
-        if max_tokens is not None and max_tokens < params.max_tokens:
-            params = replace(params, max_tokens=max_tokens)
-            prepared.trace["details"]["length_limit"] = {"max_tokens": max_tokens}
+            params = replace(params, temperature=sampling.temperature, seed=sampling.seed, top_p=sampling.top_p)
+            prepared.trace["details"]["sampled"] = {k: v for k, v in sampling._asdict().items() if v is not None}
+        if limits is None:
+            return params
+        if limits.max_tokens is not None and limits.max_tokens < params.max_tokens:
+            params = replace(params, max_tokens=limits.max_tokens)
+            prepared.trace["details"]["length_limit"] = {"max_tokens": limits.max_tokens}
+        if extra := tuple(s for s in dict.fromkeys(limits.stop) if s not in params.stop):
+            params = replace(params, stop=(*params.stop, *extra))
+            prepared.trace["details"]["stop_strings"] = list(extra)
         return params
 
     @property
@@ -443,18 +459,18 @@ class AnswerGenerator:
 
     def answer(self, question: str, history: Sequence[Message], results: Sequence[MergedResult], query: str | None = None,
                standalone: str | None = None, self_contained: bool = False, sampling: Sampling | None = None,
-               max_tokens: int | None = None) -> Answer:
+               limits: ClientLimits | None = None) -> Answer:
         """The cited answer; ``query`` (the strategy's retrieval query) scores sentences for compression;
         ``standalone`` (the question the model restated on its own, if any) is asked with ``ask_standalone``;
         ``self_contained`` (the strategy found the question needs no context) selects
         ``self_contained_history``; ``sampling`` samples the answer instead of decoding greedily;
-        ``max_tokens`` lowers its length limit (the cut answer keeps its whole sentences)."""
+        ``limits`` (a client's) lower its length limit (the cut answer keeps its whole sentences) and add stop strings."""
         start = time.perf_counter()
         prepared = self._prepare(question, history, results, query, standalone, self_contained, start)
         if prepared.early is not None:
             return prepared.early
         assert prepared.messages is not None
-        params = self._params(prepared, sampling, max_tokens)
+        params = self._params(prepared, sampling, limits)
         try:
             completion = self.llm.complete(prepared.messages, params)
         except LLMError as exc:
@@ -463,7 +479,7 @@ class AnswerGenerator:
 
     def stream(self, question: str, history: Sequence[Message], results: Sequence[MergedResult], query: str | None = None,
                standalone: str | None = None, self_contained: bool = False, sampling: Sampling | None = None,
-               max_tokens: int | None = None) -> Iterator[str | Answer]:
+               limits: ClientLimits | None = None) -> Iterator[str | Answer]:
         """:meth:`answer`, with the model's text in pieces as it is written before the :class:`Answer`.
         The final text may differ from the pieces: inferred citation markers are added, citations
         are re-pointed, and an empty or ungrounded answer becomes the decline sentence."""
@@ -475,7 +491,7 @@ class AnswerGenerator:
             return
         assert prepared.messages is not None
         completion: Completion | None = None
-        params = self._params(prepared, sampling, max_tokens)
+        params = self._params(prepared, sampling, limits)
         try:
             for item in stream(self.llm, prepared.messages, params):
                 if isinstance(item, Completion):

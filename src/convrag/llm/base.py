@@ -49,6 +49,8 @@ class GenerationParams:
     #: the sampler's seed when ``temperature`` > 0: a sampled answer (a regenerated one) is then
     #: reproducible, and cached under a key of its own instead of the greedy answer's
     seed: int | None = None
+    #: nucleus sampling's cut when ``temperature`` > 0 (a client's ``top_p``); None: the backend's own
+    top_p: float | None = None
     stop: tuple[str, ...] = ()
     cite_sentences: bool = False
     first_choice: str = ""
@@ -61,6 +63,8 @@ class GenerationParams:
         out: dict[str, Any] = {"temperature": self.temperature, "max_tokens": self.max_tokens, "stop": list(self.stop)}
         if self.seed is not None:  # only when set, as the steers below: plain requests keep their keys
             out["seed"] = self.seed
+        if self.top_p is not None:
+            out["top_p"] = self.top_p
         # the steers only when set, so that the cache keys of plain requests stay what they were
         if self.cite_sentences:
             out["cite_sentences"] = True

@@ -33,6 +33,11 @@ READ_AHEAD_CHUNK = 64
 log = logging.getLogger("convrag.llm")
 
 
+def _nucleus(params: GenerationParams) -> dict[str, float]:
+    """``top_p`` for llama.cpp when one is asked for; otherwise its own default (0.95) stays."""
+    return {} if params.top_p is None else {"top_p": params.top_p}
+
+
 def _render(messages: list[ChatMessage]) -> str:
     return "".join(f"<{m['role']}>{m['content']}" for m in messages)
 
@@ -325,7 +330,7 @@ class LocalLLM:
             try:
                 for chunk in slot.llama.create_chat_completion(
                     messages=list(messages), temperature=params.temperature, max_tokens=params.max_tokens, seed=params.seed,
-                    stop=list(params.stop) or None, stream=True, logits_processor=self._processors(steering),
+                    stop=list(params.stop) or None, stream=True, logits_processor=self._processors(steering), **_nucleus(params),
                 ):
                     choice = chunk["choices"][0]
                     finish = choice.get("finish_reason") or finish
@@ -360,6 +365,7 @@ class LocalLLM:
                     seed=params.seed,
                     stop=list(params.stop) or None,
                     logits_processor=self._processors(steering),
+                    **_nucleus(params),
                 )
             except (ValueError, RuntimeError) as exc:  # e.g. the prompt exceeds n_ctx
                 slot.last_prompt = ""

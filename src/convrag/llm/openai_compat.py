@@ -47,6 +47,7 @@ class OpenAICompatibleLLM:
                 messages=list(messages),  # type: ignore[arg-type]
                 temperature=params.temperature,
                 **({} if params.seed is None else {"seed": params.seed}),
+                **({} if params.top_p is None else {"top_p": params.top_p}),
                 max_tokens=params.max_tokens,
                 stop=list(params.stop) or None,
             )
@@ -80,6 +81,7 @@ class OpenAICompatibleLLM:
                 messages=list(messages),  # type: ignore[arg-type]
                 temperature=params.temperature,
                 **({} if params.seed is None else {"seed": params.seed}),
+                **({} if params.top_p is None else {"top_p": params.top_p}),
                 max_tokens=params.max_tokens,
                 stop=list(params.stop) or None,
                 stream=True,

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..errors import ConvragError
-from ..generate.answer import Answer, AnswerGenerator, Sampling
+from ..generate.answer import Answer, AnswerGenerator, ClientLimits, Sampling
 from ..generate.citations import Citation
 from ..limits import check_question
 from ..llm.base import LLMError, prefill
@@ -176,11 +176,11 @@ class Pipeline:
         return record or {"skipped": "no model call to read ahead for"}
 
     def answer(self, messages: Sequence[Message], task_id: str = "turn", sampling: Sampling | None = None,
-               max_tokens: int | None = None) -> PipelineResult:
+               limits: ClientLimits | None = None) -> PipelineResult:
         """The cited answer to the last user message, with the full trace; ``sampling``: sampled
         instead of decoded greedily (another attempt at it would otherwise give the same answer)."""
         result: PipelineResult | None = None
-        for item in self.stream(messages, task_id, stream_text=False, sampling=sampling, max_tokens=max_tokens):
+        for item in self.stream(messages, task_id, stream_text=False, sampling=sampling, limits=limits):
             if isinstance(item, PipelineResult):
                 result = item
         assert result is not None
@@ -188,14 +188,14 @@ class Pipeline:
 
     def stream(self, messages: Sequence[Message], task_id: str = "turn", stream_text: bool = True,
                sampling: Sampling | None = None, stop: threading.Event | None = None,
-               max_tokens: int | None = None) -> Iterator[str | PipelineResult]:
+               limits: ClientLimits | None = None) -> Iterator[str | PipelineResult]:
         """:meth:`answer`, yielding the answer's text in pieces as the model writes it (after
         retrieval) and the :class:`PipelineResult` last. A model failure raises
         :class:`~convrag.generate.answer.AnswerFailed`. ``stop`` (a user's "Stop", a client gone)
         ends the turn, yielding nothing more and no result: looked at once retrieval is done (so a
         stop pressed while the question was rewritten or searched does not wait for the model to
         read the answer's whole prompt, seconds on a CPU) and before each piece, the generation
-        closed at once. ``max_tokens`` lowers the answer's length limit (an OpenAI client's)."""
+        closed at once. ``limits`` (an OpenAI client's ``max_tokens`` and ``stop``) can only end the answer sooner."""
         def stopped() -> bool:
             return stop is not None and stop.is_set()
 
@@ -214,7 +214,7 @@ class Pipeline:
             if stream_text:
                 answer = None
                 with closing(self.generator.stream(question, history, merged.results, query, standalone, self_contained,
-                                                   sampling, max_tokens)) as pieces:
+                                                   sampling, limits)) as pieces:
                     for item in pieces:
                         if stopped():
                             return
@@ -225,7 +225,7 @@ class Pipeline:
                 assert answer is not None
             else:
                 answer = self.generator.answer(question, history, merged.results, query, standalone, self_contained, sampling,
-                                               max_tokens)
+                                               limits)
             trace.timings_s["answer"] = time.perf_counter() - t
         if stopped():
             return

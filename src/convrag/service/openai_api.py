@@ -17,10 +17,10 @@ from typing import Any, Literal, NamedTuple, TypeVar
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import StreamingResponse
-from pydantic import BaseModel, ConfigDict, Field, StrictBool
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
 from starlette.concurrency import run_in_threadpool
 
-from ..generate.answer import Sampling
+from ..generate.answer import ClientLimits, Sampling
 from ..types import Message
 from .errors import ApiError, body, error_for
 from .gate import Busy
@@ -49,8 +49,8 @@ class ChatMessageIn(BaseModel):
 
 
 class ChatCompletionRequest(BaseModel):
-    """The fields convrag reads; other OpenAI parameters (``top_p``, ``stop``, ...) are accepted
-    and ignored: the answer's format is the pipeline's."""
+    """The fields convrag reads; other OpenAI parameters (``presence_penalty``, ``logit_bias``, ...)
+    are accepted and ignored: the answer's format is the pipeline's."""
 
     model_config = ConfigDict(extra="allow")
     model: str
@@ -66,14 +66,28 @@ class ChatCompletionRequest(BaseModel):
     max_tokens: int | None = Field(None, ge=1)
     #: OpenAI's newer name for ``max_tokens``; the lower of the two applies
     max_completion_tokens: int | None = Field(None, ge=1)
+    #: nucleus sampling's cut when sampling (``temperature`` above 0); greedy decoding has no use for it
+    top_p: float | None = Field(None, gt=0, le=1)
+    #: up to 4 strings at which the answer ends (not included), as OpenAI's; the pipeline's own stay
+    stop: str | list[str] | None = None
+
+    @field_validator("stop")
+    @classmethod
+    def _stop_strings(cls, value: str | list[str] | None) -> str | list[str] | None:
+        strings = [value] if isinstance(value, str) else value or []
+        if len(strings) > 4 or any(len(s) > 200 for s in strings):
+            raise ValueError("at most 4 stop strings of at most 200 characters each")
+        return value
 
     def sampling(self) -> Sampling | None:
         """How the answer is decoded: ``None`` for greedy."""
-        return Sampling.fresh(self.temperature, self.seed) if self.temperature else None
+        return Sampling.fresh(self.temperature, self.seed, self.top_p) if self.temperature else None
 
-    def length_limit(self) -> int | None:
-        limits = [n for n in (self.max_tokens, self.max_completion_tokens) if n is not None]
-        return min(limits) if limits else None
+    def limits(self) -> ClientLimits:
+        """The client's limits on the answer: the lower of the two length limits, and the stop strings."""
+        lengths = [n for n in (self.max_tokens, self.max_completion_tokens) if n is not None]
+        stop = [self.stop] if isinstance(self.stop, str) else self.stop or []
+        return ClientLimits(min(lengths) if lengths else None, tuple(s for s in stop if s))
 
 
 class ModelCard(BaseModel):
@@ -130,7 +144,7 @@ def router() -> APIRouter:
         except Busy as exc:
             raise ApiError(429, str(exc), "too_many_generations") from None
         if request.stream:
-            turn = _start_turn(state, route.config, messages, request.sampling(), request.length_limit())
+            turn = _start_turn(state, route.config, messages, request.sampling(), request.limits())
             return _TurnStream(turn, _events(completion_id, created, request.model, turn))
 
         gone = threading.Event()
@@ -138,7 +152,7 @@ def router() -> APIRouter:
         def work() -> dict[str, Any] | None:
             try:
                 result = run_turn(state.pipelines, route.config, messages, request.sampling(), stop=gone,
-                                  max_tokens=request.length_limit())
+                                  limits=request.limits())
             finally:
                 state.gate.release()
             if result is not None:
@@ -198,7 +212,7 @@ class _Turn(NamedTuple):
 
 
 def _start_turn(state: ServiceState, config: Any, messages: list[Message], sampling: Sampling | None,
-                max_tokens: int | None = None) -> _Turn:
+                limits: ClientLimits | None = None) -> _Turn:
     """Run the turn on its own thread, which releases the generation slot the caller took however
     it ends. A client that goes away (an OpenAI client's "stop") stops the answer at the next piece:
     the model and the slot are free for the next question at once, where on 2 cores the rest of an
@@ -210,7 +224,7 @@ def _start_turn(state: ServiceState, config: Any, messages: list[Message], sampl
         answer: str | None = None
         sent = 0
         try:
-            for item in stream_turn(state.pipelines, config, messages, sampling=sampling, stop=turn.gone, max_tokens=max_tokens):
+            for item in stream_turn(state.pipelines, config, messages, sampling=sampling, stop=turn.gone, limits=limits):
                 turn.pieces.put(item)
                 sent += 1
                 if isinstance(item, dict):

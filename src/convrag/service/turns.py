@@ -9,7 +9,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import closing
 from typing import Any
 
-from ..generate.answer import DECLINE, Sampling
+from ..generate.answer import DECLINE, ClientLimits, Sampling
 from ..pipeline import PipelineResult, TurnTrace
 from ..types import Message
 from .pipelines import Pipelines
@@ -40,13 +40,13 @@ def check_turn(messages: Sequence[Message], limits: Limits) -> None:
 
 def run_turn(pipelines: Pipelines, config: PipelineConfig, messages: Sequence[Message],
              sampling: Sampling | None = None, stop: threading.Event | None = None,
-             max_tokens: int | None = None) -> dict[str, Any] | None:
+             limits: ClientLimits | None = None) -> dict[str, Any] | None:
     """Answer the last user message; collections without documents are skipped and named in the
     trace. With ``stop``, the answer is streamed inside (the same text; the pieces are dropped), so
     that a stop ends it at the next piece; then None (see :func:`stream_turn`)."""
     result = None
     for item in stream_turn(pipelines, config, messages, stream_text=stop is not None, sampling=sampling, stop=stop,
-                            max_tokens=max_tokens):
+                            limits=limits):
         if isinstance(item, dict):
             result = item
     return result
@@ -54,10 +54,10 @@ def run_turn(pipelines: Pipelines, config: PipelineConfig, messages: Sequence[Me
 
 def stream_turn(pipelines: Pipelines, config: PipelineConfig, messages: Sequence[Message], stream_text: bool = True,
                 sampling: Sampling | None = None, stop: threading.Event | None = None,
-                max_tokens: int | None = None) -> Iterator[str | dict[str, Any]]:
+                limits: ClientLimits | None = None) -> Iterator[str | dict[str, Any]]:
     """:func:`run_turn` with the answer's text in pieces as the model writes it; the turn's JSON last.
     ``sampling``: the answer sampled instead of decoded greedily (a regenerate, or a client's temperature);
-    ``max_tokens``: a lower limit on its length (a client's).
+    ``limits``: a client's lower limit on its length and stop strings.
     ``stop`` (a user's "Stop", a client gone): once set, the turn ends at the next piece, before the
     JSON, its generation closed so that the model is free at once; set while the question is
     rewritten or searched, the answer is not begun (:meth:`Pipeline.stream`). A stopped turn
@@ -72,7 +72,7 @@ def stream_turn(pipelines: Pipelines, config: PipelineConfig, messages: Sequence
         return
     pipeline = pipelines.get(config)
     with closing(pipeline.stream(list(messages), stream_text=stream_text, sampling=sampling, stop=stop,
-                                 max_tokens=max_tokens)) as items:
+                                 limits=limits)) as items:
         for item in items:
             yield _turn_json(item, empty) if isinstance(item, PipelineResult) else item
 
