@@ -1,4 +1,5 @@
-"""The service under load, measured against a real ``convrag serve`` process on 127.0.0.1.
+"""The service under load, measured against a real ``convrag serve`` process on 127.0.0.1, with
+its collections embedded (folders) or in Milvus (``backend``: a Milvus Lite file in its data folder).
 
 1. Indexing: ``documents`` files (passages of the bundled MT-RAG sample, one file each) uploaded
    through the API in batches; wall time until every job succeeded, and the server's peak memory.
@@ -61,10 +62,11 @@ def standalone_questions(n: int) -> list[str]:
 
 
 class Server:
-    def __init__(self, data_dir: Path, port: int, env: dict[str, str]) -> None:
+    def __init__(self, data_dir: Path, port: int, env: dict[str, str], backend: str = "embedded") -> None:
         self.url = f"http://127.0.0.1:{port}"
         self.log = open(data_dir.parent / "server.log", "ab")
-        self.proc = subprocess.Popen([sys.executable, "-m", "convrag", "serve", "--data-dir", str(data_dir), "--port", str(port)],
+        self.proc = subprocess.Popen([sys.executable, "-m", "convrag", "serve", "--data-dir", str(data_dir), "--port", str(port),
+                                      "--backend", backend],
                                      env={**os.environ, **env}, stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 120
         while True:
@@ -155,13 +157,13 @@ def load(url: str, questions: list[str], conversations: int) -> dict[str, Any]:
 
 
 def run_service_benchmark(out: Path, documents: int = 1000, conversations: int = 20, turns: int = 10, batch: int = 250,
-                          port: int = 8931) -> dict[str, Any]:
+                          port: int = 8931, backend: str = "embedded") -> dict[str, Any]:
     out.mkdir(parents=True, exist_ok=True)
     data_dir = out / "data"
     shutil.rmtree(data_dir, ignore_errors=True)
     env = {"CONVRAG_LIMITS__MAX_CONCURRENT_GENERATIONS": str(conversations + 4), "CONVRAG_LIMITS__MAX_UPLOAD_FILES": str(batch)}
-    server = Server(data_dir, port, env)
-    report: dict[str, Any] = {"machine": machine_description(), "date": time.strftime("%Y-%m-%d"),
+    server = Server(data_dir, port, env, backend)
+    report: dict[str, Any] = {"machine": machine_description(), "date": time.strftime("%Y-%m-%d"), "backend": backend,
                               "conversations": conversations, "turns": turns}
     try:
         with httpx.Client(base_url=server.url, timeout=600) as client:

@@ -9,9 +9,11 @@ import typer
 
 from ..console import console
 from .app import (
+    BackendOpt,
     LLMOpt,
     SplitOpt,
     bench_app,
+    check_backend,
     split_list,
 )
 
@@ -60,11 +62,14 @@ def bench_service(
     documents: Annotated[int, typer.Option("--documents", help="Documents uploaded and indexed through the API.")] = 1000,
     conversations: Annotated[int, typer.Option("--conversations", help="Concurrent conversations.")] = 20,
     turns: Annotated[int, typer.Option("--turns", help="Turns per conversation.")] = 10,
+    backend: BackendOpt = "embedded",
 ) -> None:
-    """A real `convrag serve` under load: indexing uploads, concurrent conversations, a slow generation."""
+    """A real `convrag serve` under load: indexing uploads, concurrent conversations, a slow generation
+    (collections embedded, or with --backend milvus in a Milvus Lite file in the server's data folder)."""
     from ..bench.service import run_service_benchmark
 
-    report = run_service_benchmark(out, documents, conversations, turns)
+    check_backend(backend)
+    report = run_service_benchmark(out, documents, conversations, turns, backend=backend)
     console.print_json(data=report)
 
 
