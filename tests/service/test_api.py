@@ -133,6 +133,16 @@ def test_openai_temperature_samples_the_answer_and_its_seed_is_kept(server: Thre
     assert refused.status_code == 422 and refused.json()["error"]["code"] == "invalid_request"
 
 
+@contextmanager
+def _gov_service(tmp_path: Path, llm: ScriptedLLM, gov_files: list[tuple[str, bytes]]) -> Iterator[tuple[httpx.Client, OpenAI]]:
+    """A service over the "gov" collection, answering with ``llm``: a client of its API and an OpenAI client."""
+    with ThreadServer(ServiceSettings.load(data_dir=tmp_path / "svc"), llm) as server, \
+            httpx.Client(base_url=server.url, timeout=120) as client:
+        client.post("/api/collections", json={"name": "gov"})
+        upload(client, "gov", gov_files)
+        yield client, OpenAI(base_url=f"{server.url}/v1", api_key="unused", max_retries=0)
+
+
 class WordLimitedLLM(StreamingScriptedLLM):
     """Writes at most ``max_tokens`` words (its tokens are words), as a model stops at its limit."""
 
@@ -149,11 +159,7 @@ def test_openai_max_tokens_limits_the_answer(tmp_path: Path, gov_files: list[tup
     pipeline's whole one, told finish_reason "stop"."""
     answer = "Renewal by mail costs 130 dollars [1]. Send form DS-82 with your old passport and a photo [1]."
     llm = WordLimitedLLM(answer=[answer] * 6)
-    with ThreadServer(ServiceSettings.load(data_dir=tmp_path / "svc"), llm) as server:
-        with httpx.Client(base_url=server.url, timeout=120) as client:
-            client.post("/api/collections", json={"name": "gov"})
-            upload(client, "gov", gov_files)
-        openai = OpenAI(base_url=f"{server.url}/v1", api_key="unused", max_retries=0)
+    with _gov_service(tmp_path, llm, gov_files) as (client, openai):
         question = [{"role": "user", "content": "How much does passport renewal by mail cost?"}]
         whole = openai.chat.completions.create(model="collection:gov", messages=question, max_tokens=4000)  # never raised
         assert whole.choices[0].message.content == answer and whole.choices[0].finish_reason == "stop"
@@ -166,8 +172,7 @@ def test_openai_max_tokens_limits_the_answer(tmp_path: Path, gov_files: list[tup
             assert cut.model_extra["convrag"]["trace"]["answer"]["details"]["length_limit"] == {"max_tokens": 10, "reached": True}
         chunks = list(openai.chat.completions.create(model="collection:gov", messages=question, max_tokens=10, stream=True))
         assert chunks[-1].choices[0].finish_reason == "length" and llm.decodings[-1].max_tokens == 10
-        with httpx.Client(base_url=server.url) as client:
-            refused = client.post("/v1/chat/completions", json={"model": "collection:gov", "messages": question, "max_tokens": 0})
+        refused = client.post("/v1/chat/completions", json={"model": "collection:gov", "messages": question, "max_tokens": 0})
         assert refused.status_code == 422 and refused.json()["error"]["code"] == "invalid_request"
 
 
@@ -185,23 +190,19 @@ def test_openai_stop_and_top_p_reach_the_model(tmp_path: Path, gov_files: list[t
     sampling used the backend's own top_p."""
     answer = "Renewal by mail costs 130 dollars [1]. Send form DS-82 with your old passport [1]."
     llm = StopHonouringLLM(answer=[answer] * 6)
-    with ThreadServer(ServiceSettings.load(data_dir=tmp_path / "svc"), llm) as server:
-        with httpx.Client(base_url=server.url, timeout=120) as client:
-            client.post("/api/collections", json={"name": "gov"})
-            upload(client, "gov", gov_files)
-            openai = OpenAI(base_url=f"{server.url}/v1", api_key="unused", max_retries=0)
-            question = [{"role": "user", "content": "How much does passport renewal by mail cost?"}]
-            cut = openai.chat.completions.create(model="collection:gov", messages=question, stop=["Send form", "\nUser:"], top_p=0.5)
-            assert cut.choices[0].message.content == "Renewal by mail costs 130 dollars [1]."
-            assert llm.decodings[-1].stop == ("\nUser:", "Send form") and llm.decodings[-1].top_p is None  # greedy: no use for it
-            assert cut.model_extra["convrag"]["trace"]["answer"]["details"]["stop_strings"] == ["Send form"]
-            chunks = list(openai.chat.completions.create(model="collection:gov", messages=question, stop="Send form", stream=True,
-                                                         temperature=0.8, top_p=0.5, seed=3))
-            assert llm.decodings[-1].stop == ("\nUser:", "Send form") and llm.decodings[-1].top_p == 0.5
-            assert chunks[-1].model_extra["convrag"]["trace"]["answer"]["details"]["sampled"] == {"temperature": 0.8, "seed": 3, "top_p": 0.5}
-            for bad in ({"stop": ["a", "b", "c", "d", "e"]}, {"stop": "x" * 201}, {"top_p": 0}, {"top_p": 1.5}):
-                refused = client.post("/v1/chat/completions", json={"model": "collection:gov", "messages": question, **bad})
-                assert refused.status_code == 422 and refused.json()["error"]["code"] == "invalid_request", bad
+    with _gov_service(tmp_path, llm, gov_files) as (client, openai):
+        question = [{"role": "user", "content": "How much does passport renewal by mail cost?"}]
+        cut = openai.chat.completions.create(model="collection:gov", messages=question, stop=["Send form", "\nUser:"], top_p=0.5)
+        assert cut.choices[0].message.content == "Renewal by mail costs 130 dollars [1]."
+        assert llm.decodings[-1].stop == ("\nUser:", "Send form") and llm.decodings[-1].top_p is None  # greedy: no use for it
+        assert cut.model_extra["convrag"]["trace"]["answer"]["details"]["stop_strings"] == ["Send form"]
+        chunks = list(openai.chat.completions.create(model="collection:gov", messages=question, stop="Send form", stream=True,
+                                                     temperature=0.8, top_p=0.5, seed=3))
+        assert llm.decodings[-1].stop == ("\nUser:", "Send form") and llm.decodings[-1].top_p == 0.5
+        assert chunks[-1].model_extra["convrag"]["trace"]["answer"]["details"]["sampled"] == {"temperature": 0.8, "seed": 3, "top_p": 0.5}
+        for bad in ({"stop": ["a", "b", "c", "d", "e"]}, {"stop": "x" * 201}, {"top_p": 0}, {"top_p": 1.5}):
+            refused = client.post("/v1/chat/completions", json={"model": "collection:gov", "messages": question, **bad})
+            assert refused.status_code == 422 and refused.json()["error"]["code"] == "invalid_request", bad
 
 
 def test_errors_are_clear_4xx(client: httpx.Client, gov: str) -> None:
