@@ -175,11 +175,12 @@ class Indexer:
             try:
                 return self.run(job)
             except BackendUnavailable as exc:
-                if delay is None:
-                    raise BackendUnavailable(f"{exc} (tried {len(self.backend_retry_delays) + 1} times; "
+                if delay is None:  # the job's error is the API's: without the backend's address
+                    raise BackendUnavailable(f"{exc.public} (tried {len(self.backend_retry_delays) + 1} times; "
                                              "upload the files again once the backend is back)") from None
                 log.warning("indexing job %s: %s; trying again in %g s", job["id"], exc, delay)
-                self.store.update_job(job["id"], status="queued", stage=f"waiting for the backend ({exc}); trying again in {delay:g} s")
+                self.store.update_job(job["id"], status="queued",
+                                      stage=f"waiting for the backend ({exc.public}); trying again in {delay:g} s")
                 if self._stopping.wait(delay):
                     raise _Stopped from None
 
