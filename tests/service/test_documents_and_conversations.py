@@ -471,9 +471,15 @@ def test_a_strategy_of_the_operators_own_is_used_and_a_client_cannot_import_one(
         upload(client, "gov", [("passports.md", PASSPORT)])
         conv = client.post("/api/conversations", json={"collections": ["gov"]}).json()
         assert conv["strategy"] == own
+        offered = client.get("/api/strategies").json()
+        assert offered["default"] == own
+        assert [s["name"] for s in offered["strategies"] if s["built_in"]] == ["last_turn", "full_rewrite", "targeted", "mmr_cluster",
+                                                                               "summary", "progressive"]
+        mine = next(s for s in offered["strategies"] if s["name"] == own)
+        assert not mine["needs_llm"] and mine["description"].startswith("The question, then the user's previous question")
         turn = client.post(f"/api/conversations/{conv['id']}/messages", json={"question": "How much does renewal by mail cost?"}).json()
         assert turn["trace"]["strategy"]["strategy"] == "previous_question"
         for name in (f"{planted}:X", "os:getcwd"):
             refused = client.post("/api/conversations", json={"collections": ["gov"], "strategy": name})
             assert refused.status_code == 422 and refused.json()["error"]["code"] == "unknown_strategy", refused.text
-        assert not marker.exists()
+        assert not marker.exists() and f"{planted}:X" not in str(client.get("/api/strategies").json())

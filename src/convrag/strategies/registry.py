@@ -24,7 +24,7 @@ import threading
 from collections.abc import Callable
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..embeddings import Embedder
 from ..errors import ConfigError
@@ -78,6 +78,8 @@ def register_strategy(name: str, factory: Callable[..., Any], *, needs_llm: bool
         _check_built(name, strategy)
         return strategy
 
+    build.__wrapped__ = factory  # type: ignore[attr-defined]  # what offered_strategies describes
+
     with _lock:
         STRATEGIES[name] = build
         if wants_llm:
@@ -123,6 +125,32 @@ def check_known_strategy(name: str) -> str:
     if name not in STRATEGIES:
         raise ConfigError(f"unknown strategy {name!r}; this server offers {', '.join(STRATEGIES)}")
     return name
+
+
+class Offered(NamedTuple):
+    """A strategy as the service lists it."""
+
+    name: str
+    built_in: bool
+    needs_llm: bool
+    description: str
+
+
+def offered_strategies() -> list[Offered]:
+    """Every strategy available by name (built in, installed, registered), with the first sentence
+    of what its module or class says about itself."""
+    _read_entry_points()
+    with _lock:
+        named = dict(STRATEGIES)
+        needs = set(NEEDS_LLM)
+    return [Offered(name, name in BUILT_IN, name in needs, _description(name, factory)) for name, factory in named.items()]
+
+
+def _description(name: str, factory: Callable[..., Any]) -> str:
+    source = sys.modules.get(f"{__package__}.{name}") if name in BUILT_IN else getattr(factory, "__wrapped__", factory)
+    doc = inspect.getdoc(source) or ""
+    first = " ".join(doc.split("\n\n")[0].split())
+    return re.sub(r"^``[^`]+``:\s*", "", first)
 
 
 def make_strategy(name: str, llm: LLM | None = None, embedder: Embedder | None = None, **options: Any) -> Strategy:

@@ -2,8 +2,8 @@
 
 ``health`` (the service), ``collections`` (create, describe, delete), ``documents`` (uploads,
 replacement and removal by background jobs, source files, passages), ``jobs`` (indexing
-progress), ``search`` (passages without generation) and ``conversations`` (stored chats: ask,
-stream, regenerate, rename, export, delete).
+progress), ``search`` (passages without generation), ``conversations`` (stored chats: ask,
+stream, regenerate, rename, export, delete) and ``strategies`` (what a conversation may use).
 
 (No ``from __future__ import annotations`` in these modules: some request models are built per
 service from its limits, and FastAPI must see the classes themselves in the annotations.)
@@ -12,7 +12,7 @@ service from its limits, and FastAPI must see the classes themselves in the anno
 from fastapi import APIRouter
 
 from ..settings import Limits
-from . import collections, conversations, documents, health, jobs, search
+from . import collections, conversations, documents, health, jobs, search, strategies
 
 
 def api_router(limits: Limits) -> APIRouter:
@@ -24,4 +24,5 @@ def api_router(limits: Limits) -> APIRouter:
     api.include_router(jobs.router())
     api.include_router(search.router(limits))
     api.include_router(conversations.router(limits))
+    api.include_router(strategies.router())
     return api
