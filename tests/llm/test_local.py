@@ -143,8 +143,13 @@ def reads(monkeypatch):  # type: ignore[no-untyped-def]
 
     real = Llama.eval
     pieces: dict[int, list[int]] = defaultdict(list)
+    # every context recorded is kept until the test ends: a context freed there could hand its id()
+    # to the next one made, whose pieces would then be counted after the first one's (it happened)
+    alive: list[object] = []
 
     def eval_and_record(self, tokens):  # type: ignore[no-untyped-def]
+        if id(self) not in pieces:
+            alive.append(self)
         pieces[id(self)].append(len(tokens))
         real(self, tokens)
 
