@@ -23,7 +23,7 @@ def _convrag(*args: str, home: Path) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "convrag", *args], capture_output=True, text=True, env=env, timeout=300)
 
 
-@pytest.mark.parametrize("command", [[], ["index"], ["search"], ["eval"], ["demo"], ["bench", "retrieval"], ["rewrite"], ["bench", "strategies"], ["eval-answers"], ["bench", "merge"], ["bench", "service"], ["bench", "strategy-latency"], ["bench", "llm"], ["compare"], ["ask"], ["chat"], ["run-incremental"], ["serve"], ["collections"], ["delete"]])
+@pytest.mark.parametrize("command", [[], ["index"], ["search"], ["eval"], ["demo"], ["bench", "retrieval"], ["rewrite"], ["bench", "strategies"], ["eval-answers"], ["bench", "merge"], ["bench", "service"], ["bench", "strategy-latency"], ["bench", "llm"], ["compare"], ["ask"], ["chat"], ["run-incremental"], ["serve"], ["collections"], ["delete"], ["strategies"]])
 def test_help(command: list[str]) -> None:
     result = runner.invoke(app, [*command, "--help"])
     assert result.exit_code == 0 and "Usage" in result.output
@@ -393,3 +393,14 @@ def test_eval_measures_a_strategy_of_ones_own(tmp_path: Path) -> None:
     assert queries and all(q["text"].startswith("|user|: ") for q in queries)
     assert (out / "bm25_previous_question" / "results.jsonl").exists()
     assert "bm25+previous_question" in (out / "summary.md").read_text()
+
+
+def test_strategies_lists_the_built_in_ones_and_checks_ones_own() -> None:
+    own = str(Path(__file__).parents[2] / "examples" / "previous_question.py") + ":PreviousQuestion"
+    listed = runner.invoke(app, ["strategies", own])
+    assert listed.exit_code == 0, listed.output
+    flat = " ".join(listed.output.split())
+    assert all(name in flat for name in ("last_turn", "full_rewrite", "targeted", "mmr_cluster", "summary", "progressive"))
+    assert "(yours)" in flat and "the user's previous question" in flat
+    broken = runner.invoke(app, ["strategies", "tests.strategies.own_strategies:NoRewrite"])
+    assert broken.exit_code != 0 and "has no name and rewrite(task) method" in str(broken.exception)

@@ -209,6 +209,27 @@ def run_incremental_cmd(
     console.print(f"\nwrote {out / 'datasets'}, {out / 'intermediate'} and {summary}")
 
 
+@app.command("strategies", rich_help_panel="Evaluation on MT-RAG")
+def list_strategies(
+    own: Annotated[Optional[str], typer.Argument(help="Also load these (comma-separated package.module:Class or file.py:Class) to check them.")] = None,
+) -> None:
+    """List the strategies a name can pick: the six built in, those installed packages declare, and any given here."""
+    from rich.table import Table
+
+    from ..strategies.registry import NEEDS_LLM, check_strategy, make_strategy, offered_strategies
+
+    for name in split_list(own or ""):  # one that cannot be used is said here, not hours into an eval
+        if check_strategy(name) not in NEEDS_LLM:
+            make_strategy(name)  # built too, where that needs no model: its shape and name are checked
+    table = Table(box=None, header_style="bold")
+    for column in ("strategy", "LLM", "what it does"):
+        table.add_column(column, overflow="fold")
+    for strategy in offered_strategies():
+        table.add_row(escape(strategy.name) + ("" if strategy.built_in else " [dim](yours)[/dim]"),
+                      "needed" if strategy.needs_llm else "-", escape(strategy.description))
+    console.print(table)
+
+
 @app.command("trace-schema", rich_help_panel="Evaluation on MT-RAG")
 def trace_schema() -> None:
     """Print the JSON schema of a turn's trace (what `ask --json`, the service and the web page exchange)."""
