@@ -367,7 +367,7 @@ class MilvusCollection:
         if documents:
             keep = {p.doc_id for p in passages}
             with _reported("delete", self.store.uri):
-                rows = self.client.query(self.target, filter=f"doc_id in {json.dumps(sorted(documents), ensure_ascii=False)}",
+                rows = self.client.query(self.target, filter=_of_documents(documents),
                                          output_fields=["id"])
                 stale = [str(r["id"]) for r in rows if str(r["id"]) not in keep]
                 for start in range(0, len(stale), DELETE_BATCH):
@@ -386,7 +386,7 @@ class MilvusCollection:
         if not documents:
             return []
         with _reported("query", self.store.uri):
-            rows = self.client.query(self.target, filter=f"doc_id in {json.dumps(sorted(documents), ensure_ascii=False)}",
+            rows = self.client.query(self.target, filter=_of_documents(documents),
                                      output_fields=["id", "title", "text", "url"])
         return [_passage(r) for r in rows]
 
@@ -498,6 +498,11 @@ def _hits(raw: list[dict[str, Any]], mode: str) -> list[Hit]:
         )
         for rank, h in enumerate(raw, start=1)
     ]
+
+
+def _of_documents(documents: set[str]) -> str:
+    """A Milvus filter for the passages of ``documents`` (the document part of their ids)."""
+    return f"doc_id in {json.dumps(sorted(documents), ensure_ascii=False)}"
 
 
 def _passage(row: dict[str, Any]) -> Passage:

@@ -95,22 +95,15 @@ def is_strategy(name: str) -> bool:
     if ":" in name and not name.endswith(".jsonl"):
         check_strategy(name)
         return True
-    try:
-        check_strategy(name)
-    except ConfigError:
-        return False
-    return True
+    return _available(name)
 
 
 def check_strategy(name: str) -> str:
-    """``name`` when it names a strategy; else a :class:`ConfigError` listing them."""
-    if name in STRATEGIES:
-        return name
-    if ":" in name:
+    """``name`` when it names a strategy (a ``module:attr`` is imported and registered); else a
+    :class:`ConfigError` listing them."""
+    if ":" in name and name not in STRATEGIES:
         register_strategy(name, _import(name))
-        return name
-    _read_entry_points()
-    if name not in STRATEGIES:
+    if not _available(name):
         raise ConfigError(f"unknown strategy {name!r}; expected one of {', '.join(STRATEGIES)}, "
                           "or your own as package.module:Class or path/to/file.py:Class")
     return name
@@ -120,11 +113,16 @@ def check_known_strategy(name: str) -> str:
     """``name`` when it names a strategy already available (built in, installed, or registered, e.g. by
     the server's own settings); never imports a ``module:attr``. What a request to the service may name:
     a client must not make the server import modules or run files of its choosing."""
-    if name not in STRATEGIES:
-        _read_entry_points()
-    if name not in STRATEGIES:
+    if not _available(name):
         raise ConfigError(f"unknown strategy {name!r}; this server offers {', '.join(STRATEGIES)}")
     return name
+
+
+def _available(name: str) -> bool:
+    """Whether ``name`` is registered, once installed packages' strategies are read (never imports a ``module:attr``)."""
+    if name not in STRATEGIES:
+        _read_entry_points()
+    return name in STRATEGIES
 
 
 class Offered(NamedTuple):

@@ -21,7 +21,7 @@ def collection_info(state: ServiceState, record: dict[str, Any]) -> dict[str, An
     info.update(passages=holding.passages, version=holding.version)
     if holding.problem is not None:
         info["problem"] = holding.problem
-    if holding.passages and (damage := state.pipelines.damage(name, state.collections.version(name))) is not None:
+    if holding.passages and holding.version is not None and (damage := state.pipelines.damage(name, holding.version)) is not None:
         info["problem"] = damage
     return info
 
