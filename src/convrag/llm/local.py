@@ -1,7 +1,7 @@
 """The offline default: a GGUF model run in-process by llama.cpp (llama-cpp-python).
 
 On a CPU, reading the prompt is what costs (about 70 tokens/s on two cores), so this backend
-keeps a few llama.cpp contexts ("slots") over one memory-mapped model and sends each request to
+keeps a few llama.cpp contexts ("slots") over one loaded model and sends each request to
 the slot whose last prompt shares the longest prefix with it. llama.cpp then evaluates only the
 new suffix: the fixed instructions of a prompt template, and the conversation so far when turns
 of one conversation are rewritten in order, are read once instead of on every call.
@@ -21,6 +21,7 @@ from typing import Any
 
 from .base import ChatMessage, Completion, GenerationParams, LLMError
 from .model_files import DEFAULT_MODEL_NAME, ensure_default_model
+from .shared_model import context_over
 from .steering import Steering
 
 #: a slot is reused for a new request when it shares at least this many prompt characters
@@ -129,6 +130,9 @@ class LocalLLM:
         self.read_ahead_chunk = read_ahead_chunk
         self.flash_attn = flash_attn
         self._slots: list[_Slot] = []
+        # the first context made: it loaded the model, which every later context shares
+        self._model_owner: Any = None
+        self._model_lock = threading.Lock()
         self._lock = threading.Lock()
         # requests waiting for the model: a read-ahead in progress stops at its next piece for them
         self._waiting = 0
@@ -147,11 +151,19 @@ class LocalLLM:
             raise LLMError(f"model file {self._path} does not exist")
         return self._path
 
-    def open_context(self, logits_all: bool = False) -> Any:
-        """A new llama.cpp context over the model, with this backend's settings (threads, window).
+    def open_context(self) -> Any:
+        """A new llama.cpp context with this backend's settings (threads, window), over the model
+        this backend loaded once: the first context loads it, every later one shares it
+        (:mod:`convrag.llm.shared_model`), so a slot costs its KV cache, not another model.
 
-        The slots are made of these; the reading-speed benchmark times one directly. ``logits_all``
-        keeps every position's logits (to score a given text; slower and larger), not only the last."""
+        The slots are made of these; the reading-speed benchmark times one directly."""
+        with self._model_lock:
+            if self._model_owner is None:
+                self._model_owner = self._load()
+                return self._model_owner
+        return context_over(self._model_owner)
+
+    def _load(self) -> Any:
         try:
             from llama_cpp import Llama
         except ImportError as exc:  # pragma: no cover - installed by the project's set-up
@@ -160,12 +172,10 @@ class LocalLLM:
             # n_threads_batch (the prompt's threads) defaults to os.cpu_count(), which counts the host's
             # cores, not those this process may use: in a container limited to 2 of 64 cores, 64
             # threads would contend for 2 while reading every prompt
-            llama = Llama(model_path=str(self.model_path), n_ctx=self.n_ctx, n_threads=self.n_threads,
-                          n_threads_batch=self.n_threads, logits_all=logits_all, flash_attn=self.flash_attn,
-                          verbose=False)
+            return Llama(model_path=str(self.model_path), n_ctx=self.n_ctx, n_threads=self.n_threads,
+                         n_threads_batch=self.n_threads, flash_attn=self.flash_attn, verbose=False)
         except (ValueError, RuntimeError) as exc:
             raise LLMError(f"could not load {self.model_path}: {exc}") from exc
-        return llama
 
     def _new_slot(self) -> _Slot:
         slot = _Slot(self.open_context())
