@@ -266,6 +266,51 @@ def test_the_ticks_are_the_open_conversation_s_collections_and_change_them(tmp_p
         page.close()
 
 
+def test_the_strategy_is_chosen_as_the_collections_are(tmp_path: Path, browser) -> None:  # type: ignore[no-untyped-def]
+    """The page had no way to choose how follow-ups are rewritten: every conversation it made used
+    the server's default, and an open conversation's strategy could not be changed."""
+    settings = ServiceSettings.load(data_dir=tmp_path / "svc")
+    with ThreadServer(settings, StreamingScriptedLLM(answer=["Mooring in the harbour costs 40 dollars a night [1]."])) as server:
+        api = gov_and_boats(server)
+        harbour = api.post("/api/conversations", json={"collections": ["boats"], "title": "Harbour"}).json()
+        server.app.state.convrag.store.add_conversation("Old", ["boats"], "retired_strategy")  # no longer offered
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        page.goto(server.url)
+        # every strategy the server offers, its default chosen, what the chosen one does said under it
+        offered = api.get("/api/strategies").json()["strategies"]
+        expect(page.locator("#strategy option")).to_have_count(len(offered))
+        expect(page.locator("#strategy")).to_have_value("progressive")
+        expect(page.locator("#strategy option[value=full_rewrite]")).to_have_text("full_rewrite (calls the model)")
+        expect(page.locator("#strategy option[value=last_turn]")).to_have_text("last_turn")
+        page.select_option("#strategy", "last_turn")
+        about = next(s["description"] for s in offered if s["name"] == "last_turn")
+        expect(page.locator("#strategy-about")).to_have_text(about)
+        # "New conversation" takes it
+        page.check(".collection-choice[value=gov]")
+        page.click("#new-chat")
+        expect(page.locator("#chat-title")).to_have_text("New conversation — gov (last_turn)")
+        # an open conversation shows its own; a change is shown, and applied by its next question
+        page.locator("#conversations li", has_text="Harbour").click()
+        expect(page.locator("#strategy")).to_have_value("progressive")
+        page.select_option("#strategy", "last_turn")
+        expect(page.locator("#chat-title")).to_have_text("Harbour — boats (progressive) · next question's strategy: last_turn")
+        assert api.get(f"/api/conversations/{harbour['id']}").json()["strategy"] == "progressive"
+        page.fill("#question", "How much is mooring in the harbour?")
+        page.click("#send")
+        expect(page.locator(".msg.assistant:not(.streaming)")).to_contain_text("40 dollars a night", timeout=60_000)
+        expect(page.locator("#chat-title")).to_have_text("Harbour — boats (last_turn)")
+        stored = api.get(f"/api/conversations/{harbour['id']}").json()
+        assert stored["strategy"] == "last_turn" and stored["turns"][0]["trace"]["strategy"]["strategy"] == "last_turn"
+        # a conversation whose strategy the server no longer offers shows it as such, not another one
+        page.locator("#conversations li", has_text="Old").click()
+        expect(page.locator("#strategy")).to_have_value("retired_strategy")
+        expect(page.locator("#strategy option[value=retired_strategy]")).to_have_text("retired_strategy (no longer offered)")
+        expect(page.locator("#chat-title")).to_have_text("Old — boats (retired_strategy)")
+        page.locator("#conversations li", has_text="Harbour").click()
+        expect(page.locator("#strategy option[value=retired_strategy]")).to_have_count(0)
+        page.close()
+
+
 def test_files_dropped_on_the_page_are_uploaded(tmp_path: Path, browser) -> None:  # type: ignore[no-untyped-def]
     """Dropping a file on the page made the browser open it in place of the chat; only the file
     picker uploaded."""

@@ -184,6 +184,31 @@ def test_a_conversation_s_collections_can_be_changed_for_its_next_questions(tmp_
         assert missing.status_code == 404 and missing.json()["error"]["code"] == "conversation_not_found"
 
 
+def test_a_conversation_s_strategy_can_be_changed_for_its_next_questions(tmp_path: Path) -> None:
+    """A conversation kept the strategy it was created with: trying another one on the same
+    conversation (the web chat's strategy choice) meant starting over."""
+    llm = ScriptedLLM(answer=["Renewal by mail costs 130 dollars [1].", "Renewal by mail costs 130 dollars [1]."])
+    (tmp_path / "planted.py").write_text("raise SystemExit('a client made the server import this')\n")
+    with serve(tmp_path, llm) as server, httpx.Client(base_url=server.url, timeout=120) as client:
+        client.post("/api/collections", json={"name": "gov"})
+        upload(client, "gov", [("passports.md", PASSPORT)])
+        conv = client.post("/api/conversations", json={"collections": ["gov"]}).json()
+        assert conv["strategy"] == "progressive"
+        first = client.post(f"/api/conversations/{conv['id']}/messages", json={"question": "How much does passport renewal cost?"}).json()
+        changed = client.patch(f"/api/conversations/{conv['id']}", json={"strategy": "last_turn"}).json()
+        assert changed["strategy"] == "last_turn" and changed["collections"] == ["gov"] and changed["title"] == "How much does passport renewal cost?"
+        second = client.post(f"/api/conversations/{conv['id']}/messages", json={"question": "How much by mail?"}).json()
+        assert first["trace"]["strategy"]["strategy"] == "progressive" and second["trace"]["strategy"]["strategy"] == "last_turn"
+        turns = client.get(f"/api/conversations/{conv['id']}").json()["turns"]
+        assert turns[0]["trace"]["strategy"]["strategy"] == "progressive"  # the earlier turn keeps its decisions
+        for strategy in ("no_such_strategy", f"{tmp_path / 'planted.py'}:Planted", "os:system"):
+            refused = client.patch(f"/api/conversations/{conv['id']}", json={"strategy": strategy})
+            assert refused.status_code == 422 and refused.json()["error"]["code"] == "unknown_strategy", strategy
+        assert client.patch(f"/api/conversations/{conv['id']}", json={"strategy": ""}).status_code == 422
+        assert client.get(f"/api/conversations/{conv['id']}").json()["strategy"] == "last_turn"
+        assert client.get("/api/health").status_code == 200  # the planted file never ran
+
+
 def test_model_failure_is_503_and_nothing_is_stored(tmp_path: Path) -> None:
     secret = "http://10.9.8.7:9999/v1 connection refused"
     llm = ScriptedLLM(answer=[LLMError(secret), LLMError(secret), "Renewal costs 130 dollars [1]."])

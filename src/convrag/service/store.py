@@ -281,15 +281,17 @@ class Store:
                 db.execute("UPDATE conversations SET updated = ? WHERE id = ?", (now, conv_id))
         return self.turns(conv_id)[idx]
 
-    def update_conversation(self, conv_id: str, title: str | None = None, collections: list[str] | None = None) -> bool:
-        """Set the title and/or the collections (what is None stays); False when there is no such conversation."""
+    def update_conversation(self, conv_id: str, title: str | None = None, collections: list[str] | None = None,
+                            strategy: str | None = None) -> bool:
+        """Set the title, the collections and/or the strategy (what is None stays); False when there
+        is no such conversation."""
         with self.transaction() as db:
-            row = db.execute("SELECT title, collections FROM conversations WHERE id = ?", (conv_id,)).fetchone()
+            row = db.execute("SELECT title, collections, strategy FROM conversations WHERE id = ?", (conv_id,)).fetchone()
             if row is None:
                 return False
-            db.execute("UPDATE conversations SET title = ?, collections = ?, updated = ? WHERE id = ?",
+            db.execute("UPDATE conversations SET title = ?, collections = ?, strategy = ?, updated = ? WHERE id = ?",
                        (title if title is not None else row[0], json.dumps(collections) if collections is not None else row[1],
-                        time.time(), conv_id))
+                        strategy if strategy is not None else row[2], time.time(), conv_id))
             return True
 
     def delete_conversation(self, conv_id: str) -> bool:

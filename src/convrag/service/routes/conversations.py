@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field, StrictBool, create_model
 from ...errors import ConfigError
 from ...generate.answer import Sampling
 from ...pipeline.trace import TurnTraceDict
-from ...strategies.registry import check_known_strategy
+from ...strategies.registry import check_known_strategy, offered_strategies
 from ...types import Message
 from ..errors import ApiError, error_for
 from ..export import conversation_markdown
@@ -72,18 +72,28 @@ EVENT_STREAM: dict[int | str, dict[str, Any]] = {
           "content": {"text/event-stream": {}}}}
 
 
+def _offered_names(schema: dict[str, Any]) -> None:
+    """The OpenAPI description of a ``strategy`` field lists the strategies this server offers
+    (``GET /api/strategies``, read when the description is made); any other name is a 422
+    ``unknown_strategy``."""
+    names = [s.name for s in offered_strategies()]
+    schema["anyOf"] = [{"type": "string", "enum": names} if part.get("type") == "string" else part for part in schema["anyOf"]]
+
+
 class ConversationIn(BaseModel):
     collections: list[str] = Field(min_length=1, max_length=50)
     title: str = Field("", max_length=200)
-    strategy: str | None = None
+    strategy: str | None = Field(None, json_schema_extra=_offered_names)
 
 
 class ConversationPatch(BaseModel):
-    """A new title, and/or the collections the conversation's next turns search (the turns so far
-    keep the passages and citations they were answered from)."""
+    """A new title, and/or the collections the conversation's next turns search, and/or the strategy
+    they use (one of ``GET /api/strategies``). The turns so far keep the passages, citations and
+    decisions they were answered with."""
 
     title: str | None = Field(None, min_length=1, max_length=200, pattern=r"\S")
     collections: list[str] | None = Field(None, min_length=1, max_length=50)
+    strategy: str | None = Field(None, json_schema_extra=_offered_names)
 
 
 class RegenerateIn(BaseModel):
@@ -103,6 +113,15 @@ def _conversation(state: ServiceState, conv_id: str, with_turns: bool = True) ->
     if conversation is None:
         raise ApiError(404, f"no conversation {conv_id!r}", "conversation_not_found")
     return conversation
+
+
+def _known(strategy: str) -> None:
+    """422 ``unknown_strategy`` unless the server offers ``strategy``: a client may pick among the
+    strategies the server lists, never make it import one."""
+    try:
+        check_known_strategy(strategy)
+    except ConfigError as exc:
+        raise ApiError(422, str(exc), "unknown_strategy") from None
 
 
 def _history(turns: list[dict[str, Any]]) -> list[Message]:
@@ -232,10 +251,7 @@ def router(limits: Limits) -> APIRouter:
         for name in body.collections:
             require_collection(state, name)
         strategy = body.strategy or state.settings.strategy
-        try:
-            check_known_strategy(strategy)  # never an import a client chose
-        except ConfigError as exc:
-            raise ApiError(422, str(exc), "unknown_strategy") from None
+        _known(strategy)
         conversation = state.store.add_conversation(body.title or "New conversation", body.collections, strategy)
         state.read_ahead_for(PipelineConfig(collections=body.collections, strategy=strategy), [])
         return conversation
@@ -246,14 +262,17 @@ def router(limits: Limits) -> APIRouter:
 
     @api.patch("/conversations/{conv_id}")
     def update_conversation(conv_id: str, body: ConversationPatch, state: ServiceState = Depends(get_state)) -> dict[str, Any]:
-        """Rename the conversation, or choose the collections its next questions search (what is left
-        out stays as it was)."""
+        """Rename the conversation, or choose the collections or the strategy of its next questions
+        (what is left out stays as it was)."""
         _conversation(state, conv_id, with_turns=False)
         for name in body.collections or ():
             require_collection(state, name)
-        if body.title is not None or body.collections is not None:
+        if body.strategy is not None:
+            _known(body.strategy)
+        if body.title is not None or body.collections is not None or body.strategy is not None:
             state.store.update_conversation(conv_id, title=body.title.strip() if body.title else None,
-                                            collections=list(dict.fromkeys(body.collections)) if body.collections else None)
+                                            collections=list(dict.fromkeys(body.collections)) if body.collections else None,
+                                            strategy=body.strategy)
         return state.store.conversation(conv_id) or {}
 
     @api.get("/conversations/{conv_id}/export", response_class=Response,

@@ -101,15 +101,63 @@ function ticksChanged(conversation) {
   return chosen.length !== conversation.collections.length || chosen.some((c) => !conversation.collections.includes(c));
 }
 
-// Before a question: the conversation searches what is ticked (PATCH when the ticks changed).
+// Before a question: the conversation searches what is ticked, with the strategy chosen (one PATCH
+// when either changed).
 async function applyTicks(conversation) {
-  if (!ticksChanged(conversation)) return;
-  const collections = chosenCollections();
-  if (!collections.length) throw new Error("tick at least one collection for this conversation to search");
-  const changed = await api(`/api/conversations/${conversation.id}`, { method: "PATCH", body: { collections } });
-  conversation.collections = changed.collections;
+  const body = {};
+  if (ticksChanged(conversation)) {
+    body.collections = chosenCollections();
+    if (!body.collections.length) throw new Error("tick at least one collection for this conversation to search");
+  }
+  if (strategyChanged(conversation)) body.strategy = $("strategy").value;
+  if (!Object.keys(body).length) return;
+  const changed = await api(`/api/conversations/${conversation.id}`, { method: "PATCH", body });
+  conversation.collections = changed.collections; conversation.strategy = changed.strategy;
   showTitle(conversation);
 }
+
+// strategies --------------------------------------------------------------------------------
+// The choice works as the ticks do: it starts as the open conversation's strategy, a change is shown
+// in the title and applied by the next question; "New conversation" takes it. Only the strategies
+// the server lists can be chosen (the server refuses any other).
+async function loadStrategies() {
+  const offered = await api("/api/strategies");
+  const select = $("strategy"); select.replaceChildren();
+  for (const s of offered.strategies) {
+    const option = el("option", s.name + (s.needs_llm ? " (calls the model)" : "")); option.value = s.name;
+    option.title = s.description; option.dataset.about = s.description;
+    select.append(option);
+  }
+  select.value = state.conversation ? state.conversation.strategy : offered.default;
+  showStrategy();
+}
+
+// A conversation whose strategy the server no longer offers shows it, marked, rather than another.
+function chooseStrategy(name) {
+  const select = $("strategy");
+  for (const stale of select.querySelectorAll("option[disabled]")) if (stale.value !== name) stale.remove();
+  if (![...select.options].some((o) => o.value === name)) {
+    const option = el("option", `${name} (no longer offered)`); option.value = name; option.disabled = true;
+    option.dataset.about = "This conversation's strategy is not offered by the server any more: choose another to go on.";
+    select.append(option);
+  }
+  select.value = name;
+  showStrategy();
+}
+
+function showStrategy() {
+  const option = $("strategy").selectedOptions[0];
+  $("strategy-about").textContent = option ? option.dataset.about || "" : "";
+}
+
+function strategyChanged(conversation) {
+  return Boolean($("strategy").value) && $("strategy").value !== conversation.strategy;
+}
+
+$("strategy").addEventListener("change", () => {
+  showStrategy();
+  if (state.conversation) showTitle(state.conversation);
+});
 
 $("create-collection").addEventListener("submit", (event) => {
   event.preventDefault();
@@ -254,6 +302,7 @@ async function openConversation(id, resumed = false) {
   if (resumed) fetch(`/api/conversations/${id}/read-ahead`, { method: "POST", headers: headers(true), body: "{}" }).catch(() => {});
   state.conversation = conversation; state.turns = conversation.turns;
   tickCollections(conversation.collections);
+  chooseStrategy(conversation.strategy);
   showTitle(conversation);
   $("chat-actions").hidden = false;
   renderMessages();
@@ -261,7 +310,8 @@ async function openConversation(id, resumed = false) {
 }
 
 function showTitle(conversation) {
-  const pending = ticksChanged(conversation) ? ` · next question searches: ${chosenCollections().join(", ") || "nothing ticked"}` : "";
+  let pending = ticksChanged(conversation) ? ` · next question searches: ${chosenCollections().join(", ") || "nothing ticked"}` : "";
+  if (strategyChanged(conversation)) pending += ` · next question's strategy: ${$("strategy").value}`;
   $("chat-title").textContent = `${conversation.title} — ${conversation.collections.join(", ")} (${conversation.strategy})${pending}`;
 }
 
@@ -275,7 +325,8 @@ function closeConversation() {
 $("new-chat").addEventListener("click", () => action(async () => {
   const collections = chosenCollections();
   if (!collections.length) throw new Error("tick at least one collection");
-  state.opening = api("/api/conversations", { method: "POST", body: { collections } })
+  const strategy = $("strategy").value || undefined;  // none listed yet: the server's default
+  state.opening = api("/api/conversations", { method: "POST", body: { collections, strategy } })
     .then(conversation => openConversation(conversation.id));
   try { await state.opening; } finally { state.opening = null; }
 }));
@@ -527,6 +578,6 @@ $("save-key").addEventListener("click", () => action(async () => {
 }));
 
 async function start() {
-  await action(async () => { await loadCollections(); await loadConversations(); });
+  await action(async () => { await loadCollections(); await loadStrategies(); await loadConversations(); });
 }
 start();
