@@ -200,9 +200,12 @@ def test_openai_stop_and_top_p_reach_the_model(tmp_path: Path, gov_files: list[t
                                                      temperature=0.8, top_p=0.5, seed=3))
         assert llm.decodings[-1].stop == ("\nUser:", "Send form") and llm.decodings[-1].top_p == 0.5
         assert chunks[-1].model_extra["convrag"]["trace"]["answer"]["details"]["sampled"] == {"temperature": 0.8, "seed": 3, "top_p": 0.5}
-        for bad in ({"stop": ["a", "b", "c", "d", "e"]}, {"stop": "x" * 201}, {"top_p": 0}, {"top_p": 1.5}):
+        for bad in ({"stop": ["a", "b", "c", "d", "e"]}, {"stop": "x" * 201}, {"top_p": 0}, {"top_p": 1.5}, {"n": 3}, {"n": 0}):
             refused = client.post("/v1/chat/completions", json={"model": "collection:gov", "messages": question, **bad})
             assert refused.status_code == 422 and refused.json()["error"]["code"] == "invalid_request", bad
+        # a client asking for several answers was handed one, as if it were all of them
+        assert "n" in client.post("/v1/chat/completions", json={"model": "collection:gov", "messages": question, "n": 2}).json()["error"]["message"]
+        assert len(openai.chat.completions.create(model="collection:gov", messages=question, n=1).choices) == 1
 
 
 def test_errors_are_clear_4xx(client: httpx.Client, gov: str) -> None:

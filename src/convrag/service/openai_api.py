@@ -70,6 +70,9 @@ class ChatCompletionRequest(BaseModel):
     top_p: float | None = Field(None, gt=0, le=1)
     #: up to 4 strings at which the answer ends (not included), as OpenAI's; the pipeline's own stay
     stop: str | list[str] | None = None
+    #: how many answers: one per request (a client asking for more is told, not handed one)
+    n: int | None = Field(None, ge=1, le=1, description="answers to write: convrag writes one per request; "
+                          "ask again with temperature above 0 for another")
 
     @field_validator("stop")
     @classmethod
