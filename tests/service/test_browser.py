@@ -284,7 +284,7 @@ def test_the_strategy_is_chosen_as_the_collections_are(tmp_path: Path, browser) 
         expect(page.locator("#strategy option[value=last_turn]")).to_have_text("last_turn")
         page.select_option("#strategy", "last_turn")
         about = next(s["description"] for s in offered if s["name"] == "last_turn")
-        expect(page.locator("#strategy-about")).to_have_text(about)
+        expect(page.locator("#strategy-about")).to_have_text(about[0].upper() + about[1:])
         # "New conversation" takes it
         page.check(".collection-choice[value=gov]")
         page.click("#new-chat")

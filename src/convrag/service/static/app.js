@@ -147,7 +147,8 @@ function chooseStrategy(name) {
 
 function showStrategy() {
   const option = $("strategy").selectedOptions[0];
-  $("strategy-about").textContent = option ? option.dataset.about || "" : "";
+  const about = option ? option.dataset.about || "" : "";
+  $("strategy-about").textContent = about.charAt(0).toUpperCase() + about.slice(1);
 }
 
 function strategyChanged(conversation) {
