@@ -51,6 +51,7 @@ def test_a_service_keeps_its_collections_in_milvus(tmp_path: Path) -> None:
         outside = server.app.state.convrag.collections.milvus.create("outside", embedder.name, embedder.dimension)
         outside.ingest([Passage("x-0-5", "harbour fees")], embedder)
         assert [m["id"] for m in client.get("/v1/models").json()["data"]] == ["collection:gov"]
+        assert [c["name"] for c in client.get("/api/collections").json()] == ["gov"]
         # a document replaced: its old passages go, the other document's stay
         assert upload(client, "gov", [("passports.md", b"# Passports\n\nRenewal now costs 165 dollars.\n")])["status"] == "succeeded"
         texts = [h["text"] for h in search(client, "passport renewal cost")]
@@ -62,6 +63,62 @@ def test_a_service_keeps_its_collections_in_milvus(tmp_path: Path) -> None:
         assert client.delete("/api/collections/gov").status_code == 204
         assert not server.app.state.convrag.collections.taken("gov")
         assert client.post("/api/collections", json={"name": "gov"}).status_code == 201  # the name is free again
+
+
+def test_a_collection_convrag_index_made_in_the_same_milvus_is_taken_on_by_name(tmp_path: Path) -> None:
+    """`convrag index --backend milvus` and then `convrag serve --backend milvus` over the same Milvus:
+    the service did not list the indexed collection, and creating it by name was a 409, so a corpus
+    indexed from the command line could not be chatted over in the service."""
+    from pymilvus import DataType
+
+    from convrag.backends.milvus import MilvusStore, milvus_name
+    from convrag.embeddings import load_embedder
+    from convrag.types import Passage
+
+    uri = str(tmp_path / "shared-milvus.db")
+    embedder = load_embedder()
+    indexed = MilvusStore(uri)  # what `convrag index harbour.jsonl -c harbour --backend milvus --milvus-uri ...` does
+    try:
+        indexed.create("harbour", embedder.name, embedder.dimension).ingest(
+            [Passage("moorings-0-0", "Mooring in the harbour costs 40 dollars a night.", "Moorings")], embedder)
+        schema = indexed.client.create_schema(auto_id=False)  # a collection of another program's own schema
+        schema.add_field("id", DataType.INT64, is_primary=True)
+        schema.add_field("vector", DataType.FLOAT_VECTOR, dim=4)
+        indexed.client.create_collection(milvus_name("other"), schema=schema)
+    finally:
+        indexed.close()  # a Milvus Lite file serves one process at a time
+    settings = ServiceSettings.load(data_dir=tmp_path / "svc", backend="milvus", milvus_uri=uri)
+    llm = ScriptedLLM(answer=["Mooring costs 40 dollars a night [1]."])
+    with ThreadServer(settings, llm) as server, httpx.Client(base_url=server.url, timeout=120) as client:
+        assert client.get("/api/collections").json() == []  # not the service's until it is asked for
+        created = client.post("/api/collections", json={"name": "harbour"})
+        assert created.status_code == 201, created.text
+        info = created.json()
+        assert info["taken_on"] and info["passages"] == 1 and info["documents"] == 0 and info["embedding_model"] == embedder.name
+        assert [c["name"] for c in client.get("/api/collections").json()] == ["harbour"]
+        hits = client.post("/api/search", json={"collections": ["harbour"], "query": "mooring price", "k": 3}).json()["hits"]
+        assert hits[0]["passage_id"] == "moorings-0-0"
+        conv = client.post("/api/conversations", json={"collections": ["harbour"]}).json()
+        turn = client.post(f"/api/conversations/{conv['id']}/messages", json={"question": "How much is mooring in the harbour?"}).json()
+        assert turn["citations"][0]["passage_id"] == "moorings-0-0"
+        # documents uploaded to it are added beside what was indexed
+        assert upload(client, "harbour", [("fishing.md", FISHING)])["status"] == "succeeded"
+        assert client.get("/api/collections/harbour").json()["passages"] == 2
+        # one of another schema is not convrag's to take
+        other = client.post("/api/collections", json={"name": "other"})
+        assert other.status_code == 409 and other.json()["error"]["code"] == "collection_exists"
+        assert client.post("/api/collections", json={"name": "fresh"}).json()["taken_on"] is False
+
+
+def test_an_embedded_folder_without_a_record_is_not_taken_on(tmp_path: Path) -> None:
+    """Only Milvus collections are taken on by name: an embedded collection's folder without a record
+    is one a delete cut off left behind, whose passages must not come back under a new collection."""
+    settings = ServiceSettings.load(data_dir=tmp_path / "svc")
+    with ThreadServer(settings, ScriptedLLM()) as server, httpx.Client(base_url=server.url, timeout=120) as client:
+        (tmp_path / "svc" / "collections" / "gov").mkdir(parents=True)
+        refused = client.post("/api/collections", json={"name": "gov"})
+        assert refused.status_code == 409 and refused.json()["error"]["code"] == "collection_exists"
+        assert client.get("/api/collections").json() == []
 
 
 def test_a_milvus_job_cut_off_by_a_stop_runs_again(tmp_path: Path) -> None:

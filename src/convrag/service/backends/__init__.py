@@ -63,6 +63,12 @@ class ServiceCollections(Protocol):
     def taken(self, name: str) -> bool:
         """Whether something of that name is already there (a new collection may not take it)."""
 
+    def made_elsewhere(self, name: str) -> str | None:
+        """The embedding model of the collection ``name`` when the backend holds one that another
+        convrag program made (``convrag index --backend milvus`` into the same Milvus), which the
+        service may take on as it is; None when it holds none, or cannot tell one from a leftover
+        of its own."""
+
     def delete(self, name: str) -> None: ...
 
     def apply(self, name: str, job_id: str, new: list[Passage], replaced: set[str], embedder: Embedder,

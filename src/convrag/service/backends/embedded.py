@@ -68,6 +68,9 @@ class EmbeddedCollections:
     def taken(self, name: str) -> bool:
         return self.store.path(name).exists()
 
+    def made_elsewhere(self, name: str) -> str | None:
+        return None  # a folder here is the service's own (one a crashed delete left): never taken on again
+
     def delete(self, name: str) -> None:
         with self._lock:
             self._opened.pop(name, None)

@@ -70,6 +70,17 @@ class MilvusCollections:
     def taken(self, name: str) -> bool:
         return self.milvus.exists(name)
 
+    def made_elsewhere(self, name: str) -> str | None:
+        """A collection with convrag's schema (what ``convrag index --backend milvus`` makes):
+        its embedding model. One of another schema, or none: None."""
+        try:
+            collection = self._collection(name)
+        except BackendUnavailable:
+            raise
+        except ConvragError:  # not convrag's schema
+            return None
+        return collection.info.embedding_model if collection is not None else None
+
     def delete(self, name: str) -> None:
         with self._lock:
             self._opened.pop(name, None)

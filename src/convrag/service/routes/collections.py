@@ -30,10 +30,20 @@ def router() -> APIRouter:
 
     @api.post("/collections", status_code=201)
     def create_collection(body: CollectionIn, state: ServiceState = Depends(get_state)) -> dict[str, Any]:
-        if state.store.collection(body.name) is not None or state.collections.taken(body.name):
+        """A new, empty collection; or, where the backend already holds a collection of that name that
+        another convrag program made (``convrag index --backend milvus`` into the same Milvus), that
+        one taken on as it is: its passages searched, its embedding model kept, documents added to it
+        by uploads (``taken_on`` is true)."""
+        if state.store.collection(body.name) is not None:
             raise ApiError(409, f"a collection named {body.name!r} exists", "collection_exists")
-        record = state.store.add_collection(body.name, body.description, state.settings.embedding_model)
-        return collection_info(state, record)
+        model: str | None = state.settings.embedding_model
+        taken_on = False
+        if state.collections.taken(body.name):
+            model, taken_on = state.collections.made_elsewhere(body.name), True
+            if model is None:
+                raise ApiError(409, f"a collection named {body.name!r} exists", "collection_exists")
+        record = state.store.add_collection(body.name, body.description, model)
+        return {**collection_info(state, record), "taken_on": taken_on}
 
     @api.get("/collections/{name}")
     def describe_collection(name: str, state: ServiceState = Depends(get_state)) -> dict[str, Any]:
