@@ -129,3 +129,27 @@ def process_server(tmp_path: Path) -> Iterator[Any]:
     yield make
     for server in started:
         server.stop()
+
+
+def milvus_indexed_elsewhere(path: Path) -> str:
+    """A Milvus Lite file as ``convrag index harbour.jsonl -c harbour --backend milvus --milvus-uri path``
+    leaves it ("harbour": one passage on mooring fees), plus "other", a collection of another
+    program's own schema; its uri."""
+    from pymilvus import DataType
+
+    from convrag.backends.milvus import MilvusStore, milvus_name
+    from convrag.embeddings import load_embedder
+    from convrag.types import Passage
+
+    embedder = load_embedder()
+    indexed = MilvusStore(str(path))
+    try:
+        indexed.create("harbour", embedder.name, embedder.dimension).ingest(
+            [Passage("moorings-0-0", "Mooring in the harbour costs 40 dollars a night.", "Moorings")], embedder)
+        schema = indexed.client.create_schema(auto_id=False)
+        schema.add_field("id", DataType.INT64, is_primary=True)
+        schema.add_field("vector", DataType.FLOAT_VECTOR, dim=4)
+        indexed.client.create_collection(milvus_name("other"), schema=schema)
+    finally:
+        indexed.close()  # a Milvus Lite file serves one process at a time
+    return str(path)

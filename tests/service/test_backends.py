@@ -15,7 +15,7 @@ from convrag.service.indexing import Indexer
 from convrag.service.store import Store
 from tests.helpers import PASSPORT, ScriptedLLM, upload
 
-from .conftest import ThreadServer, wait_job
+from .conftest import ThreadServer, milvus_indexed_elsewhere, wait_job
 
 FISHING = b"# Fishing\n\nA yearly fishing license costs 25 dollars for residents.\n"
 
@@ -69,24 +69,10 @@ def test_a_collection_convrag_index_made_in_the_same_milvus_is_taken_on_by_name(
     """`convrag index --backend milvus` and then `convrag serve --backend milvus` over the same Milvus:
     the service did not list the indexed collection, and creating it by name was a 409, so a corpus
     indexed from the command line could not be chatted over in the service."""
-    from pymilvus import DataType
-
-    from convrag.backends.milvus import MilvusStore, milvus_name
     from convrag.embeddings import load_embedder
-    from convrag.types import Passage
 
-    uri = str(tmp_path / "shared-milvus.db")
     embedder = load_embedder()
-    indexed = MilvusStore(uri)  # what `convrag index harbour.jsonl -c harbour --backend milvus --milvus-uri ...` does
-    try:
-        indexed.create("harbour", embedder.name, embedder.dimension).ingest(
-            [Passage("moorings-0-0", "Mooring in the harbour costs 40 dollars a night.", "Moorings")], embedder)
-        schema = indexed.client.create_schema(auto_id=False)  # a collection of another program's own schema
-        schema.add_field("id", DataType.INT64, is_primary=True)
-        schema.add_field("vector", DataType.FLOAT_VECTOR, dim=4)
-        indexed.client.create_collection(milvus_name("other"), schema=schema)
-    finally:
-        indexed.close()  # a Milvus Lite file serves one process at a time
+    uri = milvus_indexed_elsewhere(tmp_path / "shared-milvus.db")
     settings = ServiceSettings.load(data_dir=tmp_path / "svc", backend="milvus", milvus_uri=uri)
     llm = ScriptedLLM(answer=["Mooring costs 40 dollars a night [1]."])
     with ThreadServer(settings, llm) as server, httpx.Client(base_url=server.url, timeout=120) as client:

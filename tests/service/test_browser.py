@@ -20,7 +20,7 @@ from playwright.sync_api import expect, sync_playwright
 from convrag.service import ServiceSettings
 from tests.helpers import SlowStreamingLLM, StreamingScriptedLLM, upload
 
-from .conftest import ThreadServer, free_port, wait_job
+from .conftest import ThreadServer, free_port, milvus_indexed_elsewhere, wait_job
 
 CHROMIUM = os.environ.get("CONVRAG_CHROMIUM", "/usr/bin/chromium")
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
@@ -308,6 +308,25 @@ def test_the_strategy_is_chosen_as_the_collections_are(tmp_path: Path, browser) 
         expect(page.locator("#chat-title")).to_have_text("Old — boats (retired_strategy)")
         page.locator("#conversations li", has_text="Harbour").click()
         expect(page.locator("#strategy option[value=retired_strategy]")).to_have_count(0)
+        page.close()
+
+
+def test_creating_a_collection_indexed_elsewhere_in_milvus_says_it_was_taken_on(tmp_path: Path, browser) -> None:  # type: ignore[no-untyped-def]
+    settings = ServiceSettings.load(data_dir=tmp_path / "svc", backend="milvus",
+                                    milvus_uri=milvus_indexed_elsewhere(tmp_path / "shared-milvus.db"))
+    with ThreadServer(settings, StreamingScriptedLLM(answer=[])) as server:
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        page.goto(server.url)
+        expect(page.locator("#collections li")).to_have_count(0)
+        page.fill("#collection-name", "harbour")
+        page.click("#create-collection button")
+        expect(page.locator("#collection-status")).to_have_text(
+            "harbour: taken on as it is in Milvus (1 passages, all-MiniLM-L6-v2); uploads add to it")
+        expect(page.locator("#collections li", has_text="harbour")).to_contain_text("(0 docs, 1 passages)")
+        page.fill("#collection-name", "fresh")  # a new one says nothing
+        page.click("#create-collection button")
+        expect(page.locator("#collections li", has_text="fresh")).to_have_count(1)
+        expect(page.locator("#collection-status")).to_have_text("")
         page.close()
 
 

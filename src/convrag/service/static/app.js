@@ -164,7 +164,13 @@ $("create-collection").addEventListener("submit", (event) => {
   event.preventDefault();
   action(async () => {
     const name = $("collection-name").value.trim();
-    await api("/api/collections", { method: "POST", body: { name } });
+    $("collection-status").textContent = "";
+    const created = await api("/api/collections", { method: "POST", body: { name } });
+    // a collection indexed elsewhere into the same Milvus (convrag index --backend milvus) is taken on as it is
+    if (created.taken_on) {
+      $("collection-status").textContent =
+        `${name}: taken on as it is in Milvus (${created.passages} passages, ${created.embedding_model}); uploads add to it`;
+    }
     $("collection-name").value = "";
     await loadCollections();
     $("upload-target").value = name;
