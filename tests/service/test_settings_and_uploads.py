@@ -56,6 +56,20 @@ def test_an_unknown_default_strategy_is_refused(monkeypatch: pytest.MonkeyPatch)
         ServiceSettings.load()
 
 
+def test_the_local_model_keeps_as_many_prompts_as_the_settings_say(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The local model's number of slots was fixed at 4 whatever the machine: each slot held a copy
+    of the model then, and an operator with memory for more concurrent conversations could not say so."""
+    from convrag.service.app import _make_llm
+
+    monkeypatch.setenv("CONVRAG_LLM_SLOTS", "12")
+    local = _make_llm(ServiceSettings.load(data_dir=tmp_path))  # no model is loaded until it is asked
+    assert local.inner.max_slots == 12  # type: ignore[attr-defined]
+    assert _make_llm(ServiceSettings.load(data_dir=tmp_path, llm="local:/models/other.gguf")).inner.max_slots == 12  # type: ignore[attr-defined]
+    monkeypatch.setenv("CONVRAG_LLM_SLOTS", "0")
+    with pytest.raises(ConfigError, match="llm_slots: Input should be greater than or equal to 1"):
+        ServiceSettings.load()
+
+
 def test_api_key_needed_off_loopback() -> None:
     ServiceSettings.load(host="127.0.0.1").check()
     ServiceSettings.load(host="::1").check()

@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from fastapi import Depends, FastAPI
 from fastapi.responses import HTMLResponse
@@ -52,7 +53,11 @@ DOCS_PAGE = """<!doctype html>
 def _make_llm(settings: ServiceSettings) -> LLM:
     from ..llm import make_llm
 
-    options = {"base_url": settings.llm_url} if settings.llm.startswith("openai") and settings.llm_url else {}
+    options: dict[str, Any] = {}
+    if settings.llm.startswith("openai") and settings.llm_url:
+        options["base_url"] = settings.llm_url
+    if settings.llm.partition(":")[0] == "local":
+        options["slots"] = settings.llm_slots
     return make_llm(settings.llm, **options)
 
 

@@ -87,6 +87,11 @@ class ServiceSettings(BaseSettings):
     api_key: SecretStr | None = None
     llm: str = "local"
     llm_url: str | None = None
+    #: with llm "local": the prompts the model keeps read at once (one per conversation going on;
+    #: a conversation whose prompt is kept reads only its new turn). Each is a context over the one
+    #: loaded model, about 120 MiB with the default model, so a machine with memory to spare and many
+    #: concurrent conversations may keep more.
+    llm_slots: int = Field(4, ge=1, le=64)
     embedding_model: str = "all-MiniLM-L6-v2"
     #: where collections are kept: "embedded" (folders of indexes in data_dir) or "milvus"
     backend: Literal["embedded", "milvus"] = "embedded"
