@@ -32,6 +32,30 @@ def test_every_context_runs_the_one_model_and_writes_what_a_model_of_its_own_wri
     assert [greedy(first, PROMPTS[1]), greedy(second, PROMPTS[1]), greedy(third, PROMPTS[0])] == [expected[1], expected[1], expected[0]]
 
 
+def test_the_internals_checked_are_those_of_the_pinned_version() -> None:
+    """Raising llama-cpp-python's pin is to come with a look at context_over (and this constant)."""
+    import re
+
+    from convrag.llm.shared_model import CHECKED_WITH
+
+    pinned = re.search(r'"llama-cpp-python\[server\]==([^"]+)"', (Path(__file__).parents[2] / "pyproject.toml").read_text())
+    assert pinned and pinned.group(1) == CHECKED_WITH
+
+
+def test_another_llama_cpp_python_gets_a_model_per_slot_not_a_guess_at_its_internals(
+        model_path: Path, monkeypatch, caplog) -> None:  # type: ignore[no-untyped-def]
+    import llama_cpp
+
+    from convrag.llm.local import LocalLLM
+
+    monkeypatch.setattr(llama_cpp, "__version__", "9.9.9")
+    llm = LocalLLM(model_path, n_ctx=512, slots=2)
+    first, second = llm.open_context(), llm.open_context()
+    assert model_of(first) != model_of(second)
+    assert "llama-cpp-python 9.9.9 is not 0.3.36" in caplog.text
+    assert greedy(second, PROMPTS[0]) == greedy(first, PROMPTS[0])
+
+
 # in a process of its own: its memory is what is measured, and freeing the model too early would
 # end it with a crash rather than the test session
 _MEASURE = """

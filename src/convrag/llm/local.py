@@ -21,7 +21,7 @@ from typing import Any
 
 from .base import ChatMessage, Completion, GenerationParams, LLMError
 from .model_files import DEFAULT_MODEL_NAME, ensure_default_model
-from .shared_model import context_over
+from .shared_model import CHECKED_WITH, context_over, installed_version, shares_models
 from .steering import Steering
 
 #: a slot is reused for a new request when it shares at least this many prompt characters
@@ -161,6 +161,9 @@ class LocalLLM:
             if self._model_owner is None:
                 self._model_owner = self._load()
                 return self._model_owner
+        if not shares_models():  # another llama-cpp-python than the one context_over was checked with
+            log.warning("llama-cpp-python %s is not %s: every slot loads the model again", installed_version(), CHECKED_WITH)
+            return self._load()
         return context_over(self._model_owner)
 
     def _load(self) -> Any:

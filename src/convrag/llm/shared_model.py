@@ -8,7 +8,9 @@ slots held about 5 GB. A context made by :func:`context_over` uses the model its
 (weights mapped and repacked once) and holds a reference to the owner, so the model is freed only
 after the last context over it.
 
-This reaches into llama-cpp-python's internals (the version is pinned in pyproject.toml);
+This reaches into llama-cpp-python's internals, so it is used only with the version pinned in
+pyproject.toml (:data:`CHECKED_WITH`); with another, :func:`shares_models` is False and every slot
+loads the model again, as llama-cpp-python itself does (slower and larger, never wrong).
 tests/llm/test_shared_model.py checks that a context made here shares the owner's model and
 writes what a context loaded on its own writes.
 """
@@ -20,6 +22,20 @@ import ctypes
 from typing import Any
 
 import numpy as np
+
+#: the llama-cpp-python version whose internals :func:`context_over` was written and tested against
+CHECKED_WITH = "0.3.36"
+
+
+def installed_version() -> str:
+    import llama_cpp
+
+    return str(getattr(llama_cpp, "__version__", "unknown"))
+
+
+def shares_models() -> bool:
+    """Whether the installed llama-cpp-python is the one :func:`context_over` is known to be right for."""
+    return installed_version() == CHECKED_WITH
 
 
 def context_over(owner: Any) -> Any:
