@@ -204,7 +204,8 @@ def test_openai_stop_and_top_p_reach_the_model(tmp_path: Path, gov_files: list[t
             refused = client.post("/v1/chat/completions", json={"model": "collection:gov", "messages": question, **bad})
             assert refused.status_code == 422 and refused.json()["error"]["code"] == "invalid_request", bad
         # a client asking for several answers was handed one, as if it were all of them
-        assert "n" in client.post("/v1/chat/completions", json={"model": "collection:gov", "messages": question, "n": 2}).json()["error"]["message"]
+        told = client.post("/v1/chat/completions", json={"model": "collection:gov", "messages": question, "n": 2}).json()["error"]["message"]
+        assert told.startswith("body.n: ") and "one answer per request" in told, told
         assert len(openai.chat.completions.create(model="collection:gov", messages=question, n=1).choices) == 1
 
 

@@ -71,8 +71,8 @@ class ChatCompletionRequest(BaseModel):
     #: up to 4 strings at which the answer ends (not included), as OpenAI's; the pipeline's own stay
     stop: str | list[str] | None = None
     #: how many answers: one per request (a client asking for more is told, not handed one)
-    n: int | None = Field(None, ge=1, le=1, description="answers to write: convrag writes one per request; "
-                          "ask again with temperature above 0 for another")
+    n: int | None = Field(None, json_schema_extra={"minimum": 1, "maximum": 1},  # checked by _one_answer, which says why
+                          description="answers to write: convrag writes one per request; ask again with temperature above 0 for another")
 
     @field_validator("stop")
     @classmethod
@@ -80,6 +80,13 @@ class ChatCompletionRequest(BaseModel):
         strings = [value] if isinstance(value, str) else value or []
         if len(strings) > 4 or any(len(s) > 200 for s in strings):
             raise ValueError("at most 4 stop strings of at most 200 characters each")
+        return value
+
+    @field_validator("n")
+    @classmethod
+    def _one_answer(cls, value: int | None) -> int | None:
+        if value is not None and value != 1:
+            raise ValueError("convrag writes one answer per request (n = 1); ask again with temperature above 0 for another")
         return value
 
     def sampling(self) -> Sampling | None:
