@@ -36,12 +36,10 @@ def router() -> APIRouter:
         by uploads (``taken_on`` is true)."""
         if state.store.collection(body.name) is not None:
             raise ApiError(409, f"a collection named {body.name!r} exists", "collection_exists")
-        model: str | None = state.settings.embedding_model
-        taken_on = False
-        if state.collections.taken(body.name):
-            model, taken_on = state.collections.made_elsewhere(body.name), True
-            if model is None:
-                raise ApiError(409, f"a collection named {body.name!r} exists", "collection_exists")
+        taken_on = state.collections.taken(body.name)
+        model = state.collections.made_elsewhere(body.name) if taken_on else state.settings.embedding_model
+        if model is None:
+            raise ApiError(409, f"a collection named {body.name!r} exists", "collection_exists")
         record = state.store.add_collection(body.name, body.description, model)
         return {**collection_info(state, record), "taken_on": taken_on}
 

@@ -128,8 +128,7 @@ async function loadStrategies() {
     option.title = s.description; option.dataset.about = s.description;
     select.append(option);
   }
-  select.value = state.conversation ? state.conversation.strategy : offered.default;
-  showStrategy();
+  chooseStrategy(state.conversation ? state.conversation.strategy : offered.default);
 }
 
 // A conversation whose strategy the server no longer offers shows it, marked, rather than another.
