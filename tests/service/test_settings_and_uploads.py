@@ -22,6 +22,16 @@ def test_file_then_environment_then_flags(tmp_path: Path, monkeypatch: pytest.Mo
     assert ServiceSettings.load(config, port=9200).port == 9200
 
 
+def test_a_folder_under_home_is_read_as_the_shell_reads_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The documented `data_dir: ~/.cache/convrag/service` made a folder named `~` in the directory
+    the service was started from."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    config = tmp_path / "convrag.yaml"
+    config.write_text("data_dir: ~/.cache/convrag/service\n")
+    settings = ServiceSettings.load(config)
+    assert settings.data_dir == tmp_path / "home" / ".cache" / "convrag" / "service"
+
+
 def test_bad_config_files_are_clear_errors(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="does not exist"):
         ServiceSettings.load(tmp_path / "missing.yaml")

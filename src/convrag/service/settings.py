@@ -111,6 +111,13 @@ class ServiceSettings(BaseSettings):
     #: Host header values accepted besides the bound address and localhost (names the server is reached by)
     allowed_hosts: list[str] = Field(default_factory=list)
 
+    @field_validator("data_dir")
+    @classmethod
+    def _home_expanded(cls, value: Path) -> Path:
+        """``~`` as the shell reads it: the documented ``data_dir: ~/.cache/convrag/service`` in a
+        settings file made a folder named ``~`` in the current directory."""
+        return value.expanduser()
+
     @field_validator("strategy")
     @classmethod
     def _known_strategy(cls, value: str) -> str:
