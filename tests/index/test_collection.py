@@ -397,3 +397,27 @@ def test_deleting_a_collection(tmp_path: Path, tiny_passages: list[Passage]) -> 
     assert not built.path.exists() and store.names() == []
     with pytest.raises(CollectionError, match="unknown collection 'c'"):
         store.delete("c")
+
+
+def test_a_linked_collection_and_its_source_never_change_each_other(tmp_path: Path, tiny_passages: list[Passage],
+                                                                      embedder: Embedder) -> None:
+    """How the service takes on a collection `convrag index` built: its files linked, not copied, and
+    later builds of either side leave the other's version as it was."""
+    source = Collection.build(tmp_path / "cli" / "docs", tiny_passages, embedder=embedder)
+    linked = collection_module.link_collection(source.path, tmp_path / "svc" / "docs")
+    assert linked.version_dir.name == source.version_dir.name and linked.passages == source.passages and linked.intact()
+    assert (linked.version_dir / "dense" / "embeddings.npy").samefile(source.version_dir / "dense" / "embeddings.npy")
+    Collection.build(source.path, tiny_passages[:2], embedder=embedder)  # `convrag index` again, a smaller corpus
+    Collection.build(linked.path, tiny_passages[1:], embedder=embedder, reuse=Collection.open(linked.path), force=True)
+    assert len(Collection.open(source.path).passages) == 2 and len(Collection.open(linked.path).passages) == len(tiny_passages) - 1
+    assert Collection.open(source.path).intact() and Collection.open(linked.path).intact()
+
+
+def test_a_source_that_cannot_be_read_is_not_linked(tmp_path: Path, tiny_passages: list[Passage], embedder: Embedder) -> None:
+    source = Collection.build(tmp_path / "cli" / "docs", tiny_passages, embedder=embedder)
+    (source.version_dir / "dense" / "embeddings.npy").write_bytes(b"not an array")
+    with pytest.raises(CollectionError, match="'docs'") as raised:
+        collection_module.link_collection(source.path, tmp_path / "svc" / "docs")
+    assert str(tmp_path) not in str(raised.value)
+    with pytest.raises(CollectionError, match="no index"):
+        collection_module.link_collection(tmp_path / "cli" / "none", tmp_path / "svc" / "none")

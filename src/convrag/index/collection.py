@@ -518,6 +518,34 @@ def _link_or_copy(source: str, target: str) -> str:
     return target
 
 
+def link_collection(source: Path | str, target: Path | str, reporter: Reporter = SILENT) -> Collection:
+    """Make ``target`` a collection whose live version is ``source``'s, its files hard-linked (copied
+    where links fail), and open it. A published version never changes and a build makes a new one,
+    so neither collection's later builds touch the other's files: how the service takes on a
+    collection ``convrag index`` built, without embedding it again or sharing a folder with it.
+    A version ``source`` replaces while it is linked is linked again as the one then live."""
+    source, target = Path(source), Path(target)
+    target.mkdir(parents=True, exist_ok=True)
+    with _writing(target, target.name, reporter):
+        for attempt in range(OPEN_ATTEMPTS):
+            version = live_version(source)
+            if version is None:
+                raise CollectionError(f"collection {source.name!r} has no index; build it with `convrag index`")
+            try:
+                with _staging(target, version) as building:
+                    shutil.copytree(source / version, building, copy_function=_link_or_copy)
+                    _publish(target, building, version)
+                break
+            except (FileNotFoundError, shutil.Error):  # named by the collection, not the host's folders
+                if live_version(source) == version or attempt == OPEN_ATTEMPTS - 1:
+                    raise CollectionDamaged(f"collection {source.name!r}: its files cannot be read; "
+                                            "rebuild it with `convrag index`") from None
+    linked = Collection.open(target)
+    if not linked.intact():
+        raise CollectionDamaged(f"collection {source.name!r}: its indexes cannot be read; rebuild it with `convrag index`")
+    return linked
+
+
 def _remove_stale(path: Path, keep: str) -> None:
     """Delete versions other than the live one, abandoned temporary builds, and finished staging."""
     for child in path.iterdir():
