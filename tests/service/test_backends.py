@@ -80,7 +80,9 @@ def test_a_collection_convrag_index_made_in_the_same_milvus_is_taken_on_by_name(
         created = client.post("/api/collections", json={"name": "harbour"})
         assert created.status_code == 201, created.text
         info = created.json()
-        assert info["taken_on"] and info["passages"] == 1 and info["documents"] == 0 and info["embedding_model"] == embedder.name
+        assert info["taken_on"] and info["passages"] == 1 and info["documents"] == 1 and info["embedding_model"] == embedder.name
+        assert [(d["doc_id"], d["passages"], d["uploaded"]) for d in client.get("/api/collections/harbour/documents").json()] == [
+            ("moorings", 1, False)]
         assert [c["name"] for c in client.get("/api/collections").json()] == ["harbour"]
         hits = client.post("/api/search", json={"collections": ["harbour"], "query": "mooring price", "k": 3}).json()["hits"]
         assert hits[0]["passage_id"] == "moorings-0-0"
@@ -105,6 +107,71 @@ def test_an_embedded_folder_without_a_record_is_not_taken_on(tmp_path: Path) -> 
         refused = client.post("/api/collections", json={"name": "gov"})
         assert refused.status_code == 409 and refused.json()["error"]["code"] == "collection_exists"
         assert client.get("/api/collections").json() == []
+
+
+HANDBOOK = {
+    "leave.md": "# Leave\n\nEvery employee has 25 days of paid leave a year.\n",
+    "parking.md": "# Parking\n\nA parking permit costs 40 dollars a month.\n",
+}
+
+
+def test_a_collection_convrag_index_built_is_taken_on_by_name(tmp_path: Path) -> None:
+    """`convrag index ./handbook -c handbook` and then `convrag serve`, the README's own sequence on the
+    default backend: the service did not list the collection, and creating it by name made a new,
+    empty one, so a corpus indexed from the command line had to be uploaded again to chat over it."""
+    from typer.testing import CliRunner
+
+    from convrag.cli.main import app
+    from convrag.index.collection import Collection
+
+    folder, store = tmp_path / "handbook", tmp_path / "indexes"
+    folder.mkdir()
+    for name, text in HANDBOOK.items():
+        (folder / name).write_text(text)
+    runner = CliRunner()
+    assert runner.invoke(app, ["index", str(folder), "-c", "handbook", "--store", str(store)]).exit_code == 0
+    assert runner.invoke(app, ["index", str(folder), "-c", "terms", "--store", str(store), "--no-dense"]).exit_code == 0
+    indexed = Collection.open(store / "handbook")
+    settings = ServiceSettings.load(data_dir=tmp_path / "svc", indexed_store=store)
+    llm = ScriptedLLM(answer=["A permit costs 40 dollars a month [1]."])
+    with ThreadServer(settings, llm) as server, httpx.Client(base_url=server.url, timeout=120) as client:
+        assert client.get("/api/collections").json() == []  # not the service's until it is asked for
+        created = client.post("/api/collections", json={"name": "handbook"})
+        assert created.status_code == 201, created.text
+        info = created.json()
+        assert info["taken_on"] and info["passages"] == 2 and info["documents"] == 2 and info["embedding_model"] == indexed.manifest.embedding_model
+        taken = server.app.state.convrag.collections.store.open("handbook")
+        assert taken.version_dir.name == indexed.version_dir.name
+        assert all(f.samefile(indexed.version_dir / f.relative_to(taken.version_dir))  # linked: no vector embedded or copied again
+                   for f in taken.version_dir.rglob("*") if f.is_file())
+        documents = {d["doc_id"]: d for d in client.get("/api/collections/handbook/documents").json()}
+        assert set(documents) == {"leave", "parking"} and documents["parking"]["passages"] == 1 and not documents["parking"]["uploaded"]
+        missing = client.get("/api/collections/handbook/documents/parking/file")
+        assert missing.status_code == 404 and missing.json()["error"]["code"] == "no_uploaded_file"
+        hits = client.post("/api/search", json={"collections": ["handbook"], "query": "parking permit price", "k": 2}).json()["hits"]
+        assert hits[0]["document_id"] == "parking"
+        conv = client.post("/api/conversations", json={"collections": ["handbook"]}).json()
+        turn = client.post(f"/api/conversations/{conv['id']}/messages", json={"question": "How much is a parking permit?"}).json()
+        assert turn["citations"][0]["document_id"] == "parking"
+        # uploads add beside it, a taken-on document is removed as an uploaded one is; what `convrag index` keeps is untouched
+        assert upload(client, "handbook", [("fishing.md", FISHING)])["status"] == "succeeded"
+        assert wait_job(client, client.delete("/api/collections/handbook/documents/leave").json()["id"])["status"] == "succeeded"
+        assert [d["doc_id"] for d in client.get("/api/collections/handbook/documents").json()] == ["parking", "fishing"]
+        assert client.get("/api/collections/handbook").json()["passages"] == 2
+        # damaged later, a taken-on document has no uploaded file to be read again from: the job says so
+        passages = server.app.state.convrag.collections.store.open("handbook").version_dir / "passages.jsonl"
+        passages.unlink()
+        passages.write_text("{not json\n")
+        failed = upload(client, "handbook", [("leave.md", HANDBOOK["leave.md"].encode())])
+        assert failed["status"] == "failed" and "'parking' was indexed by `convrag index`, not uploaded" in failed["error"]
+        assert client.delete("/api/collections/handbook").status_code == 204
+        kept = Collection.open(store / "handbook")
+        assert kept.version_dir == indexed.version_dir and kept.passages == indexed.passages and kept.intact()
+        # one without the dense index the service searches is refused with the reason, not made anew and empty
+        refused = client.post("/api/collections", json={"name": "terms"})
+        assert refused.status_code == 400 and "--no-dense" in refused.json()["error"]["message"]
+        assert [c["name"] for c in client.get("/api/collections").json()] == []
+        assert client.post("/api/collections", json={"name": "fresh"}).json()["taken_on"] is False
 
 
 def test_a_milvus_job_cut_off_by_a_stop_runs_again(tmp_path: Path) -> None:

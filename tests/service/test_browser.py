@@ -321,8 +321,12 @@ def test_creating_a_collection_indexed_elsewhere_in_milvus_says_it_was_taken_on(
         page.fill("#collection-name", "harbour")
         page.click("#create-collection button")
         expect(page.locator("#collection-status")).to_have_text(
-            "harbour: taken on as it is in Milvus (1 passages, all-MiniLM-L6-v2); uploads add to it")
-        expect(page.locator("#collections li", has_text="harbour")).to_contain_text("(0 docs, 1 passages)")
+            "harbour: taken on as convrag index made it (1 documents, 1 passages, all-MiniLM-L6-v2); uploads add to it")
+        expect(page.locator("#collections li", has_text="harbour")).to_contain_text("(1 docs, 1 passages)")
+        page.locator("#collections li", has_text="harbour").get_by_role("button", name="Documents").click()
+        row = page.locator("#documents-table tr", has_text="moorings")  # no uploaded file: named, not a download link
+        expect(row.locator("span[title='indexed by convrag index: no uploaded file']")).to_have_text("moorings")
+        expect(row.locator("a")).to_have_count(0)
         page.fill("#collection-name", "fresh")  # a new one says nothing
         page.click("#create-collection button")
         expect(page.locator("#collections li", has_text="fresh")).to_have_count(1)

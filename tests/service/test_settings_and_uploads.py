@@ -27,9 +27,10 @@ def test_a_folder_under_home_is_read_as_the_shell_reads_it(tmp_path: Path, monke
     the service was started from."""
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     config = tmp_path / "convrag.yaml"
-    config.write_text("data_dir: ~/.cache/convrag/service\n")
+    config.write_text("data_dir: ~/.cache/convrag/service\nindexed_store: ~/indexes\n")
     settings = ServiceSettings.load(config)
     assert settings.data_dir == tmp_path / "home" / ".cache" / "convrag" / "service"
+    assert settings.indexed_store == tmp_path / "home" / "indexes"
 
 
 def test_bad_config_files_are_clear_errors(tmp_path: Path) -> None:

@@ -390,6 +390,10 @@ class MilvusCollection:
                                      output_fields=["id", "title", "text", "url"])
         return [_passage(r) for r in rows]
 
+    def stored_passages(self) -> list[Passage]:
+        """Every stored passage, as it was ingested (listed in batches of 1000)."""
+        return [Passage(passage_id, _passage_text(text, title), title, url) for passage_id, (text, title, url) in self._stored().items()]
+
     def _stored(self) -> dict[str, tuple[str, str, str]]:
         """Every stored passage's id and the fields a sync compares (text, title, url)."""
         out: dict[str, tuple[str, str, str]] = {}

@@ -242,8 +242,12 @@ class Indexer:
             if row["doc_id"] in replaced:
                 continue
             f = next((f for f in (self.store.job(row["job_id"]) or {}).get("files", []) if f["doc_id"] == row["doc_id"]), None)
-            stored = self.uploads_root / row["job_id"] / f["stored"] if f is not None else None
-            if stored is None or not stored.is_file():
+            if f is None:  # a document of a collection taken on as `convrag index` made it
+                raise ConvragError(f"collection {name!r} is damaged and its document {row['original']!r} was indexed by "
+                                   "`convrag index`, not uploaded, so there is no file to read it again from; delete the "
+                                   "collection and create it again to take it on anew")
+            stored = self.uploads_root / row["job_id"] / f["stored"]
+            if not stored.is_file():
                 raise ConvragError(f"collection {name!r} is damaged and the file of its document {row['original']!r} is gone; "
                                    "delete the collection and upload its documents again")
             passages += self._chunked(name, stored, f, embedder)

@@ -99,6 +99,9 @@ class ServiceSettings(BaseSettings):
     #: server's address (http://host:19530); its token in CONVRAG_MILVUS_TOKEN
     milvus_uri: str | None = None
     milvus_token: SecretStr | None = None
+    #: with backend "embedded": the folder ``convrag index`` builds collections in (its --store); a
+    #: collection there is taken on, its files linked, when one of its name is created
+    indexed_store: Path = Field(default_factory=config.default_store)
     strategy: str = "progressive"
     pipelines: dict[str, PipelineConfig] = Field(default_factory=dict)
     limits: Limits = Field(default_factory=Limits)
@@ -111,7 +114,7 @@ class ServiceSettings(BaseSettings):
     #: Host header values accepted besides the bound address and localhost (names the server is reached by)
     allowed_hosts: list[str] = Field(default_factory=list)
 
-    @field_validator("data_dir")
+    @field_validator("data_dir", "indexed_store")
     @classmethod
     def _home_expanded(cls, value: Path) -> Path:
         """``~`` as the shell reads it: the documented ``data_dir: ~/.cache/convrag/service`` in a

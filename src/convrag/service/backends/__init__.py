@@ -64,10 +64,16 @@ class ServiceCollections(Protocol):
         """Whether something of that name is already there (a new collection may not take it)."""
 
     def made_elsewhere(self, name: str) -> str | None:
-        """The embedding model of the collection ``name`` when the backend holds one that another
-        convrag program made (``convrag index --backend milvus`` into the same Milvus), which the
-        service may take on as it is; None when it holds none, or cannot tell one from a leftover
-        of its own."""
+        """The embedding model of a collection ``name`` that ``convrag index`` made where the service
+        can take it on as it is (into the same Milvus; for embedded folders, into the settings'
+        ``indexed_store``); None when there is none, or when it cannot be told from a leftover of
+        the service's own."""
+
+    def take_on(self, name: str) -> list[Passage]:
+        """Make the collection :meth:`made_elsewhere` found the service's own, as it is; its passages
+        (what the service then records as its documents). Milvus: nothing to move. Embedded: its
+        live version linked into the service's folder, so that the service's uploads and deletes
+        never change what ``convrag index`` keeps."""
 
     def delete(self, name: str) -> None: ...
 
@@ -94,4 +100,4 @@ def make_collections(settings: ServiceSettings) -> ServiceCollections:
         return MilvusCollections(settings.milvus_target, token)
     from .embedded import EmbeddedCollections
 
-    return EmbeddedCollections(Path(settings.data_dir) / "collections")
+    return EmbeddedCollections(Path(settings.data_dir) / "collections", indexed=settings.indexed_store)

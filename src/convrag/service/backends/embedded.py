@@ -7,8 +7,8 @@ import threading
 from pathlib import Path
 
 from ...embeddings import Embedder
-from ...errors import CollectionDamaged, ConvragError
-from ...index.collection import CURRENT_FILE, Collection, CollectionStore, live_version
+from ...errors import CollectionDamaged, CollectionError, ConvragError
+from ...index.collection import CURRENT_FILE, Collection, CollectionStore, link_collection, live_version
 from ...index.manifest import Manifest
 from ...index.windows import WindowSettings
 from ...llm.base import LLM
@@ -24,13 +24,15 @@ def job_source(job_id: str) -> str:
 
 class EmbeddedCollections:
     """Collections as folders of BM25 and dense indexes under ``root``, each version built aside and
-    switched to atomically (:mod:`convrag.index.collection`)."""
+    switched to atomically (:mod:`convrag.index.collection`). ``indexed``: the folder ``convrag index``
+    builds collections in (its ``--store``), whose collections are taken on when created by name."""
 
     kind = "embedded"
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, indexed: Path | None = None) -> None:
         self.store = CollectionStore(root)
         self.root = self.store.root
+        self.indexed = CollectionStore(indexed) if indexed is not None else None
         self._opened: dict[str, Collection] = {}
         self._lock = threading.Lock()
 
@@ -69,7 +71,32 @@ class EmbeddedCollections:
         return self.store.path(name).exists()
 
     def made_elsewhere(self, name: str) -> str | None:
-        return None  # a folder here is the service's own (one a crashed delete left): never taken on again
+        """A collection of ``indexed`` with an index, where the service has no folder of that name (one
+        here is the service's own, which a cut-off delete left: never taken on again): its model."""
+        if self.indexed is None or self.taken(name):
+            return None
+        source = self.indexed.path(name)
+        version = live_version(source)
+        if version is None or source.resolve() == self.store.path(name).resolve():
+            return None
+        try:
+            model = Manifest.read(source / version).embedding_model
+        except (ConvragError, OSError):
+            return None
+        if model is None:  # not made anew and empty under its name, which would hide it
+            raise CollectionError(f"collection {name!r} that `convrag index` built has no dense index (--no-dense), "
+                                  "which the service searches too: index it again without --no-dense, or choose another name")
+        return model
+
+    def take_on(self, name: str) -> list[Passage]:
+        """The collection of ``indexed`` linked in as this folder's (see :func:`link_collection`)."""
+        assert self.indexed is not None, "made_elsewhere found nothing to take on"
+        target = self.store.path(name, new=True)
+        try:
+            return link_collection(self.indexed.path(name), target).passages
+        except BaseException:
+            shutil.rmtree(target, ignore_errors=True)
+            raise
 
     def delete(self, name: str) -> None:
         with self._lock:

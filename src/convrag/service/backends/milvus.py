@@ -81,6 +81,11 @@ class MilvusCollections:
             return None
         return collection.info.embedding_model if collection is not None else None
 
+    def take_on(self, name: str) -> list[Passage]:
+        """Nothing moves: the collection is searched where it is. Its passages, listed in batches."""
+        collection = self._collection(name)
+        return collection.stored_passages() if collection is not None else []
+
     def delete(self, name: str) -> None:
         with self._lock:
             self._opened.pop(name, None)

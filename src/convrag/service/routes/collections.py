@@ -7,6 +7,7 @@ from fastapi import APIRouter, Depends, Response
 from pydantic import BaseModel, Field
 
 from ...index.collection import NAME
+from ...types import Passage, document_of
 from ..errors import ApiError
 from ..state import ServiceState, get_state
 from .common import collection_info, job_info, require_collection
@@ -21,6 +22,18 @@ class CollectionPatch(BaseModel):
     description: str = Field(max_length=2000)
 
 
+def documents_of(passages: list[Passage]) -> list[dict[str, Any]]:
+    """The documents of a taken-on collection as the database lists uploaded ones: one per document
+    id of its passages, named by that id (there is no file), with the size of its passages' text."""
+    rows: dict[str, dict[str, Any]] = {}
+    for p in passages:
+        doc_id = document_of(p.doc_id)
+        row = rows.setdefault(doc_id, {"doc_id": doc_id, "filename": doc_id, "title": p.title or doc_id, "bytes": 0, "passages": 0})
+        row["bytes"] += len(p.text.encode("utf-8"))
+        row["passages"] += 1
+    return list(rows.values())
+
+
 def router() -> APIRouter:
     api = APIRouter(tags=["collections"])
 
@@ -30,18 +43,26 @@ def router() -> APIRouter:
 
     @api.post("/collections", status_code=201)
     def create_collection(body: CollectionIn, state: ServiceState = Depends(get_state)) -> dict[str, Any]:
-        """A new, empty collection; or, where the backend already holds a collection of that name that
-        another convrag program made (``convrag index --backend milvus`` into the same Milvus), that
-        one taken on as it is: its passages searched, its embedding model kept, documents added to it
-        by uploads (``taken_on`` is true)."""
+        """A new, empty collection; or, where ``convrag index`` made a collection of that name that the
+        service can reach (into the same Milvus; with embedded folders, into the settings'
+        ``indexed_store``), that one taken on as it is (``taken_on`` is true): its passages searched,
+        its embedding model kept, its documents listed (they have no uploaded file), documents
+        added to it by uploads."""
         if state.store.collection(body.name) is not None:
             raise ApiError(409, f"a collection named {body.name!r} exists", "collection_exists")
-        taken_on = state.collections.taken(body.name)
-        model = state.collections.made_elsewhere(body.name) if taken_on else state.settings.embedding_model
-        if model is None:
+        model = state.collections.made_elsewhere(body.name)
+        if model is None and state.collections.taken(body.name):
             raise ApiError(409, f"a collection named {body.name!r} exists", "collection_exists")
-        record = state.store.add_collection(body.name, body.description, model)
-        return {**collection_info(state, record), "taken_on": taken_on}
+        record = state.store.add_collection(body.name, body.description, model or state.settings.embedding_model)
+        if model is not None:
+            try:
+                passages = state.collections.take_on(body.name)
+            except BaseException:
+                state.store.delete_collection(body.name)
+                raise
+            job = state.store.add_job(body.name, [])
+            state.store.finish_job(job["id"], body.name, documents_of(passages))
+        return {**collection_info(state, record), "taken_on": model is not None}
 
     @api.get("/collections/{name}")
     def describe_collection(name: str, state: ServiceState = Depends(get_state)) -> dict[str, Any]:

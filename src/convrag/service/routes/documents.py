@@ -127,8 +127,11 @@ def router(limits: Limits) -> APIRouter:
         row = state.store.document(name, doc_id)
         job = state.store.job(row["job_id"]) if row else None
         stored = next((f["stored"] for f in (job or {}).get("files", []) if f["doc_id"] == doc_id), None)
-        if row is None or stored is None:
+        if row is None:
             raise ApiError(404, f"no document {doc_id!r} in {name!r}", "document_not_found")
+        if stored is None:  # a document of a collection taken on as `convrag index` made it
+            raise ApiError(404, f"document {doc_id!r} of {name!r} was indexed by `convrag index`, not uploaded: "
+                                "the service has no file of it", "no_uploaded_file")
         path = inside(state.uploads / row["job_id"], stored)
         return FileResponse(path, filename=row["original"], content_disposition_type="attachment")
 

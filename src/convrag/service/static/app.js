@@ -165,10 +165,10 @@ $("create-collection").addEventListener("submit", (event) => {
     const name = $("collection-name").value.trim();
     $("collection-status").textContent = "";
     const created = await api("/api/collections", { method: "POST", body: { name } });
-    // a collection indexed elsewhere into the same Milvus (convrag index --backend milvus) is taken on as it is
+    // a collection `convrag index` made (into the same Milvus, or the folder it builds in) is taken on as it is
     if (created.taken_on) {
-      $("collection-status").textContent =
-        `${name}: taken on as it is in Milvus (${created.passages} passages, ${created.embedding_model}); uploads add to it`;
+      $("collection-status").textContent = `${name}: taken on as convrag index made it (${created.documents} documents, ` +
+        `${created.passages} passages, ${created.embedding_model}); uploads add to it`;
     }
     $("collection-name").value = "";
     await loadCollections();
@@ -253,7 +253,10 @@ async function refreshDocuments(name) {
   if (!docs.length) { table.append(el("tr", "no documents yet")); return; }
   for (const d of docs) {
     const tr = el("tr");
-    const link = el("a", d.original); link.href = `/api/collections/${encodeURIComponent(name)}/documents/${encodeURIComponent(d.doc_id)}/file`;
+    // a document of a collection taken on as `convrag index` made it has no file to download
+    const link = el(d.uploaded ? "a" : "span", d.original);
+    if (d.uploaded) link.href = `/api/collections/${encodeURIComponent(name)}/documents/${encodeURIComponent(d.doc_id)}/file`;
+    else link.title = "indexed by convrag index: no uploaded file";
     const nameCell = el("td"); nameCell.append(link, el("span", ` ${d.passages} passages · ${when(d.added)}`, "when"));
     const actions = el("td");
     actions.append(
