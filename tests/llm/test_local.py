@@ -48,6 +48,19 @@ def test_a_seeded_sample_is_reproducible_and_differs_from_another_seed(local_llm
     assert texts[0] == texts[3] and len(set(texts[:3])) > 1
 
 
+def test_a_seed_outside_llama_cpps_range_is_still_one_seed(local_llm):
+    """OpenAI's seed is any integer; llama.cpp's is 32 bits. -1 became llama.cpp's "random seed" (the
+    same seed, another answer each time, while the completion cache keyed both by it) and 2**32 + 1
+    was cut to 1 (two seeds, one answer)."""
+    messages = [{"role": "user", "content": "Write one short sentence about the sea."}]
+
+    def sample(seed: int) -> str:
+        return local_llm.complete(messages, GenerationParams(temperature=0.9, max_tokens=24, seed=seed)).text
+
+    assert sample(-1) == sample(-1) and sample(2**64) == sample(2**64)
+    assert len({sample(1), sample(2**32 + 1), sample(2**32 - 1)}) == 3
+
+
 def test_top_p_reaches_the_sampler(model_path):
     """A client's top_p was dropped: llama.cpp sampled with its own 0.95. A cut that keeps only the
     likeliest token makes every seed write the greedy text, streamed or not, where the whole nucleus

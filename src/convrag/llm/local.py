@@ -9,6 +9,7 @@ of one conversation are rewritten in order, are read once instead of on every ca
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import threading
@@ -37,6 +38,20 @@ log = logging.getLogger("convrag.llm")
 def _nucleus(params: GenerationParams) -> dict[str, float]:
     """``top_p`` for llama.cpp when one is asked for; otherwise its own default (0.95) stays."""
     return {} if params.top_p is None else {"top_p": params.top_p}
+
+
+#: llama.cpp's seeds are 32 bits, and the largest means "a random seed" (LLAMA_DEFAULT_SEED)
+_RANDOM_SEED = 2**32 - 1
+
+
+def _llama_seed(seed: int | None) -> int | None:
+    """A client's seed as llama.cpp can take it: one in its range as it is, any other mapped by a hash
+    into the range. Passed as it was, ctypes cut a larger seed to its low 32 bits (2**32 + 5 sampled
+    what 5 did) and -1 became llama.cpp's "random seed", so one seed gave a different answer each time."""
+    if seed is None or 0 <= seed < _RANDOM_SEED:
+        return seed
+    digest = hashlib.blake2b(str(seed).encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "little") % _RANDOM_SEED
 
 
 def _render(messages: list[ChatMessage]) -> str:
@@ -342,7 +357,7 @@ class LocalLLM:
             steering = self._steering(slot.llama, params)
             try:
                 for chunk in slot.llama.create_chat_completion(
-                    messages=list(messages), temperature=params.temperature, max_tokens=params.max_tokens, seed=params.seed,
+                    messages=list(messages), temperature=params.temperature, max_tokens=params.max_tokens, seed=_llama_seed(params.seed),
                     stop=list(params.stop) or None, stream=True, logits_processor=self._processors(steering), **_nucleus(params),
                 ):
                     choice = chunk["choices"][0]
@@ -375,7 +390,7 @@ class LocalLLM:
                     messages=list(messages),
                     temperature=params.temperature,
                     max_tokens=params.max_tokens,
-                    seed=params.seed,
+                    seed=_llama_seed(params.seed),
                     stop=list(params.stop) or None,
                     logits_processor=self._processors(steering),
                     **_nucleus(params),
