@@ -170,6 +170,10 @@ def test_a_collection_convrag_index_built_is_taken_on_by_name(tmp_path: Path) ->
         # one without the dense index the service searches is refused with the reason, not made anew and empty
         refused = client.post("/api/collections", json={"name": "terms"})
         assert refused.status_code == 400 and "--no-dense" in refused.json()["error"]["message"]
+        # nor is one whose first build has not finished
+        (store / "manual").mkdir()
+        refused = client.post("/api/collections", json={"name": "manual"})
+        assert refused.status_code == 400 and "no index yet" in refused.json()["error"]["message"]
         assert [c["name"] for c in client.get("/api/collections").json()] == []
         assert client.post("/api/collections", json={"name": "fresh"}).json()["taken_on"] is False
 

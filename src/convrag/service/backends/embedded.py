@@ -77,8 +77,12 @@ class EmbeddedCollections:
             return None
         source = self.indexed.path(name)
         version = live_version(source)
-        if version is None or source.resolve() == self.store.path(name).resolve():
+        if source.resolve() == self.store.path(name).resolve() or not source.is_dir():
             return None
+        if version is None:  # not made anew and empty under its name, which would hide it once built
+            raise CollectionError(f"collection {name!r} that `convrag index` builds has no index yet (its first build is "
+                                  "running, or was cut off: run it again); create it when the build has finished, or "
+                                  "choose another name")
         try:
             model = Manifest.read(source / version).embedding_model
         except (ConvragError, OSError):
