@@ -392,6 +392,9 @@ def test_deleting_a_collection(tmp_path: Path, tiny_passages: list[Passage]) -> 
     (tmp_path / "convrag.sqlite").touch()  # the folder is a convrag service's
     with pytest.raises(CollectionError, match="holds a convrag service's collections; delete 'c' in its web chat"):
         store.delete("c")
+    for name in ("c", "new"):  # nor built into: a build would drop the documents uploaded to it
+        with pytest.raises(CollectionError, match=f"holds a convrag service's collections; add documents to '{name}'"):
+            store.writable(name)
     (tmp_path / "convrag.sqlite").unlink()
     store.delete("c")
     assert not built.path.exists() and store.names() == []

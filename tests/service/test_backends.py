@@ -92,6 +92,19 @@ def test_a_collection_convrag_index_made_in_the_same_milvus_is_taken_on_by_name(
         # documents uploaded to it are added beside what was indexed
         assert upload(client, "harbour", [("fishing.md", FISHING)])["status"] == "succeeded"
         assert client.get("/api/collections/harbour").json()["passages"] == 2
+        # from now on the service keeps it: `convrag index` would make it hold its corpus alone, dropping the
+        # uploaded document the service still lists, and `convrag delete` would leave the service a dangling record
+        from typer.testing import CliRunner
+
+        from convrag.cli.main import app
+
+        corpus = tmp_path / "harbour.jsonl"
+        corpus.write_text('{"_id": "moorings-0-0", "title": "Moorings", "text": "Mooring costs 45 dollars a night."}\n')
+        for command in (["index", str(corpus), "-c", "harbour"], ["delete", "-c", "harbour", "-y"]):
+            refused = CliRunner().invoke(app, [*command, "--backend", "milvus", "--milvus-uri", uri])
+            assert "kept by a convrag service" in str(refused.exception), refused.output
+        assert client.get("/api/collections/harbour").json()["passages"] == 2
+        assert sorted(d["doc_id"] for d in client.get("/api/collections/harbour/documents").json()) == ["fishing", "moorings"]
         # one of another schema is not convrag's to take
         other = client.post("/api/collections", json={"name": "other"})
         assert other.status_code == 409 and other.json()["error"]["code"] == "collection_exists"
@@ -153,6 +166,10 @@ def test_a_collection_convrag_index_built_is_taken_on_by_name(tmp_path: Path) ->
         conv = client.post("/api/conversations", json={"collections": ["handbook"]}).json()
         turn = client.post(f"/api/conversations/{conv['id']}/messages", json={"question": "How much is a parking permit?"}).json()
         assert turn["citations"][0]["document_id"] == "parking"
+        # `convrag index` into the service's own folder is refused: it would drop what the service lists
+        into_service = runner.invoke(app, ["index", str(folder), "-c", "handbook", "--store", str(tmp_path / "svc" / "collections")])
+        assert "holds a convrag service's collections" in str(into_service.exception)
+        assert server.app.state.convrag.collections.store.open("handbook").version_dir.name == indexed.version_dir.name
         # uploads add beside it, a taken-on document is removed as an uploaded one is; what `convrag index` keeps is untouched
         assert upload(client, "handbook", [("fishing.md", FISHING)])["status"] == "succeeded"
         assert wait_job(client, client.delete("/api/collections/handbook/documents/leave").json()["id"])["status"] == "succeeded"

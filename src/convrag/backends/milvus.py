@@ -85,6 +85,9 @@ class MilvusInfo:
     dimension: int
     corpus_sha256: str = ""
     schema_version: int = SCHEMA_VERSION
+    #: kept by a convrag service, whose database lists the documents uploaded to it: ``convrag index``
+    #: (which makes a collection hold exactly the corpus it is given) and ``convrag delete`` leave it alone
+    served: bool = False
 
 
 class MilvusStore:
@@ -153,6 +156,27 @@ class MilvusStore:
     def exists(self, name: str) -> bool:
         with _reported("looking a collection up", self.uri):
             return bool(self.client.has_collection(milvus_name(name)))
+
+    def served(self, name: str) -> bool:
+        """Whether a convrag service keeps the collection ``name`` (False when there is none)."""
+        info = self._info(milvus_name(name)) if self.exists(name) else None
+        return info is not None and info.served
+
+    def serve(self, name: str) -> None:
+        """Mark the collection ``name`` as a convrag service's (see :attr:`MilvusInfo.served`)."""
+        target = milvus_name(name)
+        info = self._info(target)
+        if info is not None and not info.served:
+            with _reported("marking a collection as the service's", self.uri):
+                self.client.alter_collection_properties(target, properties={INFO_PROPERTY: json.dumps({**info.__dict__, "served": True})})
+
+    def refuse_served(self, name: str, action: str) -> None:
+        """A clear error where ``action`` (``convrag index`` or ``convrag delete``) would change a
+        collection a convrag service keeps behind its database's back."""
+        if self.served(name):
+            raise CollectionError(f"Milvus collection {name!r} is kept by a convrag service, whose database lists the "
+                                  f"documents uploaded to it; {action} would leave that list wrong: add or delete documents "
+                                  "through the service (web chat or /api/collections), or delete the collection there")
 
     def delete(self, name: str) -> None:
         if self.exists(name):

@@ -54,7 +54,13 @@ def index(
     check_backend(backend, store)
     if backend == "milvus" and not dense:
         raise ConfigError("the milvus backend always stores dense vectors; drop --no-dense")
-    target = CollectionStore(store or default_store()).path(collection, new=True)
+    if backend == "milvus":  # refused before the corpus is read and embedded, not after
+        from ..backends.milvus import MilvusStore
+
+        milvus = MilvusStore(milvus_uri, milvus_token())
+        milvus.refuse_served(collection, "`convrag index`")
+    else:
+        target = CollectionStore(store or default_store()).writable(collection)
     # a GPU embeds a large corpus in minutes where 2 CPU cores take hours (docs/benchmarks.md, mpnet);
     # the vectors are the same to 1e-6, so the collection is searched with the CPU model afterwards
     embedder = load_embedder(embedding_model, device=device, batch_size=16 if device == "cpu" else 128) if dense else None
@@ -87,9 +93,6 @@ def index(
         with reporter.stage(f"reading {source}"):
             passages = list(read_corpus(source))
     if backend == "milvus":
-        from ..backends.milvus import MilvusStore
-
-        milvus = MilvusStore(milvus_uri, milvus_token())
         if rebuild:
             milvus.delete(collection)
         assert embedder is not None
@@ -198,6 +201,7 @@ def delete(
     if milvus is not None:
         if not milvus.exists(collection):
             raise CollectionError(f"unknown Milvus collection {collection!r} at {milvus_uri} (known: {', '.join(milvus.names()) or 'none'})")
+        milvus.refuse_served(collection, "`convrag delete`")
         what = f"{len(milvus.open(collection)):,} passages, at {milvus_uri}"
     else:
         collections = CollectionStore(store or default_store())

@@ -628,6 +628,23 @@ class CollectionStore:
         return CollectionInfo(m.name, m.passage_count, m.embedding_model, (m.dense_windows or {}).get("count", 0), m.source,
                               m.created, size, None)
 
+    def writable(self, name: str) -> Path:
+        """The folder ``convrag index`` builds collection ``name`` in, refusing a convrag service's
+        store: a build makes a collection hold exactly the corpus it is given, which would drop the
+        documents uploaded to it while the service's database still lists them (and a new folder
+        there, without a record, would block the name in the service)."""
+        path = self.path(name, new=True)
+        if self.served():
+            raise CollectionError(f"{self.root} holds a convrag service's collections; add documents to {name!r} in its "
+                                  f"web chat or with POST /api/collections/{name}/documents, so that its database knows "
+                                  "them (or index into another --store, and create the collection by name in the service "
+                                  "to take it on)")
+        return path
+
+    def served(self) -> bool:
+        """Whether this is a convrag service's store (its database beside it records the collections)."""
+        return (self.root.parent / SERVICE_DATABASE).exists()
+
     def deletable(self, name: str) -> Path:
         """The folder of collection ``name``, refusing one that is not there, or a convrag
         service's (its database records the collection too). Asked before a user is asked to confirm."""
@@ -635,7 +652,7 @@ class CollectionStore:
         if not path.is_dir():
             known = ", ".join(self.folders()) or "none"
             raise CollectionError(f"unknown collection {name!r} in {self.root} (known: {known})")
-        if (self.root.parent / SERVICE_DATABASE).exists():
+        if self.served():
             raise CollectionError(f"{self.root} holds a convrag service's collections; delete {name!r} in its web chat or "
                                   f"with DELETE /api/collections/{name}, so that its database forgets it too")
         return path

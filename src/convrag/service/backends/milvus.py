@@ -84,7 +84,10 @@ class MilvusCollections:
     def take_on(self, name: str) -> list[Passage]:
         """Nothing moves: the collection is searched where it is. Its passages, listed in batches."""
         collection = self._collection(name)
-        return collection.stored_passages() if collection is not None else []
+        if collection is None:
+            return []
+        self.milvus.serve(name)
+        return collection.stored_passages()
 
     def delete(self, name: str) -> None:
         with self._lock:
@@ -94,6 +97,8 @@ class MilvusCollections:
     def apply(self, name: str, job_id: str, new: list[Passage], replaced: set[str], embedder: Embedder,
               reporter: Reporter, stored: StoredPassages) -> Built:
         collection = self.milvus.create(name, embedder.name, embedder.dimension)
+        if not collection.info.served:  # a new one, or one a service made before collections were marked
+            self.milvus.serve(name)
         with self._lock:
             self._opened[name] = collection
         return Built(collection.replace_documents(new, replaced, embedder, reporter=reporter))
