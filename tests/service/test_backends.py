@@ -105,6 +105,12 @@ def test_a_collection_convrag_index_made_in_the_same_milvus_is_taken_on_by_name(
             assert "kept by a convrag service" in str(refused.exception), refused.output
         assert client.get("/api/collections/harbour").json()["passages"] == 2
         assert sorted(d["doc_id"] for d in client.get("/api/collections/harbour/documents").json()) == ["fishing", "moorings"]
+        # and another service sharing this Milvus does not take it on as well
+        beside = MilvusCollections(uri)
+        try:
+            assert beside.taken("harbour") and beside.made_elsewhere("harbour") is None
+        finally:
+            beside.close()
         # one of another schema is not convrag's to take
         other = client.post("/api/collections", json={"name": "other"})
         assert other.status_code == 409 and other.json()["error"]["code"] == "collection_exists"

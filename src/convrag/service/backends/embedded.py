@@ -76,9 +76,9 @@ class EmbeddedCollections:
         if self.indexed is None or self.taken(name):
             return None
         source = self.indexed.path(name)
-        version = live_version(source)
         if source.resolve() == self.store.path(name).resolve() or not source.is_dir():
             return None
+        version = live_version(source)
         if version is None:  # not made anew and empty under its name, which would hide it once built
             raise CollectionError(f"collection {name!r} that `convrag index` builds has no index yet (its first build is "
                                   "running, or was cut off: run it again); create it when the build has finished, or "

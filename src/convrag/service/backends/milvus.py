@@ -72,14 +72,17 @@ class MilvusCollections:
 
     def made_elsewhere(self, name: str) -> str | None:
         """A collection with convrag's schema (what ``convrag index --backend milvus`` makes):
-        its embedding model. One of another schema, or none: None."""
+        its embedding model. One of another schema, one another convrag service sharing this
+        Milvus keeps, or none: None."""
         try:
             collection = self._collection(name)
         except BackendUnavailable:
             raise
         except ConvragError:  # not convrag's schema
             return None
-        return collection.info.embedding_model if collection is not None else None
+        if collection is None or self.milvus.served(name):  # another service sharing this Milvus keeps it
+            return None
+        return collection.info.embedding_model
 
     def take_on(self, name: str) -> list[Passage]:
         """Nothing moves: the collection is searched where it is. Its passages, listed in batches."""
