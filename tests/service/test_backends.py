@@ -24,6 +24,15 @@ def search(client: httpx.Client, query: str) -> list[dict]:
     return client.post("/api/search", json={"collections": ["gov"], "query": query, "k": 3}).json()["hits"]
 
 
+def take_on(client: httpx.Client, name: str) -> dict:
+    """Create ``name`` in a service that lists no collection yet, and check it was taken on."""
+    assert client.get("/api/collections").json() == []  # not the service's until it is asked for
+    created = client.post("/api/collections", json={"name": name})
+    assert created.status_code == 201, created.text
+    assert created.json()["taken_on"]
+    return created.json()
+
+
 def test_a_service_keeps_its_collections_in_milvus(tmp_path: Path) -> None:
     """The service kept its collections in embedded folders only: a deployment with a Milvus
     cluster could search it from `convrag ask --backend milvus`, not chat over it in the service."""
@@ -76,11 +85,8 @@ def test_a_collection_convrag_index_made_in_the_same_milvus_is_taken_on_by_name(
     settings = ServiceSettings.load(data_dir=tmp_path / "svc", backend="milvus", milvus_uri=uri)
     llm = ScriptedLLM(answer=["Mooring costs 40 dollars a night [1]."])
     with ThreadServer(settings, llm) as server, httpx.Client(base_url=server.url, timeout=120) as client:
-        assert client.get("/api/collections").json() == []  # not the service's until it is asked for
-        created = client.post("/api/collections", json={"name": "harbour"})
-        assert created.status_code == 201, created.text
-        info = created.json()
-        assert info["taken_on"] and info["passages"] == 1 and info["documents"] == 1 and info["embedding_model"] == embedder.name
+        info = take_on(client, "harbour")
+        assert info["passages"] == 1 and info["documents"] == 1 and info["embedding_model"] == embedder.name
         assert [(d["doc_id"], d["passages"], d["uploaded"]) for d in client.get("/api/collections/harbour/documents").json()] == [
             ("moorings", 1, False)]
         assert [c["name"] for c in client.get("/api/collections").json()] == ["harbour"]
@@ -154,11 +160,8 @@ def test_a_collection_convrag_index_built_is_taken_on_by_name(tmp_path: Path) ->
     settings = ServiceSettings.load(data_dir=tmp_path / "svc", indexed_store=store)
     llm = ScriptedLLM(answer=["A permit costs 40 dollars a month [1]."])
     with ThreadServer(settings, llm) as server, httpx.Client(base_url=server.url, timeout=120) as client:
-        assert client.get("/api/collections").json() == []  # not the service's until it is asked for
-        created = client.post("/api/collections", json={"name": "handbook"})
-        assert created.status_code == 201, created.text
-        info = created.json()
-        assert info["taken_on"] and info["passages"] == 2 and info["documents"] == 2 and info["embedding_model"] == indexed.manifest.embedding_model
+        info = take_on(client, "handbook")
+        assert info["passages"] == 2 and info["documents"] == 2 and info["embedding_model"] == indexed.manifest.embedding_model
         taken = server.app.state.convrag.collections.store.open("handbook")
         assert taken.version_dir.name == indexed.version_dir.name
         assert all(f.samefile(indexed.version_dir / f.relative_to(taken.version_dir))  # linked: no vector embedded or copied again
@@ -199,6 +202,27 @@ def test_a_collection_convrag_index_built_is_taken_on_by_name(tmp_path: Path) ->
         assert refused.status_code == 400 and "no index yet" in refused.json()["error"]["message"]
         assert [c["name"] for c in client.get("/api/collections").json()] == []
         assert client.post("/api/collections", json={"name": "fresh"}).json()["taken_on"] is False
+
+
+def test_collections_a_service_made_before_they_were_marked_are_marked_at_its_start(tmp_path: Path) -> None:
+    """A collection the service wrote before collections were marked as its own was left to
+    `convrag index`, which would drop its uploaded documents, until the service's next upload to it."""
+    from convrag.backends.milvus import MilvusStore
+    from convrag.embeddings import load_embedder
+
+    embedder = load_embedder()
+    uri = str(tmp_path / "svc" / "milvus.db")
+    (tmp_path / "svc").mkdir()
+    older = MilvusStore(uri)
+    try:
+        older.create("gov", embedder.name, embedder.dimension)  # as an older service left it: unmarked
+        assert not older.served("gov")
+    finally:
+        older.close()
+    Store(tmp_path / "svc" / "convrag.sqlite").add_collection("gov", "", embedder.name)
+    settings = ServiceSettings.load(data_dir=tmp_path / "svc", backend="milvus")
+    with ThreadServer(settings, ScriptedLLM()) as server:
+        assert server.app.state.convrag.collections.milvus.served("gov")
 
 
 def test_a_milvus_job_cut_off_by_a_stop_runs_again(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ from filelock import FileLock
 from swagger_ui_bundle import swagger_ui_path
 
 from .. import __version__
+from ..errors import BackendUnavailable
 from ..index.collection import SERVICE_DATABASE
 from ..llm.base import LLM
 from ..pipeline.read_ahead import ReadAhead
@@ -81,6 +82,10 @@ def _create_app(settings: ServiceSettings, llm: LLM | None, data: Path, lock: Fi
         shutil.rmtree(leftover, ignore_errors=True)
     store = Store(data / SERVICE_DATABASE)
     collections = make_collections(settings)
+    try:
+        collections.keep([record["name"] for record in store.collections()])
+    except BackendUnavailable as exc:  # not a reason to refuse to start: the next upload marks its collection
+        log.warning("could not mark the service's collections in %s: %s", collections.kind, exc.public)
     indexer = Indexer(store, collections, uploads)
     pipelines = Pipelines(settings, collections, llm or _make_llm(settings))
     indexer.on_change = pipelines.forget

@@ -75,6 +75,11 @@ class ServiceCollections(Protocol):
         live version linked into the service's folder, so that the service's uploads and deletes
         never change what ``convrag index`` keeps."""
 
+    def keep(self, names: list[str]) -> None:
+        """Mark the collections the service's database records as the service's where other convrag
+        programs can reach them (Milvus), so that ``convrag index`` and ``convrag delete`` leave them
+        alone: at each start, for collections a service made before they were marked."""
+
     def delete(self, name: str) -> None: ...
 
     def apply(self, name: str, job_id: str, new: list[Passage], replaced: set[str], embedder: Embedder,

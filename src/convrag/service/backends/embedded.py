@@ -102,6 +102,9 @@ class EmbeddedCollections:
             shutil.rmtree(target, ignore_errors=True)
             raise
 
+    def keep(self, names: list[str]) -> None:
+        pass  # the service's folder is its own: `convrag index` refuses it (CollectionStore.writable)
+
     def delete(self, name: str) -> None:
         with self._lock:
             self._opened.pop(name, None)

@@ -92,6 +92,11 @@ class MilvusCollections:
         self.milvus.serve(name)
         return collection.stored_passages()
 
+    def keep(self, names: list[str]) -> None:
+        for name in names:
+            if self.milvus.exists(name):
+                self.milvus.serve(name)
+
     def delete(self, name: str) -> None:
         with self._lock:
             self._opened.pop(name, None)
