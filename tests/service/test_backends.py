@@ -7,7 +7,9 @@ import time
 from pathlib import Path
 
 import httpx
+from typer.testing import CliRunner
 
+from convrag.cli.main import app
 from convrag.errors import BackendUnavailable
 from convrag.service import ServiceSettings
 from convrag.service.backends.milvus import MilvusCollections
@@ -100,10 +102,6 @@ def test_a_collection_convrag_index_made_in_the_same_milvus_is_taken_on_by_name(
         assert client.get("/api/collections/harbour").json()["passages"] == 2
         # from now on the service keeps it: `convrag index` would make it hold its corpus alone, dropping the
         # uploaded document the service still lists, and `convrag delete` would leave the service a dangling record
-        from typer.testing import CliRunner
-
-        from convrag.cli.main import app
-
         corpus = tmp_path / "harbour.jsonl"
         corpus.write_text('{"_id": "moorings-0-0", "title": "Moorings", "text": "Mooring costs 45 dollars a night."}\n')
         for command in (["index", str(corpus), "-c", "harbour"], ["delete", "-c", "harbour", "-y"]):
@@ -111,6 +109,10 @@ def test_a_collection_convrag_index_made_in_the_same_milvus_is_taken_on_by_name(
             assert "kept by a convrag service" in str(refused.exception), refused.output
         assert client.get("/api/collections/harbour").json()["passages"] == 2
         assert sorted(d["doc_id"] for d in client.get("/api/collections/harbour/documents").json()) == ["fishing", "moorings"]
+        # there is no other copy to bring in: `convrag index` writes the one Milvus searches
+        again = client.post("/api/collections/harbour/take-on")
+        assert again.status_code == 409 and "searched where it is" in again.json()["error"]["message"]
+        assert client.get("/api/collections/harbour").json()["indexed"] is False
         # and another service sharing this Milvus does not take it on as well
         beside = MilvusCollections(uri)
         try:
@@ -140,21 +142,24 @@ HANDBOOK = {
 }
 
 
-def test_a_collection_convrag_index_built_is_taken_on_by_name(tmp_path: Path) -> None:
-    """`convrag index ./handbook -c handbook` and then `convrag serve`, the README's own sequence on the
-    default backend: the service did not list the collection, and creating it by name made a new,
-    empty one, so a corpus indexed from the command line had to be uploaded again to chat over it."""
-    from typer.testing import CliRunner
-
-    from convrag.cli.main import app
-    from convrag.index.collection import Collection
-
+def indexed_handbook(tmp_path: Path) -> tuple[Path, Path]:
+    """``convrag index ./handbook -c handbook --store indexes`` over the two HANDBOOK pages: the folder and the store."""
     folder, store = tmp_path / "handbook", tmp_path / "indexes"
     folder.mkdir()
     for name, text in HANDBOOK.items():
         (folder / name).write_text(text)
+    assert CliRunner().invoke(app, ["index", str(folder), "-c", "handbook", "--store", str(store)]).exit_code == 0
+    return folder, store
+
+
+def test_a_collection_convrag_index_built_is_taken_on_by_name(tmp_path: Path) -> None:
+    """`convrag index ./handbook -c handbook` and then `convrag serve`, the README's own sequence on the
+    default backend: the service did not list the collection, and creating it by name made a new,
+    empty one, so a corpus indexed from the command line had to be uploaded again to chat over it."""
+    from convrag.index.collection import Collection
+
+    folder, store = indexed_handbook(tmp_path)
     runner = CliRunner()
-    assert runner.invoke(app, ["index", str(folder), "-c", "handbook", "--store", str(store)]).exit_code == 0
     assert runner.invoke(app, ["index", str(folder), "-c", "terms", "--store", str(store), "--no-dense"]).exit_code == 0
     indexed = Collection.open(store / "handbook")
     settings = ServiceSettings.load(data_dir=tmp_path / "svc", indexed_store=store)
@@ -190,6 +195,10 @@ def test_a_collection_convrag_index_built_is_taken_on_by_name(tmp_path: Path) ->
         passages.write_text("{not json\n")
         failed = upload(client, "handbook", [("leave.md", HANDBOOK["leave.md"].encode())])
         assert failed["status"] == "failed" and "'parking' was indexed by `convrag index`, not uploaded" in failed["error"]
+        # bringing in what `convrag index` built repairs it: the taken-on documents from there, the uploaded one from its file
+        assert wait_job(client, client.post("/api/collections/handbook/take-on").json()["id"])["status"] == "succeeded"
+        assert sorted(d["doc_id"] for d in client.get("/api/collections/handbook/documents").json()) == ["fishing", "leave", "parking"]
+        assert client.get("/api/collections/handbook").json()["passages"] == 3 and "problem" not in client.get("/api/collections/handbook").json()
         assert client.delete("/api/collections/handbook").status_code == 204
         kept = Collection.open(store / "handbook")
         assert kept.version_dir == indexed.version_dir and kept.passages == indexed.passages and kept.intact()
@@ -202,6 +211,36 @@ def test_a_collection_convrag_index_built_is_taken_on_by_name(tmp_path: Path) ->
         assert refused.status_code == 400 and "no index yet" in refused.json()["error"]["message"]
         assert [c["name"] for c in client.get("/api/collections").json()] == []
         assert client.post("/api/collections", json={"name": "fresh"}).json()["taken_on"] is False
+
+
+def test_a_taken_on_collection_brings_in_what_convrag_index_built_since(tmp_path: Path) -> None:
+    """Indexing the folder again after the take-on did not reach the service: the only way to its new
+    version was to delete the collection and take it on anew, losing every document uploaded to it."""
+    folder, store = indexed_handbook(tmp_path)
+    runner = CliRunner()
+    settings = ServiceSettings.load(data_dir=tmp_path / "svc", indexed_store=store)
+    with ThreadServer(settings, ScriptedLLM()) as server, httpx.Client(base_url=server.url, timeout=120) as client:
+        assert take_on(client, "handbook")["indexed"] is True
+        assert upload(client, "handbook", [("fishing.md", FISHING)])["status"] == "succeeded"
+        # the handbook changes: parking edited, leave gone, a new page; `convrag index` builds it again
+        (folder / "parking.md").write_text("# Parking\n\nA parking permit now costs 55 dollars a month.\n")
+        (folder / "leave.md").unlink()
+        (folder / "canteen.md").write_text("# Canteen\n\nThe canteen serves lunch from noon to two.\n")
+        assert runner.invoke(app, ["index", str(folder), "-c", "handbook", "--store", str(store)]).exit_code == 0
+        started = client.post("/api/collections/handbook/take-on")
+        assert started.status_code == 202, started.text
+        job = wait_job(client, started.json()["id"])
+        assert job["status"] == "succeeded", job
+        documents = {d["doc_id"]: d["uploaded"] for d in client.get("/api/collections/handbook/documents").json()}
+        assert documents == {"parking": False, "canteen": False, "fishing": True}  # the uploaded one stays
+        texts = [h["text"] for h in client.post("/api/search", json={"collections": ["handbook"], "query": "parking permit price",
+                                                                    "k": 3}).json()["hits"]]
+        assert any("55 dollars" in t for t in texts) and not any("40 dollars" in t for t in texts)
+        assert client.get("/api/collections/handbook").json()["passages"] == 3
+        # a collection with nothing of its name built by `convrag index`: nothing to bring in
+        assert client.post("/api/collections", json={"name": "fresh"}).json()["indexed"] is False
+        missing = client.post("/api/collections/fresh/take-on")
+        assert missing.status_code == 409 and missing.json()["error"]["code"] == "not_indexed"
 
 
 def test_collections_a_service_made_before_they_were_marked_are_marked_at_its_start(tmp_path: Path) -> None:

@@ -334,6 +334,37 @@ def test_creating_a_collection_indexed_elsewhere_in_milvus_says_it_was_taken_on(
         page.close()
 
 
+def test_a_taken_on_collection_is_updated_from_convrag_index_in_the_page(tmp_path: Path, browser) -> None:  # type: ignore[no-untyped-def]
+    from typer.testing import CliRunner
+
+    from convrag.cli.main import app
+
+    folder, store = tmp_path / "handbook", tmp_path / "indexes"
+    folder.mkdir()
+    (folder / "parking.md").write_text("# Parking\n\nA parking permit costs 40 dollars a month.\n")
+    assert CliRunner().invoke(app, ["index", str(folder), "-c", "handbook", "--store", str(store)]).exit_code == 0
+    settings = ServiceSettings.load(data_dir=tmp_path / "svc", indexed_store=store)
+    with ThreadServer(settings, StreamingScriptedLLM(answer=[])) as server:
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        page.goto(server.url)
+        page.fill("#collection-name", "handbook")
+        page.click("#create-collection button")
+        expect(page.locator("#collection-status")).to_have_text(
+            "handbook: taken on as convrag index made it (1 documents, 1 passages, all-MiniLM-L6-v2); uploads add to it")
+        page.fill("#collection-name", "fresh")
+        page.click("#create-collection button")
+        page.locator("#collections li", has_text="fresh").get_by_role("button", name="Documents").click()
+        expect(page.locator("#take-on-again")).to_be_hidden()  # nothing of its name was built by convrag index
+        (folder / "canteen.md").write_text("# Canteen\n\nThe canteen serves lunch from noon to two.\n")
+        assert CliRunner().invoke(app, ["index", str(folder), "-c", "handbook", "--store", str(store)]).exit_code == 0
+        page.locator("#collections li", has_text="handbook").get_by_role("button", name="Documents").click()
+        page.click("#take-on-again")
+        expect(page.locator("#upload-status")).to_have_text("brought in what convrag index built", timeout=120_000)
+        expect(page.locator("#documents-table tr")).to_have_count(2)
+        expect(page.locator("#collections li", has_text="handbook")).to_contain_text("(2 docs, 2 passages)")
+        page.close()
+
+
 def test_files_dropped_on_the_page_are_uploaded(tmp_path: Path, browser) -> None:  # type: ignore[no-untyped-def]
     """Dropping a file on the page made the browser open it in place of the chat; only the file
     picker uploaded."""

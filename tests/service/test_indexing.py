@@ -25,6 +25,20 @@ def test_recovery_completes_a_job_whose_index_was_switched_and_fails_the_others(
     assert not (tmp_path / "uploads" / lost["id"]).exists()
 
 
+def test_a_job_bringing_in_what_convrag_index_built_runs_again_after_a_stop(tmp_path: Path) -> None:
+    """It has no uploaded files to lose, and bringing the same version in again gives the same
+    result: one the stop cut off, even after its switch, is run again, not failed (nor recorded
+    from its job's files, of which it has none: its documents would be left unlisted)."""
+    store = Store(tmp_path / "db.sqlite")
+    store.add_collection("gov", "", "all-MiniLM-L6-v2")
+    job = store.add_job("gov", [], source="indexed")
+    store.update_job(job["id"], status="running")
+    Collection.build(tmp_path / "collections" / "gov", [Passage("a-0-10", "harbour fees")], source=job_source(job["id"]))
+    indexer = Indexer(store, EmbeddedCollections(tmp_path / "collections"), tmp_path / "uploads")
+    indexer.recover()
+    assert store.job(job["id"])["status"] == "queued" and indexer.busy("gov")
+
+
 def test_an_old_database_gains_the_new_columns_without_losing_rows(tmp_path: Path) -> None:
     import sqlite3
 
@@ -45,7 +59,7 @@ def test_an_old_database_gains_the_new_columns_without_losing_rows(tmp_path: Pat
     old.close()
     store = Store(tmp_path / "db.sqlite")
     assert store.documents("gov")[0]["original"] == "report final.md"  # the stored name stands in for the user's
-    assert store.job("j1")["remove"] == []
+    assert store.job("j1")["remove"] == [] and store.job("j1")["source"] is None
 
 
 def test_embedding_progress_moves_while_a_build_runs(tmp_path: Path, embedder) -> None:  # type: ignore[no-untyped-def]

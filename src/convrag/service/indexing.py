@@ -38,6 +38,18 @@ log = logging.getLogger("convrag.service")
 INTERRUPTED = "interrupted: the server stopped before indexing finished; the collection is unchanged"
 
 
+def indexed_documents(passages: list[Passage]) -> list[dict[str, Any]]:
+    """The documents of what ``convrag index`` built, as the database lists uploaded ones: one per
+    document id of its passages, named by that id (there is no file), sized by its passages' text."""
+    rows: dict[str, dict[str, Any]] = {}
+    for p in passages:
+        doc_id = document_of(p.doc_id)
+        row = rows.setdefault(doc_id, {"doc_id": doc_id, "filename": doc_id, "title": p.title or doc_id, "bytes": 0, "passages": 0})
+        row["bytes"] += len(p.text.encode("utf-8"))
+        row["passages"] += 1
+    return list(rows.values())
+
+
 class _Stopped(Exception):
     """The server stopped while a job waited to try again."""
 
@@ -111,7 +123,11 @@ class Indexer:
         recorded, one a backend cannot tell about (Milvus) is run again, any other failed."""
         for job in self.store.unfinished_jobs():
             applied = self.collections.applied(job["collection"], job["id"])
-            if applied is None and (self.uploads_root / job["id"]).is_dir():
+            if job.get("source") == "indexed":  # no files to lose: bringing the same version in again gives the same result
+                self.store.update_job(job["id"], status="queued", stage="")
+                self.submit(job["id"], job["collection"])
+                log.info("job %s was cut off by the stop; it runs again", job["id"])
+            elif applied is None and (self.uploads_root / job["id"]).is_dir():
                 self.store.update_job(job["id"], status="queued", stage="")
                 self.submit(job["id"], job["collection"])
                 log.info("job %s was cut off by the stop; it runs again", job["id"])
@@ -194,6 +210,8 @@ class Indexer:
         embedder = load_embedder(record["embedding_model"])
         folder = self.uploads_root / job_id
         reporter = JobReporter(self.store, job_id)
+        if job.get("source") == "indexed":
+            return self._bring_in_indexed(job, embedder, reporter, began)
         new_passages = []
         skipped = []
         with reporter.stage("reading and chunking documents", total=len(job["files"])) as advance:
@@ -227,6 +245,30 @@ class Indexer:
                  time.monotonic() - began)
         self.on_change(name)
 
+    def _bring_in_indexed(self, job: dict[str, Any], embedder: Embedder, reporter: JobReporter, began: float) -> None:
+        """What ``convrag index`` built of the collection in place of the documents taken on before;
+        documents uploaded to the service stay, and one uploaded under the id of an indexed one wins.
+        Passages the collection holds already keep their vectors; changed and new ones are embedded."""
+        job_id, name = job["id"], job["collection"]
+        with reporter.stage("reading what convrag index built", total=None):
+            model, passages = self.collections.indexed_passages(name)
+        if model != embedder.name:
+            raise ConvragError(f"`convrag index` built {name!r} with {model or 'no dense index'}; this collection holds "
+                               f"{embedder.name} vectors: index it again with --embedding-model {embedder.name}")
+        rows = self.store.documents(name)
+        uploaded = {row["doc_id"] for row in rows if row["uploaded"]}
+        before = {row["doc_id"] for row in rows if not row["uploaded"]}
+        new = [p for p in passages if document_of(p.doc_id) not in uploaded]
+        documents = indexed_documents(new)
+        now = {d["doc_id"] for d in documents}
+        built = self.collections.apply(name, job_id, new, before | now, embedder, reporter,
+                                       lambda skip: self._stored_passages(name, skip, embedder))
+        removed = sorted(before - now)
+        self.store.finish_job(job_id, name, documents, removed)
+        log.info("indexing job %s: collection %s now %d passage(s), %d document(s) from convrag index (%d gone) in %.1f s",
+                 job_id, name, built.passages, len(documents), len(removed), time.monotonic() - began)
+        self.on_change(name)
+
     def _chunked(self, name: str, path: Path, f: dict[str, Any], embedder: Embedder) -> list[Passage]:
         """The passages of one uploaded file, as a document of collection ``name``."""
         document = read_document(path, doc_id=f["doc_id"], name=f.get("original") or f["filename"],
@@ -244,8 +286,9 @@ class Indexer:
             f = next((f for f in (self.store.job(row["job_id"]) or {}).get("files", []) if f["doc_id"] == row["doc_id"]), None)
             if f is None:  # a document of a collection taken on as `convrag index` made it
                 raise ConvragError(f"collection {name!r} is damaged and its document {row['original']!r} was indexed by "
-                                   "`convrag index`, not uploaded, so there is no file to read it again from; delete the "
-                                   "collection and create it again to take it on anew")
+                                   "`convrag index`, not uploaded, so there is no file to read it again from; bring in what "
+                                   f"`convrag index` built (POST /api/collections/{name}/take-on, or \"Update from convrag "
+                                   "index\" in the web chat), which repairs it")
             stored = self.uploads_root / row["job_id"] / f["stored"]
             if not stored.is_file():
                 raise ConvragError(f"collection {name!r} is damaged and the file of its document {row['original']!r} is gone; "

@@ -54,7 +54,8 @@ CREATE TABLE IF NOT EXISTS jobs (
     created REAL NOT NULL,
     started REAL,
     finished REAL,
-    remove TEXT                     -- JSON list of document ids the job deletes (NULL: none)
+    remove TEXT,                    -- JSON list of document ids the job deletes (NULL: none)
+    source TEXT                     -- NULL: the uploaded files; "indexed": what `convrag index` built of the collection
 );
 CREATE TABLE IF NOT EXISTS conversations (
     id TEXT PRIMARY KEY,
@@ -106,7 +107,7 @@ class Store:
 
     def _migrate(self) -> None:
         """Bring a database made by an earlier version up to this schema (columns are only added)."""
-        for table, column in (("documents", "original"), ("jobs", "remove")):
+        for table, column in (("documents", "original"), ("jobs", "remove"), ("jobs", "source")):
             columns = {r["name"] for r in self._db.execute(f"PRAGMA table_info({table})")}
             if column not in columns:
                 self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} TEXT")
@@ -172,12 +173,14 @@ class Store:
             db.execute("UPDATE collections SET description = ? WHERE name = ?", (description, name))
 
     # jobs
-    def add_job(self, collection: str, files: list[dict[str, Any]], remove: list[str] | None = None) -> dict[str, Any]:
-        """Queue an indexing job: ``files`` to add or replace, ``remove`` document ids to delete."""
+    def add_job(self, collection: str, files: list[dict[str, Any]], remove: list[str] | None = None,
+                source: str | None = None) -> dict[str, Any]:
+        """Queue an indexing job: ``files`` to add or replace, ``remove`` document ids to delete; or, with
+        ``source`` "indexed", the documents of what ``convrag index`` built of the collection to bring in."""
         job_id = new_id()
         with self.transaction() as db:
-            db.execute("INSERT INTO jobs (id, collection, status, files, created, remove) VALUES (?, ?, 'queued', ?, ?, ?)",
-                       (job_id, collection, json.dumps(files), time.time(), json.dumps(remove) if remove else None))
+            db.execute("INSERT INTO jobs (id, collection, status, files, created, remove, source) VALUES (?, ?, 'queued', ?, ?, ?, ?)",
+                       (job_id, collection, json.dumps(files), time.time(), json.dumps(remove) if remove else None, source))
         return self.job(job_id) or {}
 
     @staticmethod

@@ -75,6 +75,15 @@ class ServiceCollections(Protocol):
         live version linked into the service's folder, so that the service's uploads and deletes
         never change what ``convrag index`` keeps."""
 
+    def indexed_version(self, name: str) -> str | None:
+        """The live version of what ``convrag index`` built under ``name`` where the service takes
+        collections on from (embedded: ``indexed_store``); None where there is none, and for Milvus,
+        whose collections are searched where they are (there is no other copy to bring in)."""
+
+    def indexed_passages(self, name: str) -> tuple[str | None, list[Passage]]:
+        """The embedding model and the passages of what ``convrag index`` built under ``name`` (see
+        :meth:`indexed_version`); a :class:`~convrag.errors.CollectionError` where there is none."""
+
     def keep(self, names: list[str]) -> None:
         """Mark the collections the service's database records as the service's where other convrag
         programs can reach them (Milvus), so that ``convrag index`` and ``convrag delete`` leave them

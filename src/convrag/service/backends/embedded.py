@@ -102,6 +102,18 @@ class EmbeddedCollections:
             shutil.rmtree(target, ignore_errors=True)
             raise
 
+    def indexed_version(self, name: str) -> str | None:
+        if self.indexed is None:
+            return None
+        source = self.indexed.path(name)
+        return None if source.resolve() == self.store.path(name).resolve() else live_version(source)
+
+    def indexed_passages(self, name: str) -> tuple[str | None, list[Passage]]:
+        if self.indexed is None or self.indexed_version(name) is None:
+            raise CollectionError(f"`convrag index` has built no collection {name!r} for the service to take on")
+        built = self.indexed.open(name)
+        return built.manifest.embedding_model, built.passages
+
     def keep(self, names: list[str]) -> None:
         pass  # the service's folder is its own: `convrag index` refuses it (CollectionStore.writable)
 

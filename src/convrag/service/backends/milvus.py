@@ -6,7 +6,7 @@ import threading
 
 from ...backends.milvus import MilvusCollection, MilvusStore
 from ...embeddings import Embedder
-from ...errors import BackendUnavailable, ConvragError
+from ...errors import BackendUnavailable, CollectionError, ConvragError
 from ...llm.base import LLM
 from ...pipeline import Pipeline, PipelineSpec, build_pipeline
 from ...progress import Reporter
@@ -91,6 +91,12 @@ class MilvusCollections:
             return []
         self.milvus.serve(name)
         return collection.stored_passages()
+
+    def indexed_version(self, name: str) -> str | None:
+        return None  # searched where it is: `convrag index` writes the one copy there is
+
+    def indexed_passages(self, name: str) -> tuple[str | None, list[Passage]]:
+        raise CollectionError(f"Milvus collection {name!r} is searched where it is: there is no other copy to bring in")
 
     def keep(self, names: list[str]) -> None:
         for name in names:

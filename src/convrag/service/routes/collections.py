@@ -7,8 +7,8 @@ from fastapi import APIRouter, Depends, Response
 from pydantic import BaseModel, Field
 
 from ...index.collection import NAME
-from ...types import Passage, document_of
 from ..errors import ApiError
+from ..indexing import indexed_documents
 from ..state import ServiceState, get_state
 from .common import collection_info, job_info, require_collection
 
@@ -20,18 +20,6 @@ class CollectionIn(BaseModel):
 
 class CollectionPatch(BaseModel):
     description: str = Field(max_length=2000)
-
-
-def documents_of(passages: list[Passage]) -> list[dict[str, Any]]:
-    """The documents of a taken-on collection as the database lists uploaded ones: one per document
-    id of its passages, named by that id (there is no file), with the size of its passages' text."""
-    rows: dict[str, dict[str, Any]] = {}
-    for p in passages:
-        doc_id = document_of(p.doc_id)
-        row = rows.setdefault(doc_id, {"doc_id": doc_id, "filename": doc_id, "title": p.title or doc_id, "bytes": 0, "passages": 0})
-        row["bytes"] += len(p.text.encode("utf-8"))
-        row["passages"] += 1
-    return list(rows.values())
 
 
 def router() -> APIRouter:
@@ -61,8 +49,21 @@ def router() -> APIRouter:
                 state.store.delete_collection(body.name)
                 raise
             job = state.store.add_job(body.name, [])
-            state.store.finish_job(job["id"], body.name, documents_of(passages))
+            state.store.finish_job(job["id"], body.name, indexed_documents(passages))
         return {**collection_info(state, record), "taken_on": model is not None}
+
+    @api.post("/collections/{name}/take-on", status_code=202)
+    def take_on_again(name: str, state: ServiceState = Depends(get_state)) -> dict[str, Any]:
+        """Bring in what ``convrag index`` has built of this collection since it was taken on (embedded
+        folders; a Milvus collection is searched where it is): its documents replace those taken on
+        before, documents uploaded to the service stay (one uploaded under the same id wins). A job."""
+        require_collection(state, name)
+        if state.collections.indexed_version(name) is None:
+            shared = " (a Milvus collection is searched where it is: there is no other copy to bring in)" if state.collections.kind == "milvus" else ""
+            raise ApiError(409, f"`convrag index` has built no collection {name!r} for the service to take on{shared}", "not_indexed")
+        job = state.store.add_job(name, [], source="indexed")
+        state.indexer.submit(job["id"], name)
+        return job_info(job)
 
     @api.get("/collections/{name}")
     def describe_collection(name: str, state: ServiceState = Depends(get_state)) -> dict[str, Any]:

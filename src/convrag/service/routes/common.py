@@ -16,7 +16,9 @@ def require_collection(state: ServiceState, name: str) -> dict[str, Any]:
 def collection_info(state: ServiceState, record: dict[str, Any]) -> dict[str, Any]:
     name = record["name"]
     info: dict[str, Any] = {**record, "passages": 0, "documents": len(state.store.documents(name)), "version": None,
-                            "indexing": state.indexer.busy(name)}
+                            "indexing": state.indexer.busy(name),
+                            # `convrag index` has built a collection of this name: POST .../take-on brings it in
+                            "indexed": state.collections.indexed_version(name) is not None}
     holding = state.collections.holding(name)
     info.update(passages=holding.passages, version=holding.version)
     if holding.problem is not None:
@@ -31,5 +33,6 @@ def job_info(job: dict[str, Any]) -> dict[str, Any]:
     out["files"] = [{"filename": f.get("original") or f["filename"], "doc_id": f["doc_id"], "bytes": f["bytes"]}
                     for f in job["files"]]
     out["remove"] = job.get("remove", [])
+    out["source"] = job.get("source") or "uploads"
     out["error" if job["status"] == "failed" else "warning"] = job["error"]
     return out

@@ -73,7 +73,7 @@ async function loadCollections() {
     label.append(box, " " + c.name + " ", el("small", `(${c.documents} docs, ${c.passages} passages${c.indexing ? ", indexing" : ""})`));
     // a collection that cannot be read: said where it is chosen (an upload to it builds it again)
     if (c.problem) label.append(el("div", `cannot be searched: ${c.problem}`, "problem"));
-    li.append(label, button("Documents", () => action(() => showDocuments(c.name))));
+    li.append(label, button("Documents", () => action(() => showDocuments(c.name, c.indexed))));
     ul.append(li);
     const option = el("option", c.name); option.value = c.name; target.append(option);
   }
@@ -229,7 +229,8 @@ async function pollJob(id, onDone) {
   $("upload-status").textContent = `${job.status}: ${job.stage} ${job.total ? `${job.done}/${job.total}` : ""}`;
   if (job.status === "succeeded" || job.status === "failed") {
     if (job.status === "failed") showError(job.error);
-    const what = job.remove.length ? `removed ${job.remove.length} document(s)` : `indexed ${job.files.length} file(s)`;
+    const what = job.source === "indexed" ? "brought in what convrag index built"
+      : job.remove.length ? `removed ${job.remove.length} document(s)` : `indexed ${job.files.length} file(s)`;
     $("upload-status").textContent = job.status === "succeeded" ? what : "indexing failed";
     await loadCollections();
     if (onDone) await onDone();
@@ -239,9 +240,10 @@ async function pollJob(id, onDone) {
 }
 
 // documents of one collection ---------------------------------------------------------------
-async function showDocuments(name) {
+async function showDocuments(name, indexed) {
   state.documentsOf = name;
   $("documents-panel").hidden = false;
+  $("take-on-again").hidden = !indexed;  // `convrag index` has built a collection of this name
   $("documents-collection").textContent = name;
   await refreshDocuments(name);
 }
@@ -281,6 +283,14 @@ $("replace-file").addEventListener("change", () => {
        () => refreshDocuments(target.name));
   $("replace-file").value = "";
 });
+
+$("take-on-again").addEventListener("click", () => action(async () => {
+  const name = state.documentsOf;
+  if (!name) return;
+  const job = await api(`/api/collections/${encodeURIComponent(name)}/take-on`, { method: "POST" });
+  $("upload-status").textContent = "bringing in what convrag index built…"; $("upload-progress").hidden = false;
+  pollJob(job.id, () => refreshDocuments(name));
+}));
 
 $("delete-collection").addEventListener("click", () => action(async () => {
   const name = state.documentsOf;
