@@ -89,8 +89,9 @@ class MilvusCollections:
         collection = self._collection(name)
         if collection is None:
             return []
-        self.milvus.serve(name)
-        return collection.stored_passages()
+        passages = collection.stored_passages()
+        self.milvus.serve(name)  # last: a listing that fails leaves it unmarked, to be taken on again
+        return passages
 
     def indexed_version(self, name: str) -> str | None:
         return None  # searched where it is: `convrag index` writes the one copy there is
