@@ -142,6 +142,27 @@ HANDBOOK = {
 }
 
 
+def test_a_take_on_that_fails_can_be_tried_again(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A take-on whose listing of the passages failed (Milvus restarting) left the collection marked
+    as a service's without any service's record: refused by `convrag index`, never taken on again."""
+    from convrag.backends.milvus import MilvusCollection
+
+    uri = milvus_indexed_elsewhere(tmp_path / "shared-milvus.db")
+    settings = ServiceSettings.load(data_dir=tmp_path / "svc", backend="milvus", milvus_uri=uri)
+    with ThreadServer(settings, ScriptedLLM()) as server, httpx.Client(base_url=server.url, timeout=120) as client:
+        listing = MilvusCollection.stored_passages
+
+        def unavailable(self: MilvusCollection) -> list:
+            raise BackendUnavailable("Milvus is restarting")
+
+        monkeypatch.setattr(MilvusCollection, "stored_passages", unavailable)
+        failed = client.post("/api/collections", json={"name": "harbour"})
+        assert failed.status_code == 503 and client.get("/api/collections").json() == []
+        assert not server.app.state.convrag.collections.milvus.served("harbour")
+        monkeypatch.setattr(MilvusCollection, "stored_passages", listing)
+        assert take_on(client, "harbour")["documents"] == 1
+
+
 def indexed_handbook(tmp_path: Path) -> tuple[Path, Path]:
     """``convrag index ./handbook -c handbook --store indexes`` over the two HANDBOOK pages: the folder and the store."""
     folder, store = tmp_path / "handbook", tmp_path / "indexes"
