@@ -120,14 +120,12 @@ class Indexer:
 
     def recover(self) -> None:
         """Settle the jobs a previous process left queued or running: one whose result is live is
-        recorded, one a backend cannot tell about (Milvus) is run again, any other failed."""
+        recorded, one a backend cannot tell about (Milvus) or one bringing in what ``convrag index``
+        built is run again, any other failed."""
         for job in self.store.unfinished_jobs():
             applied = self.collections.applied(job["collection"], job["id"])
-            if job.get("source") == "indexed":  # no files to lose: bringing the same version in again gives the same result
-                self.store.update_job(job["id"], status="queued", stage="")
-                self.submit(job["id"], job["collection"])
-                log.info("job %s was cut off by the stop; it runs again", job["id"])
-            elif applied is None and (self.uploads_root / job["id"]).is_dir():
+            # bringing in what `convrag index` built has no files to lose, and gives the same result again
+            if job.get("source") == "indexed" or (applied is None and (self.uploads_root / job["id"]).is_dir()):
                 self.store.update_job(job["id"], status="queued", stage="")
                 self.submit(job["id"], job["collection"])
                 log.info("job %s was cut off by the stop; it runs again", job["id"])
