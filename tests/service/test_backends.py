@@ -226,6 +226,13 @@ def test_a_collection_convrag_index_built_is_taken_on_by_name(tmp_path: Path) ->
         # one without the dense index the service searches is refused with the reason, not made anew and empty
         refused = client.post("/api/collections", json={"name": "terms"})
         assert refused.status_code == 400 and "--no-dense" in refused.json()["error"]["message"]
+        # nor one embedded with a model this machine cannot load: every question over it would fail
+        assert runner.invoke(app, ["index", str(folder), "-c", "elsewhere", "--store", str(store)]).exit_code == 0
+        manifest = next((store / "elsewhere").glob("v*/manifest.json"))
+        manifest.write_text(manifest.read_text().replace(indexed.manifest.embedding_model, "no-such-model"))
+        refused = client.post("/api/collections", json={"name": "elsewhere"})
+        assert refused.status_code == 400 and "cannot load embedding model 'no-such-model'" in refused.json()["error"]["message"]
+        assert not (tmp_path / "svc" / "collections" / "elsewhere").exists()
         # nor is one whose first build has not finished
         (store / "manual").mkdir()
         refused = client.post("/api/collections", json={"name": "manual"})

@@ -6,6 +6,7 @@ from typing import Any
 from fastapi import APIRouter, Depends, Response
 from pydantic import BaseModel, Field
 
+from ...embeddings import load_embedder
 from ...index.collection import NAME
 from ..errors import ApiError
 from ..indexing import indexed_documents
@@ -41,6 +42,8 @@ def router() -> APIRouter:
         model = state.collections.made_elsewhere(body.name)
         if model is None and state.collections.taken(body.name):
             raise ApiError(409, f"a collection named {body.name!r} exists", "collection_exists")
+        if model is not None:  # refused here, not at its first question, where the machine lacks the model
+            load_embedder(model)
         record = state.store.add_collection(body.name, body.description, model or state.settings.embedding_model)
         if model is not None:
             try:
