@@ -158,11 +158,11 @@ class Store:
         """The collection's documents; ``uploaded`` is false for those of a collection taken on as
         ``convrag index`` made it, which have no file to download."""
         rows = self._all("SELECT doc_id, filename, COALESCE(original, filename) AS original, title, bytes, passages, job_id, "
-                         "added FROM documents WHERE collection = ? ORDER BY added, doc_id", collection)
-        files = {job["id"]: {f["doc_id"] for f in json.loads(job["files"] or "[]")}
-                 for job in self._all("SELECT id, files FROM jobs WHERE collection = ?", collection)}
+                         "added, EXISTS (SELECT 1 FROM jobs, json_each(jobs.files) AS f WHERE jobs.id = documents.job_id "
+                         "AND json_extract(f.value, '$.doc_id') = documents.doc_id) AS uploaded "
+                         "FROM documents WHERE collection = ? ORDER BY added, doc_id", collection)
         for row in rows:
-            row["uploaded"] = row["doc_id"] in files.get(row["job_id"], ())
+            row["uploaded"] = bool(row["uploaded"])
         return rows
 
     def document(self, collection: str, doc_id: str) -> dict[str, Any] | None:

@@ -70,13 +70,19 @@ class EmbeddedCollections:
     def taken(self, name: str) -> bool:
         return self.store.path(name).exists()
 
+    def _indexed_path(self, name: str) -> Path | None:
+        """Where ``convrag index`` keeps collection ``name`` for this service to take on; None without
+        an ``indexed`` store, or where that store is this service's own folder."""
+        if self.indexed is None:
+            return None
+        source = self.indexed.path(name)
+        return None if source.resolve() == self.store.path(name).resolve() else source
+
     def made_elsewhere(self, name: str) -> str | None:
         """A collection of ``indexed`` with an index, where the service has no folder of that name (one
         here is the service's own, which a cut-off delete left: never taken on again): its model."""
-        if self.indexed is None or self.taken(name):
-            return None
-        source = self.indexed.path(name)
-        if source.resolve() == self.store.path(name).resolve() or not source.is_dir():
+        source = self._indexed_path(name)
+        if source is None or self.taken(name) or not source.is_dir():
             return None
         version = live_version(source)
         if version is None:  # not made anew and empty under its name, which would hide it once built
@@ -94,24 +100,24 @@ class EmbeddedCollections:
 
     def take_on(self, name: str) -> list[Passage]:
         """The collection of ``indexed`` linked in as this folder's (see :func:`link_collection`)."""
-        assert self.indexed is not None, "made_elsewhere found nothing to take on"
+        source = self._indexed_path(name)
+        assert source is not None, "made_elsewhere found nothing to take on"
         target = self.store.path(name, new=True)
         try:
-            return link_collection(self.indexed.path(name), target).passages
+            return link_collection(source, target).passages
         except BaseException:
             shutil.rmtree(target, ignore_errors=True)
             raise
 
     def indexed_version(self, name: str) -> str | None:
-        if self.indexed is None:
-            return None
-        source = self.indexed.path(name)
-        return None if source.resolve() == self.store.path(name).resolve() else live_version(source)
+        source = self._indexed_path(name)
+        return live_version(source) if source is not None else None
 
     def indexed_passages(self, name: str) -> tuple[str | None, list[Passage]]:
-        if self.indexed is None or self.indexed_version(name) is None:
+        source = self._indexed_path(name)
+        if source is None or live_version(source) is None:
             raise CollectionError(f"`convrag index` has built no collection {name!r} for the service to take on")
-        built = self.indexed.open(name)
+        built = Collection.open(source)
         return built.manifest.embedding_model, built.passages
 
     def keep(self, names: list[str]) -> None:
