@@ -188,6 +188,7 @@ def test_a_collection_convrag_index_built_is_taken_on_by_name(tmp_path: Path) ->
     with ThreadServer(settings, llm) as server, httpx.Client(base_url=server.url, timeout=120) as client:
         info = take_on(client, "handbook")
         assert info["passages"] == 2 and info["documents"] == 2 and info["embedding_model"] == indexed.manifest.embedding_model
+        assert [j["source"] for j in client.get("/api/collections/handbook").json()["jobs"]] == ["indexed"]
         taken = server.app.state.convrag.collections.store.open("handbook")
         assert taken.version_dir.name == indexed.version_dir.name
         assert all(f.samefile(indexed.version_dir / f.relative_to(taken.version_dir))  # linked: no vector embedded or copied again

@@ -51,7 +51,7 @@ def router() -> APIRouter:
             except BaseException:
                 state.store.delete_collection(body.name)
                 raise
-            job = state.store.add_job(body.name, [])
+            job = state.store.add_job(body.name, [], source="indexed")  # cut off before it is recorded: run again
             state.store.finish_job(job["id"], body.name, indexed_documents(passages))
         return {**collection_info(state, record), "taken_on": model is not None}
 
