@@ -45,6 +45,36 @@ def test_ctrl_c_stops_the_answer_being_written_and_the_chat_goes_on(tiny_collect
     assert "being written" not in out  # the draft is a terminal's only: printed output holds the answer once
 
 
+class InterruptedWhileReading(StreamingScriptedLLM):
+    """A backend that reads the answer's prompt in pieces when given a stop (as the local model
+    does); Ctrl-C comes during the first answer's read, before any piece is written."""
+
+    stoppable = True
+
+    def __init__(self, answers: list[str]) -> None:
+        super().__init__(answer=answers)
+        self.told: list[bool] = []
+
+    def stream(self, messages, params=GenerationParams(), stop=None):  # type: ignore[no-untyped-def]
+        self.told.append(stop is not None)
+        if len(self.told) == 1 and stop is not None:  # read in pieces: Ctrl-C lands between two
+            raise KeyboardInterrupt
+        yield from super().stream(messages, params)
+
+
+def test_ctrl_c_while_the_prompt_is_read_stops_the_answer_before_it_begins(tiny_collection, capsys) -> None:  # type: ignore[no-untyped-def]
+    """Python raises Ctrl-C's KeyboardInterrupt only once the call in progress returns, and the local
+    model read the answer's prompt in one call (seconds on 2 cores). The terminal chat now gives the
+    turn a stop, so that the model reads the prompt in pieces and Ctrl-C is seen after the current one."""
+    bm25 = open_collections({"x": tiny_collection}, "bm25")[0].retriever
+    llm = InterruptedWhileReading(["The Cardinals played in London in 2017 [1]."] * 2)
+    pipeline = Pipeline([CollectionSearch("docs", bm25)], make_strategy("last_turn", llm), generator=AnswerGenerator(llm))
+    inputs = iter(["Did the Cardinals play in London?", "Did the Cardinals play in London?", "/quit"])
+    history = chat_loop(pipeline, lambda prompt: next(inputs))
+    assert llm.told == [True, True] and "stopped: the answer was not kept" in capsys.readouterr().out
+    assert [m.text for m in history] == ["Did the Cardinals play in London?", "The Cardinals played in London in 2017 [1]."]
+
+
 class ReadingLLM(StreamingScriptedLLM):
     """Records the prompt starts it is asked to read ahead, as the local backend reads them."""
 

@@ -35,12 +35,20 @@ def test_a_replay_takes_whole_conversations_in_turn_order(sample) -> None:
     assert len({t.label for t in conversation_turns(sample, 10)}) > 1
 
 
-def test_a_scored_run_and_its_summary(sample, sample_indexes, embedder) -> None:
+def test_a_scored_run_and_its_summary(sample, sample_indexes, embedder, monkeypatch) -> None:
+    from convrag.pipeline import Pipeline
+
     turns = [t for t in answer_turns(sample, {"ANSWERABLE": 2, "UNANSWERABLE": 1}) if t.task.domain == "fiqa"][:2]
     llm = ScriptedLLM(answer=["Stocks can be sold for a gain [1].", DECLINE] * 3, rewrite=["What about stocks?"] * 6)
     pipelines = {"fiqa": build_pipeline(PipelineSpec(("fiqa",), strategy="last_turn", answer="first"), llm=llm,
                                         opened={"fiqa": sample_indexes.collection("fiqa")}, embedder=embedder)}
+    stops: list[object] = []
+    streamed = Pipeline.stream
+    monkeypatch.setattr(Pipeline, "stream", lambda self, *a, **kw: stops.append(kw.get("stop")) or streamed(self, *a, **kw))
     rows = run_answer_eval(pipelines, turns)
+    # streamed as the service streams a turn: with a stop (nobody presses it), so that the local model
+    # reads each prompt in pieces there too and the latencies measured are the service's
+    assert len(stops) == 2 and all(stop is not None and not stop.is_set() for stop in stops)
     assert [r["task_id"] for r in rows] == [t.task.task_id for t in turns]
     assert rows[0]["citations"] == 1 and rows[0]["total_s"] > 0 and rows[0]["first_token_s"] is not None
     assert 0.0 <= rows[0].get("rouge_l", 0.0) <= 1.0

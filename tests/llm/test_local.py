@@ -250,3 +250,46 @@ def test_a_request_that_comes_during_a_read_ahead_gets_the_model_after_the_piece
     cold_answer = cold.complete(full, params)
     assert answers[0].text == cold_answer.text  # the piece read ahead changed nothing in the answer
     assert evaluated == reads[id(cold._slots[0].llama)][0] - read  # and the request did not read it again
+
+
+def test_a_stop_while_the_answer_prompt_is_read_ends_the_stream_after_the_piece_in_progress(model_path, reads):
+    """llama.cpp read an answer's prompt in one call that nothing could end (7.5 s to the first token
+    of a cold answer on 2 cores): a user's Stop, or a client gone, waited all that time with the model
+    held. Read in pieces, the stream ends after the piece in progress with no completion; the same
+    prompt asked again reads only the rest, and the answer is the one written cold."""
+    from convrag.generate.answer import cited_messages
+    from convrag.history import Budget
+    from convrag.llm.base import Completion, stream
+    from convrag.llm.local import LocalLLM
+    from convrag.types import Message
+
+    history = [Message("user", "How often does a sourdough starter need feeding?"),
+               Message("agent", "Every day at room temperature [1]. In the fridge, once a week [1].")]
+    block = "[1] (Bread) A loaf is baked at 230 degrees for about 40 minutes, with steam for the first 10."
+    params = GenerationParams(max_tokens=24)
+    llm = LocalLLM(model_path, n_ctx=2048, slots=1, read_ahead_chunk=32)
+    full = cited_messages("How long is it baked?", history, block, Budget(400, 60), llm.count_tokens)
+    looks: list[int] = []
+
+    def pressed_during_the_first_piece() -> bool:
+        looks.append(1)
+        return len(looks) > 1
+
+    assert list(stream(llm, full, params, pressed_during_the_first_piece)) == []  # nothing written, no completion
+    pieces = reads[id(llm._slots[0].llama)]
+    assert pieces == [32]  # one piece read, then the stop was seen
+
+    cold = LocalLLM(model_path, n_ctx=2048, slots=1)
+    cold_answer = cold.complete(full, params)
+    cold_read = reads[id(cold._slots[0].llama)][0]
+    again = list(stream(llm, full, params))  # asked again: the piece read is not read twice
+    assert isinstance(again[-1], Completion) and again[-1].text == cold_answer.text
+    assert pieces[1] == cold_read - 32
+    # a stop never pressed: the prompt is read in pieces, then the answer written as it is cold
+    fresh = LocalLLM(model_path, n_ctx=2048, slots=1, read_ahead_chunk=32)
+    *written, completion = stream(fresh, full, params, lambda: False)
+    assert completion.text == "".join(written) == cold_answer.text
+    assert completion.first_token_s is not None and completion.first_token_s <= completion.latency_s
+    evaluated = reads[id(fresh._slots[0].llama)]
+    prompt_pieces = evaluated[: evaluated.index(1)]  # then the answer's tokens, one at a time
+    assert prompt_pieces[0] == 32 and sum(prompt_pieces) == cold_read  # in pieces, and read once

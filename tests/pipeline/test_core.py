@@ -72,6 +72,44 @@ def test_a_stop_while_the_question_is_searched_ends_the_turn_before_the_answer_i
     assert result.citations[0].passage_id == "p2" and len(llm.requests) == 1
 
 
+def test_a_stop_reaches_a_backend_still_reading_the_answer_prompt(tiny_collection, tmp_path):
+    """The pipeline looked at a stop only between the answer's pieces, so a backend reading the
+    answer's prompt (the local model: seconds on a CPU before its first piece) could not be told.
+    Now the stop reaches a backend that says it looks at one, through the completion cache too, and
+    the turn ends with nothing; nothing is cached. Without a stop (``eval``) the backend is asked as
+    before."""
+    import threading
+
+    from convrag.llm.base import GenerationParams
+    from convrag.llm.cache import CachedLLM
+    from tests.helpers import StreamingScriptedLLM
+
+    stop = threading.Event()
+
+    class ReadsThePromptInPieces(StreamingScriptedLLM):
+        stoppable = True
+
+        def stream(self, messages, params=GenerationParams(), stop=None):  # type: ignore[no-untyped-def]
+            self.told.append(stop is not None)
+            pressed.set()  # the user presses Stop while the prompt is being read
+            if stop is not None and stop():
+                return
+            yield from super().stream(messages, params)
+
+    bm25 = open_collections({"x": tiny_collection}, "bm25")[0].retriever
+    question = [Message("user", "How much does passport renewal cost?")]
+    for wrap in (lambda llm: llm, lambda llm: CachedLLM(llm, tmp_path / "cache.sqlite")):
+        llm = ReadsThePromptInPieces(answer=["Renewal by mail costs 130 dollars [1]."] * 2)
+        llm.told = []
+        pressed = stop
+        pipeline = Pipeline([CollectionSearch("docs", bm25)], make_strategy("last_turn"), generator=AnswerGenerator(wrap(llm)))
+        assert list(pipeline.stream(question, stop=stop)) == [] and llm.told == [True]
+        stop.clear()
+        pressed = threading.Event()  # nobody presses it now
+        *_, result = pipeline.stream(question)  # no stop to look at: asked as before, and answered
+        assert llm.told == [True, False] and result.citations[0].passage_id == "p2"
+
+
 def test_bad_conversations_are_refused(tiny_collection):
     from convrag.errors import ConvragError
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from collections.abc import Callable, Sequence
 from contextlib import closing
 from pathlib import Path
@@ -94,10 +95,14 @@ def stream_answer(pipeline: Pipeline, messages: Sequence[Message], task_id: str,
     """The turn's answer, shown as the model writes it: a draft that the answer with its citations
     replaces when done (a terminal only; elsewhere the answer is printed once). On two cores the
     first words come seconds before the whole. Ctrl-C raises KeyboardInterrupt here, after the
-    turn's generation is closed, so the model is free for the next question."""
+    turn's generation is closed, so the model is free for the next question.
+
+    The turn is given a stop that nothing sets: with one, the local model reads the answer's prompt
+    in pieces (:meth:`~convrag.llm.local.LocalLLM.stream`), and Python raises the KeyboardInterrupt
+    between two of them. Read in one call, the prompt held Ctrl-C back for all of its seconds."""
     result: PipelineResult | None = None
     text = ""
-    with closing(pipeline.stream(messages, task_id, sampling=sampling)) as pieces, Live(console=console, transient=True, refresh_per_second=8) as live:
+    with closing(pipeline.stream(messages, task_id, sampling=sampling, stop=threading.Event())) as pieces, Live(console=console, transient=True, refresh_per_second=8) as live:
         for item in pieces:
             if isinstance(item, PipelineResult):
                 result = item

@@ -165,6 +165,7 @@ def run_answer_eval(pipelines: Mapping[str, Pipeline], turns: Sequence[AnswerTur
     With ``read_ahead``, when the next turn continues the same conversation, its prompt is read up
     to the passages between the two turns (:meth:`Pipeline.prefill`, as the service does while the
     user reads an answer); that time is recorded in the next turn's row, outside its latency."""
+    import threading
     import time
 
     scorer = _rouge()
@@ -176,7 +177,9 @@ def run_answer_eval(pipelines: Mapping[str, Pipeline], turns: Sequence[AnswerTur
             start = time.perf_counter()
             first: float | None = None
             result: PipelineResult | None = None
-            for item in pipelines[turn.task.domain].stream(messages, turn.task.task_id):
+            # with a stop, as the service and the terminal chat stream a turn: the local model then
+            # reads the answer's prompt in pieces it could be stopped between, as it does there
+            for item in pipelines[turn.task.domain].stream(messages, turn.task.task_id, stop=threading.Event()):
                 if isinstance(item, PipelineResult):
                     result = item
                 elif first is None:

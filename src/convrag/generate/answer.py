@@ -479,10 +479,12 @@ class AnswerGenerator:
 
     def stream(self, question: str, history: Sequence[Message], results: Sequence[MergedResult], query: str | None = None,
                standalone: str | None = None, self_contained: bool = False, sampling: Sampling | None = None,
-               limits: ClientLimits | None = None) -> Iterator[str | Answer]:
+               limits: ClientLimits | None = None, stop: Callable[[], bool] | None = None) -> Iterator[str | Answer]:
         """:meth:`answer`, with the model's text in pieces as it is written before the :class:`Answer`.
         The final text may differ from the pieces: inferred citation markers are added, citations
-        are re-pointed, and an empty or ungrounded answer becomes the decline sentence."""
+        are re-pointed, and an empty or ungrounded answer becomes the decline sentence. ``stop``
+        reaches the backend (:func:`~convrag.llm.base.stream`): once it is true, the stream may end
+        with no :class:`Answer`, even before the first piece."""
         start = time.perf_counter()
         prepared = self._prepare(question, history, results, query, standalone, self_contained, start)
         if prepared.early is not None:
@@ -493,13 +495,15 @@ class AnswerGenerator:
         completion: Completion | None = None
         params = self._params(prepared, sampling, limits)
         try:
-            for item in stream(self.llm, prepared.messages, params):
+            for item in stream(self.llm, prepared.messages, params, stop):
                 if isinstance(item, Completion):
                     completion = item
                 else:
                     yield item
         except LLMError as exc:
             raise AnswerFailed(str(exc)) from exc
+        if completion is None and stop is not None and stop():
+            return  # stopped while the backend read the prompt
         assert completion is not None
         yield self._finish(completion, params, prepared, results, start)
 

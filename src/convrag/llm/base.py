@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
@@ -123,12 +123,21 @@ class LLM(Protocol):
         ...
 
 
-def stream(llm: LLM, messages: list[ChatMessage], params: GenerationParams = GenerationParams()) -> Iterator[str | Completion]:
+def stream(llm: LLM, messages: list[ChatMessage], params: GenerationParams = GenerationParams(),
+           stop: Callable[[], bool] | None = None) -> Iterator[str | Completion]:
     """The answer's text in pieces as the model writes them, then its :class:`Completion` (the
-    same text). Backends with a ``stream`` method stream for real; the others answer in one piece."""
+    same text). Backends with a ``stream`` method stream for real; the others answer in one piece.
+
+    ``stop`` (true once nobody wants the answer) reaches backends that say they look at it
+    (``stoppable``: the local model, which reads a long prompt for seconds before its first piece);
+    such a stream may then end with no Completion. Callers still look at it between pieces: that is
+    what stops the others."""
     method = getattr(llm, "stream", None)
     if method is not None:
-        yield from method(messages, params)
+        if stop is not None and getattr(llm, "stoppable", False):
+            yield from method(messages, params, stop=stop)
+        else:
+            yield from method(messages, params)
         return
     completion = llm.complete(messages, params)
     if completion.text:

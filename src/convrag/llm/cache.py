@@ -17,7 +17,7 @@ import logging
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from ..errors import ConfigError
@@ -114,9 +114,15 @@ class CachedLLM:
         self._store(key, messages, params, completion)
         return completion
 
-    def stream(self, messages: list[ChatMessage], params: GenerationParams = GenerationParams()) -> Iterator[str | Completion]:
+    @property
+    def stoppable(self) -> bool:
+        """Whether the backend's stream looks at a ``stop`` (:func:`..base.stream`)."""
+        return bool(getattr(self.inner, "stoppable", False))
+
+    def stream(self, messages: list[ChatMessage], params: GenerationParams = GenerationParams(),
+               stop: Callable[[], bool] | None = None) -> Iterator[str | Completion]:
         """A cached answer in one piece; otherwise the backend's stream, stored once it completes
-        (a stream closed early stores nothing)."""
+        (a stream closed early, or stopped before its completion, stores nothing)."""
         key = cache_key(self.backend, self.model, messages, params)
         hit = self._lookup(key)
         if hit is not None:
@@ -124,7 +130,7 @@ class CachedLLM:
                 yield hit.text
             yield hit
             return
-        for item in stream(self.inner, messages, params):
+        for item in stream(self.inner, messages, params, stop):
             if isinstance(item, Completion):
                 self._store(key, messages, params, item)
             yield item

@@ -14,7 +14,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -282,6 +282,32 @@ class LocalLLM:
         finally:
             self._lock.release()
 
+    def _read_pieces(self, llama: Any, tokens: list[int], shared: int, until: Callable[[], bool], why: str) -> int:
+        """Evaluate ``tokens[shared:]`` into ``llama``'s cache ``read_ahead_chunk`` tokens at a time
+        (all at once when None), looking at ``until`` before each piece and stopping when it says so.
+        Returns the tokens read; the cache then holds the prompt up to there, which a request that
+        begins with it reuses. A failure resets the cache (its state is unknown) and raises LLMError."""
+        import llama_cpp
+
+        step = self.read_ahead_chunk or len(tokens)
+        read = 0
+        try:
+            for begin in range(shared, len(tokens), step):
+                if until():
+                    log.info("%s after %d of %d tokens", why, begin - shared, len(tokens) - shared)
+                    break
+                # what llama.cpp's own generate does with a shared prefix: keep it and read what
+                # follows (eval first drops the cache beyond ``n_tokens``)
+                llama.n_tokens = begin
+                llama.eval(tokens[begin: begin + step])
+                # llama.cpp may still be computing the piece (and counts it only) until synced
+                llama_cpp.llama_synchronize(llama.ctx)
+                read = int(llama.n_tokens) - shared
+        except (ValueError, RuntimeError) as exc:
+            llama.reset()  # what the cache holds is unknown: the next request reads from scratch
+            raise LLMError(f"local model failed: {exc}") from exc
+        return read
+
     def prefill(self, messages: list[ChatMessage]) -> int:
         """Read the start of a coming prompt into the slot that request will be sent to (the one
         sharing the longest prefix with it), so that the request reads only what follows. Returns
@@ -293,8 +319,6 @@ class LocalLLM:
         still finds what was read so far in the slot's cache."""
         if not self.reuse_prefix or self._waiting:
             return 0
-        import llama_cpp
-
         prompt = _render(messages)
         with self._lock:
             if self._waiting:
@@ -308,23 +332,7 @@ class LocalLLM:
             if len(tokens) >= self.n_ctx:  # refused before the slot's cache is touched
                 raise LLMError(f"local model failed: a prompt start of {len(tokens)} tokens does not fit the {self.n_ctx}-token context")
             before, slot.last_prompt = slot.last_prompt, ""
-            step = self.read_ahead_chunk or len(tokens)
-            read = 0
-            try:
-                for begin in range(shared, len(tokens), step):
-                    if self._waiting:
-                        log.info("read-ahead yielded to a request after %d of %d tokens", begin - shared, len(tokens) - shared)
-                        break
-                    # what llama.cpp's own generate does with a shared prefix: keep it and read what
-                    # follows (eval first drops the cache beyond ``n_tokens``)
-                    llama.n_tokens = begin
-                    llama.eval(tokens[begin: begin + step])
-                    # llama.cpp may still be computing the piece (and counts it only) until synced
-                    llama_cpp.llama_synchronize(llama.ctx)
-                    read = int(llama.n_tokens) - shared
-            except (ValueError, RuntimeError) as exc:
-                llama.reset()  # what the cache holds is unknown: the next request reads from scratch
-                raise LLMError(f"local model failed: {exc}") from exc
+            read = self._read_pieces(llama, tokens, shared, lambda: bool(self._waiting), "read-ahead yielded to a request")
             if not read:  # a request came before anything was read: the slot holds what it held
                 slot.last_prompt = before
                 return 0
@@ -343,9 +351,21 @@ class LocalLLM:
         start = _render(messages)
         return any(slot.last_prompt.startswith(start) for slot in list(self._slots))
 
-    def stream(self, messages: list[ChatMessage], params: GenerationParams = GenerationParams()) -> Iterator[str | Completion]:
+    #: :meth:`stream` takes ``stop``, and looks at it while the prompt is read (:func:`..base.stream`)
+    stoppable = True
+
+    def stream(self, messages: list[ChatMessage], params: GenerationParams = GenerationParams(),
+               stop: Callable[[], bool] | None = None) -> Iterator[str | Completion]:
         """Pieces of the answer as llama.cpp decodes them, then the :class:`Completion`. The model is
-        held for the whole generation; closing the iterator early releases it."""
+        held for the whole generation; closing the iterator early releases it.
+
+        With ``stop`` (a user's "Stop", a client gone), the prompt is read ``read_ahead_chunk``
+        tokens at a time first, looking at ``stop`` between pieces, and the generation then reads
+        only the few tokens that open the reply. Without it, llama.cpp reads the prompt in one call
+        that nothing can end: seconds on a CPU (a cold answer prompt took 7.5 s to its first token on
+        2 cores), through which a stop waited and the model stayed held. Stopped there, the stream
+        ends with no :class:`Completion`; the cache keeps what was read, which the same prompt asked
+        again reuses. The first-token time counts the read."""
         prompt = _render(messages)
         with self._serving():
             slot = self._pick_slot(prompt)
@@ -353,7 +373,17 @@ class LocalLLM:
             pieces: list[str] = []
             first: float | None = None
             finish: str | None = None
-            slot.last_prompt = ""  # until the generation completes, the slot's state is not this prompt's
+            before, slot.last_prompt = slot.last_prompt, ""  # until the generation completes, the slot's state is not this prompt's
+            if stop is not None and self.read_ahead_chunk:
+                llama = slot.llama
+                tokens = self._open_prompt(llama, messages)
+                if len(tokens) < self.n_ctx:  # else llama.cpp refuses it below, with its own message
+                    shared = llama.longest_token_prefix(llama.input_ids[: llama.n_tokens], tokens)
+                    read = self._read_pieces(llama, tokens, shared, stop, "an answer's prompt read was stopped")
+                    if stop():
+                        slot.last_prompt = prompt if read else before
+                        slot.last_used = time.monotonic()
+                        return
             steering = self._steering(slot.llama, params)
             try:
                 for chunk in slot.llama.create_chat_completion(

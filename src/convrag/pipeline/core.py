@@ -194,8 +194,8 @@ class Pipeline:
         :class:`~convrag.generate.answer.AnswerFailed`. ``stop`` (a user's "Stop", a client gone)
         ends the turn, yielding nothing more and no result: looked at once retrieval is done (so a
         stop pressed while the question was rewritten or searched does not wait for the model to
-        read the answer's whole prompt, seconds on a CPU) and before each piece, the generation
-        closed at once. ``limits`` (an OpenAI client's ``max_tokens`` and ``stop``) can only end the answer sooner."""
+        read the answer's whole prompt, seconds on a CPU), by the local model between the pieces
+        it reads that prompt in, and before each piece of the answer, the generation closed at once. ``limits`` (an OpenAI client's ``max_tokens`` and ``stop``) can only end the answer sooner."""
         def stopped() -> bool:
             return stop is not None and stop.is_set()
 
@@ -214,7 +214,7 @@ class Pipeline:
             if stream_text:
                 answer = None
                 with closing(self.generator.stream(question, history, merged.results, query, standalone, self_contained,
-                                                   sampling, limits)) as pieces:
+                                                   sampling, limits, stopped if stop is not None else None)) as pieces:
                     for item in pieces:
                         if stopped():
                             return
@@ -222,6 +222,8 @@ class Pipeline:
                             answer = item
                         else:
                             yield item
+                if answer is None and stopped():  # the model's read of the prompt was stopped
+                    return
                 assert answer is not None
             else:
                 answer = self.generator.answer(question, history, merged.results, query, standalone, self_contained, sampling,
