@@ -22,7 +22,16 @@ conversations (history up to the fifth question, that turn's passages):
 References: each question sent with nothing in progress, and the same-conversation question after a
 finished read.
 
+With ``--stop``, it measures instead what reading a whole answer prompt in pieces costs and buys: a
+turn streamed with a stop (as the service, the terminal chat and ``eval-answers`` stream one) has
+the model read its prompt ``stop_chunk`` tokens at a time (:data:`convrag.llm.local.STOP_CHUNK`),
+looking at the stop between pieces.
+For each repeat, on a fresh model: the prompt's first token read in one call and in pieces (the
+order alternates between repeats), and how long after a stop pressed ``--after`` s into the read
+the stream ends.
+
     .venv/bin/python tools/read_ahead_yield.py [--after 1.0] [--repeats 1] [--pieces 0,256,64]
+    .venv/bin/python tools/read_ahead_yield.py --stop [--after 1.0] [--repeats 3] [--pieces 0,512,256,128,64]
 
 Run it alone on the machine: it times the model.
 """
@@ -43,7 +52,7 @@ from convrag.eval.report import markdown_table
 from convrag.generate.answer import cited_messages, cited_prompt_start
 from convrag.history import Budget
 from convrag.llm.base import ChatMessage, GenerationParams
-from convrag.llm.local import READ_AHEAD_CHUNK, LocalLLM
+from convrag.llm.local import READ_AHEAD_CHUNK, STOP_CHUNK, LocalLLM
 
 SAMPLE = Path(convrag.__file__).parent / "sample" / "mtrag" / "conversations.json"
 ONE_TOKEN = GenerationParams(max_tokens=1)
@@ -68,10 +77,10 @@ def _prompts(llm: LocalLLM, rank: int = 0) -> tuple[list[ChatMessage], list[Chat
     return start, cited_messages(task.question, task.history, block, HISTORY, llm.count_tokens)
 
 
-def _fresh(chunk: int | None) -> LocalLLM:
+def _fresh(chunk: int | None, stop_chunk: int | None = STOP_CHUNK) -> LocalLLM:
     """A model as a running server has it: loaded, its slots made (making a slot takes a second or
     more, and a question sent meanwhile would find the read not yet begun)."""
-    llm = LocalLLM(n_ctx=4096, slots=2, read_ahead_chunk=chunk)
+    llm = LocalLLM(n_ctx=4096, slots=2, read_ahead_chunk=chunk, stop_chunk=stop_chunk)
     llm.complete([{"role": "user", "content": "Say yes."}], ONE_TOKEN)  # loads the model, makes the first slot
     llm._new_slot()
     return llm
@@ -112,12 +121,59 @@ def reference(rank: int, read_first: bool) -> float:
     return time.perf_counter() - sent
 
 
+def first_token(chunk: int | None) -> tuple[int, float]:
+    """The whole answer prompt's tokens, and seconds to its first token on a fresh model: read in
+    one llama.cpp call (``chunk`` None), or in pieces of ``chunk`` tokens with a stop nobody presses."""
+    from convrag.llm.base import stream
+
+    llm = _fresh(READ_AHEAD_CHUNK, stop_chunk=chunk)
+    pieces = chunk is not None
+    _, full = _prompts(llm)
+    began = time.perf_counter()
+    *_, completion = stream(llm, full, ONE_TOKEN, (lambda: False) if pieces else None)
+    return completion.prompt_tokens, time.perf_counter() - began
+
+
+def stopped_after(after: float, chunk: int | None) -> float:
+    """Seconds from a stop pressed ``after`` s into the answer prompt's read to the stream's end."""
+    from convrag.llm.base import stream
+
+    llm = _fresh(READ_AHEAD_CHUNK, stop_chunk=chunk)
+    pieces = chunk is not None
+    _, full = _prompts(llm)
+    pressed = threading.Event()
+    at: list[float] = []
+    threading.Timer(after, lambda: (at.append(time.perf_counter()), pressed.set())).start()
+    for _ in stream(llm, full, ONE_TOKEN, pressed.is_set if pieces else None):
+        if pressed.is_set():  # what a caller without a stoppable backend does: look between pieces
+            break
+    return time.perf_counter() - at[0]
+
+
+def stop_costs(after: float, repeats: int, chunks: list[int | None]) -> None:
+    median = statistics.median
+    runs: dict[int | None, list[tuple[int, float]]] = {chunk: [] for chunk in chunks}
+    for i in range(repeats):  # the order turns each repeat, so that the host's drift falls on all
+        for chunk in chunks[i % len(chunks):] + chunks[: i % len(chunks)]:
+            runs[chunk].append(first_token(chunk))
+    rows = [["one call" if chunk is None else f"{chunk}-token pieces, a stop looked at between them", timed[0][0],
+             f"{median(s for _, s in timed):.2f}", f"{median(stopped_after(after, chunk) for _ in range(repeats)):.2f}"]
+            for chunk, timed in runs.items()]
+    print(machine_description())
+    print(markdown_table(["answer prompt read", "prompt tokens", f"first token, s (median of {repeats})",
+                          f"a stop pressed {after:g} s in: the stream ends after, s"], rows))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--after", type=float, default=1.0, help="seconds into the read at which the question is sent")
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--pieces", default=f"0,256,{READ_AHEAD_CHUNK}", help="piece sizes to compare, 0 = the whole start at once")
+    parser.add_argument("--stop", action="store_true", help="measure a whole answer prompt read in pieces with a stop instead")
     args = parser.parse_args()
+    if args.stop:
+        stop_costs(args.after, args.repeats, [int(p) or None for p in args.pieces.split(",")])
+        return
     median = statistics.median
     rows = []
     for piece in (int(p) for p in args.pieces.split(",")):

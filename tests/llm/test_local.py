@@ -267,7 +267,7 @@ def test_a_stop_while_the_answer_prompt_is_read_ends_the_stream_after_the_piece_
                Message("agent", "Every day at room temperature [1]. In the fridge, once a week [1].")]
     block = "[1] (Bread) A loaf is baked at 230 degrees for about 40 minutes, with steam for the first 10."
     params = GenerationParams(max_tokens=24)
-    llm = LocalLLM(model_path, n_ctx=2048, slots=1, read_ahead_chunk=32)
+    llm = LocalLLM(model_path, n_ctx=2048, slots=1, stop_chunk=32)
     full = cited_messages("How long is it baked?", history, block, Budget(400, 60), llm.count_tokens)
     looks: list[int] = []
 
@@ -286,7 +286,7 @@ def test_a_stop_while_the_answer_prompt_is_read_ends_the_stream_after_the_piece_
     assert isinstance(again[-1], Completion) and again[-1].text == cold_answer.text
     assert pieces[1] == cold_read - 32
     # a stop never pressed: the prompt is read in pieces, then the answer written as it is cold
-    fresh = LocalLLM(model_path, n_ctx=2048, slots=1, read_ahead_chunk=32)
+    fresh = LocalLLM(model_path, n_ctx=2048, slots=1, stop_chunk=32)
     *written, completion = stream(fresh, full, params, lambda: False)
     assert completion.text == "".join(written) == cold_answer.text
     assert completion.first_token_s is not None and completion.first_token_s <= completion.latency_s

@@ -32,6 +32,12 @@ MIN_SHARED_PREFIX = 200
 #: request between two pieces (64 tokens: well under a second on two cores; docs/benchmarks.md)
 READ_AHEAD_CHUNK = 64
 
+#: a request that may be stopped reads its prompt this many tokens at a time, looking at the stop
+#: between pieces: on 2 cores (AVX2) an 892-token answer prompt came 0.4 s (2.4-2.8 %) later to its
+#: first token than read in one call, and a stop ended it 1.2 s after it was pressed, against 14.4 s;
+#: 64-token pieces cost 8 % (docs/benchmarks.md, "A stop while the answer's prompt is read")
+STOP_CHUNK = 128
+
 log = logging.getLogger("convrag.llm")
 
 
@@ -131,6 +137,7 @@ class LocalLLM:
         reuse_prefix: bool = True,
         read_ahead_chunk: int | None = READ_AHEAD_CHUNK,
         flash_attn: bool = FLASH_ATTN,
+        stop_chunk: int | None = STOP_CHUNK,
     ) -> None:
         self._path = Path(model_path) if model_path else None
         self.model = self._path.stem if self._path else DEFAULT_MODEL_NAME
@@ -143,6 +150,9 @@ class LocalLLM:
         #: tokens a read-ahead evaluates between two looks for a waiting request; None reads the
         #: whole start in one go (a request then waits for all of it: the benchmark's baseline)
         self.read_ahead_chunk = read_ahead_chunk
+        #: tokens a request given a stop reads between two looks at it; None: in one call, which
+        #: nothing can end
+        self.stop_chunk = stop_chunk
         self.flash_attn = flash_attn
         self._slots: list[_Slot] = []
         # the first context made: it loaded the model, which every later context shares
@@ -282,14 +292,15 @@ class LocalLLM:
         finally:
             self._lock.release()
 
-    def _read_pieces(self, llama: Any, tokens: list[int], shared: int, until: Callable[[], bool], why: str) -> int:
-        """Evaluate ``tokens[shared:]`` into ``llama``'s cache ``read_ahead_chunk`` tokens at a time
-        (all at once when None), looking at ``until`` before each piece and stopping when it says so.
+    def _read_pieces(self, llama: Any, tokens: list[int], shared: int, until: Callable[[], bool], why: str,
+                     chunk: int | None) -> int:
+        """Evaluate ``tokens[shared:]`` into ``llama``'s cache ``chunk`` tokens at a time (all at
+        once when None), looking at ``until`` before each piece and stopping when it says so.
         Returns the tokens read; the cache then holds the prompt up to there, which a request that
         begins with it reuses. A failure resets the cache (its state is unknown) and raises LLMError."""
         import llama_cpp
 
-        step = self.read_ahead_chunk or len(tokens)
+        step = chunk or len(tokens)
         read = 0
         try:
             for begin in range(shared, len(tokens), step):
@@ -332,7 +343,8 @@ class LocalLLM:
             if len(tokens) >= self.n_ctx:  # refused before the slot's cache is touched
                 raise LLMError(f"local model failed: a prompt start of {len(tokens)} tokens does not fit the {self.n_ctx}-token context")
             before, slot.last_prompt = slot.last_prompt, ""
-            read = self._read_pieces(llama, tokens, shared, lambda: bool(self._waiting), "read-ahead yielded to a request")
+            read = self._read_pieces(llama, tokens, shared, lambda: bool(self._waiting), "read-ahead yielded to a request",
+                                     self.read_ahead_chunk)
             if not read:  # a request came before anything was read: the slot holds what it held
                 slot.last_prompt = before
                 return 0
@@ -359,8 +371,8 @@ class LocalLLM:
         """Pieces of the answer as llama.cpp decodes them, then the :class:`Completion`. The model is
         held for the whole generation; closing the iterator early releases it.
 
-        With ``stop`` (a user's "Stop", a client gone), the prompt is read ``read_ahead_chunk``
-        tokens at a time first, looking at ``stop`` between pieces, and the generation then reads
+        With ``stop`` (a user's "Stop", a client gone), the prompt is read ``stop_chunk`` tokens
+        at a time first, looking at ``stop`` between pieces, and the generation then reads
         only the few tokens that open the reply. Without it, llama.cpp reads the prompt in one call
         that nothing can end: seconds on a CPU (a cold answer prompt took 7.5 s to its first token on
         2 cores), through which a stop waited and the model stayed held. Stopped there, the stream
@@ -374,12 +386,12 @@ class LocalLLM:
             first: float | None = None
             finish: str | None = None
             before, slot.last_prompt = slot.last_prompt, ""  # until the generation completes, the slot's state is not this prompt's
-            if stop is not None and self.read_ahead_chunk:
+            if stop is not None and self.stop_chunk:
                 llama = slot.llama
                 tokens = self._open_prompt(llama, messages)
                 if len(tokens) < self.n_ctx:  # else llama.cpp refuses it below, with its own message
                     shared = llama.longest_token_prefix(llama.input_ids[: llama.n_tokens], tokens)
-                    read = self._read_pieces(llama, tokens, shared, stop, "an answer's prompt read was stopped")
+                    read = self._read_pieces(llama, tokens, shared, stop, "an answer's prompt read was stopped", self.stop_chunk)
                     if stop():
                         slot.last_prompt = prompt if read else before
                         slot.last_used = time.monotonic()
