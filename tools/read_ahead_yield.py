@@ -126,11 +126,10 @@ def first_token(chunk: int | None) -> tuple[int, float]:
     one llama.cpp call (``chunk`` None), or in pieces of ``chunk`` tokens with a stop nobody presses."""
     from convrag.llm.base import stream
 
-    llm = _fresh(READ_AHEAD_CHUNK, stop_chunk=chunk)
-    pieces = chunk is not None
+    llm = _fresh(READ_AHEAD_CHUNK, stop_chunk=chunk)  # stop_chunk None: a stop is not looked at while the prompt is read
     _, full = _prompts(llm)
     began = time.perf_counter()
-    *_, completion = stream(llm, full, ONE_TOKEN, (lambda: False) if pieces else None)
+    *_, completion = stream(llm, full, ONE_TOKEN, lambda: False)
     return completion.prompt_tokens, time.perf_counter() - began
 
 
@@ -139,12 +138,11 @@ def stopped_after(after: float, chunk: int | None) -> float:
     from convrag.llm.base import stream
 
     llm = _fresh(READ_AHEAD_CHUNK, stop_chunk=chunk)
-    pieces = chunk is not None
     _, full = _prompts(llm)
     pressed = threading.Event()
     at: list[float] = []
     threading.Timer(after, lambda: (at.append(time.perf_counter()), pressed.set())).start()
-    for _ in stream(llm, full, ONE_TOKEN, pressed.is_set if pieces else None):
+    for _ in stream(llm, full, ONE_TOKEN, pressed.is_set):
         if pressed.is_set():  # what a caller without a stoppable backend does: look between pieces
             break
     return time.perf_counter() - at[0]

@@ -292,6 +292,14 @@ class LocalLLM:
         finally:
             self._lock.release()
 
+    def _prompt_start(self, llama: Any, messages: list[ChatMessage]) -> tuple[list[int], int]:
+        """The tokens of a prompt's start (:meth:`_open_prompt`), and how many of them ``llama``'s cache
+        holds already. One that does not fit the context is refused before the cache is touched."""
+        tokens = self._open_prompt(llama, messages)
+        if len(tokens) >= self.n_ctx:
+            raise LLMError(f"local model failed: a prompt start of {len(tokens)} tokens does not fit the {self.n_ctx}-token context")
+        return tokens, llama.longest_token_prefix(llama.input_ids[: llama.n_tokens], tokens)
+
     def _read_pieces(self, llama: Any, tokens: list[int], shared: int, until: Callable[[], bool], why: str,
                      chunk: int | None) -> int:
         """Evaluate ``tokens[shared:]`` into ``llama``'s cache ``chunk`` tokens at a time (all at
@@ -336,12 +344,9 @@ class LocalLLM:
                 return 0
             slot = self._choose_slot(prompt)
             llama = slot.llama
-            tokens = self._open_prompt(llama, messages)
-            shared = llama.longest_token_prefix(llama.input_ids[: llama.n_tokens], tokens)
+            tokens, shared = self._prompt_start(llama, messages)
             if shared == len(tokens):
                 return 0
-            if len(tokens) >= self.n_ctx:  # refused before the slot's cache is touched
-                raise LLMError(f"local model failed: a prompt start of {len(tokens)} tokens does not fit the {self.n_ctx}-token context")
             before, slot.last_prompt = slot.last_prompt, ""
             read = self._read_pieces(llama, tokens, shared, lambda: bool(self._waiting), "read-ahead yielded to a request",
                                      self.read_ahead_chunk)
@@ -387,15 +392,12 @@ class LocalLLM:
             finish: str | None = None
             before, slot.last_prompt = slot.last_prompt, ""  # until the generation completes, the slot's state is not this prompt's
             if stop is not None and self.stop_chunk:
-                llama = slot.llama
-                tokens = self._open_prompt(llama, messages)
-                if len(tokens) < self.n_ctx:  # else llama.cpp refuses it below, with its own message
-                    shared = llama.longest_token_prefix(llama.input_ids[: llama.n_tokens], tokens)
-                    read = self._read_pieces(llama, tokens, shared, stop, "an answer's prompt read was stopped", self.stop_chunk)
-                    if stop():
-                        slot.last_prompt = prompt if read else before
-                        slot.last_used = time.monotonic()
-                        return
+                tokens, shared = self._prompt_start(slot.llama, messages)
+                read = self._read_pieces(slot.llama, tokens, shared, stop, "an answer's prompt read was stopped", self.stop_chunk)
+                if stop():
+                    slot.last_prompt = prompt if read else before
+                    slot.last_used = time.monotonic()
+                    return
             steering = self._steering(slot.llama, params)
             try:
                 for chunk in slot.llama.create_chat_completion(

@@ -195,7 +195,8 @@ class Pipeline:
         ends the turn, yielding nothing more and no result: looked at once retrieval is done (so a
         stop pressed while the question was rewritten or searched does not wait for the model to
         read the answer's whole prompt, seconds on a CPU), by the local model between the pieces
-        it reads that prompt in, and before each piece of the answer, the generation closed at once. ``limits`` (an OpenAI client's ``max_tokens`` and ``stop``) can only end the answer sooner."""
+        it reads that prompt in, and before each piece of the answer, the generation closed at once.
+        ``limits`` (an OpenAI client's ``max_tokens`` and ``stop``) can only end the answer sooner."""
         def stopped() -> bool:
             return stop is not None and stop.is_set()
 
