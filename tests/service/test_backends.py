@@ -399,3 +399,42 @@ def test_a_job_fails_once_the_backend_stays_down(tmp_path: Path) -> None:
         assert job["error"].startswith("Milvus: ") and "tried 2 times" in job["error"] and str(tmp_path) not in job["error"]
     finally:
         collections.close()
+
+
+def test_a_taken_on_collection_hands_out_no_server_file_paths(tmp_path: Path) -> None:
+    """A document `convrag index` read from disk keeps its file:// URI in the index. The web page never
+    showed it, but the search API, the passage route, a turn's citations and trace, the OpenAI reply
+    and the exports all handed clients the server's paths (file:///home/.../handbook/parking.md)."""
+    folder, store = indexed_handbook(tmp_path)
+    settings = ServiceSettings.load(data_dir=tmp_path / "svc", indexed_store=store)
+    llm = ScriptedLLM(answer=["A permit costs 40 dollars a month [1]."] * 2)
+    with ThreadServer(settings, llm) as server, httpx.Client(base_url=server.url, timeout=120) as client:
+        take_on(client, "handbook")
+        assert upload(client, "handbook", [("fishing.md", FISHING)])["status"] == "succeeded"
+        hits = client.post("/api/search", json={"collections": ["handbook"], "query": "parking permit fishing", "k": 3}).json()["hits"]
+        urls = {h["document_id"]: h["url"] for h in hits}
+        assert urls["parking"] == "" and urls["fishing"] == "/api/collections/handbook/documents/fishing/file"
+        passage = client.get(f"/api/collections/handbook/passages/{hits[0]['passage_id']}").json()
+        assert passage["url"] in ("", "/api/collections/handbook/documents/fishing/file")
+        conv = client.post("/api/conversations", json={"collections": ["handbook"]}).json()
+        turn = client.post(f"/api/conversations/{conv['id']}/messages", json={"question": "How much is a parking permit?"})
+        reply = client.post("/v1/chat/completions", json={"model": "collection:handbook", "messages": [
+            {"role": "user", "content": "How much is a parking permit?"}]})
+        exported = [client.get(f"/api/conversations/{conv['id']}/export", params={"format": f}).text for f in ("markdown", "json")]
+        assert turn.json()["citations"][0]["document_id"] == "parking"
+        for text in (turn.text, reply.text, passage, *exported):
+            assert "file:" not in str(text) and str(folder) not in str(text)
+    # what `convrag index` keeps still says where each document came from, for the command line
+    from convrag.index.collection import Collection
+
+    assert all(p.url.startswith("file://") for p in Collection.open(store / "handbook").passages)
+
+
+def test_only_links_a_client_can_follow_are_served() -> None:
+    from convrag.service.links import served_url
+
+    assert served_url("https://example.org/a?b=1") == "https://example.org/a?b=1"
+    assert served_url("HTTP://example.org/") == "HTTP://example.org/"
+    assert served_url("/api/collections/c/documents/d/file") == "/api/collections/c/documents/d/file"
+    for hidden in ("file:///srv/docs/a.md", "/srv/docs/a.md", "C:\\docs\\a.md", "javascript:alert(1)", "http://[::1", ""):
+        assert served_url(hidden) == ""

@@ -16,6 +16,7 @@ from ..llm.base import LLM
 from ..pipeline import Pipeline
 from ..retrieve.multi import Unavailable
 from .backends import ServiceCollections
+from .links import ServedLinks
 from .settings import PipelineConfig, ServiceSettings
 
 COLLECTION_PREFIX = "collection:"
@@ -79,6 +80,9 @@ class Pipelines:
             pipeline = self._cache.get(key)
             if pipeline is None:
                 pipeline = self.collections.pipeline(spec, self.llm)
+                for c in pipeline.collections:  # a damaged one stays recognisable to damage()
+                    if not isinstance(c.retriever, Unavailable):
+                        c.retriever = ServedLinks(c.retriever)
                 self._cache[key] = pipeline
                 while len(self._cache) > MAX_CACHED:  # oldest first
                     self._cache.pop(next(iter(self._cache)))

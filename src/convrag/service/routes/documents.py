@@ -11,6 +11,7 @@ from starlette.concurrency import run_in_threadpool
 
 from ...errors import ConvragError
 from ..errors import ApiError
+from ..links import served_url
 from ..settings import Limits
 from ..state import ServiceState, get_state
 from ..store import new_id
@@ -144,6 +145,6 @@ def router(limits: Limits) -> APIRouter:
             raise ApiError(404, f"collection {name!r} cannot be read", "passage_not_found") from None
         if p is None:
             raise ApiError(404, f"no passage {passage_id!r} in {name!r}", "passage_not_found")
-        return {"collection": name, "passage_id": p.doc_id, "title": p.title, "url": p.url, "text": p.text}
+        return {"collection": name, "passage_id": p.doc_id, "title": p.title, "url": served_url(p.url), "text": p.text}
 
     return api
