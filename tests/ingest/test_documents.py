@@ -153,3 +153,36 @@ def test_binary_files_are_refused_and_a_folder_skips_them(tmp_path: Path) -> Non
     assert skipped == ["image.txt: not text (binary data: it holds NUL bytes)",
                        "marked.txt: not text: it starts with a utf-16 mark but reads as a jumble of scripts",
                        "noise.md: not text (binary data, or an encoding that could not be recognised)"]
+
+
+@pytest.mark.parametrize("data, reason", [
+    (b"H#\xc1\x00\x9e\xcc@\xfc", "mixes CJK, HANGUL letters"),  # eight bytes of binary data: read as UTF-16, 䠣섀黌䃼
+    (b"\x14\xfeQ\x00\x82\xff\xee}", "no space or line break"),  # ︔Qﾂ緮: one script, but no text runs on like that
+    (bytes(range(1, 128)) * 4, "control codes"),  # bytes under 0x80 are valid UTF-8
+    (bytes((i * 37) % 31 + 1 for i in range(64)), "control codes"),
+])
+def test_short_and_seven_bit_binary_files_are_not_read_as_text(tmp_path: Path, data: bytes, reason: str) -> None:
+    """A binary file of a few bytes with a NUL among them was read as UTF-16 (four characters of Han
+    and Hangul indexed as a document), and one of bytes under 0x80 as UTF-8 control codes."""
+    path = tmp_path / "blob.txt"
+    path.write_bytes(data)
+    with pytest.raises(DataFormatError, match=f"not text.*{reason}"):
+        read_document(path)
+
+
+@pytest.mark.parametrize("text", [
+    "Passport renewal costs 130 dollars.\nApply by mail.",
+    "Привет, это документ.\nВторая строка.",
+    "日本語のテキストです。\n二行目です。",
+])
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be"])
+def test_utf16_without_a_mark_is_still_read(tmp_path: Path, text: str, encoding: str) -> None:
+    path = tmp_path / "note.txt"
+    path.write_bytes(text.encode(encoding))
+    assert read_document(path).text == text
+
+
+def test_layout_codes_in_text_are_text(tmp_path: Path) -> None:
+    text = "Page one of the handbook.\f\nPage two: \x1b[1mbold\x1b[0m terms.\x0b Done."
+    (tmp_path / "paged.txt").write_text(text)
+    assert read_document(tmp_path / "paged.txt").text == text

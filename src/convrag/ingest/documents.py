@@ -5,6 +5,7 @@ from __future__ import annotations
 import codecs
 import logging
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -126,6 +127,47 @@ _BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"), (code
 #: charset-normalizer's own default for "too messy to be this encoding"
 _MAX_MESS = 0.2
 
+#: the share of a text's characters that may be control codes (other than the layout ones),
+#: private-use or unassigned code points: a stray form feed or escape is text, a fifth is not
+_MAX_JUNK = 0.05
+_LAYOUT = frozenset("\t\n\r\f\v\x1b")
+#: scripts that one language's text mixes (Japanese: kanji and both kanas), counted as one
+_EAST_ASIAN = frozenset({"CJK", "HIRAGANA", "KATAKANA", "HALFWIDTH", "FULLWIDTH", "IDEOGRAPHIC", "KATAKANA-HIRAGANA"})
+
+
+def _junk_share(text: str) -> float:
+    """The share of ``text`` that is control codes, private-use or unassigned code points."""
+    junk = sum(1 for c in text if c not in _LAYOUT and unicodedata.category(c) in ("Cc", "Co", "Cn", "Cs"))
+    return junk / len(text) if text else 0.0
+
+
+def _scripts(text: str) -> set[str]:
+    """The scripts of ``text``'s letters beyond ASCII, by the first word of their Unicode names
+    (LATIN, CYRILLIC, HANGUL; Chinese and Japanese as one)."""
+    names = {unicodedata.name(c, "?").split()[0] for c in text if ord(c) > 127 and unicodedata.category(c).startswith("L")}
+    return {"CJK" if n in _EAST_ASIAN else n for n in names}
+
+
+def _not_text(text: str, path: Path, encoding: str, marked: bool) -> DataFormatError | None:
+    """Why ``text``, decoded as ``encoding``, is binary data after all; None where it reads as text.
+    Control codes (a binary file of bytes under 0x80 is valid UTF-8) tell at any length. UTF-16 read
+    without a mark is held to one script beside Latin: a few bytes of binary data with a NUL among
+    them decode to a handful of characters from several (Han, Hangul, Limbu) that no text mixes, or
+    to a run of characters without a space or line break (UTF-16 text's NUL bytes are mostly the high
+    bytes of those: an unmarked file of Chinese on one line with none of them is refused too)."""
+    if _junk_share(text) > _MAX_JUNK:
+        return DataFormatError(path, f"not text: read as {encoding} it is {_junk_share(text):.0%} control codes")
+    if marked or not encoding.startswith(("utf_16", "utf_32", "utf-16", "utf-32")):
+        return None
+    if len(_scripts(text) - {"LATIN"}) > 1:
+        return DataFormatError(path, f"not text (binary data: it holds NUL bytes, and read as {encoding} it mixes "
+                                     f"{', '.join(sorted(_scripts(text)))} letters)")
+    if not any(c in " \t\n" for c in text):
+        return DataFormatError(path, f"not text (binary data: it holds NUL bytes, and read as {encoding} it has no space "
+                                     "or line break; text saved as UTF-16 without a byte-order mark has them, and "
+                                     "that is where its NUL bytes come from)")
+    return None
+
 
 def decode_text(raw: bytes, path: Path, whole: bool = True) -> str:
     """The text of a file: UTF-8, or what its byte-order mark says; otherwise the encoding
@@ -151,10 +193,10 @@ def decode_text(raw: bytes, path: Path, whole: bool = True) -> str:
             # every script at once (CJK, Hangul, private use, controls); text in any one script does not
             if mess_ratio(text, 1.0) > _MAX_MESS:
                 raise DataFormatError(path, f"not text: it starts with a {encoding} mark but reads as a jumble of scripts")
-            return text
+            return _checked(text, path, encoding, marked=True)
     if b"\x00" not in raw:  # valid UTF-8 may hold NUL bytes, but only UTF-16/32 text does
         try:
-            return decode("utf-8")
+            return _checked(decode("utf-8"), path, "utf-8")
         except UnicodeDecodeError:
             pass
     from charset_normalizer import from_bytes  # only for what is not UTF-8
@@ -163,17 +205,27 @@ def decode_text(raw: bytes, path: Path, whole: bool = True) -> str:
     best = from_bytes(raw).best()
     if b"\x00" in raw:
         if best is not None and best.encoding.startswith(("utf_16", "utf_32")):
-            return str(best)
+            return _checked(str(best), path, best.encoding)
         raise DataFormatError(path, "not text (binary data: it holds NUL bytes)")
     if best is None:
         raise DataFormatError(path, "not text (binary data, or an encoding that could not be recognised)")
     try:
         western = raw.decode("cp1252")
     except UnicodeDecodeError:
-        return str(best)
+        return _checked(str(best), path, best.encoding)
     # on short files the detector mistakes Latin-1 for Big5 and cp1252 for cp1250; its own mess
     # measure tells the two readings apart, and a tie goes to the Western one
-    return western if mess_ratio(western, 1.0) <= mess_ratio(str(best), 1.0) else str(best)
+    if mess_ratio(western, 1.0) <= mess_ratio(str(best), 1.0):
+        return _checked(western, path, "cp1252")
+    return _checked(str(best), path, best.encoding)
+
+
+def _checked(text: str, path: Path, encoding: str, marked: bool = False) -> str:
+    """``text`` where it reads as text (:func:`_not_text`); the reason raised where it does not."""
+    reason = _not_text(text, path, encoding, marked)
+    if reason is not None:
+        raise reason
+    return text
 
 
 def read_document(path: Path, doc_id: str | None = None, url: str | None = None, name: str | None = None) -> Document:
