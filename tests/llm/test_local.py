@@ -293,3 +293,41 @@ def test_a_stop_while_the_answer_prompt_is_read_ends_the_stream_after_the_piece_
     evaluated = reads[id(fresh._slots[0].llama)]
     prompt_pieces = evaluated[: evaluated.index(1)]  # then the answer's tokens, one at a time
     assert prompt_pieces[0] == 32 and sum(prompt_pieces) == cold_read  # in pieces, and read once
+
+
+def test_a_stop_while_a_rewrite_prompt_is_read_ends_the_call_after_the_piece_in_progress(model_path, reads):
+    """Only the answer's prompt was read in pieces: a Stop pressed while the model read the rewrite's
+    prompt (the question's call, made deep inside a strategy) waited for the whole call. Made for a
+    turn that a stop can end (``stopping``), the call now reads its prompt in pieces and raises
+    Stopped after the piece in progress; asked again, it reads only the rest and answers as cold."""
+    from convrag.llm.base import Stopped, stopping
+    from convrag.llm.local import LocalLLM
+    from convrag.strategies.prompts import rewrite_messages
+
+    messages = rewrite_messages("User: How often does a sourdough starter need feeding?\n"
+                                "Assistant: Every day at room temperature, once a week in the fridge.", "And in summer?")
+    params = GenerationParams(max_tokens=24, stop=("\n",))
+    llm = LocalLLM(model_path, n_ctx=2048, slots=1, stop_chunk=32)
+    looks: list[int] = []
+
+    def pressed_during_the_first_piece() -> bool:
+        looks.append(1)
+        return len(looks) > 1
+
+    with stopping(pressed_during_the_first_piece), pytest.raises(Stopped):
+        llm.complete(messages, params)
+    pieces = reads[id(llm._slots[0].llama)]
+    assert pieces == [32]  # one piece read, then the stop was seen
+
+    cold = LocalLLM(model_path, n_ctx=2048, slots=1)
+    cold_answer = cold.complete(messages, params)
+    cold_read = reads[id(cold._slots[0].llama)][0]
+    assert llm.complete(messages, params).text == cold_answer.text  # outside a turn: no stop, one call
+    assert pieces[1] == cold_read - 32  # the piece read before the stop is not read twice
+    # a stop never pressed: read in pieces, answered as cold
+    fresh = LocalLLM(model_path, n_ctx=2048, slots=1, stop_chunk=32)
+    with stopping(lambda: False):
+        assert fresh.complete(messages, params).text == cold_answer.text
+    evaluated = reads[id(fresh._slots[0].llama)]
+    prompt_pieces = evaluated[: evaluated.index(1)]
+    assert prompt_pieces[0] == 32 and sum(prompt_pieces) == cold_read

@@ -110,6 +110,47 @@ def test_a_stop_reaches_a_backend_still_reading_the_answer_prompt(tiny_collectio
         assert llm.told == [True, False] and result.citations[0].passage_id == "p2"
 
 
+def test_a_stop_reaches_a_backend_still_reading_the_rewrite_prompt(tiny_collection, tmp_path):
+    """Only the answer's prompt read looked at a stop: one pressed while the local model read the
+    rewrite's prompt (seconds on a CPU when no read-ahead had read it) waited for the whole call.
+    Now a turn streamed with a stop hands it to the plain calls made for it, through the completion
+    cache too; a stopped call ends the turn with nothing, the answer never asked, nothing cached.
+    Without a stop, and outside a turn, the calls see none."""
+    import threading
+
+    from convrag.llm.base import GenerationParams, Stopped, turn_stop
+    from convrag.llm.cache import CachedLLM
+
+    stop = threading.Event()
+
+    class ReadsThePromptInPieces(ScriptedLLM):
+        def complete(self, messages, params=GenerationParams()):  # type: ignore[no-untyped-def]
+            seen = turn_stop()
+            self.told.append(seen is not None)
+            pressed.set()  # the user presses Stop while the rewrite's prompt is read
+            if seen is not None and seen():
+                raise Stopped("stopped while reading")
+            return super().complete(messages, params)
+
+    bm25 = open_collections({"x": tiny_collection}, "bm25")[0].retriever
+    conversation = [Message("user", "How much does passport renewal cost?"), Message("agent", "It costs 130 dollars [1]."),
+                    Message("user", "And by mail?")]
+    for wrap in (lambda llm: llm, lambda llm: CachedLLM(llm, tmp_path / "cache.sqlite")):
+        llm = ReadsThePromptInPieces(rewrite=["What is the fee for renewing a passport by mail?"],
+                                     answer=["Renewal by mail costs 130 dollars [1]."])
+        llm.told = []
+        pressed = stop
+        pipeline = Pipeline([CollectionSearch("docs", bm25)], make_strategy("full_rewrite", wrap(llm)),
+                            generator=AnswerGenerator(wrap(llm)))
+        assert list(pipeline.stream(conversation, stop=stop)) == []
+        assert llm.told == [True] and llm.kinds() == []  # the rewrite unanswered, the answer never asked
+        stop.clear()
+        pressed = threading.Event()  # nobody presses it now
+        *_, result = pipeline.stream(conversation)  # no stop: the rewrite is asked as before, and answered
+        assert llm.told == [True, False, False] and llm.kinds() == ["rewrite", "answer"]
+        assert result.citations[0].passage_id == "p2" and turn_stop() is None
+
+
 def test_bad_conversations_are_refused(tiny_collection):
     from convrag.errors import ConvragError
 

@@ -11,6 +11,8 @@ import hashlib
 import json
 import re
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
@@ -108,6 +110,37 @@ class Completion(NamedTuple):
 
 class LLMError(ConvragError):
     """A backend failed (unreachable, timed out, refused, or the model could not be loaded)."""
+
+
+class Stopped(LLMError):
+    """A call ended unanswered because its turn was stopped while the model read its prompt
+    (:func:`stopping`). An LLMError, so that a strategy records it as it records any failed call
+    and moves on; the pipeline then sees the stop and drops the turn."""
+
+
+#: the stop of the turn whose calls are being made (:func:`stopping`)
+_TURN_STOP: ContextVar[Callable[[], bool] | None] = ContextVar("convrag_turn_stop", default=None)
+
+
+@contextmanager
+def stopping(stop: Callable[[], bool] | None) -> Iterator[None]:
+    """Within, plain calls (:meth:`LLM.complete`: the rewrite's, a query stage's) belong to a turn
+    that ``stop`` can end: a backend that reads prompts in pieces (``stoppable``) looks at it
+    between them and raises :class:`Stopped`. The answer's stream is handed its stop directly
+    (:func:`stream`); these calls are made deep inside strategies, whose interface takes a task,
+    not a stop, and only the local model acts on one, so the stop travels with the turn's
+    context instead of through every strategy's signature. The context is the thread's (and a
+    task's): a read-ahead on another thread never sees it."""
+    token = _TURN_STOP.set(stop)
+    try:
+        yield
+    finally:
+        _TURN_STOP.reset(token)
+
+
+def turn_stop() -> Callable[[], bool] | None:
+    """The stop of the turn a call is made for (:func:`stopping`); None outside one."""
+    return _TURN_STOP.get()
 
 
 class LLM(Protocol):

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .base import ChatMessage, Completion, GenerationParams, LLMError
+from .base import ChatMessage, Completion, GenerationParams, LLMError, Stopped, turn_stop
 from .model_files import DEFAULT_MODEL_NAME, ensure_default_model
 from .shared_model import CHECKED_WITH, context_over, installed_version, shares_models
 from .steering import Steering
@@ -424,10 +424,23 @@ class LocalLLM:
                          steering=steering.report() if steering is not None else None, finish_reason=finish)
 
     def complete(self, messages: list[ChatMessage], params: GenerationParams = GenerationParams()) -> Completion:
+        """The whole answer in one :class:`Completion`. Made for a turn that a stop can end
+        (:func:`..base.stopping`: the rewrite's call in the service and the terminal chat), the
+        prompt is read ``stop_chunk`` tokens at a time first, looking at the stop between pieces,
+        and a stop there raises :class:`~..base.Stopped`; the cache keeps what was read."""
         prompt = _render(messages)
+        stop = turn_stop()
         with self._serving():
             slot = self._pick_slot(prompt)
             start = time.perf_counter()
+            if stop is not None and self.stop_chunk:
+                tokens, shared = self._prompt_start(slot.llama, messages)
+                before, slot.last_prompt = slot.last_prompt, ""  # until the call completes, the slot's state is not this prompt's
+                read = self._read_pieces(slot.llama, tokens, shared, stop, "a call's prompt read was stopped", self.stop_chunk)
+                if stop():
+                    slot.last_prompt = prompt if read else before
+                    slot.last_used = time.monotonic()
+                    raise Stopped("the turn was stopped while the model read this call's prompt")
             steering = self._steering(slot.llama, params)
             try:
                 out = slot.llama.create_chat_completion(

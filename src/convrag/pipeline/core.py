@@ -17,7 +17,7 @@ from ..errors import ConvragError
 from ..generate.answer import Answer, AnswerGenerator, ClientLimits, Sampling
 from ..generate.citations import Citation
 from ..limits import check_question
-from ..llm.base import LLMError, prefill
+from ..llm.base import LLMError, Stopped, prefill, stopping
 from ..merge.base import MergeOutcome
 from ..merge.enhanced import MergeSettings
 from ..merge.fuse import fuse
@@ -192,16 +192,23 @@ class Pipeline:
         """:meth:`answer`, yielding the answer's text in pieces as the model writes it (after
         retrieval) and the :class:`PipelineResult` last. A model failure raises
         :class:`~convrag.generate.answer.AnswerFailed`. ``stop`` (a user's "Stop", a client gone)
-        ends the turn, yielding nothing more and no result: looked at once retrieval is done (so a
-        stop pressed while the question was rewritten or searched does not wait for the model to
-        read the answer's whole prompt, seconds on a CPU), by the local model between the pieces
-        it reads that prompt in, and before each piece of the answer, the generation closed at once.
+        ends the turn, yielding nothing more and no result: looked at by the local model between the
+        pieces it reads the rewrite's prompt in, once retrieval is done (so a stop pressed while
+        the question was searched does not wait for the model to read the answer's whole prompt,
+        seconds on a CPU), by the local model between the pieces it reads that prompt in, and
+        before each piece of the answer, the generation closed at once.
         ``limits`` (an OpenAI client's ``max_tokens`` and ``stop``) can only end the answer sooner."""
         def stopped() -> bool:
             return stop is not None and stop.is_set()
 
         start = time.perf_counter()
-        merged, trace, retrieved = self.retrieve(messages, task_id)
+        try:
+            # the rewrite's and the query stages' calls see the stop too (a local model looks at it
+            # while it reads their prompts); a strategy records a stopped call as a failed one
+            with stopping(stopped if stop is not None else None):
+                merged, trace, retrieved = self.retrieve(messages, task_id)
+        except Stopped:  # one made outside a strategy's own fallback
+            return
         if stopped():
             return
         if self.generator is None:
