@@ -438,3 +438,22 @@ def test_only_links_a_client_can_follow_are_served() -> None:
     assert served_url("/api/collections/c/documents/d/file") == "/api/collections/c/documents/d/file"
     for hidden in ("file:///srv/docs/a.md", "/srv/docs/a.md", "C:\\docs\\a.md", "javascript:alert(1)", "http://[::1", ""):
         assert served_url(hidden) == ""
+
+
+def test_turns_stored_with_server_file_paths_are_shown_without_them(tmp_path: Path) -> None:
+    """Turns answered before the service kept file:// links out of its hits hold them in their citations
+    and trace; they are read (shown, exported) with those links emptied, the rest as stored."""
+    from convrag.service.export import conversation_markdown
+
+    store = Store(tmp_path / "db.sqlite")
+    conv = store.add_conversation("Parking", ["handbook"], "progressive")
+    local, web = "file:///srv/handbook/parking.md", "https://example.org/parking"
+    citation = {"number": 1, "collection": "handbook", "passage_id": "parking-0-50", "document_id": "parking",
+                "title": "Parking", "url": local}
+    trace = {"search": {"hits": [{"passage_id": "parking-0-50", "url": local}, {"passage_id": "web-0-9", "url": web}]},
+             "note": "url kept as text: " + local}
+    store.add_turn(conv["id"], "How much is a permit?", "40 dollars [1].", False, [citation], trace)
+    turn = store.conversation(conv["id"], with_turns=True)["turns"][0]
+    assert turn["citations"] == [{**citation, "url": ""}]
+    assert [h["url"] for h in turn["trace"]["search"]["hits"]] == ["", web] and turn["trace"]["note"].endswith(local)
+    assert "file:" not in conversation_markdown(store.conversation(conv["id"], with_turns=True))

@@ -12,6 +12,7 @@ refused to show any other; the API and the exports did not.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 from urllib.parse import urlsplit
 
 from ..retrieve.base import Retriever
@@ -42,3 +43,14 @@ class ServedLinks:
     def search(self, queries: Sequence[str], k: int = 10) -> list[list[Hit]]:
         return [[h if served_url(h.url) == h.url else h._replace(url=served_url(h.url)) for h in hits]
                 for hits in self.inner.search(queries, k)]
+
+
+def served_links(value: Any) -> Any:
+    """``value`` (a stored turn's citations or trace, as JSON) with every ``url`` it holds made a
+    :func:`served_url`: turns stored before the service kept such links from its hits still hold
+    ``file://`` URIs, and are shown and exported as they are read."""
+    if isinstance(value, dict):
+        return {k: served_url(v) if k == "url" and isinstance(v, str) else served_links(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [served_links(v) for v in value]
+    return value

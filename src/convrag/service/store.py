@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
+from .links import served_links
 
 
 class ConversationChanged(RuntimeError):
@@ -252,8 +253,8 @@ class Store:
     def turns(self, conv_id: str) -> list[dict[str, Any]]:
         rows = self._all("SELECT * FROM turns WHERE conversation_id = ? ORDER BY idx", conv_id)
         for row in rows:
-            row["citations"] = json.loads(row["citations"])
-            row["trace"] = json.loads(row["trace"])
+            row["citations"] = served_links(json.loads(row["citations"]))
+            row["trace"] = served_links(json.loads(row["trace"]))
             row["declined"] = bool(row["declined"])
         return rows
 
