@@ -128,17 +128,19 @@ _BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"), (code
 _MAX_MESS = 0.2
 
 #: the share of a text's characters that may be control codes (other than the layout ones),
-#: private-use or unassigned code points: a stray form feed or escape is text, a fifth is not
+#: private-use code points or non-characters: a stray form feed or escape is text, a fifth is not
 _MAX_JUNK = 0.05
-_LAYOUT = frozenset("\t\n\r\f\v\x1b")
+#: a character outside layout codes, printable ASCII, the rest of the Basic Multilingual Plane
+#: short of surrogates and private use, and the supplementary planes short of private use
+_JUNK = re.compile("[^\t\n\r\f\v\x1b\x20-\x7e\xa0-\ud7ff\uf900-\ufffd\U00010000-\U000effff]")
 #: scripts that one language's text mixes (Japanese: kanji and both kanas), counted as one
 _EAST_ASIAN = frozenset({"CJK", "HIRAGANA", "KATAKANA", "HALFWIDTH", "FULLWIDTH", "IDEOGRAPHIC", "KATAKANA-HIRAGANA"})
 
 
 def _junk_share(text: str) -> float:
-    """The share of ``text`` that is control codes, private-use or unassigned code points."""
-    junk = sum(1 for c in text if c not in _LAYOUT and unicodedata.category(c) in ("Cc", "Co", "Cn", "Cs"))
-    return junk / len(text) if text else 0.0
+    """The share of ``text`` that is control codes, private-use code points or non-characters (a
+    regular expression: a character-by-character look-up took 0.4 s per megabyte)."""
+    return len(_JUNK.findall(text)) / len(text) if text else 0.0
 
 
 def _scripts(text: str) -> set[str]:
