@@ -442,7 +442,7 @@ def test_only_links_a_client_can_follow_are_served() -> None:
 
 def test_turns_stored_with_server_file_paths_are_shown_without_them(tmp_path: Path) -> None:
     """Turns answered before the service kept file:// links out of its hits hold them in their citations
-    and trace; they are read (shown, exported) with those links emptied, the rest as stored."""
+    and trace; a database of that version, opened, has those links emptied, the rest as stored."""
     from convrag.service.export import conversation_markdown
 
     store = Store(tmp_path / "db.sqlite")
@@ -453,6 +453,9 @@ def test_turns_stored_with_server_file_paths_are_shown_without_them(tmp_path: Pa
     trace = {"search": {"hits": [{"passage_id": "parking-0-50", "url": local}, {"passage_id": "web-0-9", "url": web}]},
              "note": "url kept as text: " + local}
     store.add_turn(conv["id"], "How much is a permit?", "40 dollars [1].", False, [citation], trace)
+    store._db.execute("PRAGMA user_version = 0")  # as a database of the version before this one
+    store.close()
+    store = Store(tmp_path / "db.sqlite")
     turn = store.conversation(conv["id"], with_turns=True)["turns"][0]
     assert turn["citations"] == [{**citation, "url": ""}]
     assert [h["url"] for h in turn["trace"]["search"]["hits"]] == ["", web] and turn["trace"]["note"].endswith(local)

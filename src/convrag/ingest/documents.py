@@ -157,13 +157,13 @@ def _not_text(text: str, path: Path, encoding: str, marked: bool) -> DataFormatE
     them decode to a handful of characters from several (Han, Hangul, Limbu) that no text mixes, or
     to a run of characters without a space or line break (UTF-16 text's NUL bytes are mostly the high
     bytes of those: an unmarked file of Chinese on one line with none of them is refused too)."""
-    if _junk_share(text) > _MAX_JUNK:
-        return DataFormatError(path, f"not text: read as {encoding} it is {_junk_share(text):.0%} control codes")
+    if (junk := _junk_share(text)) > _MAX_JUNK:
+        return DataFormatError(path, f"not text: read as {encoding} it is {junk:.0%} control codes")
     if marked or not encoding.startswith(("utf_16", "utf_32", "utf-16", "utf-32")):
         return None
-    if len(_scripts(text) - {"LATIN"}) > 1:
+    if len((scripts := _scripts(text)) - {"LATIN"}) > 1:
         return DataFormatError(path, f"not text (binary data: it holds NUL bytes, and read as {encoding} it mixes "
-                                     f"{', '.join(sorted(_scripts(text)))} letters)")
+                                     f"{', '.join(sorted(scripts))} letters)")
     if not any(c in " \t\n" for c in text):
         return DataFormatError(path, f"not text (binary data: it holds NUL bytes, and read as {encoding} it has no space "
                                      "or line break; text saved as UTF-16 without a byte-order mark has them, and "

@@ -368,6 +368,19 @@ class LocalLLM:
         start = _render(messages)
         return any(slot.last_prompt.startswith(start) for slot in list(self._slots))
 
+    def _stopped_reading(self, slot: _Slot, messages: list[ChatMessage], prompt: str, before: str,
+                         stop: Callable[[], bool]) -> bool:
+        """Read the prompt's start into ``slot`` ``stop_chunk`` tokens at a time, looking at ``stop``
+        between pieces; True when it ended the read. The slot then records the prompt if anything
+        of it was read (a request that begins with it reads the rest), else what it held (``before``)."""
+        tokens, shared = self._prompt_start(slot.llama, messages)
+        read = self._read_pieces(slot.llama, tokens, shared, stop, "a prompt read was stopped", self.stop_chunk)
+        if not stop():
+            return False
+        slot.last_prompt = prompt if read else before
+        slot.last_used = time.monotonic()
+        return True
+
     #: :meth:`stream` takes ``stop``, and looks at it while the prompt is read (:func:`..base.stream`)
     stoppable = True
 
@@ -391,13 +404,8 @@ class LocalLLM:
             first: float | None = None
             finish: str | None = None
             before, slot.last_prompt = slot.last_prompt, ""  # until the generation completes, the slot's state is not this prompt's
-            if stop is not None and self.stop_chunk:
-                tokens, shared = self._prompt_start(slot.llama, messages)
-                read = self._read_pieces(slot.llama, tokens, shared, stop, "an answer's prompt read was stopped", self.stop_chunk)
-                if stop():
-                    slot.last_prompt = prompt if read else before
-                    slot.last_used = time.monotonic()
-                    return
+            if stop is not None and self.stop_chunk and self._stopped_reading(slot, messages, prompt, before, stop):
+                return
             steering = self._steering(slot.llama, params)
             try:
                 for chunk in slot.llama.create_chat_completion(
@@ -434,12 +442,8 @@ class LocalLLM:
             slot = self._pick_slot(prompt)
             start = time.perf_counter()
             if stop is not None and self.stop_chunk:
-                tokens, shared = self._prompt_start(slot.llama, messages)
                 before, slot.last_prompt = slot.last_prompt, ""  # until the call completes, the slot's state is not this prompt's
-                read = self._read_pieces(slot.llama, tokens, shared, stop, "a call's prompt read was stopped", self.stop_chunk)
-                if stop():
-                    slot.last_prompt = prompt if read else before
-                    slot.last_used = time.monotonic()
+                if self._stopped_reading(slot, messages, prompt, before, stop):
                     raise Stopped("the turn was stopped while the model read this call's prompt")
             steering = self._steering(slot.llama, params)
             try:

@@ -5,7 +5,8 @@ is the service's own ``/api/.../file`` route; for one that ``convrag index`` rea
 the service took on, it is a ``file://`` URI of the server's file system. Such a link is of no use
 to a client on another machine and tells it how the server's disk is laid out, so everything the
 service returns (search hits, citations, traces, the passage route, exports of the turns) carries
-only links a client can follow: web links and the service's own routes. The web page already
+only links a client can follow: web links and the service's own routes (turns stored before
+it did are mended once, when the service's database is opened). The web page already
 refused to show any other; the API and the exports did not.
 """
 
@@ -41,14 +42,13 @@ class ServedLinks:
         self.name = inner.name
 
     def search(self, queries: Sequence[str], k: int = 10) -> list[list[Hit]]:
-        return [[h if served_url(h.url) == h.url else h._replace(url=served_url(h.url)) for h in hits]
-                for hits in self.inner.search(queries, k)]
+        return [[h._replace(url=served_url(h.url)) for h in hits] for hits in self.inner.search(queries, k)]
 
 
 def served_links(value: Any) -> Any:
     """``value`` (a stored turn's citations or trace, as JSON) with every ``url`` it holds made a
-    :func:`served_url`: turns stored before the service kept such links from its hits still hold
-    ``file://`` URIs, and are shown and exported as they are read."""
+    :func:`served_url`: turns stored before the service kept such links from its hits hold
+    ``file://`` URIs, emptied once when the service's database is opened (:class:`.store.Store`)."""
     if isinstance(value, dict):
         return {k: served_url(v) if k == "url" and isinstance(v, str) else served_links(v) for k, v in value.items()}
     if isinstance(value, list):

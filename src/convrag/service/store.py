@@ -107,11 +107,27 @@ class Store:
                               "restore it from a backup, or move it away to start with an empty one") from None
 
     def _migrate(self) -> None:
-        """Bring a database made by an earlier version up to this schema (columns are only added)."""
+        """Bring a database made by an earlier version up to this schema (columns are only added),
+        and its turns to what the service now hands out (version 1: only links a client can follow)."""
         for table, column in (("documents", "original"), ("jobs", "remove"), ("jobs", "source")):
             columns = {r["name"] for r in self._db.execute(f"PRAGMA table_info({table})")}
             if column not in columns:
                 self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} TEXT")
+        if self._db.execute("PRAGMA user_version").fetchone()[0] < 1:
+            self._serve_stored_links()
+
+    def _serve_stored_links(self) -> None:
+        """Turns answered before the service kept ``file://`` links out of its hits hold them in their
+        citations and trace: empty those links once (:func:`.links.served_links`), in one transaction
+        with the version that marks it done, rather than on every read of every turn."""
+        with self.transaction() as db:
+            for row in db.execute("SELECT conversation_id, idx, citations, trace FROM turns").fetchall():
+                citations, trace = json.loads(row["citations"]), json.loads(row["trace"])
+                served = served_links(citations), served_links(trace)
+                if served != (citations, trace):
+                    db.execute("UPDATE turns SET citations = ?, trace = ? WHERE conversation_id = ? AND idx = ?",
+                               (json.dumps(served[0]), json.dumps(served[1], default=str), row["conversation_id"], row["idx"]))
+            db.execute("PRAGMA user_version = 1")
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -253,8 +269,8 @@ class Store:
     def turns(self, conv_id: str) -> list[dict[str, Any]]:
         rows = self._all("SELECT * FROM turns WHERE conversation_id = ? ORDER BY idx", conv_id)
         for row in rows:
-            row["citations"] = served_links(json.loads(row["citations"]))
-            row["trace"] = served_links(json.loads(row["trace"]))
+            row["citations"] = json.loads(row["citations"])
+            row["trace"] = json.loads(row["trace"])
             row["declined"] = bool(row["declined"])
         return rows
 
