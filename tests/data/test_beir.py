@@ -1,3 +1,4 @@
+import gzip
 import zipfile
 from pathlib import Path
 
@@ -39,6 +40,33 @@ def test_missing_field_and_duplicate_id(tmp_path: Path) -> None:
         list(read_corpus(write_jsonl(tmp_path / "m.jsonl", [{"_id": "a"}])))
     with pytest.raises(DataFormatError, match=r":2: duplicate passage id 'a'"):
         list(read_corpus(write_jsonl(tmp_path / "d.jsonl", [{"_id": "a", "text": "x"}, {"_id": "a", "text": "y"}])))
+
+
+@pytest.mark.parametrize("kind", ["jsonl", "gz", "zip"])
+def test_a_byte_order_mark_is_skipped(tmp_path: Path, kind: str) -> None:
+    """A UTF-8 file that starts with a byte-order mark (Notepad, PowerShell 5) was refused at line 1
+    as invalid JSON ("Unexpected UTF-8 BOM"), and a qrels file's header as wrong."""
+    body = b"\xef\xbb\xbf" + write_jsonl(tmp_path / "rows.jsonl", ROWS).read_bytes()
+    path = tmp_path / f"c.{kind}"
+    if kind == "jsonl":
+        path.write_bytes(body)
+    elif kind == "gz":
+        path.write_bytes(gzip.compress(body))
+    else:
+        with zipfile.ZipFile(path, "w") as archive:
+            archive.writestr("clapnq.jsonl", body)
+    assert [p.doc_id for p in read_corpus(path)] == ["a", "b"]
+    qrels = tmp_path / "dev.tsv"
+    qrels.write_bytes("\ufeffquery-id\tcorpus-id\tscore\nq1\td1\t1\n".encode("utf-8"))
+    assert read_qrels(qrels) == {"q1": {"d1": 1}}
+
+
+def test_qrels_not_saved_as_utf8_is_named_with_the_byte(tmp_path: Path) -> None:
+    """A qrels file in Latin-1 raised a bare UnicodeDecodeError; JSONL files already said what was wrong."""
+    path = tmp_path / "dev.tsv"
+    path.write_bytes("query-id\tcorpus-id\tscore\nq1\tcaf\u00e9\t1\n".encode("latin-1"))
+    with pytest.raises(DataFormatError, match=r"dev\.tsv: not UTF-8 text \(byte 0xe9\); save it as UTF-8"):
+        read_qrels(path)
 
 
 def test_zip_with_two_members_is_rejected(tmp_path: Path) -> None:

@@ -60,6 +60,38 @@ def test_structural_errors(tmp_path: Path, overrides: dict, message: str) -> Non
         load_conversations(path)
 
 
+def test_a_file_not_saved_as_utf8_is_named_with_the_byte(tmp_path: Path) -> None:
+    """A Latin-1 "café" raised a bare UnicodeDecodeError traceback from the command line."""
+    path = tmp_path / "conversations.json"
+    path.write_bytes(json.dumps([_conversation()]).replace("an index fund", "an index caf\u00e9").encode("latin-1"))
+    with pytest.raises(DataFormatError, match=r"conversations\.json: not UTF-8 text \(byte 0xe9 on line 1\); save it as UTF-8"):
+        load_conversations(path)
+
+
+def test_a_byte_order_mark_is_skipped(tmp_path: Path) -> None:
+    """Windows editors start a UTF-8 file with a byte-order mark, which json reads as invalid JSON."""
+    path = tmp_path / "conversations.json"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps([_conversation()]).encode("utf-8"))
+    (conversation,) = load_conversations(path)
+    assert conversation.conversation_id == "c1"
+
+
+@pytest.mark.parametrize("retriever", ["fiqa", {"collection": "fiqa"}, {"collection": None}, ["fiqa"]],
+                         ids=["string", "collection-string", "collection-null", "list"])
+def test_a_retriever_field_of_another_shape_is_a_located_error(tmp_path: Path, retriever: object) -> None:
+    """Without a domain, the domain is read from retriever.collection.name; a retriever of another
+    shape raised AttributeError ('str' object has no attribute 'get')."""
+    raw = _conversation(retriever=retriever)
+    del raw["domain"]
+    path = tmp_path / "conversations.json"
+    path.write_text(json.dumps([raw]))
+    with pytest.raises(DataFormatError, match="conversation #0: no 'domain' and no retriever.collection.name"):
+        load_conversations(path)
+    raw["retriever"] = {"collection": {"name": "mt-rag-fiqa-beir-elser-512-100-20240501"}}
+    path.write_text(json.dumps([raw]))
+    assert load_conversations(path)[0].domain == "fiqa"
+
+
 def test_ids_recovered_from_questions_file(tmp_path: Path) -> None:
     path = tmp_path / "conversations.json"
     path.write_text(json.dumps([_conversation(conversation_id=None)]))

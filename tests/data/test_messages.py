@@ -16,12 +16,14 @@ def test_both_message_forms_and_the_wrapped_list_are_read(tmp_path: Path) -> Non
     path.write_text('{"messages": [{"role": "system", "content": "be brief"}, {"role": "user", "content": "Kayaks?"},'
                     ' {"speaker": "agent", "text": "Yes."}]}')
     assert read_history(path) == (Message("user", "Kayaks?"), Message("agent", "Yes."))
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())  # a byte-order mark, as Windows editors write one
+    assert read_history(path) == (Message("user", "Kayaks?"), Message("agent", "Yes."))
 
 
 @pytest.mark.parametrize(("make", "reason"), [
     (lambda p: None, "cannot read the history file: No such file or directory"),
     (lambda p: p.mkdir(), "cannot read the history file: Is a directory"),
-    (lambda p: p.write_bytes(b"\xff\xfe[\x00]\x00"), "not UTF-8 text"),
+    (lambda p: p.write_bytes(b"\xff\xfe[\x00]\x00"), r"not UTF-8 text \(byte 0xff on line 1\)"),
     (lambda p: p.write_text("user: hi"), "not valid JSON"),
     (lambda p: p.write_text('{"items": []}'), "expected a list of messages"),
 ], ids=["missing", "folder", "utf-16", "not-json", "no-messages"])

@@ -44,6 +44,12 @@ def test_bad_config_files_are_clear_errors(tmp_path: Path) -> None:
     listed.write_text("- port\n")
     with pytest.raises(ConfigError, match="mapping"):
         ServiceSettings.load(listed)
+    latin = tmp_path / "latin.yaml"  # a UnicodeDecodeError traceback before
+    latin.write_bytes("port: 9000\napi_key: caf\u00e9\n".encode("latin-1"))
+    with pytest.raises(ConfigError, match=r"latin\.yaml: not UTF-8 text \(byte 0xe9 on line 2\); save it as UTF-8"):
+        ServiceSettings.load(latin)
+    with pytest.raises(ConfigError, match="is a folder, not a file"):  # it said "does not exist"
+        ServiceSettings.load(tmp_path)
 
 
 @pytest.mark.parametrize(("pipeline", "error"), [

@@ -48,6 +48,13 @@ def read_queries(path: Path) -> dict[str, str]:
 
 def read_qrels(path: Path) -> dict[str, dict[str, int]]:
     """Read a BEIR qrels TSV (header ``query-id  corpus-id  score``) into ``{query_id: {doc_id: grade}}``."""
+    try:
+        return _read_qrels(path)
+    except UnicodeDecodeError as exc:  # read in chunks, so the error's offset is not the file's: no line is named
+        raise DataFormatError(path, f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x}); save it as UTF-8") from None
+
+
+def _read_qrels(path: Path) -> dict[str, dict[str, int]]:
     qrels: dict[str, dict[str, int]] = {}
     with open_text(path) as handle:
         reader = csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_MINIMAL)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..errors import DataFormatError
+from ..errors import DataFormatError, not_utf8
 from ..types import Enrichments, Message, Passage, Task
 from .domains import domain_of
 
@@ -89,6 +89,13 @@ def parse_contexts(raw: Any) -> tuple[Passage, ...]:
     )
 
 
+def _collection_name(retriever: Any) -> Any:
+    """``retriever.collection.name``, the official files' way to name the domain; None where the
+    field is missing or is not the nested objects that spelling needs."""
+    collection = retriever.get("collection") if isinstance(retriever, dict) else None
+    return collection.get("name") if isinstance(collection, dict) else None
+
+
 def _parse_conversation(raw: Any, index: int, path: Path) -> Conversation:
     where = f"conversation #{index}"
     if not isinstance(raw, dict):
@@ -96,7 +103,7 @@ def _parse_conversation(raw: Any, index: int, path: Path) -> Conversation:
     messages_raw = raw.get("messages")
     if not isinstance(messages_raw, list) or not messages_raw:
         raise DataFormatError(path, f"{where}: missing or empty 'messages' list")
-    domain_field = raw.get("domain") or (raw.get("retriever") or {}).get("collection", {}).get("name")
+    domain_field = raw.get("domain") or _collection_name(raw.get("retriever"))
     if not domain_field:
         raise DataFormatError(path, f"{where}: no 'domain' and no retriever.collection.name")
     try:
@@ -139,10 +146,11 @@ def load_conversations(path: Path) -> list[Conversation]:
     if not path.exists():
         raise DataFormatError(path, "file not found")
     try:
-        with open(path, encoding="utf-8") as handle:
-            raw = json.load(handle)
+        raw = json.loads(path.read_bytes().decode("utf-8-sig"))  # a byte-order mark (Windows editors write one) is skipped
     except json.JSONDecodeError as exc:
         raise DataFormatError(path, f"invalid JSON ({exc.msg}, column {exc.colno})", exc.lineno) from None
+    except UnicodeDecodeError as exc:  # JSON is UTF-8 (RFC 8259); a file saved as Latin-1 or cp1252 lands here
+        raise DataFormatError(path, not_utf8(exc)) from None
     if not isinstance(raw, list):
         raise DataFormatError(path, f"expected a JSON list of conversations, got {type(raw).__name__}")
     return [_parse_conversation(item, index, path) for index, item in enumerate(raw)]

@@ -14,16 +14,18 @@ from ..errors import DataFormatError
 
 
 def open_text(path: Path) -> IO[str]:
-    """Open a plain, ``.gz`` or ``.zip`` text file for reading.
+    """Open a plain, ``.gz`` or ``.zip`` text file for reading, as UTF-8.
 
-    A ``.zip`` must hold exactly one non-directory member (the official MT-RAG
+    A byte-order mark at the start is skipped ("utf-8-sig"): Windows tools (Notepad, PowerShell 5's
+    ``Out-File``) write one, and it would otherwise make the first line invalid JSON or the first
+    header name of a qrels file wrong. A ``.zip`` must hold exactly one non-directory member (the official MT-RAG
     ``corpora/passage_level/{domain}.jsonl.zip`` files do).
     """
     path = Path(path)
     if not path.exists():
         raise DataFormatError(path, "file not found")
     if path.suffix == ".gz":
-        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8")
+        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8-sig")
     if path.suffix == ".zip":
         try:
             archive = zipfile.ZipFile(path)
@@ -33,8 +35,8 @@ def open_text(path: Path) -> IO[str]:
         if len(members) != 1:
             names = ", ".join(m.filename for m in members) or "nothing"
             raise DataFormatError(path, f"expected one file inside the zip archive, found {names}")
-        return io.TextIOWrapper(archive.open(members[0]), encoding="utf-8")
-    return open(path, encoding="utf-8")
+        return io.TextIOWrapper(archive.open(members[0]), encoding="utf-8-sig")
+    return open(path, encoding="utf-8-sig")
 
 
 def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:

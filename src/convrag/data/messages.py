@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..errors import DataFormatError
+from ..errors import DataFormatError, not_utf8
 from ..types import Message
 
 _SPEAKERS = {"user": "user", "agent": "agent", "assistant": "agent"}
@@ -40,11 +40,11 @@ def read_history(path: Path) -> tuple[Message, ...]:
     """A JSON list of messages (or ``{"messages": [...]}``) from ``path``; a file that cannot be
     read is a :class:`DataFormatError` naming it, like one that does not parse."""
     try:
-        value = json.loads(Path(path).read_text(encoding="utf-8"))
+        value = json.loads(Path(path).read_bytes().decode("utf-8-sig"))  # a byte-order mark is skipped
     except json.JSONDecodeError as exc:
         raise DataFormatError(str(path), f"not valid JSON: {exc.msg}", exc.lineno) from exc
-    except UnicodeDecodeError:
-        raise DataFormatError(str(path), "not UTF-8 text (a history is a JSON file)") from None
+    except UnicodeDecodeError as exc:
+        raise DataFormatError(str(path), f"{not_utf8(exc)} (a history is a JSON file)") from None
     except OSError as exc:
         raise DataFormatError(str(path), f"cannot read the history file: {exc.strerror or exc}") from None
     if isinstance(value, Mapping):

@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validat
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from .. import config
-from ..errors import ConfigError
+from ..errors import ConfigError, not_utf8
 from ..pipeline.spec import PipelineSpec
 from ..strategies.registry import check_strategy
 
@@ -142,7 +142,8 @@ class ServiceSettings(BaseSettings):
     def load(cls, config_file: Path | None = None, **overrides: Any) -> ServiceSettings:
         """Settings from ``config_file`` (YAML), the environment and ``overrides`` (None values ignored)."""
         if config_file is not None and not Path(config_file).is_file():
-            raise ConfigError(f"config file {config_file} does not exist")
+            problem = "is a folder, not a file" if Path(config_file).is_dir() else "does not exist"
+            raise ConfigError(f"config file {config_file} {problem}")
         token = _CONFIG_FILE.set(Path(config_file) if config_file else None)
         try:
             return cls(**{k: v for k, v in overrides.items() if v is not None})
@@ -186,9 +187,11 @@ class _YamlSource(PydanticBaseSettingsSource):
         if path is None:
             return {}
         try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+            data = yaml.safe_load(path.read_bytes().decode("utf-8")) or {}
         except yaml.YAMLError as exc:
             raise ConfigError(f"{path}: not valid YAML ({exc})") from None
+        except UnicodeDecodeError as exc:  # a settings file saved as Latin-1 or cp1252
+            raise ConfigError(f"{path}: {not_utf8(exc)}") from None
         if not isinstance(data, dict):
             raise ConfigError(f"{path}: expected a mapping of settings at the top level")
         return data
