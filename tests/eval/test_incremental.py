@@ -2,6 +2,7 @@ import json
 
 import pytest
 
+from convrag.errors import DataFormatError
 from convrag.eval.incremental import read_finished, run_incremental
 from convrag.pipeline import PipelineSpec, build_pipeline
 from tests.helpers import ScriptedLLM
@@ -39,6 +40,24 @@ def test_runs_turn_by_turn_with_its_own_answers_and_resumes(sample, tmp_path):
     assert {"original_query", "final_query", "stage", "contexts", "agent_response"} <= set(records[0])
     assert set(records[0]["contexts"][0]) == {"document_id", "title", "text", "score", "url"}
     assert result.domains["fiqa"].count == len(data.tasks("fiqa")) and result.all is not None
+
+
+def test_a_damaged_line_before_the_last_is_named_and_nothing_is_cut(tmp_path):
+    """Only the last line can be torn by a crash. Before, reading cut the file at the first bad line,
+    so a damaged line in the middle threw away every finished turn after it (and a line without the
+    task id raised KeyError)."""
+    path = tmp_path / "fiqa.jsonl"
+    good = [json.dumps({"task_id": f"c<::>{i}", "agent_response": "a"}) + "\n" for i in (1, 2)]
+    for bad in (b"not json\n", b'{"agent_response": "no id"}\n', b'["a list"]\n', b'{"task_id": "\xff"}\n'):
+        body = good[0].encode() + bad + good[1].encode()
+        path.write_bytes(body)
+        with pytest.raises(DataFormatError, match=r"fiqa\.jsonl:2: not a finished turn"):
+            read_finished(path)
+        assert path.read_bytes() == body  # nothing cut
+    for torn in ('{"task_id": "c<::>3"', '{"task_id": "c<::>3"}', "[1]\n"):  # a last line a crash left, or garbage
+        path.write_text(good[0] + good[1] + torn)
+        assert list(read_finished(path)) == ["c<::>1", "c<::>2"]
+        assert path.read_text() == good[0] + good[1]
 
 
 def test_a_damaged_benchmark_index_is_built_again(sample, tmp_path):

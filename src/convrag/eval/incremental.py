@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..data.layout import MTRAGData
+from ..errors import DataFormatError
 from ..pipeline import Pipeline
 from ..progress import SILENT, Reporter
 from ..types import Hit, Message, Task
@@ -33,25 +34,42 @@ from .writers import official_context
 
 
 def read_finished(path: Path, key: str = "task_id") -> dict[str, dict[str, Any]]:
-    """Finished turns by task id (field ``key``); a torn last line (a crash mid-write) is cut off the file."""
+    """Finished turns by task id (field ``key``). A torn last line (a crash mid-write: it does not
+    end in a newline, or is not a whole record) is cut off the file, so the next append starts clean.
+
+    A damaged line *before* the last is not what a crash leaves: the file was edited or damaged.
+    It is a :class:`DataFormatError` naming the line, and the file is left as it is; cutting there,
+    as was done before, threw away every finished turn after it."""
     if not path.exists():
         return {}
     done: dict[str, dict[str, Any]] = {}
     good_bytes = 0
     with open(path, "rb") as fh:
-        for raw in fh:
-            try:
-                record = json.loads(raw)
-            except json.JSONDecodeError:
-                break
-            if not raw.endswith(b"\n"):
-                break
-            done[record[key]] = record
-            good_bytes += len(raw)
+        lines = fh.readlines()
+    for number, raw in enumerate(lines, start=1):
+        record = _record(raw, key)
+        if record is None:
+            if number < len(lines):
+                raise DataFormatError(path, f"not a finished turn (a JSON object with {key!r} on one line); the file was "
+                                            "edited or damaged, and was left as it is: mend or remove that line", number)
+            break
+        done[str(record[key])] = record
+        good_bytes += len(raw)
     if good_bytes != path.stat().st_size:
         with open(path, "r+b") as fh:
             fh.truncate(good_bytes)
     return done
+
+
+def _record(raw: bytes, key: str) -> dict[str, Any] | None:
+    """The record a whole line holds, or None where it holds none (torn, not JSON, not a record)."""
+    if not raw.endswith(b"\n"):
+        return None
+    try:
+        record = json.loads(raw)
+    except ValueError:  # not JSON, or not UTF-8
+        return None
+    return record if isinstance(record, dict) and key in record else None
 
 
 def _append(path: Path, record: dict[str, Any]) -> None:
