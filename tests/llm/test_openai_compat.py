@@ -95,3 +95,58 @@ def test_an_unreachable_endpoint_is_an_llm_error_and_a_strategy_falls_back(embed
     result = Progressive(llm, embedder).rewrite(make_task(EXPLICIT, CARDINALS[:2]))
     assert result.query == EXPLICIT
     assert {f.reason for f in result.trace.fallbacks} == {"llm_error"}
+
+
+class _Garbage:
+    """A server at the base URL that answers every request 200 with ``body`` (as ``content_type``):
+    what a login proxy, a misconfigured gateway or a half-compatible server sends."""
+
+    def __init__(self, body: bytes, content_type: str) -> None:
+        import threading
+        from http.server import BaseHTTPRequestHandler, HTTPServer
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                self.send_response(200)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = HTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_port}/v1"
+
+
+NO_MESSAGE = b'{"id": "x", "object": "chat.completion", "created": 1, "model": "m", "choices": [{"index": 0, "finish_reason": "stop"}]}'
+
+
+@pytest.mark.parametrize(("body", "content_type", "complete_error", "stream_error"), [
+    (b"<html>Sign in to the proxy</html>", "text/html", "the reply is not a chat completion: '<html>Sign in",
+     "the reply is not a stream of chat completion chunks"),
+    (b"[1, 2]", "application/json", r"the reply is not a chat completion: '\[1, 2\]'", "not a stream of chat completion chunks"),
+    (NO_MESSAGE, "application/json", "the reply's first choice has no message", "not a stream of chat completion chunks"),
+    (b'{"choices": [', "application/json", "the reply is not valid JSON", "not a stream of chat completion chunks"),
+    (b"data: {not json\n\n", "text/event-stream", "the reply is not a chat completion", "a streamed event is not valid JSON"),
+], ids=["html-page", "json-list", "choice-without-message", "torn-json", "torn-event"])
+def test_a_reply_that_is_not_a_chat_completion_is_an_llm_error(embedder, body, content_type, complete_error, stream_error):  # type: ignore[no-untyped-def]
+    """Each of these raised AttributeError or JSONDecodeError from the client (or, streamed, gave an
+    empty answer as if the model had written nothing), which no strategy catches: a turn crashed
+    instead of falling back as it does when the server is down."""
+    from convrag.llm.base import stream
+
+    garbage = _Garbage(body, content_type)
+    try:
+        llm = OpenAICompatibleLLM("m", base_url=garbage.url, timeout_s=5, max_retries=0)
+        with pytest.raises(LLMError, match=complete_error):
+            llm.complete([{"role": "user", "content": "hi"}])
+        with pytest.raises(LLMError, match=stream_error):
+            list(stream(llm, [{"role": "user", "content": "hi"}]))
+        result = Progressive(llm, embedder).rewrite(make_task(EXPLICIT, CARDINALS[:2]))
+    finally:
+        garbage.server.shutdown()
+    assert result.query == EXPLICIT and {f.reason for f in result.trace.fallbacks} == {"llm_error"}

@@ -45,8 +45,13 @@ class AnthropicLLM:
             )
         except self._anthropic.AnthropicError as exc:
             raise LLMError(f"anthropic ({self.model}): {type(exc).__name__}: {exc}") from exc
+        except ValueError as exc:  # a reply labelled JSON that does not parse
+            raise LLMError(f"anthropic ({self.model}): the reply is not valid JSON ({exc})") from exc
         latency = time.perf_counter() - start
-        text = "".join(getattr(block, "text", "") for block in response.content)
+        if not isinstance(getattr(response, "content", None), list) or getattr(response, "usage", None) is None:
+            # a 200 from something else at the base URL (a proxy's page): it raised AttributeError before
+            raise LLMError(f"anthropic ({self.model}): the reply is not a Messages API message: {str(response)[:200]!r}")
+        text = "".join(getattr(block, "text", "") or "" for block in response.content)
         return Completion(text, response.usage.input_tokens, response.usage.output_tokens, latency, self.model,
                           finish_reason=finish_reason(response.stop_reason))
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterator
+from typing import Any
 
 from .base import ChatMessage, Completion, GenerationParams, LLMError
 from .tokens import approximate_counter
@@ -39,6 +40,10 @@ class OpenAICompatibleLLM:
     def count_tokens(self, text: str) -> int:
         return self._count(text)
 
+    @property
+    def _where(self) -> str:
+        return f"{self.base_url or 'OpenAI'} ({self.model})"
+
     def complete(self, messages: list[ChatMessage], params: GenerationParams = GenerationParams()) -> Completion:
         start = time.perf_counter()
         try:
@@ -52,13 +57,13 @@ class OpenAICompatibleLLM:
                 stop=list(params.stop) or None,
             )
         except self._openai.OpenAIError as exc:
-            raise LLMError(f"{self.base_url or 'OpenAI'} ({self.model}): {type(exc).__name__}: {exc}") from exc
+            raise LLMError(f"{self._where}: {type(exc).__name__}: {exc}") from exc
+        except ValueError as exc:  # a reply labelled JSON that does not parse
+            raise LLMError(f"{self._where}: the reply is not valid JSON ({exc})") from exc
         latency = time.perf_counter() - start
-        if not response.choices:
-            raise LLMError(f"{self.base_url or 'OpenAI'} ({self.model}) returned no choices")
-        choice = response.choices[0]
+        choice = _first_choice(response, self._where)
         text = choice.message.content or ""
-        usage = response.usage
+        usage = getattr(response, "usage", None)
         return Completion(
             text,
             usage.prompt_tokens if usage else self._count(" ".join(m["content"] for m in messages)),
@@ -75,6 +80,7 @@ class OpenAICompatibleLLM:
         pieces: list[str] = []
         first: float | None = None
         finish: str | None = None
+        chunks_seen = 0
         try:
             chunks = self._client.chat.completions.create(
                 model=self.model,
@@ -87,16 +93,37 @@ class OpenAICompatibleLLM:
                 stream=True,
             )
             for chunk in chunks:
-                if chunk.choices and chunk.choices[0].finish_reason:
-                    finish = chunk.choices[0].finish_reason
-                piece = chunk.choices[0].delta.content if chunk.choices else None
+                chunks_seen += 1
+                choices = getattr(chunk, "choices", None) or []
+                if choices and choices[0].finish_reason:
+                    finish = choices[0].finish_reason
+                piece = getattr(choices[0].delta, "content", None) if choices else None
                 if piece:
                     if first is None:
                         first = time.perf_counter() - start
                     pieces.append(piece)
                     yield piece
         except self._openai.OpenAIError as exc:
-            raise LLMError(f"{self.base_url or 'OpenAI'} ({self.model}): {type(exc).__name__}: {exc}") from exc
+            raise LLMError(f"{self._where}: {type(exc).__name__}: {exc}") from exc
+        except ValueError as exc:  # an event whose data does not parse
+            raise LLMError(f"{self._where}: a streamed event is not valid JSON ({exc})") from exc
+        if not chunks_seen:  # a 200 that is not a stream of events (a proxy's page): an answer of nothing, else
+            raise LLMError(f"{self._where}: the reply is not a stream of chat completion chunks")
         text = "".join(pieces)
         yield Completion(text, self._count(" ".join(m["content"] for m in messages)), self._count(text),
                          time.perf_counter() - start, self.model, first_token_s=first, finish_reason=finish)
+
+
+def _first_choice(response: Any, where: str) -> Any:
+    """The first choice of a chat completion, or an :class:`LLMError` saying what came instead. A
+    server (or a proxy in front of it) that answers 200 with a page, a list, or a choice without a
+    message got past the client's checks and raised AttributeError deep in a strategy, which
+    catches only LLMError to fall back."""
+    choices = getattr(response, "choices", None)
+    if not isinstance(choices, list):
+        raise LLMError(f"{where}: the reply is not a chat completion: {str(response)[:200]!r}")
+    if not choices:
+        raise LLMError(f"{where} returned no choices")
+    if getattr(choices[0], "message", None) is None:
+        raise LLMError(f"{where}: the reply's first choice has no message")
+    return choices[0]
