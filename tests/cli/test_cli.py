@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from convrag.cli.main import app
 from convrag.data.layout import sample_root
-from tests.helpers import TINY, write_jsonl
+from tests.helpers import TINY, GarbageServer, write_jsonl
 
 runner = CliRunner()
 
@@ -404,3 +404,16 @@ def test_strategies_lists_the_built_in_ones_and_checks_ones_own() -> None:
     assert "(yours)" in flat and "the user's previous question" in flat
     broken = runner.invoke(app, ["strategies", "tests.strategies.own_strategies:NoRewrite"])
     assert broken.exit_code != 0 and "has no name and rewrite(task) method" in str(broken.exception)
+
+
+def test_a_failed_answer_says_why_at_the_command_line(tmp_path: Path) -> None:
+    """The service keeps a backend's reason in its log; the command line said only "the language
+    model could not answer; try again", whether the server was down or a proxy answered for it."""
+    home = tmp_path / "home"
+    assert _convrag("index", str(_corpus(tmp_path)), "-c", "tiny", "--no-dense", home=home).returncode == 0
+    with GarbageServer(b"<html>Sign in to the proxy</html>", "text/html") as proxy:
+        asked = _convrag("ask", "How much is a passport renewal?", "-c", "tiny", "-r", "bm25", "-s", "last_turn",
+                         "--llm", "openai:m", "--llm-url", f"{proxy.url}/v1", "--no-llm-cache", home=home)
+    assert asked.returncode == 1 and "Traceback" not in asked.stderr
+    assert asked.stderr.strip() == (f"error: the language model could not answer; try again ({proxy.url}/v1 (m): the reply "
+                                    "is not a stream of chat completion chunks)")

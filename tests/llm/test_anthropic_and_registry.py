@@ -5,7 +5,7 @@ from convrag.llm import make_llm
 from convrag.llm.anthropic_api import AnthropicLLM
 from convrag.llm.base import LLMError, complete_json, parse_json_object
 from convrag.llm.cache import CachedLLM
-from tests.helpers import ScriptedLLM
+from tests.helpers import GarbageServer, ScriptedLLM
 
 
 def test_anthropic_needs_a_key(monkeypatch):
@@ -86,28 +86,8 @@ def test_anthropic_stop_reasons_read_as_finish_reasons(monkeypatch):
 def test_an_anthropic_reply_that_is_not_a_message_is_an_llm_error(monkeypatch):
     """A 200 with a page where the Messages API should be raised AttributeError ('str' object has no
     attribute 'content'), which the strategies do not catch."""
-    import threading
-    from http.server import BaseHTTPRequestHandler, HTTPServer
-
-    class Proxy(BaseHTTPRequestHandler):
-        def do_POST(self):  # type: ignore[no-untyped-def]
-            self.rfile.read(int(self.headers["Content-Length"]))
-            body = b"<html>Sign in to the proxy</html>"
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args):  # type: ignore[no-untyped-def]
-            pass
-
-    server = HTTPServer(("127.0.0.1", 0), Proxy)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
+    with GarbageServer(b"<html>Sign in to the proxy</html>", "text/html") as proxy:
         monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", f"http://127.0.0.1:{server.server_port}")
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", proxy.url)
         with pytest.raises(LLMError, match="the reply is not a Messages API message: '<html>Sign in"):
             AnthropicLLM("claude-x", timeout_s=5, max_retries=0).complete([{"role": "user", "content": "hi"}])
-    finally:
-        server.shutdown()

@@ -14,7 +14,7 @@ import pytest
 from convrag.llm.base import GenerationParams, LLMError
 from convrag.llm.openai_compat import OpenAICompatibleLLM
 from convrag.strategies.progressive import Progressive
-from tests.helpers import CARDINALS, make_task
+from tests.helpers import CARDINALS, GarbageServer, make_task
 
 
 def _free_port() -> int:
@@ -97,31 +97,6 @@ def test_an_unreachable_endpoint_is_an_llm_error_and_a_strategy_falls_back(embed
     assert {f.reason for f in result.trace.fallbacks} == {"llm_error"}
 
 
-class _Garbage:
-    """A server at the base URL that answers every request 200 with ``body`` (as ``content_type``):
-    what a login proxy, a misconfigured gateway or a half-compatible server sends."""
-
-    def __init__(self, body: bytes, content_type: str) -> None:
-        import threading
-        from http.server import BaseHTTPRequestHandler, HTTPServer
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                self.send_response(200)
-                self.send_header("Content-Type", content_type)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.server = HTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.server.server_port}/v1"
-
-
 NO_MESSAGE = b'{"id": "x", "object": "chat.completion", "created": 1, "model": "m", "choices": [{"index": 0, "finish_reason": "stop"}]}'
 
 
@@ -139,14 +114,11 @@ def test_a_reply_that_is_not_a_chat_completion_is_an_llm_error(embedder, body, c
     instead of falling back as it does when the server is down."""
     from convrag.llm.base import stream
 
-    garbage = _Garbage(body, content_type)
-    try:
-        llm = OpenAICompatibleLLM("m", base_url=garbage.url, timeout_s=5, max_retries=0)
+    with GarbageServer(body, content_type) as garbage:
+        llm = OpenAICompatibleLLM("m", base_url=f"{garbage.url}/v1", timeout_s=5, max_retries=0)
         with pytest.raises(LLMError, match=complete_error):
             llm.complete([{"role": "user", "content": "hi"}])
         with pytest.raises(LLMError, match=stream_error):
             list(stream(llm, [{"role": "user", "content": "hi"}]))
         result = Progressive(llm, embedder).rewrite(make_task(EXPLICIT, CARDINALS[:2]))
-    finally:
-        garbage.server.shutdown()
     assert result.query == EXPLICIT and {f.reason for f in result.trace.fallbacks} == {"llm_error"}

@@ -99,12 +99,21 @@ StrategyOpt = Annotated[str, typer.Option("--strategy", "-s", help="Query strate
 MergeOpt = Annotated[str, typer.Option("--merge", help="rrf, combsum, combmnz or enhanced.")]
 
 
+def said(exc: ConvragError) -> str:
+    """What the command line says of an error. A failed answer also gives the backend's own reason
+    (its URL, what it replied): the service keeps that in its log, away from its clients, but at the
+    command line the reader is the one who configured the backend, and "try again" alone does not
+    say whether the server is down or a proxy answered in its place."""
+    detail = getattr(exc, "detail", None)
+    return f"{exc} ({detail})" if isinstance(detail, str) and detail else str(exc)
+
+
 def main() -> None:
     """Entry point: run the app, turning user errors into one line and exit status 1."""
     try:
         app()
     except ConvragError as exc:
-        err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
+        err_console.print(f"[red]error:[/red] {escape(said(exc))}", highlight=False, soft_wrap=True)
         sys.exit(1)
     except (FileNotFoundError, PermissionError, IsADirectoryError) as exc:
         err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)

@@ -19,6 +19,7 @@ from ..generate.answer import Sampling
 from ..pipeline import LivePipeline, Pipeline, PipelineResult
 from ..pipeline.read_ahead import ReadAhead
 from ..types import Message
+from .app import said
 
 HELP = ("commands: /trace (decisions of the last turn), /json (its full trace), /again (another answer to the last "
         "question), /collections [A,B] (what is searched; change it), /save FILE (the conversation, for --history), "
@@ -215,7 +216,7 @@ def chat_loop(source: Pipeline | LivePipeline, read: Callable[[str], str] = inpu
             last = stream_answer(pipeline, [*earlier, Message("user", question)], task_id=f"chat-{len(earlier) // 2 + 1}",
                                  sampling=Sampling.fresh() if again else None)
         except ConvragError as exc:
-            console.print(f"[red]error:[/red] {escape(str(exc))}")
+            console.print(f"[red]error:[/red] {escape(said(exc))}")
             continue
         except KeyboardInterrupt:
             console.print("[yellow]stopped:[/yellow] the answer was not kept; ask again, or ask another question")
