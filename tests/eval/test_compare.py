@@ -54,6 +54,31 @@ def test_bad_folders_are_clear_errors(tmp_path: Path) -> None:
         compare_folders(tmp_path / "a", tmp_path / "test-half")
 
 
+@pytest.mark.parametrize("value", ["0.5", None, float("nan"), True, [0.5]], ids=["string", "null", "nan", "bool", "list"])
+def test_a_figure_that_is_not_a_number_is_named(tmp_path: Path, value: object) -> None:
+    """A hand-edited metrics file with "0.5" or null raised ValueError/TypeError from numpy inside
+    the paired test (a traceback at the command line); a NaN went into the means."""
+    _run(tmp_path / "a", "bm25+rewrite", {"t1": 0.1, "t2": 0.2})
+    path = tmp_path / "a" / "bm25_rewrite" / "metrics.json"
+    data = json.loads(path.read_text())
+    data["per_query"]["t2"]["nDCG@10"] = value
+    path.write_text(json.dumps(data))
+    with pytest.raises(ConfigError, match=r"metrics\.json is not a convrag run's metrics file \(task 't2': nDCG@10 is "):
+        per_query_runs(tmp_path / "a")
+
+
+def test_a_task_without_the_metric_is_named(tmp_path: Path) -> None:
+    """Only the first task was checked for the metric; another task without it raised KeyError."""
+    _run(tmp_path / "a", "bm25+rewrite", {"t1": 0.1, "t2": 0.2})
+    _run(tmp_path / "b", "bm25+rewrite", {"t1": 0.3, "t2": 0.4})
+    path = tmp_path / "b" / "bm25_rewrite" / "metrics.json"
+    data = json.loads(path.read_text())
+    del data["per_query"]["t2"]["nDCG@10"]
+    path.write_text(json.dumps(data))
+    with pytest.raises(ConfigError, match="run 'bm25\\+rewrite' has no nDCG@10 for task 't2' in one of the folders"):
+        compare_folders(tmp_path / "a", tmp_path / "b")
+
+
 def test_the_table_says_how_many_tasks_were_left_out(tmp_path: Path) -> None:
     _run(tmp_path / "a", "bm25+rewrite", {"t1": 0.1, "t2": 0.2, "t3": 0.3})
     _run(tmp_path / "b", "bm25+rewrite", {"t1": 0.2, "t2": 0.2, "t9": 0.3})

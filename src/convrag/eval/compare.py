@@ -9,6 +9,7 @@ run with its ``metrics.json``, whose ``per_query`` figures are what the test pai
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import NamedTuple
 
@@ -37,12 +38,20 @@ def per_query_runs(folder: Path) -> dict[str, dict[str, dict[str, float]]]:
     for path in sorted(folder.glob(f"*/{METRICS_FILE}")):
         try:
             data = json.loads(path.read_text())
-            runs[str(data["name"])] = {str(q): dict(m) for q, m in data["per_query"].items()}
+            runs[str(data["name"])] = {str(q): {str(k): _figure(v, q, k) for k, v in m.items()} for q, m in data["per_query"].items()}
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
             raise ConfigError(f"{path} is not a convrag run's metrics file ({exc})") from None
     if not runs:
         raise ConfigError(f"{folder} holds no run ({METRICS_FILE} under a sub-folder); give a `convrag eval --out` folder")
     return runs
+
+
+def _figure(value: object, task: str, metric: str) -> float:
+    """A per-query figure as a number; a string, a null or a NaN (a hand-edited or foreign file) is
+    refused here, naming the task, instead of failing inside the paired test or passing into its mean."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ValueError(f"task {task!r}: {metric} is {value!r}, not a number")
+    return float(value)
 
 
 def compare_folders(baseline: Path, other: Path, metric: str = "nDCG@10") -> list[RunComparison]:
@@ -57,6 +66,9 @@ def compare_folders(baseline: Path, other: Path, metric: str = "nDCG@10") -> lis
         if metric not in first:
             raise ConfigError(f"run {name!r} has no per-query {metric}; known: {', '.join(first)}")
         base, run = base_runs[name], other_runs[name]
+        lacking = next((task for task in sorted(set(base) & set(run)) if metric not in base[task] or metric not in run[task]), None)
+        if lacking is not None:  # a KeyError inside the paired test before
+            raise ConfigError(f"run {name!r} has no {metric} for task {lacking!r} in one of the folders")
         if not set(base) & set(run):  # a test on nothing would read as "no difference, p = 1"
             raise ConfigError(
                 f"run {name!r} scored no task in common in {baseline} ({len(base)} tasks) and {other} ({len(run)} tasks); "
