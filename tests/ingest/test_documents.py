@@ -94,6 +94,19 @@ def test_a_folder_names_the_files_that_hold_no_text(tmp_path: Path) -> None:
     assert skipped == ["blank.md: no text", "empty.txt: no text", "scan.pdf: no text layer (scanned pages need OCR first)"]
 
 
+def test_a_link_to_a_document_that_is_gone_is_named(tmp_path: Path) -> None:
+    """A link whose target was moved or deleted is not a file, and was passed over without a word."""
+    (tmp_path / "good.md").write_text("# Fees\n\nRenewal costs 130 dollars.")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "moved.pdf").symlink_to(tmp_path / "archive" / "moved.pdf")
+    (tmp_path / "sub" / "loop").symlink_to(tmp_path)  # a link to a folder above is not walked into
+    skipped: list[str] = []
+    assert [d.doc_id for d in iter_documents(tmp_path, skipped)] == ["good"]
+    assert skipped == [f"sub/moved.pdf: a link to {tmp_path / 'archive' / 'moved.pdf'}, which does not exist"]
+    with pytest.raises(DataFormatError, match="moved.pdf: a link to .*, which does not exist"):
+        list(iter_documents(tmp_path))
+
+
 def test_files_of_other_types_are_counted_by_suffix_and_hidden_ones_left_out(tmp_path: Path) -> None:
     """A .xlsx or .json in the folder used to be passed over without a word."""
     (tmp_path / "good.md").write_text("# Fees\n\nRenewal costs 130 dollars.")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import codecs
 import logging
+import os
 import re
 import unicodedata
 from collections import Counter
@@ -265,14 +266,23 @@ def iter_documents(folder: Path, skipped: list[str] | None = None, unread: Count
     A file that cannot be read raises :class:`DataFormatError`, or, when ``skipped`` is given, is
     left out and recorded there ("path: reason"), so that one bad file does not stop a folder. A
     file that reads but holds no text (an empty file, a scanned PDF) is recorded there too, since it
-    would add nothing to the collection and the user should hear why (the service's uploads say so).
+    would add nothing to the collection and the user should hear why (the service's uploads say so),
+    and so is a link to a document whose target is gone.
     ``unread``, when given, counts the files of other types by suffix, in the same walk of the
     folder: a user who put a .xlsx or .json there should hear that it was not indexed, not find it
     missing later. Hidden files and folders (.git, .DS_Store) are left out of that count."""
     folder = Path(folder)
     if not folder.is_dir():
         raise DataFormatError(folder, "not a folder")
-    files = sorted(p for p in folder.rglob("*") if p.is_file())
+    entries = sorted(folder.rglob("*"))
+    files = [p for p in entries if p.is_file()]
+    for link in (p for p in entries if p.suffix.lower() in SUFFIXES and p.is_symlink() and not p.exists()):
+        # a link whose target was moved or deleted: not a file, so it was passed over without a word
+        relative = link.relative_to(folder).as_posix()
+        reason = f"a link to {os.readlink(link)}, which does not exist"
+        if skipped is None:
+            raise DataFormatError(link, reason)
+        skipped.append(f"{relative}: {reason}")
     if unread is not None:
         unread.update(p.suffix.lower() or "(no suffix)" for p in files if p.suffix.lower() not in SUFFIXES
                       and not any(part.startswith(".") for part in p.relative_to(folder).parts))
