@@ -417,3 +417,14 @@ def test_a_failed_answer_says_why_at_the_command_line(tmp_path: Path) -> None:
     assert asked.returncode == 1 and "Traceback" not in asked.stderr
     assert asked.stderr.strip() == (f"error: the language model could not answer; try again ({proxy.url}/v1 (m): the reply "
                                     "is not a stream of chat completion chunks)")
+
+
+@pytest.mark.parametrize(("options", "got"), [(["--max-tokens", "0"], "0 and 100"), (["--overlap", "-5"], "512 and -5"),
+                                              (["--max-tokens", "50", "--overlap", "60"], "50 and 60")])
+def test_passage_sizes_that_cannot_chunk_are_refused_in_one_line(tmp_path: Path, options: list[str], got: str) -> None:
+    """They raised the chunker's ValueError as a traceback, after the embedding model had loaded."""
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "fees.md").write_text("# Fees\n\nRenewal costs 130 dollars.")
+    result = _convrag("index", str(tmp_path / "docs"), "-c", "docs", *options, home=tmp_path / "home")
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert result.stderr.strip() == f"error: --max-tokens must be above --overlap, and --overlap at least 0; got {got}"

@@ -50,6 +50,9 @@ def test_bad_config_files_are_clear_errors(tmp_path: Path) -> None:
         ServiceSettings.load(latin)
     with pytest.raises(ConfigError, match="is a folder, not a file"):  # it said "does not exist"
         ServiceSettings.load(tmp_path)
+    for port, bound in ((70000, "less than or equal to 65535"), (0, "greater than or equal to 1")):
+        with pytest.raises(ConfigError, match=f"port: Input should be {bound}"):  # uvicorn's OverflowError from bind() before
+            ServiceSettings.load(port=port)
 
 
 @pytest.mark.parametrize(("pipeline", "error"), [

@@ -52,6 +52,8 @@ def index(
     from ..ingest.documents import SUFFIXES, iter_documents, no_text_reason, read_document
 
     check_backend(backend, store)
+    if not 0 <= overlap < max_tokens:  # refused before the embedding model loads (a ValueError traceback from the chunker, after it)
+        raise ConfigError(f"--max-tokens must be above --overlap, and --overlap at least 0; got {max_tokens} and {overlap}")
     if backend == "milvus" and not dense:
         raise ConfigError("the milvus backend always stores dense vectors; drop --no-dense")
     if backend == "milvus":  # refused before the corpus is read and embedded, not after

@@ -82,7 +82,7 @@ class ServiceSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="CONVRAG_", env_nested_delimiter="__", extra="forbid")
 
     host: str = "127.0.0.1"
-    port: int = 8000
+    port: int = Field(8000, ge=1, le=65535)  # checked here: out of range, uvicorn raised OverflowError from bind()
     data_dir: Path = Field(default_factory=lambda: config.home() / "service")
     api_key: SecretStr | None = None
     llm: str = "local"
