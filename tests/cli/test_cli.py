@@ -428,3 +428,20 @@ def test_passage_sizes_that_cannot_chunk_are_refused_in_one_line(tmp_path: Path,
     result = _convrag("index", str(tmp_path / "docs"), "-c", "docs", *options, home=tmp_path / "home")
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert result.stderr.strip() == f"error: --max-tokens must be above --overlap, and --overlap at least 0; got {got}"
+
+
+@pytest.mark.parametrize("args", [
+    ["run-incremental", "--conversations", "-1"],  # sliced [:-1]: every conversation but the last, without a word
+    ["run-incremental", "--conversations", "0"],
+    ["eval-answers", "--answerable", "-5"],  # random.sample's ValueError after the indexes were built
+    ["eval-answers", "--unanswerable", "-2"],
+    ["eval-answers", "--conversations", "-1"],
+    ["eval", "--workers", "0"],
+    ["bench", "service", "--turns", "0"],
+    ["bench", "retrieval", "--synthetic", "0"],
+], ids=lambda a: " ".join(a))
+def test_counts_out_of_range_are_usage_errors(args: list[str], tmp_path: Path) -> None:
+    result = runner.invoke(app, [*args, "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2, result.output
+    assert f"Invalid value for '{args[-2]}'" in " ".join(result.output.split()).replace("│", "")
+    assert not (tmp_path / "out").exists()

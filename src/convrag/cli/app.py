@@ -43,7 +43,7 @@ LLMOpt = Annotated[
 LLMUrlOpt = Annotated[
     Optional[str], typer.Option("--llm-url", envvar="CONVRAG_OPENAI_BASE_URL", help="Base URL of an OpenAI-compatible endpoint.")
 ]
-WorkersOpt = Annotated[int, typer.Option("--workers", help="Concurrent LLM calls (remote backends; the local model runs one at a time).")]
+WorkersOpt = Annotated[int, typer.Option("--workers", min=1, help="Concurrent LLM calls (remote backends; the local model runs one at a time).")]
 NoCacheOpt = Annotated[bool, typer.Option("--no-llm-cache", help="Do not read or write the persistent LLM completion cache.")]
 SplitOpt = Annotated[
     str,

@@ -22,7 +22,7 @@ from .app import (
 def bench_retrieval(
     data: Annotated[Path, typer.Option("--data", help="MT-RAG data folder.")] = Path("../shared/mtrag"),
     out: Annotated[Path, typer.Option("--out", help="Where to write the benchmark's results.")] = Path("runs/bench-retrieval"),
-    synthetic: Annotated[int, typer.Option(help="Passages in the synthetic latency corpus.")] = 200_000,
+    synthetic: Annotated[int, typer.Option(min=1, help="Passages in the synthetic latency corpus.")] = 200_000,
     rebuild: Annotated[bool, typer.Option("--rebuild", help="Rebuild the collections to measure build time.")] = False,
     split: SplitOpt = "test",
 ) -> None:
@@ -59,9 +59,9 @@ def bench_merge(
 @bench_app.command("service")
 def bench_service(
     out: Annotated[Path, typer.Option("--out", help="Where to write the results and the server's data.")] = Path("runs/bench-service"),
-    documents: Annotated[int, typer.Option("--documents", help="Documents uploaded and indexed through the API.")] = 1000,
-    conversations: Annotated[int, typer.Option("--conversations", help="Concurrent conversations.")] = 20,
-    turns: Annotated[int, typer.Option("--turns", help="Turns per conversation.")] = 10,
+    documents: Annotated[int, typer.Option("--documents", min=1, help="Documents uploaded and indexed through the API.")] = 1000,
+    conversations: Annotated[int, typer.Option("--conversations", min=1, help="Concurrent conversations.")] = 20,
+    turns: Annotated[int, typer.Option("--turns", min=1, help="Turns per conversation.")] = 10,
     backend: BackendOpt = "embedded",
 ) -> None:
     """A real `convrag serve` under load: indexing uploads, concurrent conversations, a slow generation
