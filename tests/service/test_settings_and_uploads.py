@@ -53,6 +53,10 @@ def test_bad_config_files_are_clear_errors(tmp_path: Path) -> None:
     for port, bound in ((70000, "less than or equal to 65535"), (0, "greater than or equal to 1")):
         with pytest.raises(ConfigError, match=f"port: Input should be {bound}"):  # uvicorn's OverflowError from bind() before
             ServiceSettings.load(port=port)
+    zero = tmp_path / "zero.yaml"  # the service started, then answered every question 429 "0 answers are being generated"
+    zero.write_text("limits:\n  max_concurrent_generations: 0\n")
+    with pytest.raises(ConfigError, match="limits.max_concurrent_generations: Input should be greater than or equal to 1"):
+        ServiceSettings.load(zero)
 
 
 @pytest.mark.parametrize(("pipeline", "error"), [

@@ -26,15 +26,17 @@ _CONFIG_FILE: ContextVar[Path | None] = ContextVar("convrag_config_file", defaul
 
 
 class Limits(BaseModel):
-    """Bounds on what one request may ask; each exceeded limit is a 4xx with its own message."""
+    """Bounds on what one request may ask; each exceeded limit is a 4xx with its own message. Each is
+    at least 1: a 0 (or a negative) let the service start and then refused every request of its kind,
+    a generation limit of 0 as "too many generations" with none running."""
 
-    max_body_bytes: int = 1_000_000  # JSON requests
-    max_upload_bytes: int = 50_000_000  # one upload request (all its files)
-    max_upload_files: int = 2_000
-    max_question_chars: int = 4_000
-    max_history_messages: int = 100
-    max_concurrent_generations: int = 8  # pipeline runs at once; more get 429
-    max_search_k: int = 100
+    max_body_bytes: int = Field(1_000_000, ge=1)  # JSON requests
+    max_upload_bytes: int = Field(50_000_000, ge=1)  # one upload request (all its files)
+    max_upload_files: int = Field(2_000, ge=1)
+    max_question_chars: int = Field(4_000, ge=1)
+    max_history_messages: int = Field(100, ge=1)
+    max_concurrent_generations: int = Field(8, ge=1)  # pipeline runs at once; more get 429
+    max_search_k: int = Field(100, ge=1)
 
 
 @contextmanager
