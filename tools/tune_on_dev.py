@@ -21,6 +21,7 @@ model calls of `progressive` come from the completion cache when it is warm):
     .venv/bin/python tools/tune_on_dev.py bm25-params --domains clapnq,cloud,fiqa   # BM25's k1 and b
     .venv/bin/python tools/tune_on_dev.py bm25-before-after --split test --domains clapnq,cloud,fiqa   # reports that choice on test, once
     .venv/bin/python tools/tune_on_dev.py fusion-depth --split test --domains clapnq,cloud,fiqa   # what chats retrieved before the depth was eval's
+    .venv/bin/python tools/tune_on_dev.py invented-terms --domains clapnq,cloud,fiqa   # topics a rewrite brings in
     .venv/bin/python tools/tune_on_dev.py answers runs/answers-dev/answers-ungated.jsonl   # decline thresholds
 
 Each prints a Markdown table of ALL-3 nDCG@10 (and what else decides the choice).
@@ -752,11 +753,43 @@ def _restated_unbacked(row: dict[str, Any]) -> bool:
 
 
 #: the comparisons over the benchmark's indexes, by name (``answers`` reads a run's rows instead)
+def invented_terms(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
+    """Does the model bring into its stage-2 rewrite a topic the conversation never had (a toy chat
+    about visitor parking got "...to park visitors at the museum")? Counts the rewrites with a
+    specific term (Zipf <= 5.2, as progressive's topic terms) absent from what the model read, and
+    lists those whose term is absent from the whole conversation. A check that rejects them would be
+    worth building only if such rewrites were common and retrieved worse."""
+    from convrag.llm import make_llm
+    from convrag.strategies.progressive import Progressive
+    from convrag.strategies.topic import specific_terms
+    from convrag.text import content_stems
+
+    source = StrategySource(Progressive(make_llm("local"), indexes.embedder))
+    tasks = {t.task_id: t for d in data.domains for t in data.tasks(d)}
+    source.queries(list(tasks.values()))
+    rewrites, beyond_prompt, rows = 0, 0, []
+    for trace in source.traces.values():
+        task = tasks[trace.task_id]
+        said = content_stems(" ".join(m.text for m in task.history) + " " + task.question)
+        for call in trace.calls:
+            if call.purpose != "rewrite" or not call.answer.strip():
+                continue
+            rewrites += 1
+            terms = specific_terms(call.answer, 5.2)
+            beyond_prompt += any(not content_stems(t) <= content_stems(call.messages[-1]["content"]) for t in terms)
+            new = [t for t in terms if not content_stems(t) <= said]
+            if new:
+                rows.append([trace.task_id, trace.stage, call.answer.strip()[:100], ", ".join(new)])
+    head = (f"{rewrites} stage-2 rewrites; {beyond_prompt} name a specific term absent from their prompt; "
+            f"{len(rows)} one absent from the whole conversation:\n\n")
+    return head + markdown_table(["task", "stage reached", "rewrite", "terms the conversation never had"], rows)
+
+
 MODES = {
     "retrieval": retrieval, "routing": routing, "progressive": progressive, "renderings": renderings, "escalation": escalation,
     "stage-one": stage_one, "stage-two-history": stage_two_history, "query-vector": query_vector, "hybrid-sides": hybrid_sides, "fusion-depth": fusion_depth,
     "pipeline-parity": pipeline_parity, "grounded-memory": grounded_memory, "bm25-params": bm25_params,
-    "bm25-before-after": bm25_before_after,
+    "bm25-before-after": bm25_before_after, "invented-terms": invented_terms,
 }
 #: the modes that may run on the test half: each reports a choice already made on dev, none chooses
 TEST_MODES = ("bm25-before-after", "fusion-depth")
