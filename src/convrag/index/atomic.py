@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -31,13 +32,40 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
+def _umask() -> int:
+    """The process's umask. Linux shows it in /proc; elsewhere it is read by setting it, which is
+    process-wide for an instant, so that is the fallback only."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _mode(path: Path) -> int:
+    """The permissions a plain ``open(path, "w")`` would leave: an existing file's own, a new one's
+    from the umask. mkstemp makes its file 0600, and the rename kept that, so every index, manifest
+    and result file was readable by its owner alone: a service running as another user could not take
+    on the collections ``convrag index`` had built, nor a colleague read an eval's results."""
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        return 0o666 & ~_umask()
+
+
 @contextmanager
 def atomic_open(path: Path) -> Iterator[IO[bytes]]:
-    """Open a temporary file beside ``path``; on success it replaces ``path``, on error it is removed."""
+    """Open a temporary file beside ``path``; on success it replaces ``path``, on error it is removed.
+    The new file gets the permissions a plain write would give it (:func:`_mode`)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.chmod(tmp, _mode(path))
         with os.fdopen(fd, "wb") as handle:
             yield handle
             handle.flush()
