@@ -776,7 +776,8 @@ def invented_terms(data: MTRAGData, indexes: BenchmarkIndexes) -> str:
                 continue
             rewrites += 1
             terms = specific_terms(call.answer, 5.2)
-            beyond_prompt += any(not content_stems(t) <= content_stems(call.messages[-1]["content"]) for t in terms)
+            read = content_stems(call.messages[-1]["content"])
+            beyond_prompt += any(not content_stems(t) <= read for t in terms)
             new = [t for t in terms if not content_stems(t) <= said]
             if new:
                 rows.append([trace.task_id, trace.stage, call.answer.strip()[:100], ", ".join(new)])

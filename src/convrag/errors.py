@@ -55,6 +55,5 @@ def not_utf8(exc: UnicodeDecodeError) -> str:
     """The reason a file that failed to decode as UTF-8 gives its user: the byte and its line, so
     that a Latin-1 "café" can be found (a bare UnicodeDecodeError names neither the file nor a line).
     ``exc`` must come from decoding the file's bytes in one piece, so that its offset is the file's."""
-    data = exc.object if isinstance(exc.object, bytes | bytearray) else b""
-    line = data[: exc.start].count(b"\n") + 1
-    return f"not UTF-8 text (byte 0x{data[exc.start]:02x} on line {line}); save it as UTF-8"
+    line = exc.object[: exc.start].count(b"\n") + 1
+    return f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x} on line {line}); save it as UTF-8"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 import stat
-import tempfile
+import uuid
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -32,41 +32,35 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def _umask() -> int:
-    """The process's umask. Linux shows it in /proc; elsewhere it is read by setting it, which is
-    process-wide for an instant, so that is the fallback only."""
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("Umask:"):
-                return int(line.split()[1], 8)
-    except (OSError, ValueError, IndexError):
-        pass
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def _mode(path: Path) -> int:
-    """The permissions a plain ``open(path, "w")`` would leave: an existing file's own, a new one's
-    from the umask. mkstemp makes its file 0600, and the rename kept that, so every index, manifest
-    and result file was readable by its owner alone: a service running as another user could not take
-    on the collections ``convrag index`` had built, nor a colleague read an eval's results."""
-    try:
-        return stat.S_IMODE(path.stat().st_mode)
-    except OSError:
-        return 0o666 & ~_umask()
+def _create_beside(path: Path) -> tuple[int, Path]:
+    """A new temporary file beside ``path``, created with mode 0666 so that the OS applies the umask,
+    as it does to a plain ``open(path, "w")`` (which keeps an existing file's mode: :func:`atomic_open`
+gives the new file that mode). mkstemp makes its
+    file 0600, and the rename kept that, so every index, manifest and result file was readable by its
+    owner alone: a service running as another user could not take on the collections ``convrag
+    index`` had built, nor a colleague read an eval's results."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    while True:
+        tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:12]}.tmp")
+        try:
+            fd = os.open(tmp, flags, 0o666)
+            break
+        except FileExistsError:  # another writer's name: draw again
+            continue
+    return fd, tmp
 
 
 @contextmanager
 def atomic_open(path: Path) -> Iterator[IO[bytes]]:
     """Open a temporary file beside ``path``; on success it replaces ``path``, on error it is removed.
-    The new file gets the permissions a plain write would give it (:func:`_mode`)."""
+    The new file gets the permissions a plain write would give it (:func:`_create_beside`)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = _create_beside(path)
     try:
-        os.chmod(tmp, _mode(path))
         with os.fdopen(fd, "wb") as handle:
+            if path.exists():
+                os.chmod(tmp, stat.S_IMODE(path.stat().st_mode))
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
