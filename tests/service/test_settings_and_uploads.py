@@ -76,8 +76,29 @@ def test_a_pipeline_that_cannot_be_built_is_refused_when_the_settings_load(tmp_p
 
 def test_an_unknown_default_strategy_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CONVRAG_STRATEGY", "fancy")
-    with pytest.raises(ConfigError, match=r"invalid settings \(environment\): strategy: unknown strategy 'fancy'"):
+    with pytest.raises(ConfigError, match=r"invalid settings \(CONVRAG_STRATEGY\): strategy: unknown strategy 'fancy'"):
         ServiceSettings.load()
+
+
+def test_each_refused_setting_is_named_by_where_it_was_given(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every problem was labelled with the settings file, or "environment" without one: a refused
+    `--port 70000` read as a problem of the environment, and a bad variable as one of the file."""
+    config = tmp_path / "convrag.yaml"
+    config.write_text("port: 70000\nstrategy: fancy\nlimits:\n  max_question_chars: 0\n")
+    with pytest.raises(ConfigError) as refused:
+        ServiceSettings.load(config)
+    assert str(refused.value).startswith(f"invalid settings ({config}): port: ")
+    monkeypatch.setenv("CONVRAG_LIMITS__MAX_QUESTION_CHARS", "many")
+    with pytest.raises(ConfigError) as refused:
+        ServiceSettings.load(config, port=0, strategy="last_turn")
+    assert str(refused.value) == (
+        "invalid settings (--port): port: Input should be greater than or equal to 1; "
+        "invalid settings (CONVRAG_LIMITS__MAX_QUESTION_CHARS): limits.max_question_chars: Input should be a valid "
+        "integer, unable to parse string as an integer")
+    monkeypatch.setenv("CONVRAG_LIMITS", '{"max_question_chars": -1}')  # the whole group as JSON
+    monkeypatch.delenv("CONVRAG_LIMITS__MAX_QUESTION_CHARS")
+    with pytest.raises(ConfigError, match=r"^invalid settings \(CONVRAG_LIMITS\): limits.max_question_chars: "):
+        ServiceSettings.load(config, port=8000, strategy="last_turn")
 
 
 def test_the_local_model_keeps_as_many_prompts_as_the_settings_say(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -7,6 +7,7 @@ Nested values use ``__`` in the environment: ``CONVRAG_LIMITS__MAX_QUESTION_CHAR
 from __future__ import annotations
 
 import ipaddress
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -150,8 +151,13 @@ class ServiceSettings(BaseSettings):
         try:
             return cls(**{k: v for k, v in overrides.items() if v is not None})
         except ValidationError as exc:
-            problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg'].removeprefix('Value error, ')}" for e in exc.errors())
-            raise ConfigError(f"invalid settings ({config_file or 'environment'}): {problems}") from None
+            given = {k for k, v in overrides.items() if v is not None}
+            by_source: dict[str, list[str]] = {}
+            for e in exc.errors():
+                problem = f"{'.'.join(str(p) for p in e['loc'])}: {e['msg'].removeprefix('Value error, ')}"
+                by_source.setdefault(_source(e["loc"], given, config_file), []).append(problem)
+            raise ConfigError("; ".join(f"invalid settings ({source}): {'; '.join(problems)}"
+                                        for source, problems in by_source.items())) from None
         finally:
             _CONFIG_FILE.reset(token)
 
@@ -176,6 +182,23 @@ class ServiceSettings(BaseSettings):
                 f"refusing to listen on {self.host} without an API key: set CONVRAG_API_KEY (clients send it as "
                 "'Authorization: Bearer <key>'), or bind to 127.0.0.1"
             )
+
+
+def _source(loc: tuple[int | str, ...], given: set[str], config_file: Path | None) -> str:
+    """Where the value at ``loc`` came from, in the order the sources override each other: a
+    command-line flag, a ``CONVRAG_*`` variable (named, nested ones by their ``__`` path), else the
+    settings file. Every problem was labelled with the settings file (or "environment" without one),
+    so a refused ``--port 70000`` was reported as the environment's."""
+    if not loc:
+        return str(config_file) if config_file else "environment"
+    if loc[0] in given:
+        return f"--{str(loc[0]).replace('_', '-')}"
+    variables = {name.upper(): name for name in os.environ}
+    for depth in range(len(loc), 0, -1):  # CONVRAG_LIMITS__MAX_QUESTION_CHARS, else CONVRAG_LIMITS as JSON
+        name = "CONVRAG_" + "__".join(str(part) for part in loc[:depth]).upper()
+        if name in variables:
+            return variables[name]
+    return str(config_file) if config_file else "environment"
 
 
 class _YamlSource(PydanticBaseSettingsSource):
