@@ -260,6 +260,23 @@ def test_serve_refuses_a_folder_another_service_uses(tmp_path: Path) -> None:
     assert f"another convrag service is using {tmp_path / 'svc'}" in result.stderr
 
 
+def test_serve_refuses_a_port_in_use_before_it_starts(tmp_path: Path) -> None:
+    """uvicorn bound the port last: the service loaded its models, said "convrag serving on …",
+    started (and began reading ahead), and only then reported the port in use."""
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = _convrag("serve", "--port", str(port), "--data-dir", str(tmp_path / "svc"), "--llm", "openai:m", home=tmp_path / "home")
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert f"port {port} on 127.0.0.1 is in use (another convrag serve?); choose another with --port" in result.stderr
+    assert "serving on" not in result.stdout and "startup" not in result.stderr
+    result = _convrag("serve", "--port", "70000", home=tmp_path / "home")
+    assert result.returncode == 1 and "invalid settings (--port): port: Input should be less than or equal to 65535" in result.stderr
+
+
 def test_the_decisions_panel_shows_the_steers_and_repointed_citations(capsys) -> None:
     from convrag.cli.chat import print_decisions
     from convrag.merge.base import MergeOutcome

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import copy
+import errno
+import socket
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, Optional
@@ -10,6 +14,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from ..console import console
+from ..errors import ConfigError
 from .app import (
     LLMUrlOpt,
     app,
@@ -46,14 +51,39 @@ def serve(
 
     settings = ServiceSettings.load(config, host=host, port=port, data_dir=data_dir, llm=llm, llm_url=llm_url, backend=backend,
                                     milvus_uri=milvus_uri)
-    application = create_app(settings)  # refuses unsafe settings and a data folder in use first
-    with console.status(f"loading the embedding model {settings.embedding_model}"):
-        # refused now rather than at the first upload, and the first question does not wait for it
-        load_embedder(settings.embedding_model)
-    kept = f"; collections in Milvus at {settings.milvus_target}" if settings.backend == "milvus" else ""
-    console.print(f"convrag serving on http://{settings.host}:{settings.port} (data in {settings.data_dir}{kept})")
-    uvicorn.run(application, host=settings.host, port=settings.port, log_level=log_level.value,
-                log_config=log_config(log_level.value))
+    settings.check()  # an exposed address is refused before anything is bound
+    with listening(settings.host, settings.port) as sock:
+        application = create_app(settings)  # refuses a data folder in use first
+        with console.status(f"loading the embedding model {settings.embedding_model}"):
+            # refused now rather than at the first upload, and the first question does not wait for it
+            load_embedder(settings.embedding_model)
+        kept = f"; collections in Milvus at {settings.milvus_target}" if settings.backend == "milvus" else ""
+        console.print(f"convrag serving on http://{settings.host}:{settings.port} (data in {settings.data_dir}{kept}; Ctrl-C stops it)")
+        server = uvicorn.Server(uvicorn.Config(application, host=settings.host, port=settings.port, log_level=log_level.value, log_config=log_config(log_level.value)))
+        try:
+            server.run(sockets=[sock])
+        except KeyboardInterrupt:  # as uvicorn.run ends on a Ctrl-C that comes before its own handler
+            pass
+    if not server.started:
+        raise typer.Exit(3)
+
+
+@contextmanager
+def listening(host: str, port: int) -> Iterator[socket.socket]:
+    """The service's socket, bound before the models load and the service starts: uvicorn bound it
+    last, so a port already in use was reported after "convrag serving on …", once the service had
+    started and begun reading ahead. Closed when the service ends."""
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn: a port in TIME_WAIT is free
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise ConfigError(f"port {port} on {host} is in use (another convrag serve?); choose another with --port") from None
+        raise ConfigError(f"cannot listen on {host} port {port}: {exc.strerror or exc}") from None
+    with closing(sock):
+        yield sock
 
 
 def log_config(level: str = "info") -> dict[str, Any]:
