@@ -49,6 +49,20 @@ def test_index_then_search(tmp_path: Path) -> None:
         assert found.output.splitlines()[0].startswith("1. p2")
 
 
+def test_index_says_which_blank_passages_it_left_out(tmp_path: Path) -> None:
+    rows = [{"_id": f"blank{i}", "text": ""} for i in range(7)] + [{"_id": "p1", "text": "The passport fee is 80 euros."}]
+    corpus = write_jsonl(tmp_path / "c.jsonl", rows)
+    result = runner.invoke(app, ["index", str(corpus), "-c", "blanks", "--store", str(tmp_path / "store"), "--no-dense"])
+    assert result.exit_code == 0, result.output
+    flat = " ".join(result.output.split())
+    assert "skipped 7 passage(s) with neither text nor title: blank0, blank1, blank2, blank3, blank4 and 2 more" in flat
+    assert "blanks: 1 passages, BM25 only" in flat
+    write_jsonl(corpus, rows[:2])
+    result = _convrag("index", str(corpus), "-c", "none", "--no-dense", home=tmp_path / "home")
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert "the corpus is empty (2 passage(s) with neither text nor title)" in result.stderr
+
+
 def test_index_device_unavailable_is_one_line_and_keeps_the_collection(tmp_path: Path) -> None:
     """``--device`` picks where passages are embedded; a device this machine lacks is a clear error
     that leaves the collection built before untouched."""

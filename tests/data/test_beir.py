@@ -42,6 +42,18 @@ def test_missing_field_and_duplicate_id(tmp_path: Path) -> None:
         list(read_corpus(write_jsonl(tmp_path / "d.jsonl", [{"_id": "a", "text": "x"}, {"_id": "a", "text": "y"}])))
 
 
+def test_a_passage_with_neither_text_nor_title_is_left_out_and_named(tmp_path: Path) -> None:
+    """Indexed, a blank passage matched no word, but dense search ranked it like any other, so a
+    hybrid list (and the passages shown to the model) could hold a blank."""
+    rows = [{"_id": "a", "text": "alpha"}, {"_id": "b", "text": " \n", "title": ""}, {"_id": 7, "text": "", "title": "Only a title"},
+            {"_id": "c", "text": ""}]
+    empty: list[str] = []
+    passages = list(read_corpus(write_jsonl(tmp_path / "c.jsonl", rows), empty))
+    assert [p.doc_id for p in passages] == ["a", "7"] and empty == ["b", "c"]
+    with pytest.raises(DataFormatError, match=r":5: duplicate passage id 'b'"):  # a left-out id is still an id
+        list(read_corpus(write_jsonl(tmp_path / "d.jsonl", [*rows, {"_id": "b", "text": "beta"}])))
+
+
 @pytest.mark.parametrize("kind", ["jsonl", "gz", "zip"])
 def test_a_byte_order_mark_is_skipped(tmp_path: Path, kind: str) -> None:
     """A UTF-8 file that starts with a byte-order mark (Notepad, PowerShell 5) was refused at line 1

@@ -92,8 +92,14 @@ def index(
         if not source.name.lower().endswith((".jsonl", ".jsonl.gz", ".jsonl.zip")) and source.is_file():
             raise DataFormatError(source, f"not a BEIR corpus (.jsonl, .jsonl.gz, .jsonl.zip) nor a document "
                                           f"({', '.join(sorted(SUFFIXES))})")
+        empty: list[str] = []
         with reporter.stage(f"reading {source}"):
-            passages = list(read_corpus(source))
+            passages = list(read_corpus(source, empty))
+        if empty:
+            shown = ", ".join(empty[:5]) + (f" and {len(empty) - 5} more" if len(empty) > 5 else "")
+            console.print(f"[yellow]skipped[/yellow] {len(empty)} passage(s) with neither text nor title: {escape(shown)}")
+        if not passages:
+            raise DataFormatError(source, f"the corpus is empty ({len(empty)} passage(s) with neither text nor title)" if empty else "the corpus is empty")
     if backend == "milvus":
         if rebuild:
             milvus.delete(collection)

@@ -14,11 +14,14 @@ USER_PREFIX = "|user|:"
 QRELS_HEADER = ["query-id", "corpus-id", "score"]
 
 
-def read_corpus(path: Path) -> Iterator[Passage]:
+def read_corpus(path: Path, empty: list[str] | None = None) -> Iterator[Passage]:
     """Yield the passages of a BEIR corpus (``.jsonl``, ``.jsonl.gz`` or ``.jsonl.zip``).
 
     Each line is ``{"_id", "text", "title"?, "url"?}``. Ids must be unique: a
     duplicate would silently shadow a passage in the index, so it is an error.
+    A passage with neither text nor title is left out and its id appended to ``empty``: indexed,
+    it matched no word, yet dense search ranked it like any other, so a hybrid list (and the
+    model's passages) could hold a blank.
     """
     seen: set[str] = set()
     for line, obj in read_jsonl(path):
@@ -27,7 +30,12 @@ def read_corpus(path: Path) -> Iterator[Passage]:
         if doc_id in seen:
             raise DataFormatError(path, f"duplicate passage id {doc_id!r}", line)
         seen.add(doc_id)
-        yield Passage(doc_id=doc_id, text=text, title=str(obj.get("title") or ""), url=str(obj.get("url") or ""))
+        title = str(obj.get("title") or "")
+        if not text.strip() and not title.strip():
+            if empty is not None:
+                empty.append(doc_id)
+            continue
+        yield Passage(doc_id=doc_id, text=text, title=title, url=str(obj.get("url") or ""))
 
 
 def strip_user_prefix(text: str) -> str:
