@@ -53,6 +53,21 @@ def gov(client: httpx.Client) -> str:
     return "gov"
 
 
+def test_a_collection_named_twice_is_searched_once(client: httpx.Client, gov: str) -> None:
+    """The pipeline refuses a configuration that names a collection twice, so a request that did was
+    a 500 from /api/search, from creating a conversation and from the OpenAI endpoint."""
+    once = client.post("/api/search", json={"collections": ["gov"], "query": "passport renewal cost", "k": 3}).json()
+    twice = client.post("/api/search", json={"collections": ["gov", "gov"], "query": "passport renewal cost", "k": 3})
+    assert twice.status_code == 200 and twice.json() == once
+    conversation = client.post("/api/conversations", json={"collections": ["gov", "gov"]})
+    assert conversation.status_code == 201 and conversation.json()["collections"] == ["gov"]
+    reply = client.post("/v1/chat/completions", json={"model": "collection:gov+gov", "messages": [
+        {"role": "user", "content": "How much does renewal cost?"}]})
+    assert reply.status_code == 200 and {c["collection"] for c in reply.json()["convrag"]["citations"]} == {"gov"}
+    changed = client.patch(f"/api/conversations/{conversation.json()['id']}", json={"collections": ["gov", "gov"]})
+    assert changed.status_code == 200 and changed.json()["collections"] == ["gov"]
+
+
 def test_collection_lifecycle_upload_and_search(client: httpx.Client, gov: str) -> None:
     info = client.get("/api/collections/gov").json()
     assert info["documents"] == 3 and info["passages"] == 3 and info["version"]

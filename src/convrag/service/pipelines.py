@@ -53,7 +53,8 @@ class Pipelines:
         if model in self.settings.pipelines:
             return Route(model, self.settings.pipelines[model])
         if model.startswith(COLLECTION_PREFIX):
-            names = [n for n in model[len(COLLECTION_PREFIX):].split("+") if n]
+            # each once, as the API's lists of collections: "a+a" made the pipeline refuse itself, a 500
+            names = list(dict.fromkeys(n for n in model[len(COLLECTION_PREFIX):].split("+") if n))
             missing = [n for n in names if n not in known]
             if names and not missing:
                 return Route(model, PipelineConfig(collections=names, strategy=self.settings.strategy))

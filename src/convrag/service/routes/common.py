@@ -1,9 +1,22 @@
-"""What several ``/api`` routers share: finding a collection, and the JSON of a collection and a job."""
+"""What several ``/api`` routers share: a request's list of collections, finding a collection, and
+the JSON of a collection and a job."""
 
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, Field
 
 from ..errors import ApiError
 from ..state import ServiceState
+
+
+def _once_each(names: list[str]) -> list[str]:
+    return list(dict.fromkeys(names))
+
+
+#: The collections a request names, each once, in the order given: a name given twice made the
+#: pipeline refuse its own configuration, a 500 from /api/search, conversation creation and the
+#: OpenAI endpoint alike (a conversation's PATCH already kept each once).
+CollectionNames = Annotated[list[str], Field(min_length=1, max_length=50), AfterValidator(_once_each)]
 
 
 def require_collection(state: ServiceState, name: str) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from ..settings import Limits, PipelineConfig
 from ..state import ServiceState, get_state
 from ..store import ConversationChanged
 from ..turns import TurnError, check_turn, run_turn, stream_turn
-from .common import require_collection
+from .common import CollectionNames, require_collection
 
 
 class CitationOut(BaseModel):
@@ -81,7 +81,7 @@ def _offered_names(schema: dict[str, Any]) -> None:
 
 
 class ConversationIn(BaseModel):
-    collections: list[str] = Field(min_length=1, max_length=50)
+    collections: CollectionNames
     title: str = Field("", max_length=200)
     strategy: str | None = Field(None, json_schema_extra=_offered_names)
 
@@ -92,7 +92,7 @@ class ConversationPatch(BaseModel):
     decisions they were answered with."""
 
     title: str | None = Field(None, min_length=1, max_length=200, pattern=r"\S")
-    collections: list[str] | None = Field(None, min_length=1, max_length=50)
+    collections: CollectionNames | None = None
     strategy: str | None = Field(None, json_schema_extra=_offered_names)
 
 
@@ -271,7 +271,7 @@ def router(limits: Limits) -> APIRouter:
             _known(body.strategy)
         if body.title is not None or body.collections is not None or body.strategy is not None:
             state.store.update_conversation(conv_id, title=body.title.strip() if body.title else None,
-                                            collections=list(dict.fromkeys(body.collections)) if body.collections else None,
+                                            collections=body.collections,
                                             strategy=body.strategy)
         return state.store.conversation(conv_id) or {}
 

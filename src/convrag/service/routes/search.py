@@ -8,14 +8,14 @@ from pydantic import BaseModel, Field, create_model
 
 from ..settings import Limits, PipelineConfig
 from ..state import ServiceState, get_state
-from .common import require_collection
+from .common import CollectionNames, require_collection
 
 
 def search_model(limits: Limits) -> type[BaseModel]:
     """The request body, with this service's limits in its schema (so the OpenAPI description says what is accepted)."""
     return create_model(
         "SearchIn",
-        collections=(list[str], Field(min_length=1, max_length=50)),
+        collections=(CollectionNames, ...),
         query=(str, Field(min_length=1, max_length=limits.max_question_chars, pattern=r"\S")),
         k=(int, Field(10, ge=1, le=limits.max_search_k)),
     )
