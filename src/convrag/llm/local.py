@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .base import ChatMessage, Completion, GenerationParams, LLMError, Stopped, turn_stop
+from .llama_output import quiet_llama
 from .model_files import DEFAULT_MODEL_NAME, ensure_default_model
 from .shared_model import CHECKED_WITH, context_over, installed_version, shares_models
 from .steering import Steering
@@ -196,6 +197,7 @@ class LocalLLM:
             from llama_cpp import Llama
         except ImportError as exc:  # pragma: no cover - installed by the project's set-up
             raise LLMError("llama-cpp-python is not installed; run `make install`") from exc
+        quiet_llama()  # the load would point the whole process's output at /dev/null for its seconds
         try:
             # n_threads_batch (the prompt's threads) defaults to os.cpu_count(), which counts the host's
             # cores, not those this process may use: in a container limited to 2 of 64 cores, 64
@@ -259,6 +261,7 @@ class LocalLLM:
 
                 params = llama_cpp.llama_model_default_params()
                 params.vocab_only = True
+                quiet_llama()
                 try:
                     self._vocab = LlamaModel(path_model=str(self.model_path), params=params, verbose=False)
                 except (ValueError, RuntimeError) as exc:
