@@ -187,6 +187,24 @@ def test_milvus_backend_from_the_command_line(tmp_path: Path) -> None:
     assert "no collections in " in runner.invoke(app, ["collections", "--backend", "milvus", "--milvus-uri", uri]).output
 
 
+def test_reading_from_a_milvus_lite_file_that_is_not_there_makes_none(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """search, ask, chat, delete and collections opened (so made) the Milvus Lite file and its folders:
+    the default ./data/convrag.db is relative to the working folder, so a search run from another
+    folder, or a mistyped path, left an empty database behind and said only that no collection was there."""
+    monkeypatch.chdir(tmp_path)
+    typo = str(tmp_path / "typo" / "convrag.db")
+    for args in (["search", "x", "-c", "tiny"], ["ask", "How much is a passport renewal?", "-c", "tiny"], ["chat", "-c", "tiny"],
+                 ["delete", "-c", "tiny", "-y"]):
+        result = runner.invoke(app, [*args, "--backend", "milvus", "--milvus-uri", typo])
+        assert str(result.exception) == (f"no Milvus Lite file at {typo}; convrag index --backend milvus --milvus-uri {typo} "
+                                         "creates it"), args
+    default = runner.invoke(app, ["search", "x", "-c", "tiny", "--backend", "milvus"])
+    assert str(default.exception).startswith(f"no Milvus Lite file at ./data/convrag.db ({tmp_path / 'data' / 'convrag.db'}); ")
+    listed = runner.invoke(app, ["collections", "--backend", "milvus", "--milvus-uri", typo])
+    assert listed.exit_code == 0 and f"no collections in {typo}: no Milvus Lite file there" in " ".join(listed.output.split())
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_eval_on_milvus(tmp_path: Path) -> None:
     out = tmp_path / "out"
     uri = str(tmp_path / "milvus.db")

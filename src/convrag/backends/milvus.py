@@ -90,16 +90,28 @@ class MilvusInfo:
     served: bool = False
 
 
+def lite_file_missing(uri: str) -> bool:
+    """Whether ``uri`` names a Milvus Lite file (not a server's address) that does not exist."""
+    return "://" not in uri and not Path(uri).expanduser().exists()
+
+
 class MilvusStore:
     """A Milvus deployment holding convrag collections."""
 
-    def __init__(self, uri: str = DEFAULT_URI, token: str | None = None, timeout: float = 10.0) -> None:
+    def __init__(self, uri: str = DEFAULT_URI, token: str | None = None, timeout: float = 10.0, *, create: bool = True) -> None:
+        """``create=False`` (the commands that only read: search, ask, chat, delete) refuses a Milvus
+        Lite file that is not there rather than making it, and its folders: the default is relative
+        to the working folder, so a search from another folder, or a mistyped path, left an empty
+        database behind and said only that the collection was unknown."""
         from pymilvus import MilvusClient
         from pymilvus.exceptions import MilvusException
 
         self.uri = uri
         self.timeout = timeout
         is_remote = "://" in uri
+        if not is_remote and not create and lite_file_missing(uri):
+            where = uri if Path(uri).is_absolute() else f"{uri} ({Path(uri).expanduser().resolve()})"
+            raise CollectionError(f"no Milvus Lite file at {where}; convrag index --backend milvus --milvus-uri {uri} creates it")
         if not is_remote:
             Path(uri).expanduser().resolve().parent.mkdir(parents=True, exist_ok=True)
         self._lite_path = None if is_remote else os.path.abspath(uri)

@@ -77,13 +77,14 @@ def check_backend(backend: str, store: Path | None = None) -> None:
 
 
 def milvus_from(backend: str, milvus_uri: str, store: Path | None):  # type: ignore[no-untyped-def]
-    """The Milvus store that ``--backend milvus`` names, or None for the embedded backend."""
+    """The Milvus store that ``--backend milvus`` names, or None for the embedded backend. For the
+    commands that read collections: a Milvus Lite file that is not there is an error, not made."""
     check_backend(backend, store)
     if backend != "milvus":
         return None
     from ..backends.milvus import MilvusStore
 
-    return MilvusStore(milvus_uri, milvus_token())
+    return MilvusStore(milvus_uri, milvus_token(), create=False)
 
 
 def split_list(value: str) -> list[str]:

@@ -158,9 +158,14 @@ def list_collections(
     """List the collections: passages, embedding model, when built, size, and any problem."""
     from rich.table import Table
 
+    from ..backends.milvus import lite_file_missing
     from ..config import default_store
     from ..index.collection import CollectionStore
 
+    if backend == "milvus" and lite_file_missing(milvus_uri):  # as for a store folder not made yet
+        check_backend(backend, store)
+        console.print(f"no collections in {milvus_uri}: no Milvus Lite file there; build one with convrag index", highlight=False)
+        return
     milvus = milvus_from(backend, milvus_uri, store)
     table = Table(box=None, header_style="bold")
     if milvus is not None:
