@@ -211,18 +211,18 @@ def chat_with_indexing(source: Any, index_meanwhile: Callable[[], object]) -> No
 
 
 class GarbageServer:
-    """An HTTP server on 127.0.0.1 that answers every POST 200 with ``body`` as ``content_type``:
+    """An HTTP server on 127.0.0.1 that answers every POST ``status`` (200) with ``body`` as ``content_type``:
     what a sign-in proxy, a misconfigured gateway or a half-compatible server sends where a model
     API was expected. ``url`` is its address (append ``/v1`` for an OpenAI base URL); use it as a
     context manager, which stops it."""
 
-    def __init__(self, body: bytes, content_type: str) -> None:
+    def __init__(self, body: bytes, content_type: str, status: int = 200) -> None:
         from http.server import BaseHTTPRequestHandler, HTTPServer
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
                 self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                self.send_response(200)
+                self.send_response(status)
                 self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()

@@ -342,3 +342,22 @@ def test_a_stop_while_a_rewrite_prompt_is_read_ends_the_call_after_the_piece_in_
     evaluated = reads[id(fresh._slots[0].llama)]
     prompt_pieces = evaluated[: evaluated.index(1)]
     assert prompt_pieces[0] == 32 and sum(prompt_pieces) == cold_read
+
+
+def test_a_prompt_longer_than_the_context_is_said_apart_however_it_is_read(model_path):
+    """The local model's "Requested tokens exceed context window" was one more failure, "the language
+    model could not answer; try again": a question pasted whole into `ask` failed again and again."""
+    from convrag.generate.answer import TOO_LONG, AnswerFailed
+    from convrag.llm.base import PromptTooLong, stream
+
+    llm = LocalLLM(model_path, n_ctx=512, slots=1)
+    long = [{"role": "user", "content": "Say which of these words is the longest: " + "harbour mooring " * 400}]
+    reads = {"at once": lambda: llm.complete(long, GenerationParams(max_tokens=4)),
+             "streamed": lambda: list(stream(llm, long, GenerationParams(max_tokens=4))),
+             "in stoppable pieces": lambda: list(llm.stream(long, GenerationParams(max_tokens=4), stop=lambda: False))}
+    for how, read in reads.items():
+        with pytest.raises(PromptTooLong) as refused:
+            read()
+        assert "512" in str(refused.value) and str(AnswerFailed.of(refused.value)) == TOO_LONG, how
+    fits = [{"role": "user", "content": "Reply with the single word: yes"}]
+    assert llm.complete(fits, GenerationParams(max_tokens=4)).text.strip()  # the slot is left usable

@@ -122,3 +122,27 @@ def test_a_reply_that_is_not_a_chat_completion_is_an_llm_error(embedder, body, c
             list(stream(llm, [{"role": "user", "content": "hi"}]))
         result = Progressive(llm, embedder).rewrite(make_task(EXPLICIT, CARDINALS[:2]))
     assert result.query == EXPLICIT and {f.reason for f in result.trace.fallbacks} == {"llm_error"}
+
+
+@pytest.mark.parametrize(("body", "too_long"), [
+    (b'{"error": {"message": "This model\'s maximum context length is 8192 tokens.", "type": "invalid_request_error", '
+     b'"code": "context_length_exceeded"}}', True),  # OpenAI
+    (b'{"object": "error", "message": "This model\'s maximum context length is 4096 tokens. However, you requested 5000 '
+     b'tokens", "type": "BadRequestError", "code": 400}', True),  # vLLM
+    (b'{"error": {"code": 400, "message": "the request exceeds the available context size, try increasing it", '
+     b'"type": "exceed_context_size_error"}}', True),  # llama.cpp server
+    (b'{"error": {"message": "Invalid value for temperature", "type": "invalid_request_error", "code": null}}', False),
+], ids=["openai", "vllm", "llama-server", "other-400"])
+def test_a_prompt_longer_than_the_models_context_is_said_apart(body: bytes, too_long: bool) -> None:
+    """A server that refuses a prompt longer than its model's context was "the language model could
+    not answer; try again", and asking again fails alike."""
+    from convrag.generate.answer import TOO_LONG, AnswerFailed
+    from convrag.llm.base import PromptTooLong, stream
+
+    with GarbageServer(body, "application/json", status=400) as refusing:
+        llm = OpenAICompatibleLLM("m", base_url=f"{refusing.url}/v1", timeout_s=5, max_retries=0)
+        for call in (lambda: llm.complete([{"role": "user", "content": "hi"}]), lambda: list(stream(llm, [{"role": "user", "content": "hi"}]))):
+            with pytest.raises(LLMError) as failed:
+                call()
+            assert isinstance(failed.value, PromptTooLong) is too_long and "BadRequestError" in str(failed.value)
+            assert (str(AnswerFailed.of(failed.value)) == TOO_LONG) is too_long

@@ -227,6 +227,26 @@ def test_model_failure_is_503_and_nothing_is_stored(tmp_path: Path) -> None:
         assert retry.status_code == 200 and retry.json()["answer"] == "Renewal costs 130 dollars [1]."
 
 
+def test_a_prompt_the_model_cannot_read_at_once_is_413_not_try_again(tmp_path: Path) -> None:
+    """A question too long for the model's context (where an operator raised max_question_chars) was
+    a 503 "could not answer; try again" with Retry-After, and asking again fails alike."""
+    from convrag.llm.base import PromptTooLong
+
+    too_long = PromptTooLong("http://10.9.8.7:9999/v1 (m): BadRequestError: context_length_exceeded")
+    with serve(tmp_path, ScriptedLLM(answer=[too_long, too_long])) as server, httpx.Client(base_url=server.url, timeout=120) as client:
+        client.post("/api/collections", json={"name": "gov"})
+        upload(client, "gov", [("passports.md", PASSPORT)])
+        question = "How much does passport renewal by mail cost?"
+        reply = client.post("/v1/chat/completions", json={"model": "collection:gov", "messages": [{"role": "user", "content": question}]})
+        conv = client.post("/api/conversations", json={"collections": ["gov"]}).json()
+        turn = client.post(f"/api/conversations/{conv['id']}/messages", json={"question": question})
+        for refused in (reply, turn):
+            assert refused.status_code == 413 and refused.json()["error"]["code"] == "prompt_too_long"
+            assert "fewer words" in refused.json()["error"]["message"] and "10.9.8.7" not in refused.text
+            assert "retry-after" not in refused.headers
+        assert client.get(f"/api/conversations/{conv['id']}").json()["turns"] == []
+
+
 def test_conversation_rename_stream_regenerate_and_export(running, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     _, client, llm = running
     upload(client, "gov", [("passports.md", PASSPORT)])

@@ -35,7 +35,7 @@ from typing import Any, NamedTuple
 from ..embeddings import Embedder, load_embedder
 from ..errors import ConvragError
 from ..history import Budget, render_pairs, turn_pairs
-from ..llm.base import LLM, ChatMessage, Completion, GenerationParams, LLMError, holds, prefill, stream
+from ..llm.base import LLM, ChatMessage, Completion, GenerationParams, LLMError, PromptTooLong, holds, prefill, stream
 from ..merge.base import MergedResult
 from ..types import Message
 from .citations import (
@@ -263,9 +263,20 @@ class AnswerFailed(ConvragError):
     the backend's own message for logs; ``str()`` is safe to show (no URL, no key).
     """
 
-    def __init__(self, detail: str) -> None:
-        super().__init__("the language model could not answer; try again")
+    def __init__(self, detail: str, too_long: bool = False) -> None:
+        super().__init__(TOO_LONG if too_long else "the language model could not answer; try again")
         self.detail = detail
+        #: the prompt did not fit the model's context: asking again fails alike (it was "try again")
+        self.too_long = too_long
+
+    @classmethod
+    def of(cls, exc: LLMError) -> AnswerFailed:
+        return cls(str(exc), too_long=isinstance(exc, PromptTooLong))
+
+
+#: what a user is told when the answer's prompt is longer than the model reads at once: the history
+#: and the passages are cut to their budgets, so what does not fit is the question
+TOO_LONG = "the question is too long for the language model to read with its passages; ask it in fewer words"
 
 
 def passage_block(results: Sequence[MergedResult], max_words: int = 180, label: Callable[[MergedResult], str] = _label) -> str:
@@ -474,7 +485,7 @@ class AnswerGenerator:
         try:
             completion = self.llm.complete(prepared.messages, params)
         except LLMError as exc:
-            raise AnswerFailed(str(exc)) from exc
+            raise AnswerFailed.of(exc) from exc
         return self._finish(completion, params, prepared, results, start)
 
     def stream(self, question: str, history: Sequence[Message], results: Sequence[MergedResult], query: str | None = None,
@@ -501,7 +512,7 @@ class AnswerGenerator:
                 else:
                     yield item
         except LLMError as exc:
-            raise AnswerFailed(str(exc)) from exc
+            raise AnswerFailed.of(exc) from exc
         if completion is None and stop is not None and stop():
             return  # stopped while the backend read the prompt
         assert completion is not None

@@ -112,6 +112,11 @@ class LLMError(ConvragError):
     """A backend failed (unreachable, timed out, refused, or the model could not be loaded)."""
 
 
+class PromptTooLong(LLMError):
+    """The prompt is longer than the model reads at once (its context window). Asking again fails
+    the same way, so it is said apart from a backend that is down: the question has to be shorter."""
+
+
 class Stopped(LLMError):
     """A call ended unanswered because its turn was stopped while the model read its prompt
     (:func:`stopping`). An LLMError, so that a strategy records it as it records any failed call

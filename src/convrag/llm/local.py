@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .base import ChatMessage, Completion, GenerationParams, LLMError, Stopped, turn_stop
+from .base import ChatMessage, Completion, GenerationParams, LLMError, PromptTooLong, Stopped, turn_stop
 from .llama_output import quiet_llama
 from .model_files import DEFAULT_MODEL_NAME, ensure_default_model
 from .shared_model import CHECKED_WITH, context_over, installed_version, shares_models
@@ -59,6 +59,13 @@ def _llama_seed(seed: int | None) -> int | None:
         return seed
     digest = hashlib.blake2b(str(seed).encode(), digest_size=8).digest()
     return int.from_bytes(digest, "little") % _RANDOM_SEED
+
+
+def _failure(exc: Exception) -> LLMError:
+    """llama-cpp-python's error as convrag's: a prompt longer than the context (its ValueError
+    "Requested tokens (N) exceed context window of M") is a :class:`PromptTooLong`."""
+    kind = PromptTooLong if "exceed context window" in str(exc) else LLMError
+    return kind(f"local model failed: {exc}")
 
 
 def _render(messages: list[ChatMessage]) -> str:
@@ -300,7 +307,7 @@ class LocalLLM:
         holds already. One that does not fit the context is refused before the cache is touched."""
         tokens = self._open_prompt(llama, messages)
         if len(tokens) >= self.n_ctx:
-            raise LLMError(f"local model failed: a prompt start of {len(tokens)} tokens does not fit the {self.n_ctx}-token context")
+            raise PromptTooLong(f"local model failed: a prompt start of {len(tokens)} tokens does not fit the {self.n_ctx}-token context")
         return tokens, llama.longest_token_prefix(llama.input_ids[: llama.n_tokens], tokens)
 
     def _read_pieces(self, llama: Any, tokens: list[int], shared: int, until: Callable[[], bool], why: str,
@@ -424,7 +431,7 @@ class LocalLLM:
                         pieces.append(piece)
                         yield piece
             except (ValueError, RuntimeError) as exc:
-                raise LLMError(f"local model failed: {exc}") from exc
+                raise _failure(exc) from exc
             latency = time.perf_counter() - start
             slot.last_prompt = prompt
             slot.last_used = time.monotonic()
@@ -461,7 +468,7 @@ class LocalLLM:
                 )
             except (ValueError, RuntimeError) as exc:  # e.g. the prompt exceeds n_ctx
                 slot.last_prompt = ""
-                raise LLMError(f"local model failed: {exc}") from exc
+                raise _failure(exc) from exc
             latency = time.perf_counter() - start
             slot.last_prompt = prompt
             slot.last_used = time.monotonic()

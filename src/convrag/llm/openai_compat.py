@@ -10,8 +10,12 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from .base import ChatMessage, Completion, GenerationParams, LLMError
+from .base import ChatMessage, Completion, GenerationParams, LLMError, PromptTooLong
 from .tokens import approximate_counter
+
+#: how servers say a prompt is longer than the model's context, in a 400: OpenAI's error code,
+#: vLLM's message, llama.cpp server's error type and message
+_TOO_LONG = ("context_length_exceeded", "maximum context length", "exceed_context_size", "exceeds the available context size")
 
 
 class OpenAICompatibleLLM:
@@ -44,6 +48,13 @@ class OpenAICompatibleLLM:
     def _where(self) -> str:
         return f"{self.base_url or 'OpenAI'} ({self.model})"
 
+    def _failure(self, exc: Exception) -> LLMError:
+        """The client's error as convrag's; a request refused for a prompt longer than the model's
+        context is a :class:`PromptTooLong` (servers say so each in their own words: :data:`_TOO_LONG`)."""
+        said = f"{getattr(exc, 'code', '') or ''} {exc}".lower()
+        too_long = isinstance(exc, self._openai.BadRequestError) and any(mark in said for mark in _TOO_LONG)
+        return (PromptTooLong if too_long else LLMError)(f"{self._where}: {type(exc).__name__}: {exc}")
+
     def complete(self, messages: list[ChatMessage], params: GenerationParams = GenerationParams()) -> Completion:
         start = time.perf_counter()
         try:
@@ -57,7 +68,7 @@ class OpenAICompatibleLLM:
                 stop=list(params.stop) or None,
             )
         except self._openai.OpenAIError as exc:
-            raise LLMError(f"{self._where}: {type(exc).__name__}: {exc}") from exc
+            raise self._failure(exc) from exc
         except ValueError as exc:  # a reply labelled JSON that does not parse
             raise LLMError(f"{self._where}: the reply is not valid JSON ({exc})") from exc
         latency = time.perf_counter() - start
@@ -104,7 +115,7 @@ class OpenAICompatibleLLM:
                     pieces.append(piece)
                     yield piece
         except self._openai.OpenAIError as exc:
-            raise LLMError(f"{self._where}: {type(exc).__name__}: {exc}") from exc
+            raise self._failure(exc) from exc
         except ValueError as exc:  # an event whose data does not parse
             raise LLMError(f"{self._where}: a streamed event is not valid JSON ({exc})") from exc
         if not chunks_seen:  # a 200 that is not a stream of events (a proxy's page): an answer of nothing, else

@@ -58,8 +58,8 @@ def error_for(exc: BaseException) -> tuple[int, str, str]:
         return exc.status, exc.message, exc.code
     if isinstance(exc, ConversationChanged):
         return 409, str(exc), "conversation_changed"
-    if isinstance(exc, AnswerFailed):
-        return 503, str(exc), "llm_unavailable"
+    if isinstance(exc, AnswerFailed):  # a prompt the model cannot read at once is the request's size, not a passing failure
+        return (413, str(exc), "prompt_too_long") if exc.too_long else (503, str(exc), "llm_unavailable")
     if isinstance(exc, BackendUnavailable):  # Milvus down or unreachable: passing, not the request's fault; no address shown
         return 503, exc.public, "backend_unavailable"
     if isinstance(exc, CollectionDamaged):  # the server's files, not the request, are at fault
