@@ -33,7 +33,7 @@ def _rows(path: Path) -> dict[str, dict[str, Any]]:
         if len(files) != 1:
             raise SystemExit(f"{path}: expected one answers-*.jsonl, found {len(files)}; name the file")
         path = files[0]
-    return {row["task_id"]: row for _, row in read_jsonl(path)}
+    return {row["task_id"]: row for _, row in read_jsonl(path) if not row.get("failed")}  # a turn the model failed: no answer
 
 
 def _support(row: dict[str, Any]) -> float | None:

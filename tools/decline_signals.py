@@ -220,7 +220,7 @@ def _without_passages(messages: list[dict[str, str]]) -> list[dict[str, str]]:
 
 def collect_pmi(data: str, answers: Path) -> list[dict[str, Any]]:
     """How much the passages raised the probability of each answer of an ungated run (``pmi``)."""
-    written = {row["task_id"]: row for _, row in read_jsonl(answers)}
+    written = {row["task_id"]: row for _, row in read_jsonl(answers) if not row.get("failed")}
     layout, _, _, pipelines = _dev_pipelines(data, answer="ungated")
     scorer = _Scorer(LocalLLM())
     rows = []

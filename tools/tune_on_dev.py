@@ -724,7 +724,7 @@ def answers(rows_file: Path) -> str:
     by itself, its doubt (the probability of the decline sentence's first word) reaches the threshold,
     its grounding is under the floor, or (with the restated gate) its answer adds no content word to
     the question and none of its citations is supported by its passage."""
-    rows = [json.loads(line) for line in rows_file.read_text().splitlines() if line.strip()]
+    rows = [row for line in rows_file.read_text().splitlines() if line.strip() and not (row := json.loads(line)).get("failed")]
     details = [r.get("answer_details") or {} for r in rows]
     features = [((d.get("compression") or {}).get("relevance", 1.0), d.get("grounding", 1.0), r.get("first_choice_p"),
                  bool(r.get("model_declined")), _restated_unbacked(r), r["label"] == "UNANSWERABLE") for r, d in zip(rows, details)]

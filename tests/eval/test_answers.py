@@ -1,5 +1,7 @@
 """The answer evaluation: turns with references, per-turn scores and the summary (scripted answers)."""
 
+import pytest
+
 from convrag.eval.answers import answer_turns, citation_checks, conversation_turns, run_answer_eval, summarize
 from convrag.generate.answer import DECLINE, Answer
 from convrag.pipeline import PipelineSpec, build_pipeline
@@ -54,6 +56,33 @@ def test_a_scored_run_and_its_summary(sample, sample_indexes, embedder, monkeypa
     assert 0.0 <= rows[0].get("rouge_l", 0.0) <= 1.0
     summary = summarize(rows)
     assert summary["turns"] == 2 and summary["total_s"]["p50"] > 0
+
+
+def test_a_turn_the_model_fails_is_recorded_and_the_run_goes_on(sample, sample_indexes, embedder) -> None:
+    """One failed answer (a remote server's passing 503) ended the whole run, and every answer
+    written until then was lost; a model that fails turn after turn still ends it."""
+    from convrag.eval.answers import report_markdown
+    from convrag.generate.answer import AnswerFailed
+    from convrag.llm.base import LLMError
+
+    turns = [t for t in answer_turns(sample, {"ANSWERABLE": 3, "UNANSWERABLE": 0}) if t.task.domain == "fiqa"][:2]
+    assert len(turns) == 2
+
+    def pipelines(*answers: object):  # type: ignore[no-untyped-def]
+        llm = ScriptedLLM(answer=list(answers))
+        return {"fiqa": build_pipeline(PipelineSpec(("fiqa",), strategy="last_turn", answer="first"), llm=llm,
+                                       opened={"fiqa": sample_indexes.collection("fiqa")}, embedder=embedder)}
+
+    passing = LLMError("http://10.0.0.1/v1 (m): InternalServerError: 503 overloaded")
+    rows = run_answer_eval(pipelines(passing, "Stocks can be sold for a gain [1]."), turns)
+    assert [r["task_id"] for r in rows] == [t.task.task_id for t in turns]
+    assert rows[0]["failed"] == "the language model could not answer; try again" and "503 overloaded" in rows[0]["failure_detail"]
+    assert rows[1]["citations"] == 1 and "failed" not in rows[1]
+    summary = summarize(rows)
+    assert summary["turns"] == 1 and summary["failed"] == 1 and summary["by_label"]["ANSWERABLE"] == 1
+    assert "; 1 more the model failed to answer, left out" in report_markdown(summary, {}, "# run")
+    with pytest.raises(AnswerFailed):
+        run_answer_eval(pipelines(*[passing] * 2), turns)  # every turn failed: nothing to score
 
 
 def test_citation_checks_follow_the_sentences() -> None:

@@ -16,6 +16,11 @@ benchmark's. Per turn:
 * *latency*: time to the first answer token and to the whole answer, as the pipeline streams it
   (the recorded times of model calls the completion cache answered are added, so a rerun reports
   what the calls cost when they were made).
+
+A turn the model could not answer (a remote server's passing 503, a prompt longer than its
+context) is kept as a row with ``failed`` and its reason, left out of every figure and counted
+apart: one failure ended the whole run before, and every answer written until then was lost.
+:data:`FAILURES_IN_A_ROW` failures in a row still end it (the model is down).
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ import numpy as np
 
 from ..data.layout import MTRAGData
 from ..data.splits import conversation_of
-from ..generate.answer import Answer, is_decline
+from ..generate.answer import Answer, AnswerFailed, is_decline
 from ..generate.citations import answer_sentences, supported, written_numbers
 from ..pipeline import Pipeline, PipelineResult
 from ..progress import SILENT, Reporter
@@ -159,6 +164,11 @@ def score_turn(turn: AnswerTurn, result: PipelineResult, wall_s: float, first_pi
     return row
 
 
+#: failed turns in a row that end the run: a passing failure is recorded and the run goes on, a
+#: model that is down fails every turn (each perhaps after a timeout)
+FAILURES_IN_A_ROW = 5
+
+
 def run_answer_eval(pipelines: Mapping[str, Pipeline], turns: Sequence[AnswerTurn], reporter: Reporter = SILENT,
                     read_ahead: bool = False) -> list[dict[str, Any]]:
     """Answer every turn with its domain's pipeline, streaming (as a chat would), and score it.
@@ -171,21 +181,30 @@ def run_answer_eval(pipelines: Mapping[str, Pipeline], turns: Sequence[AnswerTur
     scorer = _rouge()
     rows = []
     ahead: dict[str, Any] | None = None
+    failures_in_a_row = 0
     with reporter.stage("answering MT-RAG turns", total=len(turns)) as advance:
         for i, turn in enumerate(turns):
             messages = [*turn.task.history, Message("user", turn.task.question)]
             start = time.perf_counter()
             first: float | None = None
             result: PipelineResult | None = None
-            # with a stop, as the service and the terminal chat stream a turn: the local model then
-            # reads the answer's prompt in pieces it could be stopped between, as it does there
-            for item in pipelines[turn.task.domain].stream(messages, turn.task.task_id, stop=threading.Event()):
-                if isinstance(item, PipelineResult):
-                    result = item
-                elif first is None:
-                    first = time.perf_counter() - start
-            assert result is not None
-            row = score_turn(turn, result, time.perf_counter() - start, first, scorer)
+            try:
+                # with a stop, as the service and the terminal chat stream a turn: the local model then
+                # reads the answer's prompt in pieces it could be stopped between, as it does there
+                for item in pipelines[turn.task.domain].stream(messages, turn.task.task_id, stop=threading.Event()):
+                    if isinstance(item, PipelineResult):
+                        result = item
+                    elif first is None:
+                        first = time.perf_counter() - start
+            except AnswerFailed as exc:
+                failures_in_a_row += 1
+                if failures_in_a_row >= FAILURES_IN_A_ROW or failures_in_a_row == len(turns):
+                    raise  # the model is down, not passing: said now, not after every turn has failed
+                row = failed_row(turn, exc)
+            else:
+                failures_in_a_row = 0
+                assert result is not None
+                row = score_turn(turn, result, time.perf_counter() - start, first, scorer)
             row["read_ahead"] = ahead
             rows.append(row)
             ahead = None
@@ -194,6 +213,12 @@ def run_answer_eval(pipelines: Mapping[str, Pipeline], turns: Sequence[AnswerTur
                 ahead = pipelines[nxt.domain].prefill(nxt.history)
             advance(1)
     return rows
+
+
+def failed_row(turn: AnswerTurn, exc: AnswerFailed) -> dict[str, Any]:
+    """The row of a turn the model could not answer: what it was, and why (the backend's own words)."""
+    return {"task_id": turn.task.task_id, "domain": turn.task.domain, "turn": turn.task.turn, "label": turn.label,
+            "question": turn.task.question, "reference": turn.reference, "failed": str(exc), "failure_detail": exc.detail}
 
 
 def _share(values: Sequence[bool]) -> float | None:
@@ -205,7 +230,10 @@ def _restated(row: dict[str, Any]) -> bool:
 
 
 def summarize(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """The figures the issue asks for, over a set of answered turns."""
+    """The figures the issue asks for, over a set of answered turns; turns the model failed to
+    answer are counted in ``failed`` and left out of every figure."""
+    failed = sum(bool(r.get("failed")) for r in rows)
+    rows = [r for r in rows if not r.get("failed")]
     answerable = [r for r in rows if r["label"] in ("ANSWERABLE", "PARTIAL")]
     unanswerable = [r for r in rows if r["label"] == "UNANSWERABLE"]
     answered = [r for r in answerable if not r["declined"]]
@@ -216,6 +244,7 @@ def summarize(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     pct = lambda xs, q: float(np.percentile(xs, q)) if xs else None  # noqa: E731
     return {
         "turns": len(rows),
+        "failed": failed,
         "by_label": {label: sum(r["label"] == label for r in rows) for label in LABELS},
         "unanswerable_declined": _share([r["declined"] for r in unanswerable]),
         "answerable_false_declines": _share([r["declined"] for r in answerable]),
@@ -285,7 +314,8 @@ def report_markdown(summary: Mapping[str, Any], parts: Mapping[str, Mapping[str,
         overlap_ok = summary["rouge_l"] is not None and baseline["rouge_l"] is not None and summary["rouge_l"] >= baseline["rouge_l"]
         targets.append(["reference overlap (ROUGE-L) not lower than the first prompt's", f"{fmt(summary['rouge_l'])} vs {fmt(baseline['rouge_l'])}",
                         "met" if overlap_ok else "**missed**"])
-    lines = [header, "", f"turns: {summary['turns']} ({', '.join(f'{k} {v}' for k, v in summary['by_label'].items())})", "",
+    failed = f"; {summary['failed']} more the model failed to answer, left out (their rows say why)" if summary.get("failed") else ""
+    lines = [header, "", f"turns: {summary['turns']} ({', '.join(f'{k} {v}' for k, v in summary['by_label'].items())}){failed}", "",
              markdown_table(header_row, rows), "", markdown_table(["target", "measured", "verdict"], targets)]
     for name, groups in parts.items():
         lines += ["", f"By {name}:", "", markdown_table(
