@@ -89,20 +89,53 @@ def render_context(
     """Join ``blocks`` (each a list of lines, oldest first), dropping whole blocks from the oldest
     end, ``budget.step`` at a time, until the text fits ``budget.tokens``; returns the text and the
     number of blocks dropped. A single block that alone exceeds the budget is cut word by word from its end."""
-    kept = list(blocks)
-    dropped = 0
-    text = "\n".join(line for block in kept for line in block)
+    blocks = list(blocks)
+    dropped = _too_much(blocks, count_tokens, budget)
+    kept = blocks[dropped:]
+    text = _joined(kept)
     while len(kept) > 1 and count_tokens(text) > budget.tokens:
         n = min(budget.step, len(kept) - 1)
         del kept[:n]
         dropped += n
-        text = "\n".join(line for block in kept for line in block)
+        text = _joined(kept)
     if kept and count_tokens(text) > budget.tokens:
         parts = text.split(" ")
         while len(parts) > 1 and count_tokens(" ".join(parts)) > budget.tokens:
             parts = parts[: max(1, int(len(parts) * 0.8))]
         text = " ".join(parts) + " …"
     return text, dropped
+
+
+def _joined(blocks: Sequence[list[str]]) -> str:
+    return "\n".join(line for block in blocks for line in block)
+
+
+#: histories of up to this many blocks are scanned from their start
+_SCANNED_WHOLE = 16
+
+
+def _too_much(blocks: Sequence[list[str]], count_tokens: Callable[[str], int], budget: Budget) -> int:
+    """A number of oldest blocks to drop (one of the numbers :func:`render_context` drops in turn)
+    that still leaves more than ``budget.tokens``, so that its scan can start there instead of at
+    the conversation's start, with the same result: the scan counted the whole remaining text
+    once per dropped block, which made a long chat slower every turn (a 2,000-exchange history
+    took 70 s to render, 5,000 took 10 minutes). Each block is counted once here; a block adds at
+    least its own count less one (a line break the tokenizer may merge) to the joined text, so a
+    start whose blocks add more than the budget by that bound leaves too much. The start is
+    checked by counting its text; where the bound did not hold, the scan starts at 0 as before."""
+    if len(blocks) <= _SCANNED_WHOLE:
+        return 0
+    least = [count_tokens("\n".join(block)) - 1 for block in blocks]
+    after = 0  # what the blocks from ``start`` on add at least
+    start = 0
+    for i in range(len(blocks) - 1, 0, -1):
+        after += least[i]
+        if after > budget.tokens and i % budget.step == 0:
+            start = i
+            break
+    if start and count_tokens(_joined(blocks[start:])) > budget.tokens:
+        return start
+    return 0
 
 
 def render_pairs(pairs: Sequence[TurnPair], count_tokens: Callable[[str], int], budget: Budget) -> tuple[str, int]:

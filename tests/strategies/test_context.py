@@ -64,3 +64,51 @@ def test_a_stepped_window_moves_its_start_only_every_few_turns():
 def test_a_step_below_one_is_refused():
     with pytest.raises(ValueError, match="step"):
         Budget(step=0)
+
+
+
+def _scanned_from_the_start(blocks, count_tokens, budget):  # type: ignore[no-untyped-def]
+    """render_context as it was: the whole remaining text counted once per dropped block."""
+    kept, dropped = list(blocks), 0
+    text = "\n".join(line for block in kept for line in block)
+    while len(kept) > 1 and count_tokens(text) > budget.tokens:
+        n = min(budget.step, len(kept) - 1)
+        del kept[:n]
+        dropped += n
+        text = "\n".join(line for block in kept for line in block)
+    return text, dropped
+
+
+def test_a_long_history_renders_as_it_did_with_work_in_proportion_to_its_length(embedder) -> None:  # type: ignore[no-untyped-def]
+    """Rendering counted the whole remaining history once per exchange it dropped: a 2,000-exchange
+    `--history` took 70 s to render, 5,000 took 10 minutes, and a long chat slowed every turn."""
+    import random
+
+    from convrag.history import TurnPair
+
+    def wordpiece(text: str) -> int:
+        return len(embedder.tokenizer.encode(text, add_special_tokens=False, verbose=False))
+
+    rng = random.Random(7)
+    words = "parking fee museum weekend pass renewal mail how much does it cost the a of [1] 42".split()
+    for trial in range(60):
+        budget = Budget(tokens=rng.choice([5, 40, 120, 600]), answer_words=rng.choice([0, 8, 80]), step=rng.randint(1, 4))
+        blocks = [pair_lines(TurnPair(i + 1, " ".join(rng.choices(words, k=rng.randint(0, 12))),
+                                      " ".join(rng.choices(words, k=rng.randint(0, 30)))), budget.answer_words)
+                  for i in range(rng.randint(0, 120))]
+        for counter in (wordpiece, count):
+            text, dropped = render_context(blocks, counter, budget)
+            expected, expected_dropped = _scanned_from_the_start(blocks, counter, budget)
+            assert dropped == expected_dropped, trial
+            assert text == expected or (len(blocks) - dropped == 1 and counter(expected) > budget.tokens), trial
+
+    long = [[f"User: question {i} about the parking fee?", f"Assistant: it costs {i} dollars on weekends [1]."] for i in range(1500)]
+    assert render_context(long, count, Budget(tokens=600)) == _scanned_from_the_start(long, count, Budget(tokens=600))
+    read: list[int] = []
+
+    def counted(text: str) -> int:
+        read.append(len(text))
+        return wordpiece(text)
+
+    render_context(long, counted, Budget(tokens=600))
+    assert sum(read) < 3 * len("\n".join(line for block in long for line in block))  # from the start: ~700x that
