@@ -77,6 +77,50 @@ def test_word_documents_keep_paragraphs_tables_and_title(tmp_path: Path) -> None
             read_document(tmp_path / name)
 
 
+def test_a_long_word_document_is_read_without_a_style_lookup_per_paragraph(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each paragraph's style was looked up by python-docx's search of every style: 90 of the 100
+    seconds a 56,000-paragraph document took to read. The heading is still found by its style."""
+    import docx
+    from docx.text.paragraph import Paragraph
+
+    word = docx.Document()
+    for i in range(300):
+        word.add_paragraph(f"Berth {i} is free on Mondays.")
+    word.add_heading("Harbour rules", 1)  # the first Heading 1, well down the document
+    word.add_heading("Winter rules", 1)
+    word.save(tmp_path / "berths.docx")
+    looked_up: list[int] = []
+    style = Paragraph.style
+    monkeypatch.setattr(Paragraph, "style", property(lambda self: looked_up.append(1) or style.fget(self)))  # type: ignore[attr-defined]
+    doc = read_document(tmp_path / "berths.docx")
+    assert doc.title == "Harbour rules" and doc.text.count("\n") == 301 and len(looked_up) < 10
+
+
+def test_a_word_package_that_unpacks_to_too_much_is_refused_before_it_is_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A .docx is a zip package: a 375 KB upload held 100 MB of paragraphs, which python-docx read
+    whole while the indexing job stayed busy for over ten minutes."""
+    import zipfile
+
+    import docx
+
+    from convrag.ingest import documents
+
+    word = docx.Document()
+    word.add_paragraph("Moorings cost forty dollars a night. " * 2000)
+    word.save(tmp_path / "big.docx")
+    with zipfile.ZipFile(tmp_path / "big.docx") as package:
+        xml = sum(p.file_size for p in package.infolist() if p.filename.endswith((".xml", ".rels")))
+    assert (tmp_path / "big.docx").stat().st_size < xml  # it unpacks to more than it is
+    monkeypatch.setattr(documents, "MAX_DOCX_XML_BYTES", xml - 1)
+    with pytest.raises(DataFormatError, match=r"big\.docx: not read: it unpacks to .* MB of XML and .* more than a Word document is read to"):
+        read_document(tmp_path / "big.docx")
+    monkeypatch.setattr(documents, "MAX_DOCX_XML_BYTES", xml)
+    assert read_document(tmp_path / "big.docx").text.startswith("Moorings cost forty dollars a night.")
+    monkeypatch.setattr(documents, "MAX_DOCX_BYTES", xml - 1)  # and all the parts together
+    with pytest.raises(DataFormatError, match="not read: it unpacks to"):
+        read_document(tmp_path / "big.docx")
+
+
 def test_pdf_text_layer_and_title(tmp_path: Path) -> None:
     (tmp_path / "fees.pdf").write_bytes(make_pdf(["Passport renewal costs 130 dollars.", "Apply by mail."], title="Passport fees"))
     doc = read_document(tmp_path / "fees.pdf", url="https://example.org/fees")
