@@ -59,7 +59,8 @@ def serve(
             load_embedder(settings.embedding_model)
         kept = f"; collections in Milvus at {settings.milvus_target}" if settings.backend == "milvus" else ""
         console.print(f"convrag serving on http://{settings.host}:{settings.port} (data in {settings.data_dir}{kept}; Ctrl-C stops it)")
-        server = uvicorn.Server(uvicorn.Config(application, host=settings.host, port=settings.port, log_level=log_level.value, log_config=log_config(log_level.value)))
+        server = uvicorn.Server(uvicorn.Config(application, host=settings.host, port=settings.port, log_level=log_level.value,
+                                               log_config=log_config(log_level.value)))
         try:
             server.run(sockets=[sock])
         except KeyboardInterrupt:  # as uvicorn.run ends on a Ctrl-C that comes before its own handler
