@@ -116,7 +116,12 @@ def test_a_word_package_that_unpacks_to_too_much_is_refused_before_it_is_read(tm
         read_document(tmp_path / "big.docx")
     monkeypatch.setattr(documents, "MAX_DOCX_XML_BYTES", xml)
     assert read_document(tmp_path / "big.docx").text.startswith("Moorings cost forty dollars a night.")
-    monkeypatch.setattr(documents, "MAX_DOCX_BYTES", xml - 1)  # and all the parts together
+    with zipfile.ZipFile(tmp_path / "big.docx") as package:
+        ratio = sum(p.file_size for p in package.infolist()) / (tmp_path / "big.docx").stat().st_size
+    monkeypatch.setattr(documents, "MAX_DOCX_BYTES", xml - 1)  # all the parts together: past the size, the ratio decides
+    monkeypatch.setattr(documents, "MAX_DOCX_RATIO", ratio + 1)  # pictures, stored compressed, unpack to about their size
+    assert read_document(tmp_path / "big.docx").text
+    monkeypatch.setattr(documents, "MAX_DOCX_RATIO", ratio - 1)
     with pytest.raises(DataFormatError, match="not read: it unpacks to"):
         read_document(tmp_path / "big.docx")
 

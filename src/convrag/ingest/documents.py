@@ -123,18 +123,21 @@ def _docx_to_text(path: Path) -> tuple[str, str]:
     return "\n".join(line for line in lines if line), title or heading
 
 
-#: the most a Word document's parts may unpack to, its XML (text, styles) and all of them: a .docx is a
-#: zip package, so a few hundred kilobytes can unpack to gigabytes of XML, which python-docx reads
-#: whole (a 375 KB upload held 100 MB of paragraphs and kept an indexing job busy for over ten
-#: minutes); a long real document's XML is a few megabytes
+#: the most a Word document's parts may unpack to: a .docx is a zip package, so a few hundred
+#: kilobytes can unpack to gigabytes, which python-docx reads whole (a 375 KB upload held 100 MB of
+#: paragraphs and kept an indexing job busy for over ten minutes). A long real document's XML (its
+#: text and styles) is a few megabytes; its pictures are stored compressed already, so they unpack
+#: to about the file's size, and past :data:`MAX_DOCX_BYTES` only a package that unpacks to more
+#: than :data:`MAX_DOCX_RATIO` times its size is refused
 MAX_DOCX_XML_BYTES = 64 * 2**20
 MAX_DOCX_BYTES = 512 * 2**20
+MAX_DOCX_RATIO = 20
 
 
 def _check_unpacked_size(path: Path) -> None:
-    """Refuse a Word package whose parts unpack to more than :data:`MAX_DOCX_XML_BYTES` of XML or
-    :data:`MAX_DOCX_BYTES` in all, before anything is unpacked. The sizes are those the package
-    declares, which :mod:`zipfile` holds each part to when it is read."""
+    """Refuse a Word package that unpacks to more than it may (:data:`MAX_DOCX_XML_BYTES`), before
+    anything is unpacked. The sizes are those the package declares, which :mod:`zipfile` holds
+    each part to when it is read."""
     import zipfile
 
     try:
@@ -144,10 +147,11 @@ def _check_unpacked_size(path: Path) -> None:
         return  # python-docx says what is wrong with it
     xml = sum(p.file_size for p in parts if p.filename.lower().endswith((".xml", ".rels")))
     total = sum(p.file_size for p in parts)
-    if xml > MAX_DOCX_XML_BYTES or total > MAX_DOCX_BYTES:
+    if xml > MAX_DOCX_XML_BYTES or (total > MAX_DOCX_BYTES and total > MAX_DOCX_RATIO * path.stat().st_size):
         raise DataFormatError(path, f"not read: it unpacks to {xml / 2**20:,.0f} MB of XML and {total / 2**20:,.0f} MB in all, "
-                                    f"more than a Word document is read to ({MAX_DOCX_XML_BYTES // 2**20} MB of XML, "
-                                    f"{MAX_DOCX_BYTES // 2**20} MB in all); split it, or save its text as .txt")
+                                    f"more than a Word document is read to ({MAX_DOCX_XML_BYTES // 2**20} MB of XML; "
+                                    f"{MAX_DOCX_BYTES // 2**20} MB in all where that is over {MAX_DOCX_RATIO} times "
+                                    "the file's size); split it, or save its text as .txt")
 
 
 #: byte-order marks, longest first (UTF-32's little-endian mark starts with UTF-16's)
