@@ -309,6 +309,29 @@ def test_serve_refuses_a_port_in_use_before_it_starts(tmp_path: Path) -> None:
     assert result.returncode == 1 and "invalid settings (--port): port: Input should be less than or equal to 65535" in result.stderr
 
 
+def test_serve_listens_on_every_address_its_host_name_has(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bound by uvicorn, a name such as localhost was listened on at each of its addresses (asyncio's
+    way); the port bound before the models load must be the same, or a client that resolves
+    localhost to ::1 finds nothing there."""
+    import socket
+
+    from convrag.cli.service import listening
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    both = [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", port)), (socket.AF_INET6, socket.SOCK_STREAM, 6, "", ("::1", port, 0, 0))]
+    monkeypatch.setattr(socket, "getaddrinfo", lambda *args, **kwargs: both)
+    with listening("localhost", port) as sockets:
+        assert sorted(s.getsockname()[0] for s in sockets) == ["127.0.0.1", "::1"]
+        for family, address in ((socket.AF_INET, "127.0.0.1"), (socket.AF_INET6, "::1")):
+            with socket.socket(family) as client:  # listening already, before any server runs
+                client.settimeout(5)
+                client.connect((address, port))
+        assert [s.getsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY) for s in sockets if s.family == socket.AF_INET6] == [1]
+    assert all(s.fileno() == -1 for s in sockets)  # closed with the service
+
+
 def test_the_decisions_panel_shows_the_steers_and_repointed_citations(capsys) -> None:
     from convrag.cli.chat import print_decisions
     from convrag.merge.base import MergeOutcome

@@ -6,7 +6,7 @@ import copy
 import errno
 import socket
 from collections.abc import Iterator
-from contextlib import closing, contextmanager
+from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, Optional
@@ -52,7 +52,7 @@ def serve(
     settings = ServiceSettings.load(config, host=host, port=port, data_dir=data_dir, llm=llm, llm_url=llm_url, backend=backend,
                                     milvus_uri=milvus_uri)
     settings.check()  # an exposed address is refused before anything is bound
-    with listening(settings.host, settings.port) as sock:
+    with listening(settings.host, settings.port) as sockets:
         application = create_app(settings)  # refuses a data folder in use first
         with console.status(f"loading the embedding model {settings.embedding_model}"):
             # refused now rather than at the first upload, and the first question does not wait for it
@@ -62,7 +62,7 @@ def serve(
         server = uvicorn.Server(uvicorn.Config(application, host=settings.host, port=settings.port, log_level=log_level.value,
                                                log_config=log_config(log_level.value)))
         try:
-            server.run(sockets=[sock])
+            server.run(sockets=sockets)
         except KeyboardInterrupt:  # as uvicorn.run ends on a Ctrl-C that comes before its own handler
             pass
     if not server.started:
@@ -70,21 +70,35 @@ def serve(
 
 
 @contextmanager
-def listening(host: str, port: int) -> Iterator[socket.socket]:
-    """The service's socket, bound before the models load and the service starts: uvicorn bound it
-    last, so a port already in use was reported after "convrag serving on …", once the service had
-    started and begun reading ahead. Closed when the service ends."""
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn: a port in TIME_WAIT is free
+def listening(host: str, port: int) -> Iterator[list[socket.socket]]:
+    """The service's sockets, bound before the models load and the service starts: uvicorn bound
+    them last, so a port already in use was reported after "convrag serving on …", once the service
+    had started and begun reading ahead. Bound as asyncio binds a host for uvicorn: one socket per
+    address the name resolves to (``localhost`` may be 127.0.0.1 and ::1), IPv6 ones for IPv6
+    only. Closed when the service ends."""
+    sockets: list[socket.socket] = []
     try:
-        sock.bind((host, port))
+        addresses = {(family, address) for family, _, _, _, address in
+                     socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)}
+        for family, address in sorted(addresses, key=str):
+            sock = socket.socket(family, socket.SOCK_STREAM)
+            sockets.append(sock)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn: a port in TIME_WAIT is free
+            if family == socket.AF_INET6:
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            sock.bind(address)
+            sock.listen(2048)  # claimed now (uvicorn's backlog): a client that comes while the models load waits
     except OSError as exc:
-        sock.close()
+        for sock in sockets:
+            sock.close()
         if exc.errno == errno.EADDRINUSE:
             raise ConfigError(f"port {port} on {host} is in use (another convrag serve?); choose another with --port") from None
         raise ConfigError(f"cannot listen on {host} port {port}: {exc.strerror or exc}") from None
-    with closing(sock):
-        yield sock
+    try:
+        yield sockets
+    finally:
+        for sock in sockets:
+            sock.close()
 
 
 def log_config(level: str = "info") -> dict[str, Any]:
