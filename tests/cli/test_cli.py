@@ -320,6 +320,11 @@ def test_serve_listens_on_every_address_its_host_name_has(monkeypatch: pytest.Mo
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
+    try:
+        with socket.socket(socket.AF_INET6) as six:
+            six.bind(("::1", port))
+    except OSError:
+        pytest.skip("this machine has no IPv6 loopback address")
     both = [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", port)), (socket.AF_INET6, socket.SOCK_STREAM, 6, "", ("::1", port, 0, 0))]
     monkeypatch.setattr(socket, "getaddrinfo", lambda *args, **kwargs: both)
     with listening("localhost", port) as sockets:
