@@ -125,7 +125,7 @@ def _too_much(blocks: Sequence[list[str]], count_tokens: Callable[[str], int], b
     checked by counting its text; where the bound did not hold, the scan starts at 0 as before."""
     if len(blocks) <= _SCANNED_WHOLE:
         return 0
-    least = [count_tokens("\n".join(block)) - 1 for block in blocks]
+    least = [count_tokens(_joined([block])) - 1 for block in blocks]
     after = 0  # what the blocks from ``start`` on add at least
     start = 0
     for i in range(len(blocks) - 1, 0, -1):

@@ -35,10 +35,10 @@ def fsync_dir(path: Path) -> None:
 def _create_beside(path: Path) -> tuple[int, Path]:
     """A new temporary file beside ``path``, created with mode 0666 so that the OS applies the umask,
     as it does to a plain ``open(path, "w")`` (which keeps an existing file's mode: :func:`atomic_open`
-gives the new file that mode). mkstemp makes its
-    file 0600, and the rename kept that, so every index, manifest and result file was readable by its
-    owner alone: a service running as another user could not take on the collections ``convrag
-    index`` had built, nor a colleague read an eval's results."""
+    gives the new file that mode). mkstemp makes its file 0600, and the rename kept that, so every
+    index, manifest and result file was readable by its owner alone: a service running as another
+    user could not take on the collections ``convrag index`` had built, nor a colleague read an
+    eval's results."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
     while True:
         tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:12]}.tmp")

@@ -46,9 +46,10 @@ def quiet_llama() -> None:
     from llama_cpp import _internals, llama
 
     with _LOCK:
-        if _CALLBACK is None:
-            _CALLBACK = llama_cpp.llama_log_callback(_to_log)
-            llama_cpp.llama_log_set(_CALLBACK, ctypes.c_void_p(0))
+        if _CALLBACK is not None:
+            return
+        _CALLBACK = llama_cpp.llama_log_callback(_to_log)
+        llama_cpp.llama_log_set(_CALLBACK, ctypes.c_void_p(0))
         for module in (_internals, llama):  # each imported the name for itself
             if hasattr(module, "suppress_stdout_stderr"):
                 module.suppress_stdout_stderr = _streams_left_alone
