@@ -3,19 +3,25 @@
 from __future__ import annotations
 
 
-def make_pdf(lines: list[str], title: str = "") -> bytes:
-    """One page, Helvetica, one line of ``lines`` per row; ``title`` goes into the document info."""
+def make_pdf(lines: list[str], title: str = "", in_form: bool = False) -> bytes:
+    """One page, Helvetica, one line of ``lines`` per row; ``title`` goes into the document info.
+    ``in_form``: the page paints a form XObject that holds the text, as a page's reused header does."""
     def esc(s: str) -> str:
         return s.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
 
-    stream = "BT /F1 12 Tf 72 720 Td 14 TL " + " ".join(f"({esc(line)}) '" for line in lines) + " ET"
+    text = "BT /F1 12 Tf 72 720 Td 14 TL " + " ".join(f"({esc(line)}) '" for line in lines) + " ET"
+    stream = "/Fm1 Do" if in_form else text
+    form = (f"<< /Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> "
+            f"/Length {len(text)} >>\nstream\n{text}\nendstream")
     objects = [
         "<< /Type /Catalog /Pages 2 0 R >>",
         "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
+        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+        "/Resources << /Font << /F1 5 0 R >> /XObject << /Fm1 7 0 R >> >> >>",
         f"<< /Length {len(stream)} >>\nstream\n{stream}\nendstream",
         "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
         f"<< /Title ({esc(title)}) >>",
+        form,
     ]
     out = b"%PDF-1.4\n"
     offsets = []

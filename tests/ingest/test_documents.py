@@ -1,11 +1,14 @@
 import codecs
 import logging
+import re
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from convrag.errors import DataFormatError
+from convrag.ingest import documents
 from convrag.ingest.documents import iter_documents, read_document
 from tests.pdfs import make_pdf
 
@@ -96,14 +99,36 @@ def test_a_long_word_document_is_read_without_a_style_lookup_per_paragraph(tmp_p
     assert doc.title == "Harbour rules" and doc.text.count("\n") == 301 and len(looked_up) < 10
 
 
+@pytest.mark.parametrize("part, damage", [
+    ("word/document.xml", lambda xml: xml[: len(xml) // 2]),  # cut short: lxml's XMLSyntaxError
+    ("[Content_Types].xml", lambda xml: xml.replace(b"core-properties+xml", b"core-propertie+xml")),  # AttributeError
+], ids=["xml-cut-short", "wrong-content-type"])
+def test_a_damaged_word_package_is_skipped_with_its_reason(tmp_path: Path, part: str, damage: Callable[[bytes], bytes]) -> None:
+    """Damaged parts raised lxml's and python-docx's own errors, which escaped as tracebacks: one
+    such file ended `convrag index` of a folder and failed every file of an upload with it."""
+    import zipfile
+
+    import docx
+
+    word = docx.Document()
+    word.add_paragraph("Boats may moor in the east harbour.")
+    word.save(tmp_path / "good.docx")
+    with zipfile.ZipFile(tmp_path / "good.docx") as good, zipfile.ZipFile(tmp_path / "bad.docx", "w") as bad:
+        for name in good.namelist():
+            bad.writestr(name, damage(good.read(name)) if name == part else good.read(name))
+    with pytest.raises(DataFormatError, match="bad.docx: not a readable Word document"):
+        read_document(tmp_path / "bad.docx")
+    skipped: list[str] = []
+    assert [d.doc_id for d in iter_documents(tmp_path, skipped=skipped)] == ["good"]
+    assert len(skipped) == 1 and skipped[0].startswith("bad.docx: not a readable Word document")
+
+
 def test_a_word_package_that_unpacks_to_too_much_is_refused_before_it_is_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A .docx is a zip package: a 375 KB upload held 100 MB of paragraphs, which python-docx read
     whole while the indexing job stayed busy for over ten minutes."""
     import zipfile
 
     import docx
-
-    from convrag.ingest import documents
 
     word = docx.Document()
     word.add_paragraph("Moorings cost forty dollars a night. " * 2000)
@@ -179,6 +204,39 @@ def test_broken_pdf_is_a_clear_error(tmp_path: Path, caplog: pytest.LogCaptureFi
     # the one error names the file; pypdf's own bare warnings ("EOF marker not found") are not printed beside it
     assert not [r.getMessage() for r in caplog.records if r.name.startswith("pypdf")]
     assert logging.getLogger("pypdf").level == logging.NOTSET  # and its logger is left as it was
+
+
+@pytest.mark.parametrize("damage", [
+    lambda pdf: re.sub(rb"trailer\n<< /Size \d+ ", b"trailer", pdf),  # pypdf raised AttributeError
+    lambda pdf: re.sub(rb"xref\n0 \d+", b"xref\n0 65535", pdf),  # and its own LimitReachedError
+], ids=["trailer-not-a-dictionary", "xref-too-long"])
+def test_a_pdf_pypdf_fails_on_is_skipped_with_its_reason(tmp_path: Path, damage: Callable[[bytes], bytes]) -> None:
+    """pypdf raises far beyond its own errors on damaged files (found by mutating a good one); those
+    escaped as tracebacks, ended `convrag index` of a folder and failed every file of an upload."""
+    pdf = make_pdf(["Passport renewal costs 130 dollars."])
+    (tmp_path / "a.pdf").write_bytes(damage(pdf))
+    (tmp_path / "b.md").write_text("# Fees\n\nRenewal costs 130 dollars.")
+    with pytest.raises(DataFormatError, match="a.pdf: not (a readable PDF|read)"):
+        read_document(tmp_path / "a.pdf")
+    skipped: list[str] = []
+    assert [d.doc_id for d in iter_documents(tmp_path, skipped=skipped)] == ["b"]
+    assert len(skipped) == 1 and skipped[0].startswith("a.pdf: not")
+
+
+@pytest.mark.parametrize("in_form", [False, True], ids=["page", "form-xobject"])
+def test_a_pdf_that_takes_too_long_to_read_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, in_form: bool) -> None:
+    """A crafted PDF of a few kilobytes can take hours to read; reading stops at a time budget, also
+    inside a form XObject, around which pypdf catches every Exception and goes on with the next.
+    The clock is a counter, one tick per look, so the test does not depend on this machine's speed."""
+    ticks = iter(range(10**6))
+    monkeypatch.setattr(documents, "_clock", lambda: float(next(ticks)))
+    path = tmp_path / "slow.pdf"
+    path.write_bytes(make_pdf([f"Line {i} of the fees." for i in range(20)], in_form=in_form))
+    monkeypatch.setattr(documents, "MAX_PDF_SECONDS", 1_000.0)
+    assert read_document(path).text.count("of the fees") == 20  # the budget is far from spent
+    monkeypatch.setattr(documents, "MAX_PDF_SECONDS", 5.0)  # spent after a few operations: in the form, if any
+    with pytest.raises(DataFormatError, match=r"slow.pdf: not read: its pages took more than 5 s to read"):
+        read_document(path)
 
 
 @pytest.mark.parametrize("encoding, text", [

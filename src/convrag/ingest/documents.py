@@ -6,6 +6,7 @@ import codecs
 import logging
 import os
 import re
+import time
 import unicodedata
 from collections import Counter
 from collections.abc import Iterator
@@ -63,10 +64,28 @@ def _markdown_to_text(markdown: str) -> tuple[str, str]:
     return text, match.group(1).strip() if match else ""
 
 
+#: the longest a PDF's pages are read for. pypdf reads some 30,000 drawing and text operations a
+#: second here and a page of a text document holds a few hundred, so this reads thousands of pages;
+#: but a crafted file of a few kilobytes can hold a page that takes 18 s to read and repeat it on
+#: every page, which kept an indexing job busy for hours
+MAX_PDF_SECONDS = 120.0
+
+_clock = time.monotonic
+
+
+class _OutOfTime(BaseException):
+    """Raised from pypdf's per-operation callback once :data:`MAX_PDF_SECONDS` are spent. Not an
+    :class:`Exception`: pypdf catches those around the text of each form XObject a page paints and
+    goes on with the next, so a page painting one slow form a thousand times would not stop."""
+
+
 def _pdf_to_text(path: Path) -> tuple[str, str]:
-    """The text layer of a PDF (pypdf; scanned pages without one give no text) and its title."""
+    """The text layer of a PDF (pypdf; scanned pages without one give no text) and its title. A file
+    pypdf fails on in any way is a :class:`DataFormatError`: on damaged files it raises far beyond its
+    own errors (TypeError, AttributeError, AssertionError from its parser), and one such file must not
+    stop a folder's indexing or fail the other files of an upload."""
     from pypdf import PdfReader
-    from pypdf.errors import PdfReadError
+    from pypdf.errors import LimitReachedError
 
     # pypdf logs what it repairs or gives up on as warnings ("EOF marker not found"); with no handler
     # set, Python prints them bare on stderr beside the error below that says the same with the file's
@@ -74,12 +93,26 @@ def _pdf_to_text(path: Path) -> tuple[str, str]:
     quiet = logging.getLogger("pypdf")
     level = quiet.level
     quiet.setLevel(logging.ERROR)
+    deadline = _clock() + MAX_PDF_SECONDS
+
+    def check_time(*_: object) -> None:  # called before every operation, in form XObjects too
+        if _clock() > deadline:
+            raise _OutOfTime
+
     try:
         reader = PdfReader(path)
-        pages = [page.extract_text() or "" for page in reader.pages]
+        pages = [page.extract_text(visitor_operand_before=check_time) or "" for page in reader.pages]
         title = str((reader.metadata or {}).get("/Title") or "")
-    except (PdfReadError, ValueError, KeyError, OSError) as exc:
-        raise DataFormatError(path, f"not a readable PDF ({exc})") from None
+    except _OutOfTime:
+        raise DataFormatError(path, f"not read: its pages took more than {MAX_PDF_SECONDS:.0f} s to read, the most a PDF "
+                                    "is given (a text document of thousands of pages reads in less); save its text as "
+                                    ".txt") from None
+    except MemoryError:
+        raise
+    except LimitReachedError as exc:
+        raise DataFormatError(path, f"not read: it holds more than pypdf reads of a PDF ({exc})") from None
+    except Exception as exc:
+        raise DataFormatError(path, f"not a readable PDF ({exc or type(exc).__name__})") from None
     finally:
         quiet.setLevel(level)
     lines = [" ".join(line.split()) for page in pages for line in page.splitlines()]
@@ -89,7 +122,10 @@ def _pdf_to_text(path: Path) -> tuple[str, str]:
 def _docx_to_text(path: Path) -> tuple[str, str]:
     """The paragraphs and tables of a Word document in reading order (python-docx), one line each
     (a table row's cells joined by " | "), and its title: the document's own, else its first Title
-    or Heading 1 paragraph. Headers, footers and comments are left out, as a page's navigation is."""
+    or Heading 1 paragraph. Headers, footers and comments are left out, as a page's navigation is.
+    A package python-docx fails on in any way is a :class:`DataFormatError`, as for a PDF: half of
+    the packages made by changing a few bytes of a good one's XML (as a save cut short leaves it)
+    raised lxml's or python-docx's own errors."""
     from zipfile import BadZipFile
 
     import docx
@@ -118,8 +154,10 @@ def _docx_to_text(path: Path) -> tuple[str, str]:
         title = (document.core_properties.title or "").strip()
     except (PackageNotFoundError, BadZipFile):
         raise DataFormatError(path, "not a readable Word document (not a .docx package; an old .doc must be saved as .docx)") from None
-    except (KeyError, ValueError, OSError) as exc:
-        raise DataFormatError(path, f"not a readable Word document ({exc})") from None
+    except MemoryError:
+        raise
+    except Exception as exc:  # a damaged part: lxml's XMLSyntaxError, or python-docx's AttributeError on a wrong one
+        raise DataFormatError(path, f"not a readable Word document ({exc or type(exc).__name__})") from None
     return "\n".join(line for line in lines if line), title or heading
 
 
