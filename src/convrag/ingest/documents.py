@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from bs4 import BeautifulSoup
+from bs4 import BeautifulSoup, CData, NavigableString, Tag
 from markdown_it import MarkdownIt
 
 from ..errors import DataFormatError
@@ -22,10 +22,10 @@ SUFFIXES = {".txt": "text", ".text": "text", ".md": "markdown", ".markdown": "ma
             ".docx": "docx"}
 
 
-_BLOCK_TAGS = [
+_BLOCK_TAGS = frozenset({
     "p", "div", "li", "br", "tr", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote",
     "section", "article", "table", "ul", "ol", "dd", "dt", "hr",
-]
+})
 
 
 @dataclass(frozen=True)
@@ -46,15 +46,33 @@ def _html_to_text(html: str) -> tuple[str, str, str]:
     url = str(canonical.get("href", "")) if canonical else ""
     if soup.title:
         soup.title.decompose()
-    # Block elements end a line; inline ones (code, a, em) stay inside their sentence.
-    for block in soup.find_all(_BLOCK_TAGS):
-        block.append("\n")
-    lines = [" ".join(line.split()) for line in soup.get_text().splitlines()]
+    lines = [" ".join(line.split()) for line in _visible_text(soup).splitlines()]
     text = "\n".join(line for line in lines if line)
     if not title:
         heading = soup.find(["h1", "h2"])
         title = heading.get_text(" ", strip=True) if heading else ""
     return text, title, url
+
+
+def _visible_text(root: Tag) -> str:
+    """The text of ``root``'s strings (as ``get_text()`` takes them: no comments or declarations),
+    with a line break where each block element ends; inline elements (code, a, em) stay inside their
+    sentence. One walk of the tree: appending the line breaks to the tree instead walked each block's
+    whole subtree, so nested blocks took quadratic time (25 s for 25,000 nested divs, a 250 KB page)."""
+    parts: list[str] = []
+    end = object()  # where a block element ends
+    stack: list[object] = list(reversed(root.contents))
+    while stack:
+        node = stack.pop()
+        if node is end:
+            parts.append("\n")
+        elif isinstance(node, Tag):
+            if node.name in _BLOCK_TAGS:
+                stack.append(end)
+            stack.extend(reversed(node.contents))
+        elif type(node) in (NavigableString, CData):
+            parts.append(str(node))
+    return "".join(parts)
 
 
 def _markdown_to_text(markdown: str) -> tuple[str, str]:
