@@ -1,7 +1,7 @@
 import pytest
 
 from convrag.embeddings import Embedder
-from convrag.ingest.chunking import chunk_document, chunk_spans
+from convrag.ingest.chunking import chunk_document, chunk_spans, token_spans
 from convrag.ingest.documents import Document
 
 
@@ -31,3 +31,30 @@ def test_chunks_are_512_model_tokens_with_100_overlap(embedder: Embedder) -> Non
 
 def test_empty_document_gives_no_passages(embedder: Embedder) -> None:
     assert chunk_document(Document("d", "t", "   \n"), embedder.tokenizer) == []
+
+
+def test_a_word_the_tokenizer_cannot_split_is_counted_by_its_length(embedder: Embedder) -> None:
+    """WordPiece reads a word of over 100 characters as one unknown token, however long: a 1 MB run
+    of letters and digits made one 1 MB passage, which no answer prompt can hold, and the sentences
+    around it went with it. It is now counted as a token every 2 characters."""
+    import random
+    import string
+
+    rng = random.Random(3)
+    blob = "".join(rng.choice(string.ascii_letters + string.digits) for _ in range(200_000))
+    text = "Moorings cost 40 euros a night. " * 20 + blob + "\n\nKayaks need no permit."
+    passages = chunk_document(Document("harbour", "Harbour", text), embedder.tokenizer)
+    assert max(len(p.text) for p in passages) < 1_500  # no longer than a passage of English text
+    assert passages[-1].text.endswith("Kayaks need no permit.")
+    assert passages[0].text.startswith("Moorings cost 40 euros")
+    covered = sorted((int(p.doc_id.rsplit("-", 2)[1]), int(p.doc_id.rsplit("-", 2)[2])) for p in passages)
+    assert covered[0][0] == 0 and covered[-1][1] == len(text)  # nothing left out: the windows overlap, no gap
+    assert all(b[0] <= a[1] for a, b in zip(covered, covered[1:], strict=False))
+
+
+def test_ordinary_text_is_chunked_by_its_tokens_alone(embedder: Embedder) -> None:
+    """Words the tokenizer splits (up to 100 characters) keep their tokens: the rule above changes
+    nothing for ordinary text."""
+    text = "Antidisestablishmentarianism " * 30 + "x" * 100 + " ends here."
+    encoding = embedder.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+    assert token_spans(encoding["offset_mapping"]) == [(a, b) for a, b in encoding["offset_mapping"] if b > a]

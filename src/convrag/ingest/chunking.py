@@ -16,6 +16,17 @@ from .documents import Document
 DEFAULT_MAX_TOKENS = 512
 DEFAULT_OVERLAP = 100
 
+#: a token wider than this many characters is a word the tokenizer could not split (WordPiece reads
+#: a word of over 100 characters as one unknown token, however long it is)
+UNSPLIT_WORD_CHARS = 100
+#: such a word is counted as a token every this many characters, as WordPiece counts a shorter run it
+#: can split (1.5 characters a token for random letters and digits, 2 for a DNA sequence). Counted
+#: as one token, a 1 MB run (a sequence, an encoded blob) made one passage of 1 MB, which no answer
+#: prompt can hold (the merge dropped it as 741,515 tokens), and the document's sentences on either
+#: side of it went with it; at 4 characters a token, a window of it was still 1,137 of the language
+#: model's tokens, more than the merge's whole budget of 1,000
+UNSPLIT_TOKEN_CHARS = 2
+
 
 def chunk_spans(offsets: list[tuple[int, int]], max_tokens: int, overlap: int) -> list[tuple[int, int]]:
     """Character spans of token windows of ``max_tokens`` starting every ``max_tokens - overlap`` tokens."""
@@ -33,6 +44,19 @@ def chunk_spans(offsets: list[tuple[int, int]], max_tokens: int, overlap: int) -
     return spans
 
 
+def token_spans(offsets: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The character spans of a text's tokens, a word the tokenizer could not split counted as a
+    token every :data:`UNSPLIT_TOKEN_CHARS` characters (see :data:`UNSPLIT_WORD_CHARS`)."""
+    spans: list[tuple[int, int]] = []
+    for a, b in offsets:
+        a, b = int(a), int(b)
+        if b - a > UNSPLIT_WORD_CHARS:
+            spans += [(i, min(i + UNSPLIT_TOKEN_CHARS, b)) for i in range(a, b, UNSPLIT_TOKEN_CHARS)]
+        elif b > a:
+            spans.append((a, b))
+    return spans
+
+
 def chunk_document(
     document: Document, tokenizer: Any, max_tokens: int = DEFAULT_MAX_TOKENS, overlap: int = DEFAULT_OVERLAP
 ) -> list[Passage]:
@@ -41,7 +65,7 @@ def chunk_document(
     if not text.strip():
         return []
     encoding = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True, truncation=False, verbose=False)
-    offsets = [(int(a), int(b)) for a, b in encoding["offset_mapping"] if b > a]
+    offsets = token_spans(encoding["offset_mapping"])
     return [
         Passage(doc_id=f"{document.doc_id}-{start}-{end}", text=text[start:end], title=document.title, url=document.url)
         for start, end in chunk_spans(offsets, max_tokens, overlap)
