@@ -9,7 +9,6 @@ from ranx import fuse as ranx_fuse
 
 from convrag.fusion.rrf import reciprocal_rank_fusion
 from convrag.merge import MERGERS, MergeSettings, SourcedHit, enhanced_merge, make_merger
-from convrag.merge.budget import select_within_budget
 from convrag.merge.conflicts import find_conflicts
 from convrag.merge.fuse import fuse
 from convrag.merge.ordering import edges_first
@@ -89,19 +88,30 @@ def test_duplicates_across_collections_are_merged_and_recorded():
     assert sorted(d.reason for d in outcome.dropped) == ["duplicate", "duplicate"]
 
 
-def test_token_budget_is_never_exceeded():
+def test_token_budget_is_exceeded_only_by_the_best_passage_alone():
     rng = random.Random(3)
     texts = {f"p{i}": "word " * rng.randint(20, 400) for i in range(60)}
     results = {f"c{n}": hits(f"c{n}", rng.sample(list(texts), 20), texts) for n in range(4)}
     for budget in (50, 300, 1000, 5000):
         outcome = enhanced_merge(results, "q", MergeSettings(max_tokens=budget, max_passages=30, diversity=0.0, drop_at=1.01), count_tokens=words)
-        assert sum(r.tokens for r in outcome.results) <= budget
+        assert sum(r.tokens for r in outcome.results) <= budget or len(outcome.results) == 1
         assert all(r.tokens == words(r.hit.text) for r in outcome.results)
         if budget < 5000:
             assert any(d.reason == "budget" and "do not fit" in d.detail for d in outcome.dropped)
-    assert select_within_budget([5, 10, 3, 8], 12) == ([0, 2], [1, 3])
     unlimited = enhanced_merge(results, "q", MergeSettings(max_tokens=None, max_passages=30, diversity=0.0, drop_at=1.01), count_tokens=words)
     assert len(unlimited.results) == 30 and not any("do not fit" in d.detail for d in unlimited.dropped)
+
+
+def test_the_best_passage_is_taken_even_over_the_budget_alone():
+    """Every passage of a collection chunked longer than the budget (`index --max-tokens 1500`) was
+    dropped, and every question declined with "no passages retrieved"; the answer shows only the
+    best sentences of a passage, so the best one is taken, and the next ones only where they fit."""
+    texts = {"long": "harbour fee " * 600, "longer": "harbour " * 1500, "short": "fee " * 40}
+    results = {"docs": hits("docs", ["long", "longer", "short"], texts)}
+    outcome = make_merger("rrf")(results, "q", MergeSettings(max_tokens=1000, max_passages=5), count_tokens=words)
+    assert [r.hit.passage_id for r in outcome.results] == ["long"]
+    assert "over the budget of 1000 alone: taken as the best passage" in outcome.results[0].selection_reason
+    assert [(d.hit.passage_id, d.reason) for d in outcome.dropped] == [("longer", "budget"), ("short", "budget")]
 
 
 def test_precomputed_token_counts_are_used():

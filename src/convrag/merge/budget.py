@@ -1,26 +1,15 @@
-"""Selecting passages within a prompt token budget, counted with a real tokenizer.
+"""Counting passages' tokens for the merge's prompt budget with a real tokenizer.
 
-Greedy in score order: a passage that does not fit is skipped (reason ``budget``) and
-smaller ones after it may still fit, so the budget is filled rather than cut at the first
-long passage. The budget is never exceeded.
+The merge (:func:`convrag.merge.enhanced.enhanced_merge`) takes passages greedily in score order:
+one that does not fit is skipped (reason ``budget``) and smaller ones after it may still fit, so the
+budget is filled rather than cut at the first long passage. The budget is exceeded only by the best
+passage alone, which is always taken.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from functools import lru_cache
-
-
-def select_within_budget(token_counts: Sequence[int], budget: int) -> tuple[list[int], list[int]]:
-    """Indices kept and indices skipped, for items already in score order."""
-    kept, skipped, used = [], [], 0
-    for i, n in enumerate(token_counts):
-        if used + n <= budget:
-            kept.append(i)
-            used += n
-        else:
-            skipped.append(i)
-    return kept, skipped
 
 
 @lru_cache(maxsize=8)

@@ -135,8 +135,13 @@ def enhanced_merge(
             final = -neg
         tokens = int(c.hit.metadata["tokens"]) if "tokens" in c.hit.metadata else count(c.hit.text)
         if settings.max_tokens is not None and used_tokens + tokens > settings.max_tokens:
-            dropped.append(Dropped(c.hit, "budget", f"{tokens} tokens do not fit ({used_tokens}/{settings.max_tokens} used)"))
-            continue
+            if selected:
+                dropped.append(Dropped(c.hit, "budget", f"{tokens} tokens do not fit ({used_tokens}/{settings.max_tokens} used)"))
+                continue
+            # the best passage is taken even where it alone is over the budget: the answer shows its
+            # best sentences (or its first words), not all of it, and a collection of passages longer
+            # than the budget (`convrag index --max-tokens 1500`) had every question declined
+            c.reasons.append(f"{tokens} tokens, over the budget of {settings.max_tokens} alone: taken as the best passage")
         used_tokens += tokens
         if sim > 0.3:
             c.reasons.append(f"diversity penalty (similarity {sim:.2f})")

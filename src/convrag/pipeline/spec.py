@@ -34,7 +34,8 @@ class PipelineSpec:
     #: their best sentences; None: no such budget, all ``answer_passages`` reach the compression. That
     #: read more sentences but was no better on MT-RAG's dev half and, on the test half, slower to the
     #: first token (+0.46 s in a replayed chat), so 1000 stays (docs/benchmarks.md, "All five passages
-    #: to the compression"); a collection of long passages (512-token chunks) gets one or two through
+    #: to the compression"); a collection of long passages (512-token chunks) gets one or two through,
+    #: and the best passage is taken even where it alone is over the budget
     answer_tokens: int | None = ANSWER_TOKENS
     answer_passages: int = ANSWER_PASSAGES
     reformulations: int = 2
