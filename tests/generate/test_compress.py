@@ -44,3 +44,17 @@ def test_a_passage_compresses_alike_whatever_comes_with_it_and_is_embedded_once(
     assert counting.calls[2:] == [3, 2, 1]  # the two passages not seen before, then the query: the ferry's vectors were kept
     assert together[1].text == alone[0].text and together[1].best == alone[0].best
     assert "6 euros" in together[1].text
+
+
+def test_a_passage_without_sentence_ends_is_kept_in_pieces(embedder: Embedder) -> None:
+    """A run-on passage (no sentence ends) is one "sentence", and a passage keeps its best one: a
+    2,878-token passage went whole into the prompt, which took 35 s to read. Past 1,000 tokens it is
+    scored in pieces of 60 words, and the piece that bears on the question is what the prompt shows."""
+    filler = " ".join(["boats must register at the harbour office desk before mooring for the night"] * 120)
+    run_on = f"{filler} the harbour fee for larger boats is 60 euros a night {filler}"
+    [kept] = compress("What is the harbour fee for larger boats?", merged_results([run_on]), embedder, lambda s: len(s.split()))
+    assert "60 euros" in kept.text and len(kept.text.split()) < 350  # the question's piece and a few more, within 300 tokens
+    assert kept.total == -(-len(run_on.split()) // 60) and "…" in kept.text
+    short = "The harbour ferry runs every 20 minutes and a day pass costs 6 euros"  # a sentence under the limit stays whole
+    [whole] = compress("How much is a ferry day pass?", merged_results([short]), embedder, lambda s: len(s.split()))
+    assert whole.text == short and whole.total == 1

@@ -67,6 +67,28 @@ def sentences(text: str, min_chars: int = 12) -> list[str]:
     return out
 
 
+#: a "sentence" of more of the model's tokens than this (a passage without sentence ends: a table, a
+#: list, text run together) is scored and shown in pieces of :data:`PIECE_WORDS` words. Kept whole as
+#: its passage's best sentence, a run-on passage of 2,878 tokens made a prompt that took 35 s to read,
+#: and a longer one would not fit the model's context. Above the longest MT-RAG passage (885 tokens),
+#: so the benchmarks' prompts are as they were
+LONGEST_SENTENCE_TOKENS = 1000
+PIECE_WORDS = 60
+
+
+def in_pieces(parts: Sequence[str], count_tokens: Callable[[str], int]) -> list[str]:
+    """``parts`` with each one longer than :data:`LONGEST_SENTENCE_TOKENS` cut into pieces of
+    :data:`PIECE_WORDS` words, so that the one that bears on the question can be kept alone."""
+    out: list[str] = []
+    for part in parts:
+        if count_tokens(part) <= LONGEST_SENTENCE_TOKENS:
+            out.append(part)
+            continue
+        words = part.split()
+        out += [" ".join(words[i : i + PIECE_WORDS]) for i in range(0, len(words), PIECE_WORDS)]
+    return out
+
+
 #: passages whose sentence vectors are kept (a few MB: about 10 sentences x 384 floats each)
 KEPT_PASSAGES = 4096
 _kept: OrderedDict[tuple[str, int, tuple[str, ...]], np.ndarray] = OrderedDict()
@@ -100,7 +122,7 @@ def compress(
     settings: CompressionSettings = CompressionSettings(),
 ) -> list[CompressedPassage]:
     """Every passage with the sentences worth showing for ``query`` (see the module docstring)."""
-    split = [sentences(r.hit.text, settings.min_sentence_chars) or [r.hit.text] for r in results]
+    split = [in_pieces(sentences(r.hit.text, settings.min_sentence_chars) or [r.hit.text], count_tokens) for r in results]
     flat = [(p, i, s) for p, parts in enumerate(split) for i, s in enumerate(parts)]
     if not flat:
         return []
