@@ -171,19 +171,31 @@ class Store:
             db.execute("DELETE FROM collections WHERE name = ?", (name,))
             db.execute("DELETE FROM jobs WHERE collection = ?", (name,))
 
+    _DOCUMENT = "doc_id, filename, COALESCE(original, filename) AS original, title, bytes, passages, job_id, added"
+
     def documents(self, collection: str) -> list[dict[str, Any]]:
         """The collection's documents; ``uploaded`` is false for those of a collection taken on as
-        ``convrag index`` made it, which have no file to download."""
-        rows = self._all("SELECT doc_id, filename, COALESCE(original, filename) AS original, title, bytes, passages, job_id, "
-                         "added, EXISTS (SELECT 1 FROM jobs, json_each(jobs.files) AS f WHERE jobs.id = documents.job_id "
-                         "AND json_extract(f.value, '$.doc_id') = documents.doc_id) AS uploaded "
-                         "FROM documents WHERE collection = ? ORDER BY added, doc_id", collection)
+        ``convrag index`` made it, which have no file to download. Whether a document was uploaded is
+        read from its collection's jobs' file lists once: looked up per document in SQL (json_each in
+        a subquery), it took 66 s for 20,000 documents uploaded 10,000 at a time, and the collection
+        listing, a download and each document a job replaced each paid it."""
+        rows = self._all(f"SELECT {self._DOCUMENT} FROM documents WHERE collection = ? ORDER BY added, doc_id", collection)
+        uploaded = {(job["id"], f.get("doc_id")) for job in self._all("SELECT id, files FROM jobs WHERE collection = ?", collection)
+                    for f in json.loads(job["files"])}
         for row in rows:
-            row["uploaded"] = bool(row["uploaded"])
+            row["uploaded"] = (row["job_id"], row["doc_id"]) in uploaded
         return rows
 
     def document(self, collection: str, doc_id: str) -> dict[str, Any] | None:
-        return next((d for d in self.documents(collection) if d["doc_id"] == doc_id), None)
+        row = self._one(f"SELECT {self._DOCUMENT} FROM documents WHERE collection = ? AND doc_id = ?", collection, doc_id)
+        if row is not None:
+            job = self._one("SELECT files FROM jobs WHERE id = ?", row["job_id"])
+            row["uploaded"] = job is not None and any(f.get("doc_id") == doc_id for f in json.loads(job["files"]))
+        return row
+
+    def document_count(self, collection: str) -> int:
+        with self._lock:
+            return int(self._db.execute("SELECT COUNT(*) FROM documents WHERE collection = ?", (collection,)).fetchone()[0])
 
     def set_collection_description(self, name: str, description: str) -> None:
         with self.transaction() as db:

@@ -28,7 +28,7 @@ def require_collection(state: ServiceState, name: str) -> dict[str, Any]:
 
 def collection_info(state: ServiceState, record: dict[str, Any]) -> dict[str, Any]:
     name = record["name"]
-    info: dict[str, Any] = {**record, "passages": 0, "documents": len(state.store.documents(name)), "version": None,
+    info: dict[str, Any] = {**record, "passages": 0, "documents": state.store.document_count(name), "version": None,
                             "indexing": state.indexer.busy(name),
                             # `convrag index` has built a collection of this name: POST .../take-on brings it in
                             "indexed": state.collections.indexed_version(name) is not None}
