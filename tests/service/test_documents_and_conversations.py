@@ -528,3 +528,13 @@ def test_a_strategy_of_the_operators_own_is_used_and_a_client_cannot_import_one(
             refused = client.post("/api/conversations", json={"collections": ["gov"], "strategy": name})
             assert refused.status_code == 422 and refused.json()["error"]["code"] == "unknown_strategy", refused.text
         assert not marker.exists() and f"{planted}:X" not in str(client.get("/api/strategies").json())
+
+
+def test_jobs_are_listed_a_page_at_a_time(running) -> None:  # type: ignore[no-untyped-def]
+    _, client, _ = running
+    ids = [upload(client, "gov", [(f"note{i}.md", f"# Note {i}\n\nFishing licence note number {i}.")])["id"] for i in range(3)]
+    page = client.get("/api/jobs", params={"limit": 2}).json()
+    assert [j["id"] for j in page] == ids[:0:-1]  # newest first
+    rest = client.get("/api/jobs", params={"limit": 2, "before": page[-1]["created"]}).json()
+    assert [j["id"] for j in rest] == ids[:1]
+    assert client.get("/api/jobs", params={"limit": 0}).status_code == 422

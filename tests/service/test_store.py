@@ -70,3 +70,17 @@ def test_documents_are_read_in_work_linear_in_the_files(tmp_path: Path) -> None:
     store.document_count("c")
     store._db.set_progress_handler(None, 1_000)
     assert steps < 200, steps  # the old listing alone took 6,719 of these thousand-instruction steps here; 63 now
+
+
+def test_jobs_come_newest_first_a_page_at_a_time(tmp_path: Path) -> None:
+    """Every upload is a job, and GET /api/jobs returned all of them at once."""
+    store = Store(tmp_path / "db.sqlite")
+    with store.transaction() as db:
+        for j in range(7):
+            db.execute("INSERT INTO jobs (id, collection, status, files, created) VALUES (?, ?, 'succeeded', '[]', ?)",
+                       (f"j{j}", "a" if j % 2 else "b", float(j)))
+    assert [j["id"] for j in store.jobs()] == [f"j{j}" for j in range(6, -1, -1)]
+    first = store.jobs(limit=3)
+    assert [j["id"] for j in first] == ["j6", "j5", "j4"]
+    assert [j["id"] for j in store.jobs(limit=3, before=first[-1]["created"])] == ["j3", "j2", "j1"]
+    assert [j["id"] for j in store.jobs("a", limit=2, before=5.0)] == ["j3", "j1"]

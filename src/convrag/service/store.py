@@ -222,10 +222,15 @@ class Store:
         row = self._one("SELECT * FROM jobs WHERE id = ?", job_id)
         return self._job_row(row) if row is not None else None
 
-    def jobs(self, collection: str | None = None) -> list[dict[str, Any]]:
-        rows = (self._all("SELECT * FROM jobs WHERE collection = ? ORDER BY created DESC", collection) if collection
-                else self._all("SELECT * FROM jobs ORDER BY created DESC"))
-        return [self._job_row(row) for row in rows]
+    def jobs(self, collection: str | None = None, limit: int | None = None, before: float | None = None) -> list[dict[str, Any]]:
+        """Jobs newest first (of ``collection``, if given): the ``limit`` newest created before ``before``."""
+        where = [(clause, value) for clause, value in (("collection = ?", collection), ("created < ?", before)) if value is not None]
+        sql = "SELECT * FROM jobs" + (" WHERE " + " AND ".join(c for c, _ in where) if where else "") + " ORDER BY created DESC"
+        args: list[Any] = [v for _, v in where]
+        if limit is not None:
+            sql += " LIMIT ?"
+            args.append(limit)
+        return [self._job_row(row) for row in self._all(sql, *args)]
 
     def update_job(self, job_id: str, **fields: Any) -> None:
         names = ", ".join(f"{k} = ?" for k in fields)

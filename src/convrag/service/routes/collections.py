@@ -72,7 +72,7 @@ def router() -> APIRouter:
     def describe_collection(name: str, state: ServiceState = Depends(get_state)) -> dict[str, Any]:
         info = collection_info(state, require_collection(state, name))
         info["documents_list"] = state.store.documents(name)
-        info["jobs"] = [job_info(j) for j in state.store.jobs(name)[:20]]
+        info["jobs"] = [job_info(j) for j in state.store.jobs(name, limit=20)]
         return info
 
     @api.patch("/collections/{name}")
