@@ -20,6 +20,7 @@ from typing import Any
 from ..errors import DataFormatError, not_utf8
 from ..types import Enrichments, Message, Passage, Task
 from .domains import domain_of
+from .jsonl import parse_json
 
 SPEAKERS = ("user", "agent")
 
@@ -146,7 +147,7 @@ def load_conversations(path: Path) -> list[Conversation]:
     if not path.exists():
         raise DataFormatError(path, "file not found")
     try:
-        raw = json.loads(path.read_bytes().decode("utf-8-sig"))  # a byte-order mark (Windows editors write one) is skipped
+        raw = parse_json(path.read_bytes().decode("utf-8-sig"))  # a byte-order mark (Windows editors write one) is skipped
     except json.JSONDecodeError as exc:
         raise DataFormatError(path, f"invalid JSON ({exc.msg}, column {exc.colno})", exc.lineno) from None
     except UnicodeDecodeError as exc:  # JSON is UTF-8 (RFC 8259); a file saved as Latin-1 or cp1252 lands here

@@ -39,6 +39,16 @@ def open_text(path: Path) -> IO[str]:
     return open(path, encoding="utf-8-sig")
 
 
+def parse_json(text: str | bytes) -> Any:
+    """:func:`json.loads`, with JSON nested deeper than Python's parser goes (about a thousand levels)
+    raised as the :class:`json.JSONDecodeError` it is to a reader of the file, where it escaped as a
+    RecursionError traceback."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise json.JSONDecodeError("nested too deeply", text if isinstance(text, str) else "", 0) from None
+
+
 def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line_number, object)`` for each non-blank line; malformed lines raise with their number."""
     with open_text(path) as handle:
@@ -47,7 +57,7 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                 if not line.strip():
                     continue
                 try:
-                    obj = json.loads(line)
+                    obj = parse_json(line)
                 except json.JSONDecodeError as exc:
                     raise DataFormatError(path, f"invalid JSON ({exc.msg}, column {exc.colno})", number) from None
                 if not isinstance(obj, dict):

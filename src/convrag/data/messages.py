@@ -15,6 +15,7 @@ from typing import Any
 
 from ..errors import DataFormatError, not_utf8
 from ..types import Message
+from .jsonl import parse_json
 
 _SPEAKERS = {"user": "user", "agent": "agent", "assistant": "agent"}
 
@@ -40,7 +41,7 @@ def read_history(path: Path) -> tuple[Message, ...]:
     """A JSON list of messages (or ``{"messages": [...]}``) from ``path``; a file that cannot be
     read is a :class:`DataFormatError` naming it, like one that does not parse."""
     try:
-        value = json.loads(Path(path).read_bytes().decode("utf-8-sig"))  # a byte-order mark is skipped
+        value = parse_json(Path(path).read_bytes().decode("utf-8-sig"))  # a byte-order mark is skipped
     except json.JSONDecodeError as exc:
         raise DataFormatError(str(path), f"not valid JSON: {exc.msg}", exc.lineno) from exc
     except UnicodeDecodeError as exc:

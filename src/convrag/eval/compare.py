@@ -8,11 +8,11 @@ run with its ``metrics.json``, whose ``per_query`` figures are what the test pai
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 from typing import NamedTuple
 
+from ..data.jsonl import parse_json
 from ..errors import ConfigError
 from .significance import PairedTest, paired_test
 
@@ -37,7 +37,7 @@ def per_query_runs(folder: Path) -> dict[str, dict[str, dict[str, float]]]:
     runs: dict[str, dict[str, dict[str, float]]] = {}
     for path in sorted(folder.glob(f"*/{METRICS_FILE}")):
         try:
-            data = json.loads(path.read_text())
+            data = parse_json(path.read_text())
             runs[str(data["name"])] = {str(q): {str(k): _figure(v, q, k) for k, v in m.items()} for q, m in data["per_query"].items()}
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
             raise ConfigError(f"{path} is not a convrag run's metrics file ({exc})") from None

@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..data.jsonl import parse_json
 from ..data.layout import MTRAGData
 from ..errors import DataFormatError
 from ..pipeline import Pipeline
@@ -66,7 +67,7 @@ def _record(raw: bytes, key: str) -> dict[str, Any] | None:
     if not raw.endswith(b"\n"):
         return None
     try:
-        record = json.loads(raw)
+        record = parse_json(raw)
     except ValueError:  # not JSON, or not UTF-8
         return None
     return record if isinstance(record, dict) and key in record else None

@@ -211,7 +211,7 @@ def parse_json_object(text: str) -> dict[str, Any] | None:
         return None
     try:
         value = json.loads(match.group(0))
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):  # RecursionError: nested past Python's parser
         return None
     return value if isinstance(value, dict) else None
 
