@@ -118,3 +118,6 @@ def test_qrels_bad_rows(tmp_path: Path) -> None:
     path.write_text("query-id\tcorpus-id\tscore\nq1\td1\n")
     with pytest.raises(DataFormatError, match=r":2: expected 3"):
         read_qrels(path)
+    path.write_text("query-id\tcorpus-id\tscore\nq1\t" + "d" * 200_000 + "\t1\n")  # the csv module's error was a traceback
+    with pytest.raises(DataFormatError, match=r"dev\.tsv: not a qrels row \(field larger than field limit"):
+        read_qrels(path)

@@ -60,6 +60,8 @@ def read_qrels(path: Path) -> dict[str, dict[str, int]]:
         return _read_qrels(path)
     except UnicodeDecodeError as exc:  # read in chunks, so the error's offset is not the file's: no line is named
         raise DataFormatError(path, f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x}); save it as UTF-8") from None
+    except csv.Error as exc:  # the csv module's own refusal (a field over its 128 KB limit) was a traceback
+        raise DataFormatError(path, f"not a qrels row ({exc})") from None
 
 
 def _read_qrels(path: Path) -> dict[str, dict[str, int]]:
