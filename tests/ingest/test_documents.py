@@ -357,3 +357,20 @@ def test_layout_codes_in_text_are_text(tmp_path: Path) -> None:
     text = "Page one of the handbook.\f\nPage two: \x1b[1mbold\x1b[0m terms.\x0b Done."
     (tmp_path / "paged.txt").write_text(text)
     assert read_document(tmp_path / "paged.txt").text == text
+
+
+def test_a_file_name_that_is_not_utf8_is_read_with_its_bytes_escaped(tmp_path: Path) -> None:
+    """A Latin-1 file name (an old archive's) reaches Python as lone surrogates, which cannot be
+    encoded: one such file ended `convrag index` of its folder with a UnicodeEncodeError."""
+    import json
+    import os
+
+    try:
+        (Path(os.fsdecode(os.fsencode(tmp_path) + b"/caf\xe9 menu.txt"))).write_text("The cafe opens at nine.")
+    except (OSError, UnicodeEncodeError):
+        pytest.skip("this file system takes only UTF-8 names")
+    (tmp_path / "ok.txt").write_text("The harbour opens at eight.")
+    documents = list(iter_documents(tmp_path))
+    assert [(d.doc_id, d.title) for d in documents] == [("caf\\xe9 menu", "caf\\xe9 menu"), ("ok", "ok")]
+    json.dumps([d.doc_id for d in documents], ensure_ascii=False).encode("utf-8")  # what the index writes
+    assert documents[0].url.endswith("/caf%E9%20menu.txt")  # the file's own address, byte for byte

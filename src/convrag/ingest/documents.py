@@ -321,20 +321,27 @@ def _checked(text: str, path: Path, encoding: str, marked: bool = False) -> str:
     return text
 
 
+def readable_name(name: str) -> str:
+    """A file name as text: bytes that are not UTF-8 (a Latin-1 name, which Python reads as lone
+    surrogates) written as ``\\xe9``. Kept in a passage id, such a name could not be encoded, and
+    one file named so ended `convrag index` of its folder with a UnicodeEncodeError."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
 def read_document(path: Path, doc_id: str | None = None, url: str | None = None, name: str | None = None) -> Document:
     """Read one file; the format follows the suffix. ``url`` overrides the file's own address;
     ``name`` (e.g. an upload's original file name) gives the title of a document without one."""
     path = Path(path)
-    fallback = Path(name or path.name).stem.replace("_", " ").replace("-", " ")
+    fallback = readable_name(Path(name or path.name).stem).replace("_", " ").replace("-", " ")
     kind = SUFFIXES.get(path.suffix.lower())
     if kind is None:
         raise DataFormatError(path, f"unsupported document type {path.suffix!r} (expected {', '.join(sorted(SUFFIXES))})")
     if kind in ("pdf", "docx"):
         text, title = _pdf_to_text(path) if kind == "pdf" else _docx_to_text(path)
-        doc_id = doc_id or path.stem
+        doc_id = doc_id or readable_name(path.stem)
         return Document(doc_id=doc_id, title=title or fallback, text=text, url=url or path.resolve().as_uri())
     raw = decode_text(path.read_bytes(), path)
-    doc_id = doc_id or path.stem
+    doc_id = doc_id or readable_name(path.stem)
     url = url or path.resolve().as_uri()
     if kind == "html":
         text, title, canonical = _html_to_text(raw)
@@ -368,24 +375,25 @@ def iter_documents(folder: Path, skipped: list[str] | None = None, unread: Count
     files = [p for p in entries if p.is_file()]
     for link in (p for p in entries if p.suffix.lower() in SUFFIXES and p.is_symlink() and not p.exists()):
         # a link whose target was moved or deleted: not a file, so it was passed over without a word
-        relative = link.relative_to(folder).as_posix()
-        reason = f"a link to {os.readlink(link)}, which does not exist"
+        relative = readable_name(link.relative_to(folder).as_posix())
+        reason = f"a link to {readable_name(os.readlink(link))}, which does not exist"
         if skipped is None:
             raise DataFormatError(link, reason)
         skipped.append(f"{relative}: {reason}")
     if unread is not None:
-        unread.update(p.suffix.lower() or "(no suffix)" for p in files if p.suffix.lower() not in SUFFIXES
+        unread.update(readable_name(p.suffix.lower()) or "(no suffix)" for p in files if p.suffix.lower() not in SUFFIXES
                       and not any(part.startswith(".") for part in p.relative_to(folder).parts))
     for path in (p for p in files if p.suffix.lower() in SUFFIXES):
         relative = path.relative_to(folder)
+        shown = readable_name(relative.as_posix())
         try:
-            document = read_document(path, doc_id=relative.with_suffix("").as_posix())
+            document = read_document(path, doc_id=readable_name(relative.with_suffix("").as_posix()))
         except DataFormatError as exc:
             if skipped is None:
                 raise
-            skipped.append(f"{relative.as_posix()}: {exc.reason}")
+            skipped.append(f"{shown}: {exc.reason}")
             continue
         if skipped is not None and not document.text.strip():
-            skipped.append(f"{relative.as_posix()}: {no_text_reason(path)}")
+            skipped.append(f"{shown}: {no_text_reason(path)}")
             continue
         yield document
