@@ -15,3 +15,16 @@ def test_empty_and_huge_questions_are_refused_by_name(text: str, message: str) -
     with pytest.raises(ConvragError) as error:
         check_question(text, "query")
     assert str(error.value) == message
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("caf\udce9", "the query is not UTF-8 text: byte 0xe9 at character 4; set the terminal, or the file piped in, to UTF-8"),
+    ("smile \ud83d", "the query is not UTF-8 text: half a character (U+D83D) at character 7; set the terminal, or the file piped in, to UTF-8"),
+])
+def test_text_that_is_not_utf8_is_refused_by_its_byte(text: str, message: str) -> None:
+    """A byte that is not UTF-8 in a command line or piped text reaches Python as a lone surrogate,
+    which the tokenizers refused with a TypeError traceback."""
+    with pytest.raises(ConvragError) as error:
+        check_question(text, "query")
+    assert str(error.value) == message
+    assert check_question("café 😀", "query") == "café 😀"

@@ -400,6 +400,18 @@ def test_ask_refuses_a_question_before_it_loads_anything(monkeypatch: pytest.Mon
         assert result.exit_code != 0 and str(result.exception) == message
         piped = runner.invoke(app, ["ask", "-", "-c", "anything"], input=question + "\n")  # "-": read from standard input
         assert piped.exit_code != 0 and str(piped.exception) == message
+    # a byte that is not UTF-8 (a Latin-1 terminal) reaches Python as a lone surrogate: a tokenizer's TypeError traceback
+    latin1 = runner.invoke(app, ["ask", "When does the caf\udce9 open?", "-c", "anything"])
+    assert str(latin1.exception) == ("the question is not UTF-8 text: byte 0xe9 at character 18; set the terminal, or the file "
+                                     "piped in, to UTF-8")
+
+
+def test_a_question_piped_in_latin1_is_refused_by_its_byte(tmp_path: Path) -> None:
+    piped = subprocess.run([sys.executable, "-m", "convrag", "ask", "-", "-c", "anything"], input=b"When does the caf\xe9 open?",
+                           capture_output=True, env={"CONVRAG_HOME": str(tmp_path), "PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1",
+                                                     "LC_ALL": "C.UTF-8"}, timeout=300)
+    assert piped.returncode == 1
+    assert piped.stderr.decode().strip() == "error: the question is not UTF-8 text: byte 0xe9 at character 18; set the terminal, or the file piped in, to UTF-8"
 
 
 def test_a_store_folder_beside_milvus_is_refused(tmp_path: Path) -> None:

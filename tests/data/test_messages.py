@@ -26,7 +26,9 @@ def test_both_message_forms_and_the_wrapped_list_are_read(tmp_path: Path) -> Non
     (lambda p: p.write_bytes(b"\xff\xfe[\x00]\x00"), r"not UTF-8 text \(byte 0xff on line 1\)"),
     (lambda p: p.write_text("user: hi"), "not valid JSON"),
     (lambda p: p.write_text('{"items": []}'), "expected a list of messages"),
-], ids=["missing", "folder", "utf-16", "not-json", "no-messages"])
+    # a JSON escape of half a character: the model's tokenizer raised a UnicodeEncodeError on the history
+    (lambda p: p.write_text('[{"role": "user", "content": "caf\\udce9"}]'), "message 0 is not UTF-8 text: byte 0xe9 at character 4"),
+], ids=["missing", "folder", "utf-16", "not-json", "no-messages", "lone-surrogate"])
 def test_a_history_that_cannot_be_read_is_an_error_naming_the_file(tmp_path: Path, make, reason: str) -> None:  # type: ignore[no-untyped-def]
     """A missing file or a folder gave a bare "[Errno 2] ..." without saying it was the history."""
     path = tmp_path / "history.json"

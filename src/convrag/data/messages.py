@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DataFormatError, not_utf8
+from ..limits import not_utf8_text
 from ..types import Message
 from .jsonl import parse_json
 
@@ -33,6 +34,8 @@ def parse_messages(items: Iterable[Mapping[str, Any]], source: str = "history") 
             raise DataFormatError(source, f"message {i} has speaker/role {role!r}; expected user, agent or assistant")
         if not isinstance(text, str):
             raise DataFormatError(source, f"message {i} has no text/content string")
+        if (reason := not_utf8_text(text)) is not None:  # a JSON escape like "\udce9"
+            raise DataFormatError(source, f"message {i} is {reason}")
         out.append(Message(_SPEAKERS[role], text))
     return tuple(out)
 
