@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 
-def make_pdf(lines: list[str], title: str = "", in_form: bool = False) -> bytes:
+def make_pdf(lines: list[str], title: str = "", in_form: bool = False, to_unicode: dict[str, str] | None = None) -> bytes:
     """One page, Helvetica, one line of ``lines`` per row; ``title`` goes into the document info.
-    ``in_form``: the page paints a form XObject that holds the text, as a page's reused header does."""
+    ``in_form``: the page paints a form XObject that holds the text, as a page's reused header does.
+    ``to_unicode``: the font's ToUnicode map, character code to UTF-16BE, both in hex (``{"41": "D800"}``)."""
     def esc(s: str) -> str:
         return s.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
 
@@ -19,10 +20,16 @@ def make_pdf(lines: list[str], title: str = "", in_form: bool = False) -> bytes:
         "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
         "/Resources << /Font << /F1 5 0 R >> /XObject << /Fm1 7 0 R >> >> >>",
         f"<< /Length {len(stream)} >>\nstream\n{stream}\nendstream",
-        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica" + (" /ToUnicode 8 0 R" if to_unicode else "") + " >>",
         f"<< /Title ({esc(title)}) >>",
         form,
     ]
+    if to_unicode:
+        cmap = ("/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapName /Map def 1 begincodespacerange "
+                f"<00> <FF> endcodespacerange {len(to_unicode)} beginbfchar "
+                + " ".join(f"<{code}> <{target}>" for code, target in to_unicode.items())
+                + " endbfchar endcmap CMapName currentdict /CMap defineresource pop end end")
+        objects.append(f"<< /Length {len(cmap)} >>\nstream\n{cmap}\nendstream")
     out = b"%PDF-1.4\n"
     offsets = []
     for number, body in enumerate(objects, start=1):

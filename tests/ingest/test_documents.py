@@ -374,3 +374,11 @@ def test_a_file_name_that_is_not_utf8_is_read_with_its_bytes_escaped(tmp_path: P
     assert [(d.doc_id, d.title) for d in documents] == [("caf\\xe9 menu", "caf\\xe9 menu"), ("ok", "ok")]
     json.dumps([d.doc_id for d in documents], ensure_ascii=False).encode("utf-8")  # what the index writes
     assert documents[0].url.endswith("/caf%E9%20menu.txt")  # the file's own address, byte for byte
+
+
+def test_a_pdf_whose_text_map_gives_half_a_character_is_indexed(tmp_path: Path) -> None:
+    """A ToUnicode map can give a lone surrogate (half of a UTF-16 pair), which no passage file can
+    hold: `convrag index` ended with a UnicodeEncodeError. A whole pair is joined, half of one is U+FFFD."""
+    (tmp_path / "map.pdf").write_bytes(make_pdf(["Fee A, smile BC."], to_unicode={"41": "D800", "42": "D83D", "43": "DE00"}))
+    document = read_document(tmp_path / "map.pdf")
+    assert document.text == "Fee \ufffd, smile \U0001f600." and document.text.encode("utf-8")
