@@ -121,3 +121,12 @@ def test_qrels_bad_rows(tmp_path: Path) -> None:
     path.write_text("query-id\tcorpus-id\tscore\nq1\t" + "d" * 200_000 + "\t1\n")  # the csv module's error was a traceback
     with pytest.raises(DataFormatError, match=r"dev\.tsv: not a qrels row \(field larger than field limit"):
         read_qrels(path)
+
+
+def test_a_corpus_line_with_half_a_character_is_mended(tmp_path: Path) -> None:
+    """A JSON escape of half a UTF-16 pair ("\\udce9") gave a passage no index file could hold:
+    `convrag index` ended with a UnicodeEncodeError. It becomes U+FFFD; the rest of the passage reads."""
+    path = tmp_path / "corpus.jsonl"
+    path.write_text('{"_id": "a", "text": "caf\\udce9 opens", "title": "T\\ud83d\\ude00"}\n')
+    [passage] = read_corpus(path)
+    assert (passage.text, passage.title) == ("caf\ufffd opens", "T\U0001f600")

@@ -6,6 +6,7 @@ import csv
 from collections.abc import Iterator
 from pathlib import Path
 
+from ..characters import whole_characters
 from ..errors import DataFormatError
 from ..types import Passage
 from .jsonl import open_text, read_jsonl, require
@@ -35,7 +36,8 @@ def read_corpus(path: Path, empty: list[str] | None = None) -> Iterator[Passage]
             if empty is not None:
                 empty.append(doc_id)
             continue
-        yield Passage(doc_id=doc_id, text=text, title=title, url=str(obj.get("url") or ""))
+        yield Passage(doc_id=whole_characters(doc_id), text=whole_characters(text), title=whole_characters(title),
+                      url=whole_characters(str(obj.get("url") or "")))
 
 
 def strip_user_prefix(text: str) -> str:

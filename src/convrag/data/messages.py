@@ -13,8 +13,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from ..characters import not_utf8_text
 from ..errors import DataFormatError, not_utf8
-from ..limits import not_utf8_text
 from ..types import Message
 from .jsonl import parse_json
 

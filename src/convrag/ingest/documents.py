@@ -16,6 +16,7 @@ from pathlib import Path
 from bs4 import BeautifulSoup, CData, NavigableString, Tag
 from markdown_it import MarkdownIt
 
+from ..characters import whole_characters
 from ..errors import DataFormatError
 
 SUFFIXES = {".txt": "text", ".text": "text", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html", ".pdf": "pdf",
@@ -134,14 +135,7 @@ def _pdf_to_text(path: Path) -> tuple[str, str]:
     finally:
         quiet.setLevel(level)
     lines = [" ".join(line.split()) for page in pages for line in page.splitlines()]
-    return _whole_characters("\n".join(line for line in lines if line)), _whole_characters(title.strip())
-
-
-def _whole_characters(text: str) -> str:
-    """``text`` with each surrogate pair joined into its character and a lone surrogate made U+FFFD:
-    a PDF's ToUnicode map can give either (a pair split across its entries, or half of one), and the
-    passage could not be written as UTF-8, which ended `convrag index` with a UnicodeEncodeError."""
-    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return whole_characters("\n".join(line for line in lines if line)), whole_characters(title.strip())
 
 
 def _docx_to_text(path: Path) -> tuple[str, str]:
