@@ -224,10 +224,11 @@ def test_a_link_to_a_document_that_is_gone_is_named(tmp_path: Path) -> None:
     (tmp_path / "good.md").write_text("# Fees\n\nRenewal costs 130 dollars.")
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "moved.pdf").symlink_to(tmp_path / "archive" / "moved.pdf")
-    (tmp_path / "sub" / "loop").symlink_to(tmp_path)  # a link to a folder above is not walked into
+    (tmp_path / "sub" / "loop").symlink_to(tmp_path)  # a link to a folder above is not walked into, and named
     skipped: list[str] = []
     assert [d.doc_id for d in iter_documents(tmp_path, skipped)] == ["good"]
-    assert skipped == [f"sub/moved.pdf: a link to {tmp_path / 'archive' / 'moved.pdf'}, which does not exist"]
+    assert skipped == [f"sub/loop: a link to {tmp_path.resolve()}, a folder read already",
+                       f"sub/moved.pdf: a link to {tmp_path / 'archive' / 'moved.pdf'}, which does not exist"]
     with pytest.raises(DataFormatError, match="moved.pdf: a link to .*, which does not exist"):
         list(iter_documents(tmp_path))
 
@@ -382,3 +383,16 @@ def test_a_pdf_whose_text_map_gives_half_a_character_is_indexed(tmp_path: Path) 
     (tmp_path / "map.pdf").write_bytes(make_pdf(["Fee A, smile BC."], to_unicode={"41": "D800", "42": "D83D", "43": "DE00"}))
     document = read_document(tmp_path / "map.pdf")
     assert document.text == "Fee \ufffd, smile \U0001f600." and document.text.encode("utf-8")
+
+
+def test_the_documents_of_a_linked_folder_are_read(tmp_path: Path) -> None:
+    """rglob passed over a link to a folder: its documents were left out without a word."""
+    (tmp_path / "shared" / "fees").mkdir(parents=True)
+    (tmp_path / "shared" / "fees" / "boats.txt").write_text("Larger boats pay 60 euros a night.")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "kayaks.txt").write_text("Kayaks need no permit.")
+    (tmp_path / "docs" / "linked").symlink_to(tmp_path / "shared")
+    (tmp_path / "docs" / "other").symlink_to(tmp_path / "shared")  # the same folder twice is read once
+    skipped: list[str] = []
+    assert [d.doc_id for d in iter_documents(tmp_path / "docs", skipped)] == ["kayaks", "linked/fees/boats"]
+    assert skipped == [f"other: a link to {(tmp_path / 'shared').resolve()}, a folder read already"]

@@ -359,6 +359,30 @@ def no_text_reason(path: Path) -> str:
     return "no text layer (scanned pages need OCR first)" if path.suffix.lower() == ".pdf" else "no text"
 
 
+def _walk(folder: Path, skipped: list[str] | None) -> list[Path]:
+    """Every path under ``folder``, in path order, through links to folders too: ``rglob`` passed
+    them over, so the documents of a linked folder were left out without a word. Each real folder is
+    read once; a link to one read already (a link back up the tree would loop) is recorded in
+    ``skipped``, when given."""
+    seen = {folder.resolve()}
+    entries: list[Path] = []
+    for root, folders, files in os.walk(folder, followlinks=True):
+        kept = []
+        for name in sorted(folders):
+            path = Path(root) / name
+            real = path.resolve()
+            if real in seen:
+                if skipped is not None:
+                    skipped.append(f"{readable_name(path.relative_to(folder).as_posix())}: a link to "
+                                   f"{readable_name(str(real))}, a folder read already")
+                continue
+            seen.add(real)
+            kept.append(name)
+        folders[:] = kept
+        entries += [Path(root) / name for name in (*kept, *files)]
+    return sorted(entries)
+
+
 def iter_documents(folder: Path, skipped: list[str] | None = None, unread: Counter[str] | None = None) -> Iterator[Document]:
     """Every supported file under ``folder``, in path order; ids are paths relative to the folder.
     A file that cannot be read raises :class:`DataFormatError`, or, when ``skipped`` is given, is
@@ -372,7 +396,7 @@ def iter_documents(folder: Path, skipped: list[str] | None = None, unread: Count
     folder = Path(folder)
     if not folder.is_dir():
         raise DataFormatError(folder, "not a folder")
-    entries = sorted(folder.rglob("*"))
+    entries = _walk(folder, skipped)
     files = [p for p in entries if p.is_file()]
     for link in (p for p in entries if p.suffix.lower() in SUFFIXES and p.is_symlink() and not p.exists()):
         # a link whose target was moved or deleted: not a file, so it was passed over without a word
