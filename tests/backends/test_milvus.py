@@ -248,3 +248,18 @@ def test_a_chat_over_milvus_finds_passages_synced_during_it(store: MilvusStore, 
                        lambda: kb.sync([*tiny_passages, LIBRARY_FEES], embedder))
     out = capsys.readouterr().out
     assert "kb / Library fees (f1)" in out and "re-indexed" not in out  # Milvus searches what is stored now
+
+
+def test_fields_are_cut_to_the_schema_in_bytes() -> None:
+    """A VARCHAR's max_length counts bytes of UTF-8: cut to that many characters, a passage in Chinese
+    was three times too long for a Milvus server (Milvus Lite stores it anyway), and an id of 200
+    Chinese characters (600 bytes) passed the check and was refused by the server."""
+    from convrag.backends.milvus import MAX_TEXT, _check_passages, _row_fields
+
+    text, title, url = _row_fields(Passage("cjk", "港口费用每晚六十欧元。" * 3000, title="港" * 1000, url="https://x/" + "é" * 2000))
+    assert len(text.encode()) <= MAX_TEXT and len(title.encode()) <= 2048 and len(url.encode()) <= 2048
+    assert text.startswith("港" * 1000 + "\n港口费用") and len(text.encode()) > MAX_TEXT - 3  # the title first; cut at a character's end
+    assert _row_fields(Passage("p", "short", title="t", url="u")) == ("t\nshort", "t", "u")  # short ones whole
+    _check_passages([Passage("港" * 170, "x")])  # 510 bytes
+    with pytest.raises(CollectionError, match="longer than 512 bytes of UTF-8"):
+        _check_passages([Passage("港" * 200, "x")])

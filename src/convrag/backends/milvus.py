@@ -510,7 +510,15 @@ class Synced(NamedTuple):
 
 def _row_fields(passage: Passage) -> tuple[str, str, str]:
     """The text, title and url a passage is stored with (cut to the schema's lengths)."""
-    return passage.searchable_text[:MAX_TEXT], passage.title[:2048], passage.url[:2048]
+    return _cut(passage.searchable_text, MAX_TEXT), _cut(passage.title, 2048), _cut(passage.url, 2048)
+
+
+def _cut(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` bytes of UTF-8, at a character's end: a VARCHAR's max_length is in
+    bytes, and cut to that many characters a passage in Chinese (3 bytes a character) was three times
+    too long, which a Milvus server refuses (Milvus Lite stores it)."""
+    raw = text.encode("utf-8")
+    return text if len(raw) <= limit else raw[:limit].decode("utf-8", "ignore")
 
 
 def _row(passage: Passage, vector: np.ndarray) -> dict[str, Any]:
@@ -571,8 +579,8 @@ class MilvusRetriever:
 def _check_passages(passages: Iterable[Passage]) -> None:
     seen: set[str] = set()
     for passage in passages:
-        if not passage.doc_id or len(passage.doc_id) > 512:
-            raise CollectionError(f"passage id {passage.doc_id[:40]!r} is empty or longer than 512 characters")
+        if not passage.doc_id or len(passage.doc_id.encode("utf-8")) > 512:  # max_length counts bytes
+            raise CollectionError(f"passage id {passage.doc_id[:40]!r} is empty or longer than 512 bytes of UTF-8")
         if passage.doc_id in seen:
             raise CollectionError(f"duplicate passage id {passage.doc_id!r} in the batch to ingest")
         seen.add(passage.doc_id)
