@@ -85,6 +85,18 @@ def test_markdown_title_and_plain_text(tmp_path: Path) -> None:
     assert doc.url.startswith("file://")
 
 
+def test_markdown_title_is_the_first_heading_the_parser_reads(tmp_path: Path) -> None:
+    """The title came from a regular expression: a "# comment" in a fenced code block was taken for
+    the heading, and a line of spaces and #s made it backtrack in cubic time (this one took 13 s)."""
+    md = tmp_path / "setup.md"
+    md.write_text("```bash\n# install it first\npip install convrag\n```\n\nSome text.\n\n## Configuring it ##\n")
+    assert read_document(md).title == "Configuring it"
+    md.write_text("Setting up\n==========\n\nSome text.\n")  # a setext heading is a heading too
+    assert read_document(md).title == "Setting up"
+    md.write_text("# a" + " " * 2000 + "#" * 2000 + " " * 2000 + "x\n\nSome text.\n")
+    assert read_document(md).title.split() == ["a", "#" * 2000, "x"]  # no closing sequence: the #s are text
+
+
 def test_text_and_folder_ids(tmp_path: Path) -> None:
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "notes_2024.txt").write_text("plain words")
