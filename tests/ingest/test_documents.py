@@ -408,3 +408,13 @@ def test_the_documents_of_a_linked_folder_are_read(tmp_path: Path) -> None:
     skipped: list[str] = []
     assert [d.doc_id for d in iter_documents(tmp_path / "docs", skipped)] == ["kayaks", "linked/fees/boats"]
     assert skipped == [f"other: a link to {(tmp_path / 'shared').resolve()}, a folder read already"]
+
+
+def test_documents_differing_only_in_suffix_keep_their_suffix_in_their_ids(tmp_path: Path) -> None:
+    """report.pdf beside report.docx were both document "report": one document to the citations, and
+    where two of their passages began and ended alike, the build failed on a duplicate passage id."""
+    (tmp_path / "notes.txt").write_text("The harbour opens at eight.")
+    (tmp_path / "notes.md").write_text("The harbour shuts at eight.")  # as long: the same passage offsets
+    (tmp_path / "fees.md").write_text("Boats pay 60 euros a night.")
+    documents = list(iter_documents(tmp_path))
+    assert [(d.doc_id, d.title) for d in documents] == [("fees", "fees"), ("notes.md", "notes"), ("notes.txt", "notes")]

@@ -389,7 +389,8 @@ def _walk(folder: Path, skipped: list[str] | None) -> list[Path]:
 
 
 def iter_documents(folder: Path, skipped: list[str] | None = None, unread: Counter[str] | None = None) -> Iterator[Document]:
-    """Every supported file under ``folder``, in path order; ids are paths relative to the folder.
+    """Every supported file under ``folder``, in path order; ids are paths relative to the folder,
+    without the suffix unless another document there has the same path but for its suffix.
     A file that cannot be read raises :class:`DataFormatError`, or, when ``skipped`` is given, is
     left out and recorded there ("path: reason"), so that one bad file does not stop a folder. A
     file that reads but holds no text (an empty file, a scanned PDF) is recorded there too, since it
@@ -413,11 +414,17 @@ def iter_documents(folder: Path, skipped: list[str] | None = None, unread: Count
     if unread is not None:
         unread.update(readable_name(p.suffix.lower()) or "(no suffix)" for p in files if p.suffix.lower() not in SUFFIXES
                       and not any(part.startswith(".") for part in p.relative_to(folder).parts))
-    for path in (p for p in files if p.suffix.lower() in SUFFIXES):
+    documents = [p for p in files if p.suffix.lower() in SUFFIXES]
+    # a report.pdf beside its report.docx: without their suffixes both were document "report", one
+    # document to the citations, and where two passages began and ended alike the build failed on a
+    # duplicate passage id; such files keep their suffix in their ids
+    stems = Counter(p.relative_to(folder).with_suffix("").as_posix() for p in documents)
+    for path in documents:
         relative = path.relative_to(folder)
         shown = readable_name(relative.as_posix())
+        stem = relative.with_suffix("").as_posix()
         try:
-            document = read_document(path, doc_id=readable_name(relative.with_suffix("").as_posix()))
+            document = read_document(path, doc_id=readable_name(relative.as_posix() if stems[stem] > 1 else stem))
         except DataFormatError as exc:
             if skipped is None:
                 raise
