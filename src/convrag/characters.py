@@ -30,3 +30,10 @@ def whole_characters(text: str) -> str:
     a PDF's ToUnicode map can give half a UTF-16 pair, and so can a JSON escape (``"\\ud800"``) in a
     corpus line; either ended `convrag index` with a UnicodeEncodeError."""
     return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
+def readable_name(name: str) -> str:
+    """A file name as text: bytes that are not UTF-8 (a Latin-1 name, which Python reads as lone
+    surrogates) written as ``\\xe9``. Kept in a passage id, such a name could not be encoded, and
+    one file named so ended `convrag index` of its folder with a UnicodeEncodeError."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")

@@ -5,6 +5,8 @@ that does not match an index) raises a subclass of :class:`ConvragError`; the
 CLI prints its message and exits non-zero instead of showing a traceback.
 """
 
+from .characters import readable_name
+
 
 class ConvragError(Exception):
     """Base class for user-facing errors."""
@@ -14,7 +16,7 @@ class DataFormatError(ConvragError):
     """A data file is malformed. The message names the file and, where known, the line."""
 
     def __init__(self, path: object, message: str, line: int | None = None) -> None:
-        where = f"{path}:{line}" if line is not None else f"{path}"
+        where = readable_name(f"{path}:{line}" if line is not None else f"{path}")  # a Latin-1 name's bytes as \xe9
         super().__init__(f"{where}: {message}")
         self.path = path
         self.line = line

@@ -387,6 +387,11 @@ def test_a_file_name_that_is_not_utf8_is_read_with_its_bytes_escaped(tmp_path: P
     assert [(d.doc_id, d.title) for d in documents] == [("caf\\xe9 menu", "caf\\xe9 menu"), ("ok", "ok")]
     json.dumps([d.doc_id for d in documents], ensure_ascii=False).encode("utf-8")  # what the index writes
     assert documents[0].url.endswith("/caf%E9%20menu.txt")  # the file's own address, byte for byte
+    binary = Path(os.fsdecode(os.fsencode(tmp_path) + b"/bin\xe9.txt"))
+    binary.write_bytes(b"\x00\x01\xff" * 50)
+    with pytest.raises(DataFormatError) as error:  # and an error names it as the listing does, not as "\udce9"
+        read_document(binary)
+    assert str(error.value).startswith(f"{tmp_path}/bin\\xe9.txt: not text")
 
 
 def test_a_pdf_whose_text_map_gives_half_a_character_is_indexed(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 from bs4 import BeautifulSoup, CData, NavigableString, Tag
 from markdown_it import MarkdownIt
 
-from ..characters import whole_characters
+from ..characters import readable_name, whole_characters
 from ..errors import DataFormatError
 
 SUFFIXES = {".txt": "text", ".text": "text", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html", ".pdf": "pdf",
@@ -325,13 +325,6 @@ def _checked(text: str, path: Path, encoding: str, marked: bool = False) -> str:
     if reason is not None:
         raise reason
     return text
-
-
-def readable_name(name: str) -> str:
-    """A file name as text: bytes that are not UTF-8 (a Latin-1 name, which Python reads as lone
-    surrogates) written as ``\\xe9``. Kept in a passage id, such a name could not be encoded, and
-    one file named so ended `convrag index` of its folder with a UnicodeEncodeError."""
-    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def read_document(path: Path, doc_id: str | None = None, url: str | None = None, name: str | None = None) -> Document:
