@@ -164,10 +164,12 @@ def test_a_chat_is_saved_and_goes_on_from_where_it_was(tiny_collection, tmp_path
     llm = StreamingScriptedLLM(answer=["The Cardinals played in London in 2017 [1].", "They played the Los Angeles Rams in London [1]."])
     pipeline = Pipeline([CollectionSearch("docs", bm25)], make_strategy("last_turn", llm), generator=AnswerGenerator(llm))
     saved = tmp_path / "chat.json"
-    inputs = iter(["Did the Cardinals play in London?", f"/save {saved}", f"/save {tmp_path}", "/quit"])  # a folder cannot be written
+    inputs = iter(["Did the Cardinals play in London?", f"/save {saved}", f"/save {tmp_path}",  # a folder cannot be written
+                   f"/save {tmp_path / 'mistyped' / 'chat.json'}", "/quit"])  # nor a file in a folder that is not there
     history = chat_loop(pipeline, lambda prompt: next(inputs))
     out = capsys.readouterr().out
     assert "saved 2 message(s) to " in out and "cannot write " in out
+    assert f"there is no folder {tmp_path / 'mistyped'}" in " ".join(out.split()) and not (tmp_path / "mistyped").exists()
     assert json.loads(saved.read_text()) == {"messages": [{"speaker": m.speaker, "text": m.text} for m in history]}
     # a new chat goes on from the file: the next question is asked after the saved exchange
     monkeypatch.setattr(convrag.pipeline, "LivePipeline", lambda *args, **kwargs: pipeline)

@@ -123,6 +123,9 @@ def save_history(target: str, history: Sequence[Message]) -> None:
         console.print("[dim]usage: /save FILE (a JSON file; convrag chat --history FILE goes on from it)[/dim]")
         return
     path = Path(target).expanduser()
+    if not path.parent.is_dir():  # the writer makes missing folders: a mistyped one was made, and the file saved there
+        console.print(f"[red]error:[/red] cannot write {escape(str(path))}: there is no folder {escape(str(path.parent))}")
+        return
     try:
         write_json(path, {"messages": [{"speaker": m.speaker, "text": m.text} for m in history]})
     except OSError as exc:
