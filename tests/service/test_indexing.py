@@ -83,3 +83,36 @@ def test_embedding_progress_moves_while_a_build_runs(tmp_path: Path, embedder) -
     passages = [Passage(f"d-{i}-{i + 1}", f"passage number {i} about harbour fees and boat permits") for i in range(600)]
     Collection.build(tmp_path / "c", passages, embedder=embedder, reporter=Recorder())
     assert seen[-1] == 600 and len(seen) >= 3 and seen[0] < 600  # several steps, not one jump at the end
+
+
+def test_repairing_reads_each_jobs_file_list_once(tmp_path: Path) -> None:
+    """Reading a damaged collection's documents again looked up each document's file in its job's
+    list, read and parsed again for every document: documents times files."""
+    import json
+
+    store = Store(tmp_path / "db.sqlite")
+    with store.transaction() as db:
+        db.execute("INSERT INTO collections (name, description, embedding_model, created) VALUES ('c', '', 'm', 0)")
+        for j in range(3):
+            files = [{"filename": f"d{j}_{i}.md", "original": f"d{j}_{i}.md", "doc_id": f"d{j}_{i}", "stored": f"{i}.md",
+                      "bytes": 1} for i in range(40)]
+            db.execute("INSERT INTO jobs (id, collection, status, files, created) VALUES (?, 'c', 'succeeded', ?, ?)",
+                       (f"j{j}", json.dumps(files), j))
+            for f in files:
+                db.execute("INSERT INTO documents (collection, doc_id, filename, title, bytes, passages, job_id, added) "
+                           "VALUES ('c', ?, ?, 't', 1, 1, ?, ?)", (f["doc_id"], f["filename"], f"j{j}", j))
+                (tmp_path / "uploads" / f"j{j}").mkdir(parents=True, exist_ok=True)
+                (tmp_path / "uploads" / f"j{j}" / f["stored"]).write_text("x")
+    indexer = Indexer.__new__(Indexer)
+    indexer.store, indexer.uploads_root = store, tmp_path / "uploads"
+    read: list[str] = []
+    indexer._chunked = lambda name, path, f, embedder: [Passage(f"{f['doc_id']}-0-1", "x")]  # type: ignore[method-assign]
+    looked_up = store.job
+
+    def job(job_id: str):  # type: ignore[no-untyped-def]
+        read.append(job_id)
+        return looked_up(job_id)
+
+    store.job = job  # type: ignore[method-assign]
+    passages = indexer._stored_passages("c", {"d0_0"}, None)  # type: ignore[arg-type]
+    assert len(passages) == 119 and sorted(read) == ["j0", "j1", "j2"]

@@ -278,10 +278,13 @@ class Indexer:
         files they were uploaded as (kept until a document is replaced or removed): what repairs a
         collection whose passage file was damaged, where nothing else holds them."""
         passages: list[Passage] = []
+        files: dict[str, dict[str, dict[str, Any]]] = {}  # job id -> doc id -> file: each job's list read once
         for row in self.store.documents(name):
             if row["doc_id"] in replaced:
                 continue
-            f = next((f for f in (self.store.job(row["job_id"]) or {}).get("files", []) if f["doc_id"] == row["doc_id"]), None)
+            if row["job_id"] not in files:
+                files[row["job_id"]] = {f["doc_id"]: f for f in (self.store.job(row["job_id"]) or {}).get("files", [])}
+            f = files[row["job_id"]].get(row["doc_id"])
             if f is None:  # a document of a collection taken on as `convrag index` made it
                 raise ConvragError(f"collection {name!r} is damaged and its document {row['original']!r} was indexed by "
                                    "`convrag index`, not uploaded, so there is no file to read it again from; bring in what "
