@@ -409,7 +409,8 @@ def test_ask_refuses_a_question_before_it_loads_anything(monkeypatch: pytest.Mon
 def test_a_question_piped_in_latin1_is_refused_by_its_byte(tmp_path: Path) -> None:
     piped = subprocess.run([sys.executable, "-m", "convrag", "ask", "-", "-c", "anything"], input=b"When does the caf\xe9 open?",
                            capture_output=True, env={"CONVRAG_HOME": str(tmp_path), "PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1",
-                                                     "LC_ALL": "C.UTF-8"}, timeout=300)
+                                                     "PYTHONIOENCODING": "utf-8:strict"},  # as in an en_US.UTF-8 locale
+                           timeout=300)
     assert piped.returncode == 1
     assert piped.stderr.decode().strip() == "error: the question is not UTF-8 text: byte 0xe9 at character 18; set the terminal, or the file piped in, to UTF-8"
 
@@ -534,3 +535,17 @@ def test_counts_out_of_range_are_usage_errors(args: list[str], tmp_path: Path) -
     assert result.exit_code == 2, result.output
     assert f"Invalid value for '{args[-2]}'" in " ".join(result.output.split()).replace("│", "")
     assert not (tmp_path / "out").exists()
+
+
+def test_a_chat_line_piped_in_latin1_is_refused_and_the_chat_goes_on(tmp_path: Path) -> None:
+    """In a UTF-8 locale other than C, Python's stdin is strict: a piped cp1252 line ended the chat
+    with a UnicodeDecodeError traceback. The line is refused by its byte, and the next is read."""
+    store = tmp_path / "store"
+    runner.invoke(app, ["index", str(_corpus(tmp_path)), "-c", "tiny", "--store", str(store), "--no-dense"])
+    chat = subprocess.run([sys.executable, "-m", "convrag", "chat", "-c", "tiny", "--store", str(store), "-r", "bm25"],
+                          input=b"When does the caf\xe9 open?\n/quit\n", capture_output=True, timeout=300,
+                          env={"CONVRAG_HOME": str(tmp_path), "PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1",
+                               "PYTHONIOENCODING": "utf-8:strict", "COLUMNS": "300"})
+    out = chat.stdout.decode()
+    assert chat.returncode == 0, chat.stderr.decode()[-500:]
+    assert "error: the question is not UTF-8 text: byte 0xe9 at character 18" in out and out.rstrip().endswith("you>")

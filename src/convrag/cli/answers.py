@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -67,14 +69,15 @@ def ask(
     """Answer one question (optionally after a conversation) from one or more collections, with citations.
     The answer shows as it is written (on a terminal); Ctrl-C stops it."""
     import json
-    import sys
 
     from ..data.messages import read_history
     from ..types import Message
     from .chat import print_answer, print_decisions, stream_answer
 
     if question == "-":  # a question too long or awkward to quote on a command line, or piped from another program
-        question = sys.stdin.read().strip()
+        # bytes, decoded here: in a UTF-8 locale other than C, Python's stdin is strict, and a piped
+        # cp1252 file was a UnicodeDecodeError traceback; check_question names the byte instead
+        question = sys.stdin.buffer.read().decode("utf-8", "surrogateescape").strip()
     messages = [*(read_history(history) if history else ()), Message("user", check_question(question))]
     pipeline = pipeline_from(collections, store, retriever, strategy, merge, queries, k, llm, llm_url, no_llm_cache,
                              milvus_from(backend, milvus_uri, store))
@@ -114,4 +117,8 @@ def chat(
     earlier = read_history(history) if history else ()  # a bad file is said before anything loads
     spec = spec_from(collections, retriever, strategy, merge, queries, k)
     milvus = milvus_from(backend, milvus_uri, store)
+    if isinstance(sys.stdin, io.TextIOWrapper):
+        # a line that is not UTF-8 (piped cp1252 text) ended the chat with a UnicodeDecodeError in a UTF-8
+        # locale other than C, whose stdin is strict; read on, its question's check names the byte
+        sys.stdin.reconfigure(errors="surrogateescape")
     chat_loop(LivePipeline(spec, make_llm_from(llm, llm_url, no_llm_cache), store, milvus), history=earlier)
