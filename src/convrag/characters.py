@@ -28,7 +28,10 @@ def not_utf8_text(text: str) -> str | None:
 def whole_characters(text: str) -> str:
     """``text`` with each surrogate pair joined into its character and a lone surrogate made U+FFFD:
     a PDF's ToUnicode map can give half a UTF-16 pair, and so can a JSON escape (``"\\ud800"``) in a
-    corpus line; either ended `convrag index` with a UnicodeEncodeError."""
+    corpus line; either ended `convrag index` with a UnicodeEncodeError. ASCII text (most of a corpus)
+    is returned as it is, without the two copies: they made reading MT-RAG's corpora 34 % slower."""
+    if text.isascii():
+        return text
     return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 

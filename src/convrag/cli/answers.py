@@ -75,9 +75,8 @@ def ask(
     from .chat import print_answer, print_decisions, stream_answer
 
     if question == "-":  # a question too long or awkward to quote on a command line, or piped from another program
-        # bytes, decoded here: in a UTF-8 locale other than C, Python's stdin is strict, and a piped
-        # cp1252 file was a UnicodeDecodeError traceback; check_question names the byte instead
-        question = sys.stdin.buffer.read().decode("utf-8", "surrogateescape").strip()
+        _read_any_bytes()
+        question = sys.stdin.read().strip()
     messages = [*(read_history(history) if history else ()), Message("user", check_question(question))]
     pipeline = pipeline_from(collections, store, retriever, strategy, merge, queries, k, llm, llm_url, no_llm_cache,
                              milvus_from(backend, milvus_uri, store))
@@ -117,8 +116,13 @@ def chat(
     earlier = read_history(history) if history else ()  # a bad file is said before anything loads
     spec = spec_from(collections, retriever, strategy, merge, queries, k)
     milvus = milvus_from(backend, milvus_uri, store)
-    if isinstance(sys.stdin, io.TextIOWrapper):
-        # a line that is not UTF-8 (piped cp1252 text) ended the chat with a UnicodeDecodeError in a UTF-8
-        # locale other than C, whose stdin is strict; read on, its question's check names the byte
-        sys.stdin.reconfigure(errors="surrogateescape")
+    _read_any_bytes()
     chat_loop(LivePipeline(spec, make_llm_from(llm, llm_url, no_llm_cache), store, milvus), history=earlier)
+
+
+def _read_any_bytes() -> None:
+    """Let standard input pass on bytes that are not UTF-8: in a UTF-8 locale other than C, Python's
+    stdin is strict, and piped cp1252 text was a UnicodeDecodeError traceback (that ended a chat).
+    Read on, a question's check (:func:`~convrag.limits.check_question`) names the byte instead."""
+    if isinstance(sys.stdin, io.TextIOWrapper):
+        sys.stdin.reconfigure(errors="surrogateescape")

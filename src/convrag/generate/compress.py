@@ -25,6 +25,7 @@ import numpy as np
 
 from ..embeddings import Embedder
 from ..merge.base import MergedResult
+from ..merge.budget import token_counter
 from ..text import split_sentences, tidy_spacing
 
 
@@ -122,6 +123,7 @@ def compress(
     settings: CompressionSettings = CompressionSettings(),
 ) -> list[CompressedPassage]:
     """Every passage with the sentences worth showing for ``query`` (see the module docstring)."""
+    count_tokens = token_counter(count_tokens)  # memoized: each sentence is counted by in_pieces, then for its cost
     split = [in_pieces(sentences(r.hit.text, settings.min_sentence_chars) or [r.hit.text], count_tokens) for r in results]
     flat = [(p, i, s) for p, parts in enumerate(split) for i, s in enumerate(parts)]
     if not flat:

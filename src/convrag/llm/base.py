@@ -18,6 +18,7 @@ from typing import Any, NamedTuple, Protocol
 
 from typing_extensions import TypedDict  # pydantic (the service, the trace schema) needs this one on Python < 3.12
 
+from ..data.jsonl import parse_json
 from ..errors import ConvragError
 
 
@@ -210,8 +211,8 @@ def parse_json_object(text: str) -> dict[str, Any] | None:
     if not match:
         return None
     try:
-        value = json.loads(match.group(0))
-    except (json.JSONDecodeError, RecursionError):  # RecursionError: nested past Python's parser
+        value = parse_json(match.group(0))
+    except json.JSONDecodeError:
         return None
     return value if isinstance(value, dict) else None
 
