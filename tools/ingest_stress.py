@@ -1,0 +1,107 @@
+"""Time convrag's readers on the inputs that used to stall them (docs/benchmarks.md, "Reading users'
+documents"): deeply nested HTML, a Markdown line of spaces and #s, a 23 MB text to chunk (with its
+peak memory), a PDF whose pages are slow to parse, and the service's document listing for 20,000
+uploaded documents.
+
+    .venv/bin/python tools/ingest_stress.py            # about 3 minutes on 2 cores, most of it the PDF
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import random
+import resource
+import tempfile
+import time
+import zlib
+from pathlib import Path
+
+
+def _timed(label: str, work) -> None:  # type: ignore[no-untyped-def]
+    start = time.perf_counter()
+    detail = work()
+    print(f"| {label} | {time.perf_counter() - start:.2f} s | {detail} |", flush=True)
+
+
+def _chunk_23mb(queue) -> None:  # type: ignore[no-untyped-def]
+    from convrag.embeddings import load_embedder
+    from convrag.ingest.chunking import chunk_document
+    from convrag.ingest.documents import Document
+
+    tokenizer = load_embedder().tokenizer
+    rng = random.Random(0)
+    words = "the harbour office opens at eight and boats must register at the desk before mooring while visitors pay".split()
+    text = " ".join(rng.choice(words) for _ in range(4_000_000))
+    start = time.perf_counter()
+    passages = chunk_document(Document("d", "T", text), tokenizer)
+    queue.put((time.perf_counter() - start, len(passages), len(text)))
+
+
+def _slow_pdf(path: Path, pages: int) -> None:
+    """Pages that share one content stream of 150,000 text operations (about 18 s each to parse)."""
+    from pypdf import PdfWriter
+    from pypdf.generic import DictionaryObject, NameObject, NumberObject, StreamObject
+
+    writer = PdfWriter()
+    stream = StreamObject()
+    stream._data = zlib.compress(b"BT /F1 12 Tf 10 10 Td (hello world) Tj ET\n" * 150_000, 9)
+    stream[NameObject("/Filter")] = NameObject("/FlateDecode")
+    stream[NameObject("/Length")] = NumberObject(len(stream._data))
+    contents = writer._add_object(stream)
+    font = writer._add_object(DictionaryObject({NameObject("/Type"): NameObject("/Font"), NameObject("/Subtype"): NameObject("/Type1"),
+                                                NameObject("/BaseFont"): NameObject("/Helvetica")}))
+    for _ in range(pages):
+        page = writer.add_blank_page(612, 792)
+        page[NameObject("/Contents")] = contents
+        page[NameObject("/Resources")] = DictionaryObject({NameObject("/Font"): DictionaryObject({NameObject("/F1"): font})})
+    writer.write(str(path))
+
+
+def main() -> None:
+    from convrag.errors import DataFormatError
+    from convrag.ingest.documents import read_document
+    from convrag.service.store import Store
+
+    folder = Path(tempfile.mkdtemp())
+    print("| input | time | result |\n|---|---|---|")
+    html = folder / "nested.html"
+    html.write_text("<html><body>" + "<div>" * 200_000 + "deep text" + "</div>" * 200_000 + "</body></html>")
+    _timed(f"HTML, 200,000 nested divs ({html.stat().st_size / 1e6:.1f} MB)", lambda: repr(read_document(html).text))
+    md = folder / "line.md"
+    md.write_text("# a" + " " * 4000 + "#" * 4000 + " " * 4000 + "x\n\nBody.\n")
+    _timed("Markdown, a 12 KB heading line of spaces and #s", lambda: f"title of {len(read_document(md).title):,} characters")
+    queue: multiprocessing.Queue = multiprocessing.Queue()
+    child = multiprocessing.Process(target=_chunk_23mb, args=(queue,))
+    child.start()
+    seconds, passages, chars = queue.get()
+    child.join()
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 2**20
+    print(f"| chunking a {chars / 1e6:.0f} MB text (tokenizer loaded apart) | {seconds:.2f} s | {passages:,} passages, "
+          f"peak memory {peak:.1f} GB (the process, model included) |", flush=True)
+    pdf = folder / "slow.pdf"
+    _slow_pdf(pdf, 50)
+
+    def read_pdf() -> str:
+        try:
+            read_document(pdf)
+        except DataFormatError as exc:
+            return f"skipped: {exc.reason[:60]}…"
+        return "read"
+
+    _timed(f"PDF of 50 slow pages ({pdf.stat().st_size / 1e3:.0f} KB)", read_pdf)
+    store = Store(folder / "db.sqlite")
+    with store.transaction() as db:
+        db.execute("INSERT INTO collections (name, description, embedding_model, created) VALUES ('c', '', 'm', 0)")
+        for j in range(10):
+            files = [{"filename": f"f{j}_{i}.md", "doc_id": f"f{j}_{i}", "stored": "x", "bytes": 1} for i in range(2000)]
+            db.execute("INSERT INTO jobs (id, collection, status, files, created) VALUES (?, 'c', 'succeeded', ?, ?)",
+                       (f"j{j}", json.dumps(files), j))
+            db.executemany("INSERT INTO documents (collection, doc_id, filename, title, bytes, passages, job_id, added) "
+                           "VALUES ('c', ?, ?, 't', 1, 1, ?, ?)", [(f["doc_id"], f["filename"], f"j{j}", j) for f in files])
+    _timed("service: list 20,000 documents uploaded 2,000 at a time", lambda: f"{len(store.documents('c')):,} documents")
+    _timed("service: look up one of them (a download)", lambda: f"uploaded: {store.document('c', 'f9_1999')['uploaded']}")
+
+
+if __name__ == "__main__":
+    main()
