@@ -239,6 +239,18 @@ def test_an_uncited_answer_copied_from_a_passage_gets_an_inferred_citation():
     assert [(c.number, c.inferred) for c in answer.citations] == [(2, True)] and answer.trace["inferred_citations"] == [2]
 
 
+def test_an_answer_written_as_a_list_keeps_its_lines():
+    # the citation repairs put the sentences together with spaces: the streamed list became one line at the end
+    text = ("The plans differ:\n\n- The Lite plan of Object Storage is free [2].\n"
+            "- Archive storage is cheaper but slower to read [2].\n- Requests beyond the quota are refused [1].")
+    answer = AnswerGenerator(ScriptedLLM(answer=[text]), FIRST).answer("What plans are there?", [], merged_results(PLANS))
+    assert answer.text == text.replace("free [2]", "free [1]")
+    assert answer.trace["repointed_citations"] == [{"sentence": 0, "written": [2], "to": 1}]
+    uncited = AnswerGenerator(ScriptedLLM(answer=[text.replace(" [1]", "").replace(" [2]", "")]), FIRST).answer(
+        "What plans are there?", [], merged_results(PLANS))
+    assert uncited.text == text.replace("free [2]", "free [1]") and uncited.trace["inferred_citations"] == [1, 2]
+
+
 def test_streamed_answer_ends_with_the_same_answer_as_a_plain_call(embedder):
     text = "The Lite plan of Object Storage is free [1]."
     items = list(AnswerGenerator(StreamingScriptedLLM(answer=[text]), embedder=embedder).stream("Is the Lite plan of Object Storage free?", [], merged_results(PLANS)))

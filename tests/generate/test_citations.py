@@ -1,8 +1,11 @@
 from convrag.generate.citations import (
+    Sentence,
     answer_sentences,
     infer_citations,
+    join_sentences,
     parse_citations,
     repoint_citations,
+    split_sentences,
     strip_citations,
     supported,
     written_numbers,
@@ -35,6 +38,23 @@ def test_line_breaks_and_list_items_stay_inside_a_sentence():
                                       "Then wait [2]."]
     passages = merged_results(["Send form DS-82 with your old passport and a photo."])
     assert infer_citations(text, passages)[0].startswith("**Fees** by mail:\n- adults pay 130 dollars [1]\n- send form")
+
+
+def test_sentences_keep_the_line_breaks_between_them_when_put_together_again():
+    # each was joined with a space: a numbered list or a second paragraph became one line
+    text = "Boats pay by the night.\n\n1. Larger boats pay ten dollars a night [2].\n2. The harbour master collects it [1]."
+    assert split_sentences(text) == [Sentence("Boats pay by the night.", "\n\n"),
+                                     Sentence("1. Larger boats pay ten dollars a night [2].", "\n"),
+                                     Sentence("2. The harbour master collects it [1].")]
+    assert join_sentences(split_sentences(text)) == text
+    # markers that open the next paragraph join the sentence before, and the paragraph stays
+    assert split_sentences("It is free.\n\n[1] It holds 25 GB.") == [Sentence("It is free. [1]", "\n\n"), Sentence("It holds 25 GB.")]
+    passages = merged_results(["Boats pay by the night at the marina, the harbour master collects it.",
+                               "Larger boats pay ten dollars a night, smaller ones five."])
+    repointed, moved = repoint_citations(text.replace("[2]", "[1]").replace("it [1]", "it [2]"), passages)
+    assert repointed == text and [m["to"] for m in moved] == [2, 1]
+    inferred, added = infer_citations(strip_citations(text).replace(" .", "."), passages)
+    assert inferred == text and added == [2, 1]
 
 
 def test_markers_that_open_a_sentence_belong_to_the_one_before():

@@ -21,6 +21,9 @@ def test_a_reply_says_something_only_with_words_besides_its_markers(text, words)
     # a list cut short: its numbers end no sentence, so the list goes whole
     ("It is free [1]. You may add, 8. Beg, and 9. Burgl", "It is free [1].", "You may add, 8. Beg, and 9. Burgl"),
     ("It is free [1]. Zoom ![a picture of the pl", "It is free [1].", "Zoom ![a picture of the pl"),  # no space: no end
+    # a list keeps its lines (the sentences were joined with a space)
+    ("Fees:\n\n1. Adults pay 130 dollars [1].\n2. Children pay 100 dollars [1].\n3. Send the", "Fees:\n\n1. Adults pay 130 dollars [1].\n"
+     "2. Children pay 100 dollars [1].", "3. Send the"),
 ])
 def test_a_cut_reply_ends_at_its_last_whole_sentence(text, ended, rest):
     assert whole_sentences(text) == (ended, rest)
@@ -38,3 +41,5 @@ def test_repeats_go_and_new_content_stays():
     assert drop_repeats(same_shape) == (same_shape, [])
     short = "Yes [1]. Yes [2]. No."  # too few words to tell a repeat from an answer
     assert drop_repeats(short) == (short, [])
+    listed = "- Backups run nightly to a second region [1].\n- Backups run nightly to a second region [1].\n- Restores take an hour [1]."
+    assert drop_repeats(listed)[0] == "- Backups run nightly to a second region [1].\n- Restores take an hour [1]."

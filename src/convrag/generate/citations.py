@@ -12,13 +12,15 @@ It ends at end punctuation and a space where the passages' segmentation (pysbd,
 :func:`convrag.text.sentence_pieces`) ends one too, so that an abbreviation does not end it:
 splitting at every full stop before a space had turned an inferred citation into "by Dr [1]. Jonas
 Salk" and made "E." a sentence of an answer about E. E. Cummings. Markers that open a sentence ("It is free. [1] It
-...") belong to the sentence before, where the reader sees them.
+...") belong to the sentence before, where the reader sees them. Each sentence keeps the white space
+that followed it (:class:`Sentence`), so that an answer a repair puts together again
+(:func:`join_sentences`) keeps its paragraphs and the lines of its lists.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
 from ..merge.base import MergedResult
@@ -47,34 +49,60 @@ class Citation(NamedTuple):
     inferred: bool = False  # added by matching the answer's wording to the passage, not written by the model
 
 
-def answer_sentences(text: str) -> list[str]:
-    """The answer's sentences, markers kept with the sentence they end (``[""]`` for a blank text).
+class Sentence(NamedTuple):
+    """A sentence of an answer and the white space that followed it: a space, or the line break of
+    a list or a paragraph, which the answer keeps when it is put together again."""
+
+    text: str
+    gap: str = ""
+
+
+def split_sentences(text: str) -> list[Sentence]:
+    """The answer's sentences, markers kept with the sentence they end, each with the white space
+    after it (``[Sentence("")]`` for a blank text).
 
     A sentence ends where end punctuation is followed by a space *and* pysbd ends one there. The
     first rule alone split abbreviations; pysbd alone also splits at a line break or a list item,
-    and the repairs that join sentences again with a space would then flatten a Markdown list."""
+    and the repairs that put the sentences together again would then change a Markdown list."""
     text = text.strip()
     starts, at = set(), 0
     for piece in sentence_pieces(text):
         starts.add(at)
         at += len(piece)
     agreed = at == len(text)  # else pysbd changed the text somewhere: the punctuation rule alone
-    parts, begin = [], 0
+    parts: list[tuple[str, str]] = []
+    begin = 0
     for end in _BREAK.finditer(text):
         space, after = end.span(1)
         if not agreed or any(space <= start <= after for start in starts):
-            parts.append(text[begin:space])
+            parts.append((text[begin:space], text[space:after]))
             begin = after
-    parts.append(text[begin:])
-    sentences: list[str] = []
-    for part in parts:
+    parts.append((text[begin:], ""))
+    sentences: list[Sentence] = []
+    for part, gap in parts:
         markers = _LEADING_MARKERS.match(part)
         if markers and sentences:
-            sentences[-1] = f"{sentences[-1]} {markers.group().strip()}"
+            before = sentences[-1]
+            # the markers join the sentence before; of the breaks around them the one with more
+            # line breaks stays ("It is free.\n\n[1] It ..." keeps its paragraph)
+            rest = markers.group()
+            spaces = rest[len(rest.rstrip()):]
+            kept = max((before.gap, spaces), key=lambda g: g.count("\n"))
+            sentences[-1] = Sentence(f"{before.text} {rest.strip()}", kept)
             part = part[markers.end():]
         if part:
-            sentences.append(part)
-    return sentences or [""]
+            sentences.append(Sentence(part, gap))
+    return sentences or [Sentence("")]
+
+
+def answer_sentences(text: str) -> list[str]:
+    """The answer's sentences as :func:`split_sentences` finds them, without the space between."""
+    return [s.text for s in split_sentences(text)]
+
+
+def join_sentences(sentences: Iterable[Sentence]) -> str:
+    """Sentences put together again, each followed by its own white space (the last by none)."""
+    return "".join(s.text + s.gap for s in sentences).rstrip()
 
 
 def written_numbers(text: str) -> list[int]:
@@ -121,11 +149,13 @@ def infer_citations(text: str, results: Sequence[MergedResult], min_overlap: flo
     content words come mostly (>= ``min_overlap``) from one passage gets that passage's number.
     Returns the text with the added markers and the numbers added."""
     stems = [content_stems(r.hit.text) for r in results]
-    out, added = [], []
-    for sentence in answer_sentences(text):
+    out: list[Sentence] = []
+    added: list[int] = []
+    for said in split_sentences(text):
+        sentence = said.text
         words = content_stems(sentence)
         if has_citation(sentence) or len(words) < MIN_WORDS:
-            out.append(sentence)
+            out.append(said)
             continue
         scores = [support(words, s) for s in stems]
         best = max(range(len(scores)), key=scores.__getitem__) if scores else -1
@@ -134,9 +164,9 @@ def infer_citations(text: str, results: Sequence[MergedResult], min_overlap: flo
             added.append(n)
             stripped = sentence.rstrip()
             end = stripped[-1] if stripped and stripped[-1] in ".!?" else ""
-            sentence = f"{stripped[: len(stripped) - len(end)]} [{n}]{end}"
-        out.append(sentence)
-    return " ".join(out), list(dict.fromkeys(added))
+            said = said._replace(text=f"{stripped[: len(stripped) - len(end)]} [{n}]{end}")
+        out.append(said)
+    return join_sentences(out), list(dict.fromkeys(added))
 
 
 def repoint_citations(text: str, results: Sequence[MergedResult], min_overlap: float = SUPPORT) -> tuple[str, list[dict[str, Any]]]:
@@ -146,20 +176,22 @@ def repoint_citations(text: str, results: Sequence[MergedResult], min_overlap: f
     another passage does, is re-pointed to the passage that holds most; a sentence no passage
     supports keeps the model's number. Returns the text and the re-pointings made."""
     stems = [content_stems(r.hit.text) for r in results]
-    out, moved = [], []
-    for i, sentence in enumerate(answer_sentences(text)):
+    out: list[Sentence] = []
+    moved: list[dict[str, Any]] = []
+    for i, said in enumerate(split_sentences(text)):
+        sentence = said.text
         written = [n for n in written_numbers(sentence) if 1 <= n <= len(results)]
         words = content_stems(strip_citations(sentence))
         if not written or len(words) < MIN_WORDS or any(support(words, stems[n - 1]) >= min_overlap for n in written):
-            out.append(sentence)
+            out.append(said)
             continue
         scores = [support(words, passage) for passage in stems]
         best = max(range(len(scores)), key=scores.__getitem__)
         if scores[best] < min_overlap:
-            out.append(sentence)
+            out.append(said)
             continue
         moved.append({"sentence": i, "written": list(dict.fromkeys(written)), "to": best + 1})
         replaced = _CITATION.sub("\x00", sentence)
         replaced = re.sub(r"(\s*\x00)+", f" [{best + 1}]", replaced, count=1).replace("\x00", "")
-        out.append(re.sub(r"\s+\[", " [", replaced))
-    return " ".join(out), moved
+        out.append(said._replace(text=re.sub(r"\s+\[", " [", replaced)))
+    return join_sentences(out), moved

@@ -11,8 +11,8 @@ them and records in the trace what each one removed (the model's own text stays 
 * :func:`drop_repeats`: a repetition loop (the same sentence three times, once in 63) keeps the
   sentence's first saying.
 
-Sentences are :func:`~convrag.generate.citations.answer_sentences`: the unit a reader sees a citation
-marker attached to.
+Sentences are :func:`~convrag.generate.citations.split_sentences`: the unit a reader sees a citation
+marker attached to; a repair that drops one keeps the line breaks between the others.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from ..text import content_stems
-from .citations import MIN_WORDS, answer_sentences, strip_citations
+from .citations import MIN_WORDS, Sentence, join_sentences, split_sentences, strip_citations
 
 _WORD = re.compile(r"\w")
 #: how a said sentence ends: its punctuation (closing quotes or brackets after it), or a citation marker
@@ -40,12 +40,12 @@ def whole_sentences(text: str) -> tuple[str, str]:
     on the streets, and 9. Burgl") goes whole, its numbers being no sentence ends. A reply without
     a whole sentence is kept, ended with an ellipsis: a cut sentence reads worse than none, but it
     is all there is."""
-    sentences = answer_sentences(text)  # each but the last ends with its punctuation
-    if _SAID.search(sentences[-1]):
+    sentences = split_sentences(text)  # each but the last ends with its punctuation
+    if _SAID.search(sentences[-1].text):
         return text, ""
     if len(sentences) == 1:
         return f"{text.rstrip()} \u2026", ""
-    return " ".join(sentences[:-1]), sentences[-1]
+    return join_sentences(sentences[:-1]), sentences[-1].text
 
 
 def drop_repeats(text: str) -> tuple[str, list[str]]:
@@ -54,14 +54,14 @@ def drop_repeats(text: str) -> tuple[str, list[str]]:
     :data:`~convrag.generate.citations.MIN_WORDS` content words are left alone: too little to tell a
     repeat from a short answer ("Yes [1]."). Another figure or name is another content word, so two
     sentences about different plans both stay."""
-    kept: list[str] = []
+    kept: list[Sentence] = []
     seen: list[set[str]] = []
     dropped: list[str] = []
-    for sentence in answer_sentences(text):
-        words = content_stems(strip_citations(sentence)) - _CONNECTIVES
+    for sentence in split_sentences(text):
+        words = content_stems(strip_citations(sentence.text)) - _CONNECTIVES
         if len(words) >= MIN_WORDS and any(words <= earlier for earlier in seen):
-            dropped.append(sentence)
+            dropped.append(sentence.text)
             continue
         kept.append(sentence)
         seen.append(words)
-    return (" ".join(kept), dropped) if dropped else (text, [])
+    return (join_sentences(kept), dropped) if dropped else (text, [])
