@@ -22,10 +22,27 @@ from tests.helpers import PLANS, ScriptedLLM, StreamingScriptedLLM, merged_resul
 FIRST = AnswerSettings.first()
 
 
-def test_decline_detection():
-    assert is_decline(DECLINE)
-    assert is_decline("The passages do not contain information about fees.")
-    assert not is_decline("The fee is 130 dollars [1].")
+@pytest.mark.parametrize("text", [
+    DECLINE, "The passages do not contain information about fees.", "I don\u2019t have any information about that.",
+    "There is no information about the launch date in the passages.", "I'm sorry, but I cannot find the answer.",
+    "The launch date is not mentioned in the provided passages.", "The passages provided do not include details on pricing.",
+    "No specific information is available.", "I cannot answer that from these sources.",
+])
+def test_the_model_saying_it_has_no_answer_is_a_decline(text):
+    assert is_decline(text)
+
+
+@pytest.mark.parametrize("text", [
+    "The fee is 130 dollars [1].",
+    # answers that only use the words of a decline: each was replaced by the decline sentence
+    "If you cannot find your receipt, contact the help desk [1].", "There is no information fee for public records [1].",
+    "Medicare does not provide information to third parties [2].", "Your employer can't answer for the IRS; file Form 4852 [1].",
+    "The IRS does not provide details by phone, so use the online tool [1].", "No information is needed to apply [1].",
+])
+def test_an_answer_is_not_a_decline_for_using_its_words(text):
+    assert not is_decline(text)
+    answer = AnswerGenerator(ScriptedLLM(answer=[text]), FIRST).answer("q?", [], merged_results(PLANS))
+    assert not answer.declined and answer.text == text
 
 
 def test_the_first_prompt_answers_with_citations_and_flags_conflicts():

@@ -146,9 +146,20 @@ EXAMPLE_SETS: dict[str, tuple[AnswerExample, ...]] = {
 }
 ANSWER_EXAMPLES = EXAMPLE_SETS["brief"]
 
+#: who says there is nothing to answer from: the model itself or the passages (a subject is needed:
+#: "Medicare does not provide information to third parties [1]" is an answer, not a decline)
+_SAYER = r"\b(?:I|we|(?:passages?|sources?|documents?|context|texts?)(?: provided| given| above| here)?)"
+_NOT = r"(?:do not|does not|don['’]t|doesn['’]t)"
+_CANNOT = r"(?:cannot|can['’]t|could not|couldn['’]t|am unable to|am not able to)"
+_IN_PASSAGES = r"in the (?:given |provided |available )?(?:passages?|sources?|documents?|context|texts?)\b"
+#: the ways a model says it has no answer besides :data:`DECLINE`; each names the sayer or what is
+#: missing, as "cannot find" and "no information" alone did not: "If you cannot find your receipt,
+#: call the desk [1]" and "There is no information fee [1]" were declined, their answers lost
 _DECLINED = re.compile(
-    r"(do not|don't|does not|doesn't) (have|contain|provide|include|mention) (any |specific |enough )?(information|details|answer)"
-    r"|no (specific )?information|cannot (find|answer)|can't (find|answer)|not (mentioned|specified|provided) in the (passages|sources)",
+    rf"{_SAYER} {_NOT} (?:have|contain|provide|include|mention) (?:any |specific |enough )?(?:information|details|answer)"
+    r"|\bno (?:specific |relevant )?information(?=(?: is| was)? (?:about|on|regarding|in|available|provided|given|found)\b|\s*[.,;!]|\s*$)"
+    rf"|{_SAYER} {_CANNOT} (?:find|answer|locate)\b"
+    rf"|\bnot (?:mentioned|specified|provided) {_IN_PASSAGES}",
     re.IGNORECASE,
 )
 PROMPTS = ("cited", "plain")
