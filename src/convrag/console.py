@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -30,7 +31,8 @@ class RichReporter:
 
     @contextmanager
     def stage(self, description: str, total: int | None = None) -> Iterator[Advance]:
-        columns = [SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
+        # a description names collections, folders and files: shown as written, never read as markup
+        columns = [SpinnerColumn(), TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
         if total:
             columns.append(TimeRemainingColumn())
         start = time.perf_counter()
@@ -42,4 +44,4 @@ class RichReporter:
             yield lambda n=1: None
         elapsed = time.perf_counter() - start
         if elapsed >= 1.0:
-            err_console.print(f"[dim]{description}: {elapsed:.1f}s[/dim]")
+            err_console.print(f"[dim]{escape(description)}: {elapsed:.1f}s[/dim]")

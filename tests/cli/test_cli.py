@@ -1,3 +1,4 @@
+import dataclasses
 import json
 import re
 import subprocess
@@ -9,7 +10,7 @@ from typer.testing import CliRunner
 
 from convrag.cli.main import app
 from convrag.data.layout import sample_root
-from tests.helpers import TINY, GarbageServer, write_jsonl
+from tests.helpers import TINY, GarbageServer, merged_results, write_jsonl
 
 runner = CliRunner()
 
@@ -47,6 +48,30 @@ def test_index_then_search(tmp_path: Path) -> None:
         found = runner.invoke(app, ["search", "passport renewal fee", "-c", "tiny", "--store", str(store), "-r", retriever, "-k", "2"])
         assert found.exit_code == 0, found.output
         assert found.output.splitlines()[0].startswith("1. p2")
+
+
+def test_search_shows_ids_titles_and_text_as_written_not_as_markup(tmp_path: Path) -> None:
+    # rich read "[draft]" as a style and dropped it, and "[/r/SkimThat]" (a Markdown link in 7 fiqa and 23 cloud
+    # passages of MT-RAG) as a closing tag: a MarkupError traceback
+    rows = [{"_id": "fees[/b]", "title": "Fees [draft]", "text": "The passport renewal fee [draft] is on [/r/SkimThat] too."},
+            *({"_id": p.doc_id, "title": p.title, "text": p.text} for p in TINY)]
+    store = tmp_path / "store"
+    assert runner.invoke(app, ["index", str(write_jsonl(tmp_path / "c.jsonl", rows)), "-c", "odd", "--store", str(store), "--no-dense"]).exit_code == 0
+    found = runner.invoke(app, ["search", "passport renewal fee draft", "-c", "odd", "--store", str(store), "-r", "bm25", "-k", "1"])
+    assert found.exit_code == 0, found.output
+    assert found.output.splitlines()[0].startswith("1. fees[/b]") and "Fees [draft]" in found.output
+    assert "The passport renewal fee [draft] is on [/r/SkimThat] too." in found.output
+
+
+def test_index_names_the_files_it_skipped_as_written(tmp_path: Path) -> None:
+    docs = tmp_path / "docs [2024]"
+    docs.mkdir()
+    (docs / "fees [draft].md").write_text("# Fees\n\nThe Lite plan is free.\n")
+    (docs / "scan [draft].pdf").write_bytes(b"%PDF-1.4 not really")
+    result = runner.invoke(app, ["index", str(docs), "-c", "docs", "--store", str(tmp_path / "store"), "--no-dense"])
+    assert result.exit_code == 0, result.output
+    flat = " ".join(result.output.split())
+    assert "skipped scan [draft].pdf" in flat and "docs: 1 passages" in flat
 
 
 def test_index_says_which_blank_passages_it_left_out(tmp_path: Path) -> None:
@@ -356,6 +381,26 @@ def test_the_decisions_panel_shows_the_steers_and_repointed_citations(capsys) ->
     trace.answer["details"]["steering"]["error"] = "UnicodeDecodeError: invalid start byte"
     print_decisions(PipelineResult("A [1].", [], False, MergeOutcome([]), trace))
     assert "steered decoding failed (the model wrote on unsteered): UnicodeDecodeError" in capsys.readouterr().out
+
+
+def test_the_answer_and_decisions_show_ids_and_queries_as_written(capsys) -> None:
+    from convrag.cli.chat import print_answer, print_decisions
+    from convrag.generate.citations import Citation
+    from convrag.merge.base import Dropped, MergeOutcome
+    from convrag.pipeline import PipelineResult
+    from convrag.pipeline.trace import TurnTrace
+
+    kept = merged_results(["The fee is 80 euros."])
+    kept[0] = dataclasses.replace(kept[0], hit=kept[0].hit._replace(passage_id="fees [draft]#0"))
+    dropped = [Dropped(kept[0].hit._replace(passage_id="old[/b]#1"), "budget", "beyond the 5 passages allowed")]
+    trace = TurnTrace(queries=["what does [/x] cost?"], merge=MergeOutcome(kept, dropped), answer={})
+    result = PipelineResult("The fee is 80 euros [1].", [Citation(1, "c0", "fees [draft]#0", "fees [draft]", "", "")], False,
+                            MergeOutcome(kept, dropped), trace)
+    print_answer(result)  # a closing tag in an id or a query was a MarkupError; "[draft]" was dropped
+    print_decisions(result)
+    shown = " ".join(capsys.readouterr().out.split())
+    assert "(fees [draft]#0)" in shown and "queries: what does [/x] cost?" in shown
+    assert "kept [1] c0/fees [draft]#0" in shown and "dropped c0/old[/b]#1: budget" in shown
 
 
 def test_an_answer_warning_is_said_beside_the_answer(capsys) -> None:

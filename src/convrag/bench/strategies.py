@@ -212,6 +212,6 @@ def run_strategy_benchmark(
     write_json(out / "report.json", report)
     text = "\n".join(markdown)
     write_text(out / "report.md", text + "\n")
-    console.print(text, highlight=False, soft_wrap=True)
-    console.print(f"\nwrote {out / 'report.md'}, {out / 'report.json'} and {summary}")
+    console.print(text, highlight=False, soft_wrap=True, markup=False)
+    console.print(f"\nwrote {out / 'report.md'}, {out / 'report.json'} and {summary}", markup=False)
     return report

@@ -34,7 +34,7 @@ def print_answer(result: PipelineResult) -> None:
     for c in result.citations:
         where = f" {c.url}" if c.url else ""
         how = " [dim](matched by wording)[/dim]" if c.inferred else ""
-        console.print(f"  \\[{c.number}] {escape(c.collection)} / {escape(c.title or c.document_id)} ({c.passage_id}){escape(where)}{how}",
+        console.print(f"  \\[{c.number}] {escape(c.collection)} / {escape(c.title or c.document_id)} ({escape(c.passage_id)}){escape(where)}{how}",
                       highlight=False)
     if not result.citations:
         console.print("  [dim](no citations)[/dim]")
@@ -56,19 +56,19 @@ def print_decisions(result: PipelineResult) -> None:
     if t.strategy is not None:
         s = t.strategy
         lines.append(f"strategy {s.strategy}: stage {s.stage}, {len(s.calls)} LLM call(s), {s.prompt_tokens} prompt tokens")
-        lines += [f"fallback at {f.stage}: {f.reason}" for f in s.fallbacks]
-    lines.append(f"queries: {' | '.join(t.queries)}")
+        lines += [f"fallback at {f.stage}: {escape(f.reason)}" for f in s.fallbacks]
+    lines.append(f"queries: {escape(' | '.join(t.queries))}")
     if t.routing is not None:
         scores = ", ".join(f"{n} {v:.2f}" for n, v in t.routing.scores.items())
-        lines.append(f"routing: searched {', '.join(t.routing.kept)} (scores {scores})")
+        lines.append(f"routing: searched {escape(', '.join(t.routing.kept))} (scores {escape(scores)})")
     if t.search is not None:
-        lines.append("collections: " + ", ".join(f"{n} {sec * 1000:.0f} ms" for n, sec in t.search.seconds.items()))
-        lines += [f"[red]failed[/red] {n}: {escape(why)}" for n, why in t.search.failures.items()]
+        lines.append("collections: " + escape(", ".join(f"{n} {sec * 1000:.0f} ms" for n, sec in t.search.seconds.items())))
+        lines += [f"[red]failed[/red] {escape(n)}: {escape(why)}" for n, why in t.search.failures.items()]
     if t.merge is not None:
         for i, r in enumerate(t.merge.results, start=1):
-            lines.append(f"kept [{i}] {r.hit.collection}/{r.hit.passage_id}: {escape(r.selection_reason)}")
+            lines.append(f"kept \\[{i}] {escape(f'{r.hit.collection}/{r.hit.passage_id}')}: {escape(r.selection_reason)}")
         for d in t.merge.dropped[:10]:
-            lines.append(f"[dim]dropped {d.hit.collection}/{d.hit.passage_id}: {d.reason} ({escape(d.detail)})[/dim]")
+            lines.append(f"[dim]dropped {escape(f'{d.hit.collection}/{d.hit.passage_id}')}: {escape(d.reason)} ({escape(d.detail)})[/dim]")
     answer = t.answer or {}
     for key in ("fallback", "warning"):
         if answer.get(key):

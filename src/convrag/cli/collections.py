@@ -75,10 +75,10 @@ def index(
         with reporter.stage(f"chunking documents under {source}"):
             passages = list(chunk_documents(iter_documents(source, skipped, unread), tokenizer, max_tokens, overlap))
         for line in skipped:
-            console.print(f"[yellow]skipped[/yellow] {line}")
+            console.print(f"[yellow]skipped[/yellow] {escape(line)}", highlight=False)
         if unread:
             kinds = ", ".join(f"{suffix} ({n})" for suffix, n in sorted(unread.items()))
-            console.print(f"[yellow]not read[/yellow] {unread.total()} file(s) of other types: {kinds}; convrag reads "
+            console.print(f"[yellow]not read[/yellow] {unread.total()} file(s) of other types: {escape(kinds)}; convrag reads "
                           f"{', '.join(sorted(SUFFIXES))}")
         if not passages:
             raise DataFormatError(source, "no readable text in any supported file" + (f" ({len(skipped)} skipped)" if skipped else "")
@@ -107,13 +107,13 @@ def index(
         synced = milvus.create(collection, embedder.name, embedder.dimension).sync(passages, embedder, reporter=reporter)
         done = (f"{synced.written} passage(s) written, {synced.removed} removed" if synced.written or synced.removed
                 else "unchanged")
-        console.print(f"Milvus collection [bold]{collection}[/bold] at {milvus_uri}: {done}, {synced.total} in total")
+        console.print(f"Milvus collection [bold]{collection}[/bold] at {escape(milvus_uri)}: {done}, {synced.total} in total")
         return
     built = Collection.build(target, passages, name=collection, embedder=embedder, source=str(source), force=rebuild, reporter=reporter,
                              windows=WindowSettings() if windows and embedder is not None else None)
     model = built.manifest.embedding_model
     indexes = f"BM25 and dense ({model})" if model else "BM25 only (no dense index)"
-    console.print(f"collection [bold]{built.name}[/bold]: {len(built)} passages, {indexes}, at {built.path}")
+    console.print(f"collection [bold]{built.name}[/bold]: {len(built)} passages, {escape(indexes)}, at {escape(str(built.path))}")
 
 
 @app.command(rich_help_panel="Collections")
@@ -145,8 +145,8 @@ def search(
     if not hits:
         console.print("no passage matches the query")
     for hit in hits:
-        console.print(f"[bold]{hit.rank}.[/bold] {hit.doc_id}  [dim]score {hit.score:.4f}[/dim]  {hit.title}")
-        console.print(f"   {snippet(hit.text)}", highlight=False)
+        console.print(f"[bold]{hit.rank}.[/bold] {escape(hit.doc_id)}  [dim]score {hit.score:.4f}[/dim]  {escape(hit.title)}")
+        console.print(f"   {snippet(hit.text)}", highlight=False, markup=False)
 
 
 @app.command("collections", rich_help_panel="Collections")
@@ -164,7 +164,7 @@ def list_collections(
 
     if backend == "milvus" and lite_file_missing(milvus_uri):  # as for a store folder not made yet
         check_backend(backend, store)
-        console.print(f"no collections in {milvus_uri}: no Milvus Lite file there; build one with convrag index", highlight=False)
+        console.print(f"no collections in {milvus_uri}: no Milvus Lite file there; build one with convrag index", highlight=False, markup=False)
         return
     milvus = milvus_from(backend, milvus_uri, store)
     table = Table(box=None, header_style="bold")
@@ -173,7 +173,7 @@ def list_collections(
             table.add_column(column)
         for name in milvus.names():
             opened = milvus.open(name)
-            table.add_row(name, f"{len(opened):,}", opened.info.embedding_model)
+            table.add_row(name, f"{len(opened):,}", escape(opened.info.embedding_model))
         where = milvus_uri
     else:
         collections = CollectionStore(store or default_store())
@@ -185,13 +185,13 @@ def list_collections(
             if info.problem is not None:
                 table.add_row(name, "-", "-", "-", decimal(info.bytes), f"[red]{escape(info.problem)}[/red]")
                 continue
-            model = info.embedding_model or "[dim]none (BM25 only)[/dim]"
+            model = escape(info.embedding_model) if info.embedding_model else "[dim]none (BM25 only)[/dim]"
             if info.windows:
                 model += f" [dim](+{info.windows:,} windows)[/dim]"
             table.add_row(name, f"{info.passages:,}", model, info.built[:16].replace("T", " "), decimal(info.bytes), escape(info.source))
         where = str(collections.root)
     if not table.rows:
-        console.print(f"no collections in {where}; build one with convrag index", highlight=False)
+        console.print(f"no collections in {where}; build one with convrag index", highlight=False, markup=False)
         return
     console.print(table)
     console.print(f"[dim]in {escape(where)}[/dim]", highlight=False)

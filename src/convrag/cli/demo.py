@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.panel import Panel
 
 from ..config import home
@@ -46,7 +47,7 @@ def run_demo(rebuild: bool = False) -> list[RunResult]:
     llm = make_llm("local")  # one model instance for both parts below
     show_progressive(data, indexes, llm)
     show_cited_answer(data, indexes, llm)
-    console.print(f"\nFull tables, official result files and TREC runs: {summary.parent}")
+    console.print(f"\nFull tables, official result files and TREC runs: {summary.parent}", markup=False)
     return results
 
 
@@ -70,18 +71,18 @@ def show_progressive(data: MTRAGData, indexes: BenchmarkIndexes, llm: LLM, conve
         qrels = data.qrels(conversation.domain)
         for task, task_hits in zip(tasks, hits):
             trace = source.results[task.task_id].trace
-            lines = [f"[bold]{conversation.domain} Q{task.turn}:[/bold] {task.question}"]
+            lines = [f"[bold]{conversation.domain} Q{task.turn}:[/bold] {escape(task.question)}"]
             cost = f"{len(trace.calls)} LLM call(s), {trace.prompt_tokens} prompt tokens, {trace.effective_latency_s:.1f} s"
             lines.append(f"[dim]stage {trace.stage} ({cost})[/dim]")
             if trace.final_query != task.question:
-                lines.append(f"[dim]query:[/dim] {trace.final_query}")
+                lines.append(f"[dim]query:[/dim] {escape(trace.final_query)}")
             for other in trace.details.get("fused_with", []):
-                lines.append(f"[dim]fused with:[/dim] {other}")
+                lines.append(f"[dim]fused with:[/dim] {escape(other)}")
             for fb in trace.fallbacks:
-                lines.append(f"[yellow]fallback at {fb.stage}: {fb.reason}[/yellow]")
+                lines.append(f"[yellow]fallback at {fb.stage}: {escape(fb.reason)}[/yellow]")
             for hit in task_hits:
                 mark = "[green]relevant[/green]" if qrels.get(task.task_id, {}).get(hit.doc_id, 0) > 0 else "[dim]-[/dim]"
-                lines.append(f"  {hit.rank}. {mark} {hit.doc_id}  {snippet(hit.text, 140)}")
+                lines.append(f"  {hit.rank}. {mark} {escape(hit.doc_id)}  {escape(snippet(hit.text, 140))}")
             console.print(Panel("\n".join(lines), expand=True), highlight=False, soft_wrap=False)
     hits_misses = f"{getattr(llm, 'hits', 0)} cached, {getattr(llm, 'misses', 0)} computed"
     console.print(f"[dim]LLM calls: {hits_misses} (cache: $CONVRAG_HOME/llm-cache.sqlite). "
@@ -98,14 +99,14 @@ def show_conversation(data: MTRAGData, result: RunResult, top: int = 3) -> None:
         if task.task_id not in result.hits:
             continue
         judged = qrels.get(task.task_id, {})
-        lines = [f"[bold]Q{task.turn}:[/bold] {task.question}"]
+        lines = [f"[bold]Q{task.turn}:[/bold] {escape(task.question)}"]
         if result.queries[task.task_id] != task.question:
-            lines.append(f"[dim]query:[/dim] {result.queries[task.task_id]}")
+            lines.append(f"[dim]query:[/dim] {escape(result.queries[task.task_id])}")
         scores = result.per_query.get(task.task_id, {})
         lines.append(f"[dim]nDCG@10 {scores.get('nDCG@10', 0):.3f}   Recall@5 {scores.get('Recall@5', 0):.3f}[/dim]")
         for hit in result.hits[task.task_id][:top]:
             mark = "[green]relevant[/green]" if judged.get(hit.doc_id, 0) > 0 else "[dim]-[/dim]"
-            lines.append(f"  {hit.rank}. {mark} {hit.doc_id} [dim]{hit.score:.4f}[/dim]  {snippet(hit.text, 150)}")
+            lines.append(f"  {hit.rank}. {mark} {escape(hit.doc_id)} [dim]{hit.score:.4f}[/dim]  {escape(snippet(hit.text, 150))}")
         console.print(Panel("\n".join(lines), expand=True), highlight=False, soft_wrap=False)
 
 
@@ -126,8 +127,8 @@ def show_cited_answer(data: MTRAGData, indexes: BenchmarkIndexes, llm: LLM) -> N
     console.print()
     console.rule("a cited answer to a follow-up question, over two collections (cloud + fiqa, routed hybrid, enhanced merge)")
     for message in task.history[-2:]:
-        console.print(f"[dim]{message.speaker}:[/dim] {snippet(message.text, 200)}", highlight=False)
-    console.print(f"[bold]user:[/bold] {task.question}", highlight=False)
+        console.print(f"[dim]{message.speaker}:[/dim] {escape(snippet(message.text, 200))}", highlight=False)
+    console.print(f"[bold]user:[/bold] {escape(task.question)}", highlight=False)
     result = pipeline.answer([*task.history, Message("user", task.question)], task.task_id)
     print_answer(result)
     print_decisions(result)

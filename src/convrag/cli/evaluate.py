@@ -108,7 +108,7 @@ def evaluate(
     baseline = baseline or results[0].name
     summary = write_outputs(results, out, baseline)
     print_results_table(results, baseline)
-    console.print(f"\nwrote {summary} and one folder per run under {out}")
+    console.print(f"\nwrote {summary} and one folder per run under {out}", markup=False)
 
 
 @app.command("compare", rich_help_panel="Evaluation on MT-RAG")
@@ -169,7 +169,7 @@ def rewrite(
         f"{t.effective_latency_s:.2f} s{', no-op' if t.noop else ''}[/dim]"
     )
     for fb in t.fallbacks:
-        console.print(f"[yellow]fallback[/yellow] stage {fb.stage}: {fb.reason} {escape(fb.rejected[:120])}")
+        console.print(f"[yellow]fallback[/yellow] stage {fb.stage}: {escape(fb.reason)} {escape(fb.rejected[:120])}")
     if trace:
         console.print_json(json.dumps(t.to_dict(), ensure_ascii=False))
 
@@ -206,7 +206,7 @@ def run_incremental_cmd(
     result = run_incremental(layout, chosen, pipelines, out, max_conversations=conversations, reporter=reporter)
     summary = write_outputs([result], out / "eval")
     print_results_table([result])
-    console.print(f"\nwrote {out / 'datasets'}, {out / 'intermediate'} and {summary}")
+    console.print(f"\nwrote {out / 'datasets'}, {out / 'intermediate'} and {summary}", markup=False)
 
 
 @app.command("strategies", rich_help_panel="Evaluation on MT-RAG")
@@ -302,4 +302,4 @@ def eval_answers(
     markdown = report_markdown(summary, parts, header, baseline)
     write_json(out / "summary.json", {"summary": summary, "first_prompt": baseline, "breakdowns": parts})
     write_text(out / "summary.md", markdown)
-    console.print(markdown, highlight=False, soft_wrap=True)
+    console.print(markdown, highlight=False, soft_wrap=True, markup=False)
