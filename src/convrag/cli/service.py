@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
+from rich.markup import escape
 
 from ..console import console
 from ..errors import ConfigError
@@ -54,7 +55,7 @@ def serve(
     settings.check()  # an exposed address is refused before anything is bound
     with listening(settings.host, settings.port) as sockets:
         application = create_app(settings)  # refuses a data folder in use first
-        with console.status(f"loading the embedding model {settings.embedding_model}"):
+        with console.status(f"loading the embedding model {escape(settings.embedding_model)}"):
             # refused now rather than at the first upload, and the first question does not wait for it
             load_embedder(settings.embedding_model)
         kept = f"; collections in Milvus at {settings.milvus_target}" if settings.backend == "milvus" else ""
