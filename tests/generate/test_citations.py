@@ -57,6 +57,18 @@ def test_sentences_keep_the_line_breaks_between_them_when_put_together_again():
     assert inferred == text and added == [2, 1]
 
 
+def test_an_index_in_code_is_no_citation_and_stays_as_written():
+    # "`sys.argv[1]`" counted as a citation of passage 1, and re-pointing it rewrote the code to "`sys.argv [2]`"
+    passages = merged_results(["The Lite plan of Object Storage is free.", "Read the first command line argument with sys.argv in a script."])
+    text = "Read the first command line argument with `sys.argv[1]` in a script [1]."
+    assert written_numbers(text) == [1] and strip_citations(text) == "Read the first command line argument with `sys.argv[1]` in a script ."
+    assert repoint_citations(text, passages)[0] == "Read the first command line argument with `sys.argv[1]` in a script [2]."
+    fenced = "Read it in a script:\n```\nfirst = sys.argv[1]\n```"
+    assert written_numbers(fenced) == [] and parse_citations(fenced, passages) == ([], [])
+    inferred = infer_citations(fenced.replace("Read it", "Read the first command line argument"), passages)
+    assert inferred == ("Read the first command line argument in a script:\n```\nfirst = sys.argv[1]\n```\n[2]", [2])
+
+
 def test_markers_that_open_a_sentence_belong_to_the_one_before():
     assert answer_sentences("The plan is free. [1] It holds 25 GB. [1][2]") == ["The plan is free. [1]", "It holds 25 GB. [1][2]"]
     assert answer_sentences("[1] [2]") == ["[1] [2]"] and answer_sentences("  ") == [""]

@@ -32,6 +32,9 @@ SUPPORT = 0.5
 MIN_WORDS = 4
 
 _CITATION = re.compile(r"\[(\d{1,3})\]")
+#: code, as Markdown marks it (a fenced block, or an inline span as the web chat renders one): an
+#: index in it ("`sys.argv[1]`") is no citation, and re-pointing one rewrote the code
+_CODE = re.compile(r"```.*?(?:```|\Z)|`[^`]+`", re.DOTALL)
 _LEADING_MARKERS = re.compile(r"^(?:\[\d{1,3}\]\s*)+")
 #: end punctuation, any closing quotes or bracket, then the space that may end a sentence (group 1)
 _BREAK = re.compile(r"[.!?][\"'\u201d\u2019)]*(\s+)")
@@ -105,17 +108,34 @@ def join_sentences(sentences: Iterable[Sentence]) -> str:
     return "".join(s.text + s.gap for s in sentences).rstrip()
 
 
+def _markers(text: str) -> list[re.Match[str]]:
+    """The [n] citation markers of ``text``, those inside code left out."""
+    found = list(_CITATION.finditer(text))
+    if not found or "`" not in text:
+        return found
+    code = [m.span() for m in _CODE.finditer(text)]
+    return [m for m in found if not any(start <= m.start() < end for start, end in code)]
+
+
+def _replace_markers(text: str, by: str) -> str:
+    out, at = [], 0
+    for m in _markers(text):
+        out += [text[at:m.start()], by]
+        at = m.end()
+    return "".join(out) + text[at:]
+
+
 def written_numbers(text: str) -> list[int]:
     """The numbers of the [n] markers in ``text``, in order, repeats kept."""
-    return [int(n) for n in _CITATION.findall(text)]
+    return [int(m.group(1)) for m in _markers(text)]
 
 
 def has_citation(text: str) -> bool:
-    return _CITATION.search(text) is not None
+    return bool(_markers(text))
 
 
 def strip_citations(text: str) -> str:
-    return _CITATION.sub("", text)
+    return _replace_markers(text, "")
 
 
 def support(words: set[str], passage: set[str]) -> float:
@@ -163,8 +183,11 @@ def infer_citations(text: str, results: Sequence[MergedResult], min_overlap: flo
             n = best + 1
             added.append(n)
             stripped = sentence.rstrip()
-            end = stripped[-1] if stripped and stripped[-1] in ".!?" else ""
-            said = said._replace(text=f"{stripped[: len(stripped) - len(end)]} [{n}]{end}")
+            if stripped.endswith("```"):  # a closing fence is a line of its own: the marker goes under it
+                said = said._replace(text=f"{stripped}\n[{n}]")
+            else:
+                end = stripped[-1] if stripped and stripped[-1] in ".!?" else ""
+                said = said._replace(text=f"{stripped[: len(stripped) - len(end)]} [{n}]{end}")
         out.append(said)
     return join_sentences(out), list(dict.fromkeys(added))
 
@@ -191,7 +214,7 @@ def repoint_citations(text: str, results: Sequence[MergedResult], min_overlap: f
             out.append(said)
             continue
         moved.append({"sentence": i, "written": list(dict.fromkeys(written)), "to": best + 1})
-        replaced = _CITATION.sub("\x00", sentence)
+        replaced = _replace_markers(sentence, "\x00")
         replaced = re.sub(r"(\s*\x00)+", f" [{best + 1}]", replaced, count=1).replace("\x00", "")
         out.append(said._replace(text=re.sub(r"\s+\[", " [", replaced)))
     return join_sentences(out), moved
