@@ -113,6 +113,18 @@ def test_unsupported_type(tmp_path: Path) -> None:
         read_document(tmp_path / "x.xlsx")
 
 
+@pytest.mark.parametrize("metadata, title", [
+    ("Microsoft Word - harbour_rules.docx", "harbour rules"),  # Word's PDF printer names the file it printed
+    ("C:\\Users\\ann\\Desktop\\berth-fees 2024.doc", "berth fees 2024"),
+    ("Microsoft Word - Document1", "scan 0042"), ("Untitled", "scan 0042"), ("Slide 1", "scan 0042"),  # the file's own name
+    ("Rules of the east harbour", "Rules of the east harbour"), ("Document management policy", "Document management policy"),
+])
+def test_a_title_a_tool_wrote_gives_way_to_a_name(tmp_path: Path, metadata: str, title: str) -> None:
+    # citations showed "[1] Microsoft Word - Document1"
+    (tmp_path / "scan_0042.pdf").write_bytes(make_pdf(["Boats pay 5 dollars a night."], title=metadata))
+    assert read_document(tmp_path / "scan_0042.pdf").title == title
+
+
 def test_word_documents_keep_paragraphs_tables_and_title(tmp_path: Path) -> None:
     """A .docx, the commonest office document, was not read at all ("not read ... .docx (1)")."""
     import docx
@@ -133,6 +145,9 @@ def test_word_documents_keep_paragraphs_tables_and_title(tmp_path: Path) -> None
     word.core_properties.title = "Rules of the east harbour"  # the document's own title comes first
     word.save(tmp_path / "titled.docx")
     assert read_document(tmp_path / "titled.docx").title == "Rules of the east harbour"
+    word.core_properties.title = "Document1"  # a template's, not the author's: the first heading is the title
+    word.save(tmp_path / "templated.docx")
+    assert read_document(tmp_path / "templated.docx").title == "Harbour rules"
     untitled = docx.Document()
     untitled.add_paragraph("Just a line.")
     untitled.save(tmp_path / "berth_list.docx")

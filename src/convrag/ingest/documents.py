@@ -76,6 +76,27 @@ def _visible_text(root: Tag) -> str:
     return "".join(parts)
 
 
+#: what an authoring tool writes as the title of a document whose author gave none
+_NO_TITLE = re.compile(r"untitled(?: document)?|(?:new )?document ?\d*|no title|title|slide ?\d+|"
+                       r"(?:powerpoint )?presentation ?\d*|\(?anonymous\)?|none|unknown|-+", re.IGNORECASE)
+#: the program that made a PDF, in front of the file's name ("Microsoft Word - minutes.docx")
+_TOOL_PREFIX = re.compile(r"^microsoft (?:office )?(?:word|powerpoint|excel) - ", re.IGNORECASE)
+_FILE_NAME = re.compile(r"[^\\/]+\.(?:docx?|docm|dotx?|rtf|odt|txt|pptx?|xlsx?|pdf|indd|tex|dvi|md|html?|pages)$", re.IGNORECASE)
+
+
+def own_title(title: str) -> str:
+    """A title from a file's metadata, or "" where the metadata holds what a tool wrote in place of
+    one: "Microsoft Word - harbour_rules.docx" (Word's PDF printer) names the file it was made from,
+    which becomes "harbour rules"; "Untitled", "Document1" or "Slide 1" name nothing, and the
+    document is named by its own file name instead (:func:`read_document`). Citations show the title,
+    so "[1] Microsoft Word - Document1" told a reader nothing."""
+    title = _TOOL_PREFIX.sub("", " ".join(title.split()))
+    name = _FILE_NAME.search(title)
+    if name and (name.start() == 0 or title[name.start() - 1] in "\\/"):  # a file's name, or the end of its path
+        title = " ".join(Path(name.group().replace("\\", "/")).stem.replace("_", " ").replace("-", " ").split())
+    return "" if _NO_TITLE.fullmatch(title) else title
+
+
 def _markdown_to_text(markdown: str) -> tuple[str, str]:
     """Plain text and first heading of a Markdown document, both as the CommonMark parser reads it.
     The heading was found with a regular expression that backtracked in cubic time on a line of
@@ -140,7 +161,7 @@ def _pdf_to_text(path: Path) -> tuple[str, str]:
     finally:
         quiet.setLevel(level)
     lines = [" ".join(line.split()) for page in pages for line in page.splitlines()]
-    return whole_characters("\n".join(line for line in lines if line)), whole_characters(title.strip())
+    return whole_characters("\n".join(line for line in lines if line)), whole_characters(own_title(title))
 
 
 def _docx_to_text(path: Path) -> tuple[str, str]:
@@ -182,7 +203,7 @@ def _docx_to_text(path: Path) -> tuple[str, str]:
         raise
     except Exception as exc:  # a damaged part: lxml's XMLSyntaxError, or python-docx's AttributeError on a wrong one
         raise DataFormatError(path, f"not a readable Word document ({exc or type(exc).__name__})") from None
-    return "\n".join(line for line in lines if line), title or heading
+    return "\n".join(line for line in lines if line), own_title(title) or heading
 
 
 #: the most a Word document's parts may unpack to: a .docx is a zip package, so a few hundred
