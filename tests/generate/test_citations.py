@@ -2,10 +2,10 @@ from convrag.generate.citations import (
     Sentence,
     answer_sentences,
     infer_citations,
-    join_sentences,
+    join_answer,
     parse_citations,
     repoint_citations,
-    split_sentences,
+    split_answer,
     strip_citations,
     supported,
     written_numbers,
@@ -43,12 +43,12 @@ def test_line_breaks_and_list_items_stay_inside_a_sentence():
 def test_sentences_keep_the_line_breaks_between_them_when_put_together_again():
     # each was joined with a space: a numbered list or a second paragraph became one line
     text = "Boats pay by the night.\n\n1. Larger boats pay ten dollars a night [2].\n2. The harbour master collects it [1]."
-    assert split_sentences(text) == [Sentence("Boats pay by the night.", "\n\n"),
+    assert split_answer(text) == [Sentence("Boats pay by the night.", "\n\n"),
                                      Sentence("1. Larger boats pay ten dollars a night [2].", "\n"),
                                      Sentence("2. The harbour master collects it [1].")]
-    assert join_sentences(split_sentences(text)) == text
+    assert join_answer(split_answer(text)) == text
     # markers that open the next paragraph join the sentence before, and the paragraph stays
-    assert split_sentences("It is free.\n\n[1] It holds 25 GB.") == [Sentence("It is free. [1]", "\n\n"), Sentence("It holds 25 GB.")]
+    assert split_answer("It is free.\n\n[1] It holds 25 GB.") == [Sentence("It is free. [1]", "\n\n"), Sentence("It holds 25 GB.")]
     passages = merged_results(["Boats pay by the night at the marina, the harbour master collects it.",
                                "Larger boats pay ten dollars a night, smaller ones five."])
     repointed, moved = repoint_citations(text.replace("[2]", "[1]").replace("it [1]", "it [2]"), passages)

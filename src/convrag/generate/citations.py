@@ -14,7 +14,7 @@ splitting at every full stop before a space had turned an inferred citation into
 Salk" and made "E." a sentence of an answer about E. E. Cummings. Markers that open a sentence ("It is free. [1] It
 ...") belong to the sentence before, where the reader sees them. Each sentence keeps the white space
 that followed it (:class:`Sentence`), so that an answer a repair puts together again
-(:func:`join_sentences`) keeps its paragraphs and the lines of its lists.
+(:func:`join_answer`) keeps its paragraphs and the lines of its lists.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ class Sentence(NamedTuple):
     gap: str = ""
 
 
-def split_sentences(text: str) -> list[Sentence]:
+def split_answer(text: str) -> list[Sentence]:
     """The answer's sentences, markers kept with the sentence they end, each with the white space
     after it (``[Sentence("")]`` for a blank text).
 
@@ -99,11 +99,11 @@ def split_sentences(text: str) -> list[Sentence]:
 
 
 def answer_sentences(text: str) -> list[str]:
-    """The answer's sentences as :func:`split_sentences` finds them, without the space between."""
-    return [s.text for s in split_sentences(text)]
+    """The answer's sentences as :func:`split_answer` finds them, without the space between."""
+    return [s.text for s in split_answer(text)]
 
 
-def join_sentences(sentences: Iterable[Sentence]) -> str:
+def join_answer(sentences: Iterable[Sentence]) -> str:
     """Sentences put together again, each followed by its own white space (the last by none)."""
     return "".join(s.text + s.gap for s in sentences).rstrip()
 
@@ -171,7 +171,7 @@ def infer_citations(text: str, results: Sequence[MergedResult], min_overlap: flo
     stems = [content_stems(r.hit.text) for r in results]
     out: list[Sentence] = []
     added: list[int] = []
-    for said in split_sentences(text):
+    for said in split_answer(text):
         sentence = said.text
         words = content_stems(sentence)
         if has_citation(sentence) or len(words) < MIN_WORDS:
@@ -189,7 +189,7 @@ def infer_citations(text: str, results: Sequence[MergedResult], min_overlap: flo
                 end = stripped[-1] if stripped and stripped[-1] in ".!?" else ""
                 said = said._replace(text=f"{stripped[: len(stripped) - len(end)]} [{n}]{end}")
         out.append(said)
-    return join_sentences(out), list(dict.fromkeys(added))
+    return join_answer(out), list(dict.fromkeys(added))
 
 
 def repoint_citations(text: str, results: Sequence[MergedResult], min_overlap: float = SUPPORT) -> tuple[str, list[dict[str, Any]]]:
@@ -201,7 +201,7 @@ def repoint_citations(text: str, results: Sequence[MergedResult], min_overlap: f
     stems = [content_stems(r.hit.text) for r in results]
     out: list[Sentence] = []
     moved: list[dict[str, Any]] = []
-    for i, said in enumerate(split_sentences(text)):
+    for i, said in enumerate(split_answer(text)):
         sentence = said.text
         written = [n for n in written_numbers(sentence) if 1 <= n <= len(results)]
         words = content_stems(strip_citations(sentence))
@@ -217,4 +217,4 @@ def repoint_citations(text: str, results: Sequence[MergedResult], min_overlap: f
         replaced = _replace_markers(sentence, "\x00")
         replaced = re.sub(r"(\s*\x00)+", f" [{best + 1}]", replaced, count=1).replace("\x00", "")
         out.append(said._replace(text=re.sub(r"\s+\[", " [", replaced)))
-    return join_sentences(out), moved
+    return join_answer(out), moved

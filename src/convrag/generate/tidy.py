@@ -11,7 +11,7 @@ them and records in the trace what each one removed (the model's own text stays 
 * :func:`drop_repeats`: a repetition loop (the same sentence three times, once in 63) keeps the
   sentence's first saying.
 
-Sentences are :func:`~convrag.generate.citations.split_sentences`: the unit a reader sees a citation
+Sentences are :func:`~convrag.generate.citations.split_answer`: the unit a reader sees a citation
 marker attached to; a repair that drops one keeps the line breaks between the others.
 """
 
@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from ..text import content_stems
-from .citations import MIN_WORDS, Sentence, join_sentences, split_sentences, strip_citations
+from .citations import MIN_WORDS, Sentence, join_answer, split_answer, strip_citations
 
 _WORD = re.compile(r"\w")
 #: how a said sentence ends: its punctuation (closing quotes or brackets after it), or a citation marker
@@ -40,12 +40,12 @@ def whole_sentences(text: str) -> tuple[str, str]:
     on the streets, and 9. Burgl") goes whole, its numbers being no sentence ends. A reply without
     a whole sentence is kept, ended with an ellipsis: a cut sentence reads worse than none, but it
     is all there is."""
-    sentences = split_sentences(text)  # each but the last ends with its punctuation
+    sentences = split_answer(text)  # each but the last ends with its punctuation
     if _SAID.search(sentences[-1].text):
         return text, ""
     if len(sentences) == 1:
         return f"{text.rstrip()} \u2026", ""
-    return join_sentences(sentences[:-1]), sentences[-1].text
+    return join_answer(sentences[:-1]), sentences[-1].text
 
 
 def drop_repeats(text: str) -> tuple[str, list[str]]:
@@ -57,11 +57,11 @@ def drop_repeats(text: str) -> tuple[str, list[str]]:
     kept: list[Sentence] = []
     seen: list[set[str]] = []
     dropped: list[str] = []
-    for sentence in split_sentences(text):
+    for sentence in split_answer(text):
         words = content_stems(strip_citations(sentence.text)) - _CONNECTIVES
         if len(words) >= MIN_WORDS and any(words <= earlier for earlier in seen):
             dropped.append(sentence.text)
             continue
         kept.append(sentence)
         seen.append(words)
-    return (join_sentences(kept), dropped) if dropped else (text, [])
+    return (join_answer(kept), dropped) if dropped else (text, [])
