@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from bs4 import BeautifulSoup, Tag
+from bs4 import BeautifulSoup, CData, NavigableString, Tag
 
 from convrag.errors import DataFormatError
 from convrag.ingest import documents
@@ -28,10 +28,14 @@ def test_html_keeps_title_url_and_drops_scripts(tmp_path: Path) -> None:
 
 
 def _old_visible_text(html: str) -> str:
-    """The text as the old code took it: a line break appended to each block element in the tree."""
+    """The text as the old code took it: a line break appended to each block element in the tree,
+    with the source's white space one space outside preformatted elements, as a browser shows it."""
     from bs4 import BeautifulSoup
 
     soup = BeautifulSoup(html, "html.parser")
+    for string in soup.find_all(string=True):
+        if type(string) in (NavigableString, CData) and string.find_parent(list(documents._PREFORMATTED)) is None:
+            string.replace_with(type(string)(re.sub(r"\s+", " ", string)))
     for block in soup.find_all(list(documents._BLOCK_TAGS)):
         block.append("\n")
     return soup.get_text()
@@ -123,6 +127,29 @@ def test_a_title_a_tool_wrote_gives_way_to_a_name(tmp_path: Path, metadata: str,
     # citations showed "[1] Microsoft Word - Document1"
     (tmp_path / "scan_0042.pdf").write_bytes(make_pdf(["Boats pay 5 dollars a night."], title=metadata))
     assert read_document(tmp_path / "scan_0042.pdf").title == title
+
+
+WRAPPED = ["Renewal by mail costs 130 dollars for adults and", "must be paid by check. Children under 16 cannot renew by",
+           "mail, and apply in person.", "Fees", "Processing takes 6 weeks."]
+
+
+@pytest.mark.parametrize("name, content", [
+    ("fees.pdf", make_pdf(WRAPPED)),  # a PDF's text is its visual lines
+    ("fees.txt", "\n".join(WRAPPED).encode()),  # a text file wrapped by its writer
+    ("fees.md", ("\n".join(WRAPPED[:3]) + "\n\n# Fees\n\nProcessing takes\n6 weeks.\n\n```\nimport fees\nimport os\n```\n").encode()),
+    ("fees.html", ("<p>" + "\n".join(WRAPPED[:3]) + "</p><h2>Fees</h2><p>Processing takes\n6 weeks.</p><pre>import fees\nimport os</pre>").encode()),
+])
+def test_a_sentence_written_over_several_lines_is_one_line(tmp_path: Path, name: str, content: bytes) -> None:
+    # the sentence splitter ends a sentence at every line break: the answer's compression kept half-sentences
+    from convrag.text import split_sentences
+
+    (tmp_path / name).write_bytes(content)
+    text = read_document(tmp_path / name).text
+    assert split_sentences(text)[:3] == ["Renewal by mail costs 130 dollars for adults and must be paid by check.",
+                                         "Children under 16 cannot renew by mail, and apply in person.", "Fees"]
+    assert "Processing takes 6 weeks." in text
+    if name.endswith((".md", ".html")):
+        assert "import fees\nimport os" in text  # code keeps its lines
 
 
 def test_word_documents_keep_paragraphs_tables_and_title(tmp_path: Path) -> None:

@@ -23,6 +23,10 @@ SUFFIXES = {".txt": "text", ".text": "text", ".md": "markdown", ".markdown": "ma
             ".docx": "docx"}
 
 
+#: elements whose line breaks are the text's own (a browser keeps them)
+_PREFORMATTED = frozenset({"pre", "textarea", "listing", "plaintext", "xmp"})
+_SPACES = re.compile(r"\s+")
+
 _BLOCK_TAGS = frozenset({
     "p", "div", "li", "br", "tr", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote",
     "section", "article", "table", "ul", "ol", "dd", "dt", "hr",
@@ -59,21 +63,47 @@ def _visible_text(root: Tag) -> str:
     """The text of ``root``'s strings (as ``get_text()`` takes them: no comments or declarations),
     with a line break where each block element ends; inline elements (code, a, em) stay inside their
     sentence. One walk of the tree: appending the line breaks to the tree instead walked each block's
-    whole subtree, so nested blocks took quadratic time (25 s for 25,000 nested divs, a 250 KB page)."""
+    whole subtree, so nested blocks took quadratic time (25 s for 25,000 nested divs, a 250 KB page).
+
+    White space in the source is a space, as a browser shows it, but in preformatted text (``pre``,
+    and so a Markdown code block): a paragraph written over several lines, as Markdown and HTML
+    sources are, was kept as several lines, and the sentence splitter ended a sentence at each."""
     parts: list[str] = []
     end = object()  # where a block element ends
+    end_pre = object()  # where a preformatted element ends
+    preformatted = 0  # how many preformatted elements the walk is in
     stack: list[object] = list(reversed(root.contents))
     while stack:
         node = stack.pop()
         if node is end:
             parts.append("\n")
+        elif node is end_pre:
+            preformatted -= 1
+            parts.append("\n")
         elif isinstance(node, Tag):
-            if node.name in _BLOCK_TAGS:
+            if node.name in _PREFORMATTED:
+                preformatted += 1
+                stack.append(end_pre)
+            elif node.name in _BLOCK_TAGS:
                 stack.append(end)
             stack.extend(reversed(node.contents))
         elif type(node) in (NavigableString, CData):
-            parts.append(str(node))
+            parts.append(str(node) if preformatted else _SPACES.sub(" ", str(node)))
     return "".join(parts)
+
+
+#: a line break inside a sentence: the line ends in a lower-case letter, a comma or a semicolon, and
+#: the next begins with a lower-case letter (as a PDF's visual lines, or a text file wrapped at 72
+#: columns, break); a heading, a list item or a sentence's end is left where it is
+_WRAPPED = re.compile(r"(?<=[a-z,;])[ \t]*\n[ \t]*(?=[a-z])")
+
+
+def unwrap_lines(text: str) -> str:
+    """``text`` with the line breaks inside its sentences made spaces. A PDF's text is its visual
+    lines, and the sentence splitter (pysbd) ends a sentence at every line break: the answer's
+    compression, which keeps a passage's best sentences, then kept half-sentences ("costs 130
+    dollars for adults and"), and the citation checks judged lines, not sentences."""
+    return _WRAPPED.sub(" ", text)
 
 
 #: what an authoring tool writes as the title of a document whose author gave none
@@ -161,7 +191,7 @@ def _pdf_to_text(path: Path) -> tuple[str, str]:
     finally:
         quiet.setLevel(level)
     lines = [" ".join(line.split()) for page in pages for line in page.splitlines()]
-    return whole_characters("\n".join(line for line in lines if line)), whole_characters(own_title(title))
+    return unwrap_lines(whole_characters("\n".join(line for line in lines if line))), whole_characters(own_title(title))
 
 
 def _docx_to_text(path: Path) -> tuple[str, str]:
@@ -369,7 +399,7 @@ def read_document(path: Path, doc_id: str | None = None, url: str | None = None,
     elif kind == "markdown":
         text, title = _markdown_to_text(raw)
     else:
-        text, title = raw.strip(), ""
+        text, title = unwrap_lines(raw.strip()), ""
     return Document(doc_id=doc_id, title=title or fallback, text=text, url=url)
 
 
