@@ -131,22 +131,27 @@ def test_a_title_a_tool_wrote_gives_way_to_a_name(tmp_path: Path, metadata: str,
 
 WRAPPED = ["Renewal by mail costs 130 dollars for adults and", "must be paid by check. Children under 16 cannot renew by",
            "mail, and apply in person.", "Fees", "Processing takes 6 weeks."]
+#: as a PDF of justified text breaks it, a word hyphenated at the line's end
+HYPHENATED = [*WRAPPED[:1], "must be paid by check. Children under 16 can-", "not renew by mail, and apply in person.", *WRAPPED[3:]]
 
 
-@pytest.mark.parametrize("name, content", [
-    ("fees.pdf", make_pdf(WRAPPED)),  # a PDF's text is its visual lines
-    ("fees.txt", "\n".join(WRAPPED).encode()),  # a text file wrapped by its writer
-    ("fees.md", ("\n".join(WRAPPED[:3]) + "\n\n# Fees\n\nProcessing takes\n6 weeks.\n\n```\nimport fees\nimport os\n```\n").encode()),
-    ("fees.html", ("<p>" + "\n".join(WRAPPED[:3]) + "</p><h2>Fees</h2><p>Processing takes\n6 weeks.</p><pre>import fees\nimport os</pre>").encode()),
+@pytest.mark.parametrize("name, content, second", [
+    ("fees.pdf", make_pdf(WRAPPED), "cannot renew"), ("hyphenated.pdf", make_pdf(HYPHENATED), "can-not renew"),  # a PDF's visual lines
+    ("fees.txt", "\n".join(WRAPPED).encode(), "cannot renew"),  # a text file wrapped by its writer
+    ("hyphenated.txt", "\n".join(HYPHENATED).encode(), "can-not renew"),
+    ("fees.md", ("\n".join(WRAPPED[:3]) + "\n\n# Fees\n\nProcessing takes\n6 weeks.\n\n```\nimport fees\nimport os\n```\n").encode(),
+     "cannot renew"),
+    ("fees.html", ("<p>" + "\n".join(WRAPPED[:3]) + "</p><h2>Fees</h2><p>Processing takes\n6 weeks.</p><pre>import fees\nimport os</pre>").encode(),
+     "cannot renew"),
 ])
-def test_a_sentence_written_over_several_lines_is_one_line(tmp_path: Path, name: str, content: bytes) -> None:
+def test_a_sentence_written_over_several_lines_is_one_line(tmp_path: Path, name: str, content: bytes, second: str) -> None:
     # the sentence splitter ends a sentence at every line break: the answer's compression kept half-sentences
     from convrag.text import split_sentences
 
     (tmp_path / name).write_bytes(content)
     text = read_document(tmp_path / name).text
     assert split_sentences(text)[:3] == ["Renewal by mail costs 130 dollars for adults and must be paid by check.",
-                                         "Children under 16 cannot renew by mail, and apply in person.", "Fees"]
+                                         f"Children under 16 {second} by mail, and apply in person.", "Fees"]
     assert "Processing takes 6 weeks." in text
     if name.endswith((".md", ".html")):
         assert "import fees\nimport os" in text  # code keeps its lines

@@ -96,6 +96,9 @@ def _visible_text(root: Tag) -> str:
 #: the next begins with a lower-case letter (as a PDF's visual lines, or a text file wrapped at 72
 #: columns, break); a heading, a list item or a sentence's end is left where it is
 _WRAPPED = re.compile(r"(?<=[a-z,;])[ \t]*\n[ \t]*(?=[a-z])")
+#: a word hyphenated at a line's end ("renew-" / "al", "self-" / "service"): joined, hyphen kept,
+#: as a hyphen cannot tell a broken word from a compound
+_HYPHENATED = re.compile(r"(?<=[a-z]-)[ \t]*\n[ \t]*(?=[a-z])")
 
 
 def unwrap_lines(text: str) -> str:
@@ -103,7 +106,7 @@ def unwrap_lines(text: str) -> str:
     lines, and the sentence splitter (pysbd) ends a sentence at every line break: the answer's
     compression, which keeps a passage's best sentences, then kept half-sentences ("costs 130
     dollars for adults and"), and the citation checks judged lines, not sentences."""
-    return _WRAPPED.sub(" ", text)
+    return _WRAPPED.sub(" ", _HYPHENATED.sub("", text))
 
 
 #: what an authoring tool writes as the title of a document whose author gave none
