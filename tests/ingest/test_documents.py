@@ -153,6 +153,9 @@ def test_a_sentence_written_over_several_lines_is_one_line(tmp_path: Path, name:
     assert split_sentences(text)[:3] == ["Renewal by mail costs 130 dollars for adults and must be paid by check.",
                                          f"Children under 16 {second} by mail, and apply in person.", "Fees"]
     assert "Processing takes 6 weeks." in text
+    if name.endswith(".txt"):  # short lines are no wrapped sentence: a list keeps its lines
+        (tmp_path / "list.txt").write_text("Bring:\napples\npears, if ripe\nplums")
+        assert read_document(tmp_path / "list.txt").text == "Bring:\napples\npears, if ripe\nplums"
     if name.endswith((".md", ".html")):
         assert "import fees\nimport os" in text  # code keeps its lines
 

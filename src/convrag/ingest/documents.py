@@ -92,21 +92,39 @@ def _visible_text(root: Tag) -> str:
     return "".join(parts)
 
 
-#: a line break inside a sentence: the line ends in a lower-case letter, a comma or a semicolon, and
-#: the next begins with a lower-case letter (as a PDF's visual lines, or a text file wrapped at 72
-#: columns, break); a heading, a list item or a sentence's end is left where it is
-_WRAPPED = re.compile(r"(?<=[a-z,;])[ \t]*\n[ \t]*(?=[a-z])")
-#: a word hyphenated at a line's end ("renew-" / "al", "self-" / "service"): joined, hyphen kept,
+#: a line a sentence goes on from: it ends in a lower-case letter, a comma or a semicolon ...
+_GOES_ON = re.compile(r"[a-z,;]\s*$")
+#: ... or in a word hyphenated at its end ("renew-" / "al", "self-" / "service"): joined, hyphen kept,
 #: as a hyphen cannot tell a broken word from a compound
-_HYPHENATED = re.compile(r"(?<=[a-z]-)[ \t]*\n[ \t]*(?=[a-z])")
+_HYPHENATED = re.compile(r"[a-z]-\s*$")
+#: ... and the next line goes on with a lower-case letter
+_GOES_ON_WITH = re.compile(r"\s*[a-z]")
+#: the shortest line a sentence is taken to wrap from: a wrapped line fills its column (a PDF's
+#: column, a text file's 72 characters); a list of short lower-case items ("apples" / "pears") stays
+WRAPPED_CHARS = 30
 
 
 def unwrap_lines(text: str) -> str:
     """``text`` with the line breaks inside its sentences made spaces. A PDF's text is its visual
     lines, and the sentence splitter (pysbd) ends a sentence at every line break: the answer's
     compression, which keeps a passage's best sentences, then kept half-sentences ("costs 130
-    dollars for adults and"), and the citation checks judged lines, not sentences."""
-    return _WRAPPED.sub(" ", _HYPHENATED.sub("", text))
+    dollars for adults and"), and the citation checks judged lines, not sentences. A heading, a
+    list item or a sentence's end keeps its line."""
+    out: list[str] = []
+    before = ""  # the line before, as written
+    for line in text.split("\n"):
+        if out and len(before.strip()) >= WRAPPED_CHARS and _GOES_ON_WITH.match(line):
+            if _HYPHENATED.search(before):
+                out[-1] = out[-1].rstrip() + line.lstrip()
+                before = line
+                continue
+            if _GOES_ON.search(before):
+                out[-1] = f"{out[-1].rstrip()} {line.lstrip()}"
+                before = line
+                continue
+        out.append(line)
+        before = line
+    return "\n".join(out)
 
 
 #: what an authoring tool writes as the title of a document whose author gave none
