@@ -129,19 +129,19 @@ def test_a_title_a_tool_wrote_gives_way_to_a_name(tmp_path: Path, metadata: str,
     assert read_document(tmp_path / "scan_0042.pdf").title == title
 
 
-WRAPPED = ["Renewal by mail costs 130 dollars for adults and", "must be paid by check. Children under 16 cannot renew by",
+WRAPPED = ["Renewal by mail costs 130 dollars for adults", "and must be paid by check within the", "30 days. Children under 16 cannot renew by",
            "mail, and apply in person.", "Fees", "Processing takes 6 weeks."]
 #: as a PDF of justified text breaks it, a word hyphenated at the line's end
-HYPHENATED = [*WRAPPED[:1], "must be paid by check. Children under 16 can-", "not renew by mail, and apply in person.", *WRAPPED[3:]]
+HYPHENATED = [*WRAPPED[:2], "30 days. Children under 16 can-", "not renew by mail, and apply in person.", *WRAPPED[4:]]
 
 
 @pytest.mark.parametrize("name, content, second", [
     ("fees.pdf", make_pdf(WRAPPED), "cannot renew"), ("hyphenated.pdf", make_pdf(HYPHENATED), "can-not renew"),  # a PDF's visual lines
     ("fees.txt", "\n".join(WRAPPED).encode(), "cannot renew"),  # a text file wrapped by its writer
     ("hyphenated.txt", "\n".join(HYPHENATED).encode(), "can-not renew"),
-    ("fees.md", ("\n".join(WRAPPED[:3]) + "\n\n# Fees\n\nProcessing takes\n6 weeks.\n\n```\nimport fees\nimport os\n```\n").encode(),
+    ("fees.md", ("\n".join(WRAPPED[:4]) + "\n\n# Fees\n\nProcessing takes\n6 weeks.\n\n```\nimport fees\nimport os\n```\n").encode(),
      "cannot renew"),
-    ("fees.html", ("<p>" + "\n".join(WRAPPED[:3]) + "</p><h2>Fees</h2><p>Processing takes\n6 weeks.</p><pre>import fees\nimport os</pre>").encode(),
+    ("fees.html", ("<p>" + "\n".join(WRAPPED[:4]) + "</p><h2>Fees</h2><p>Processing takes\n6 weeks.</p><pre>import fees\nimport os</pre>").encode(),
      "cannot renew"),
 ])
 def test_a_sentence_written_over_several_lines_is_one_line(tmp_path: Path, name: str, content: bytes, second: str) -> None:
@@ -150,12 +150,13 @@ def test_a_sentence_written_over_several_lines_is_one_line(tmp_path: Path, name:
 
     (tmp_path / name).write_bytes(content)
     text = read_document(tmp_path / name).text
-    assert split_sentences(text)[:3] == ["Renewal by mail costs 130 dollars for adults and must be paid by check.",
+    assert split_sentences(text)[:3] == ["Renewal by mail costs 130 dollars for adults and must be paid by check within the 30 days.",
                                          f"Children under 16 {second} by mail, and apply in person.", "Fees"]
     assert "Processing takes 6 weeks." in text
     if name.endswith(".txt"):  # short lines are no wrapped sentence: a list keeps its lines
-        (tmp_path / "list.txt").write_text("Bring:\napples\npears, if ripe\nplums")
-        assert read_document(tmp_path / "list.txt").text == "Bring:\napples\npears, if ripe\nplums"
+        listed = "Bring:\napples\npears, if ripe\nplums\nand when you are asked to do the following, then\n2. sign the form"
+        (tmp_path / "list.txt").write_text(listed)
+        assert read_document(tmp_path / "list.txt").text == listed
     if name.endswith((".md", ".html")):
         assert "import fees\nimport os" in text  # code keeps its lines
 

@@ -97,8 +97,9 @@ _GOES_ON = re.compile(r"[a-z,;]\s*$")
 #: ... or in a word hyphenated at its end ("renew-" / "al", "self-" / "service"): joined, hyphen kept,
 #: as a hyphen cannot tell a broken word from a compound
 _HYPHENATED = re.compile(r"[a-z]-\s*$")
-#: ... and the next line goes on with a lower-case letter
-_GOES_ON_WITH = re.compile(r"\s*[a-z]")
+#: ... and the next line goes on with a lower-case letter, or a number that is no list item's
+#: ("up to" / "10 metres", not "2. Pay at the desk")
+_GOES_ON_WITH = re.compile(r"\s*(?:[a-z]|\d(?!\d*[.)](?:\s|$)))")
 #: the shortest line a sentence is taken to wrap from: a wrapped line fills its column (a PDF's
 #: column, a text file's 72 characters); a list of short lower-case items ("apples" / "pears") stays
 WRAPPED_CHARS = 30
