@@ -217,6 +217,21 @@ def test_any_decline_wording_becomes_the_one_decline_sentence(embedder):
     assert answer.declined and answer.text == DECLINE
 
 
+def test_a_reply_that_declines_only_in_part_keeps_what_it_answers(embedder):
+    # the whole reply became the decline sentence, and the fee with it
+    settings = AnswerSettings(decline=DeclineSettings(min_relevance=0.0))
+    partial = "The Lite plan of Object Storage is free of charge [1]. The passages do not contain information about its launch date."
+    answer = AnswerGenerator(ScriptedLLM(answer=[partial]), settings, embedder).answer(
+        "Is the Lite plan free, and when was it launched?", [], merged_results(PLANS))
+    assert not answer.declined and answer.text == partial and [c.number for c in answer.citations] == [1]
+    assert answer.trace["details"]["declined_in_part"] == ["The passages do not contain information about its launch date."]
+    # a decline with a remark that no passage holds is still a decline
+    remark = "The passages do not contain information about the launch date. You could ask the provider's support team [1]."
+    declined = AnswerGenerator(ScriptedLLM(answer=[remark]), settings, embedder).answer(
+        "When was the Lite plan launched?", [], merged_results(PLANS))
+    assert declined.declined and declined.text == DECLINE
+
+
 def test_no_passages_declines_without_a_call_and_a_model_failure_is_raised_not_answered(embedder):
     llm = ScriptedLLM()
     answer = AnswerGenerator(llm, embedder=embedder).answer("q?", [], [])

@@ -37,8 +37,10 @@ from ..errors import ConvragError
 from ..history import Budget, render_pairs, turn_pairs
 from ..llm.base import LLM, ChatMessage, Completion, GenerationParams, LLMError, PromptTooLong, holds, prefill, stream
 from ..merge.base import MergedResult
+from ..text import content_stems
 from ..types import Message
 from .citations import (
+    MIN_WORDS,
     Citation,
     answer_sentences,
     has_citation,
@@ -371,6 +373,17 @@ def is_decline(text: str) -> bool:
     return DECLINE.lower().rstrip(".") in text.lower() or bool(_DECLINED.search(text))
 
 
+def answered_part(text: str, results: Sequence[MergedResult]) -> list[str]:
+    """The sentences of a reply that say what a passage holds (:data:`.citations.MIN_WORDS` content
+    words or more, most of them in one passage) without saying there is nothing to answer from.
+    Asked for the fee and the opening hours, the model answers "The fee is 5 dollars [1]. The passages
+    do not mention the opening hours."; such a reply declines only in part, and replacing it with
+    the decline sentence threw the fee away."""
+    return [sentence for sentence in answer_sentences(text)
+            if not is_decline(sentence) and len(content_stems(strip_citations(sentence))) >= MIN_WORDS
+            and any(supported(sentence, r.hit.text) for r in results)]
+
+
 @dataclass
 class _Prepared:
     """What the model is asked, or the answer decided without asking it."""
@@ -549,6 +562,9 @@ class AnswerGenerator:
             if repeats:
                 trace["details"]["repeats_dropped"] = repeats
         declined = is_decline(text)
+        if declined and answered_part(text, results):  # a partial answer keeps what it answers
+            declined = False
+            trace["details"]["declined_in_part"] = [sentence for sentence in answer_sentences(text) if is_decline(sentence)]
         trace["llm_call"] = {
             "purpose": "answer", "stage": "answer", "messages": prepared.messages, "answer": completion.text,
             "prompt_tokens": completion.prompt_tokens, "completion_tokens": completion.completion_tokens,
