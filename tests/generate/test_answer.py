@@ -217,6 +217,13 @@ def test_any_decline_wording_becomes_the_one_decline_sentence(embedder):
     assert answer.declined and answer.text == DECLINE
 
 
+def test_a_number_that_names_no_passage_is_recorded_and_not_shown():
+    reply = "The Lite plan of Object Storage is free of charge [7]. Archive storage is cheaper but slower to read [2][9]."
+    answer = AnswerGenerator(ScriptedLLM(answer=[reply]), FIRST).answer("q?", [], merged_results(PLANS))
+    assert answer.text == "The Lite plan of Object Storage is free of charge [1]. Archive storage is cheaper but slower to read [2]."
+    assert answer.trace["invalid_citations"] == [7, 9] and [(c.number, c.inferred) for c in answer.citations] == [(1, True), (2, False)]
+
+
 def test_a_reply_that_declines_only_in_part_keeps_what_it_answers(embedder):
     # the whole reply became the decline sentence, and the fee with it
     settings = AnswerSettings(decline=DeclineSettings(min_relevance=0.0))

@@ -57,6 +57,16 @@ def test_sentences_keep_the_line_breaks_between_them_when_put_together_again():
     assert inferred == text and added == [2, 1]
 
 
+def test_a_number_that_names_no_passage_is_re_pointed_or_taken_out():
+    # "[7]" of two passages stayed in the answer, a marker a reader could follow nowhere
+    text = ("The Lite plan of Object Storage is free of charge [7]. Archive storage is cheaper but slower to read [2][9]. "
+            "Yes [8]. Nobody knows who designed the logo [6].")
+    repointed, moved = repoint_citations(text, merged_results(PLANS))
+    assert repointed == ("The Lite plan of Object Storage is free of charge [1]. Archive storage is cheaper but slower to read [2]. "
+                         "Yes. Nobody knows who designed the logo.")
+    assert moved == [{"sentence": 0, "written": [7], "to": 1}]
+
+
 def test_an_index_in_code_is_no_citation_and_stays_as_written():
     # "`sys.argv[1]`" counted as a citation of passage 1, and re-pointing it rewrote the code to "`sys.argv [2]`"
     passages = merged_results(["The Lite plan of Object Storage is free.", "Read the first command line argument with sys.argv in a script."])

@@ -585,11 +585,13 @@ class AnswerGenerator:
                 trace["fallback"] = (f"declined: the answer is not grounded in the passages (grounding {grounded:.2f} < "
                                      f"{decline.min_grounding}); the model's text is in llm_call")
                 text, declined = DECLINE, True
+        invalid: list[int] = []
         if not declined and text and has_citation(text):
+            invalid = parse_citations(text, results)[1]  # numbers that name no passage: re-pointed or taken out
             text, moved = repoint_citations(text, results)
             if moved:
                 trace["repointed_citations"] = moved
-        citations, invalid = parse_citations(text, results) if not declined else ([], [])
+        citations = parse_citations(text, results)[0] if not declined else []
         if citations and trace.get("repointed_citations"):
             # a number the model wrote nowhere is matched by wording, as an inferred one is
             own = set(written_numbers(completion.text))

@@ -125,6 +125,16 @@ def _replace_markers(text: str, by: str) -> str:
     return "".join(out) + text[at:]
 
 
+def _keep_markers(text: str, numbers: set[int]) -> str:
+    """``text`` without its markers of other numbers than ``numbers`` (and the space before each)."""
+    out, at = [], 0
+    for m in _markers(text):
+        if int(m.group(1)) not in numbers:
+            out += [text[at:m.start()].rstrip(" "), ""]
+            at = m.end()
+    return "".join(out) + text[at:]
+
+
 def written_numbers(text: str) -> list[int]:
     """The numbers of the [n] markers in ``text``, in order, repeats kept."""
     return [int(m.group(1)) for m in _markers(text)]
@@ -197,24 +207,28 @@ def repoint_citations(text: str, results: Sequence[MergedResult], min_overlap: f
     of its citations pointed to a passage that does not hold most of the sentence's words). A
     sentence none of whose cited passages holds at least ``min_overlap`` of its content words, while
     another passage does, is re-pointed to the passage that holds most; a sentence no passage
-    supports keeps the model's number. Returns the text and the re-pointings made."""
+    supports keeps the model's number. A number that names no passage ("[7]" of five) is a wrong
+    number too: re-pointed where a passage holds the sentence, else taken out, as a reader could
+    follow it nowhere. Returns the text and the re-pointings made."""
     stems = [content_stems(r.hit.text) for r in results]
     out: list[Sentence] = []
     moved: list[dict[str, Any]] = []
     for i, said in enumerate(split_answer(text)):
         sentence = said.text
-        written = [n for n in written_numbers(sentence) if 1 <= n <= len(results)]
+        numbers = written_numbers(sentence)
+        written = [n for n in numbers if 1 <= n <= len(results)]
         words = content_stems(strip_citations(sentence))
-        if not written or len(words) < MIN_WORDS or any(support(words, stems[n - 1]) >= min_overlap for n in written):
-            out.append(said)
-            continue
-        scores = [support(words, passage) for passage in stems]
-        best = max(range(len(scores)), key=scores.__getitem__)
-        if scores[best] < min_overlap:
-            out.append(said)
-            continue
-        moved.append({"sentence": i, "written": list(dict.fromkeys(written)), "to": best + 1})
-        replaced = _replace_markers(sentence, "\x00")
-        replaced = re.sub(r"(\s*\x00)+", f" [{best + 1}]", replaced, count=1).replace("\x00", "")
-        out.append(said._replace(text=re.sub(r"\s+\[", " [", replaced)))
+        best = None
+        if numbers and len(words) >= MIN_WORDS and not any(support(words, stems[n - 1]) >= min_overlap for n in written):
+            scores = [support(words, passage) for passage in stems]
+            top = max(range(len(scores)), key=scores.__getitem__) if scores else -1
+            best = top + 1 if top >= 0 and scores[top] >= min_overlap else None
+        if best is not None:
+            moved.append({"sentence": i, "written": list(dict.fromkeys(numbers)), "to": best})
+            replaced = _replace_markers(sentence, "\x00")
+            replaced = re.sub(r"(\s*\x00)+", f" [{best}]", replaced, count=1).replace("\x00", "")
+            sentence = re.sub(r"\s+\[", " [", replaced)
+        elif len(written) < len(numbers):  # the numbers that name no passage go, the others stay
+            sentence = _keep_markers(sentence, set(written))
+        out.append(said._replace(text=sentence))
     return join_answer(out), moved
