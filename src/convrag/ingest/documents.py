@@ -110,22 +110,23 @@ def unwrap_lines(text: str) -> str:
     lines, and the sentence splitter (pysbd) ends a sentence at every line break: the answer's
     compression, which keeps a passage's best sentences, then kept half-sentences ("costs 130
     dollars for adults and"), and the citation checks judged lines, not sentences. A heading, a
-    list item or a sentence's end keeps its line."""
-    out: list[str] = []
+    list item or a sentence's end keeps its line. Linear in the text: a joined line is put together
+    once, from its pieces."""
+    pieces: list[str] = []  # the text so far: pieces, with "\n" between its lines
     before = ""  # the line before, as written
     for line in text.split("\n"):
-        if out and len(before.strip()) >= WRAPPED_CHARS and _GOES_ON_WITH.match(line):
-            if _HYPHENATED.search(before):
-                out[-1] = out[-1].rstrip() + line.lstrip()
+        if pieces and len(before.strip()) >= WRAPPED_CHARS and _GOES_ON_WITH.match(line):
+            hyphenated = _HYPHENATED.search(before) is not None
+            if hyphenated or _GOES_ON.search(before):
+                pieces[-1] = pieces[-1].rstrip()
+                pieces.append(line.lstrip() if hyphenated else f" {line.lstrip()}")
                 before = line
                 continue
-            if _GOES_ON.search(before):
-                out[-1] = f"{out[-1].rstrip()} {line.lstrip()}"
-                before = line
-                continue
-        out.append(line)
+        if pieces:
+            pieces.append("\n")
+        pieces.append(line)
         before = line
-    return "\n".join(out)
+    return "".join(pieces)
 
 
 #: what an authoring tool writes as the title of a document whose author gave none
