@@ -1,7 +1,7 @@
 """Time convrag's readers on the inputs that used to stall them (docs/benchmarks.md, "Reading users'
-documents"): deeply nested HTML, a Markdown line of spaces and #s, a 23 MB text to chunk (with its
-peak memory), a PDF whose pages are slow to parse, and the service's document listing for 20,000
-uploaded documents.
+documents"): deeply nested HTML, a text file wrapped over 300,000 lines, a Markdown line of spaces
+and #s, a 23 MB text to chunk (with its peak memory), a PDF whose pages are slow to parse, and the
+service's document listing for 20,000 uploaded documents.
 
     .venv/bin/python tools/ingest_stress.py            # about 3 minutes on 2 cores, most of it the PDF
 """
@@ -68,6 +68,12 @@ def main() -> None:
     html = folder / "nested.html"
     html.write_text("<html><body>" + "<div>" * 200_000 + "deep text" + "</div>" * 200_000 + "</body></html>")
     _timed(f"HTML, 200,000 nested divs ({html.stat().st_size / 1e6:.1f} MB)", lambda: repr(read_document(html).text))
+    wrapped = folder / "wrapped.txt"  # one sentence wrapped over 300,000 lines: every line break is joined
+    rng = random.Random(0)
+    words = "the harbour office opens at eight and boats must register at the desk before mooring while visitors pay".split()
+    wrapped.write_text("\n".join(" ".join(rng.choice(words) for _ in range(12)) for _ in range(300_000)))
+    _timed(f"text file of {wrapped.stat().st_size / 1e6:.0f} MB wrapped over 300,000 lines",
+           lambda: f"{read_document(wrapped).text.count(chr(10)) + 1:,} line(s) after joining")
     md = folder / "line.md"
     md.write_text("# a" + " " * 4000 + "#" * 4000 + " " * 4000 + "x\n\nBody.\n")
     _timed("Markdown, a 12 KB heading line of spaces and #s", lambda: f"title of {len(read_document(md).title):,} characters")
