@@ -92,11 +92,10 @@ def _visible_text(root: Tag) -> str:
     return "".join(parts)
 
 
-#: a line a sentence goes on from: it ends in a lower-case letter, a comma or a semicolon ...
-_GOES_ON = re.compile(r"[a-z,;]\s*$")
-#: ... or in a word hyphenated at its end ("renew-" / "al", "self-" / "service"): joined, hyphen kept,
-#: as a hyphen cannot tell a broken word from a compound
-_HYPHENATED = re.compile(r"[a-z]-\s*$")
+#: a line a sentence goes on from ends in a lower-case letter, a comma or a semicolon, or in a word
+#: hyphenated at its end ("renew-" / "al", "self-" / "service": joined, hyphen kept, as a hyphen
+#: cannot tell a broken word from a compound) ...
+_GOES_ON = frozenset("abcdefghijklmnopqrstuvwxyz,;")
 #: ... and the next line goes on with a lower-case letter, or a number that is no list item's
 #: ("up to" / "10 metres", not "2. Pay at the desk")
 _GOES_ON_WITH = re.compile(r"\s*(?:[a-z]|\d(?!\d*[.)](?:\s|$)))")
@@ -115,9 +114,10 @@ def unwrap_lines(text: str) -> str:
     pieces: list[str] = []  # the text so far: pieces, with "\n" between its lines
     before = ""  # the line before, as written
     for line in text.split("\n"):
+        end = before.rstrip()[-2:]
         if pieces and len(before.strip()) >= WRAPPED_CHARS and _GOES_ON_WITH.match(line):
-            hyphenated = _HYPHENATED.search(before) is not None
-            if hyphenated or _GOES_ON.search(before):
+            hyphenated = end[-1:] == "-" and end[:1].islower() and end[:1].isascii()
+            if hyphenated or end[-1:] in _GOES_ON:
                 pieces[-1] = pieces[-1].rstrip()
                 pieces.append(line.lstrip() if hyphenated else f" {line.lstrip()}")
                 before = line
