@@ -161,6 +161,14 @@ def test_a_sentence_written_over_several_lines_is_one_line(tmp_path: Path, name:
         assert "import fees\nimport os" in text  # code keeps its lines
 
 
+def test_ligatures_are_letters_and_invisible_characters_go(tmp_path: Path) -> None:
+    # a PDF's "\ufb01le" (one character) was no word "file" to BM25, the tokenizer or the citation checks
+    (tmp_path / "fees.pdf").write_bytes(make_pdf(["The renewal Ale goes to the Harbour ofAce."], to_unicode={"41": "FB01"}))
+    assert read_document(tmp_path / "fees.pdf").text == "The renewal file goes to the Harbour office."
+    (tmp_path / "fees.txt").write_text("The o\ufb03ce keeps the \ufb02ow of re\xad\nnewals and each zero\u200b-width mark.")
+    assert read_document(tmp_path / "fees.txt").text == "The office keeps the flow of renewals and each zero-width mark."
+
+
 def test_word_documents_keep_paragraphs_tables_and_title(tmp_path: Path) -> None:
     """A .docx, the commonest office document, was not read at all ("not read ... .docx (1)")."""
     import docx

@@ -92,6 +92,21 @@ def _visible_text(root: Tag) -> str:
     return "".join(parts)
 
 
+#: letters a typesetter joined into one character, and characters that print nothing: "ﬁle" and
+#: "oﬃce" (a PDF's ligatures) are no words "file" and "office" to BM25, the embedding model's
+#: tokenizer or the citation checks, and a soft hyphen or a zero-width space splits a word in two
+_TYPESET = str.maketrans({"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl", "\ufb05": "st",
+                          "\ufb06": "st", "\xad": None, "\u200b": None, "\u2060": None, "\ufeff": None})
+
+_TYPESET_FOUND = re.compile("[\ufb00-\ufb06\xad\u200b\u2060\ufeff]")
+
+
+def typeset_letters(text: str) -> str:
+    """``text`` with ligatures as their letters and invisible characters gone; a soft hyphen that
+    ends a line (a hyphenation point) joins the line to the next."""
+    return text.replace("\xad\n", "").translate(_TYPESET) if _TYPESET_FOUND.search(text) else text
+
+
 #: a line a sentence goes on from ends in a lower-case letter, a comma or a semicolon, or in a word
 #: hyphenated at its end ("renew-" / "al", "self-" / "service": joined, hyphen kept, as a hyphen
 #: cannot tell a broken word from a compound) ...
@@ -214,7 +229,7 @@ def _pdf_to_text(path: Path) -> tuple[str, str]:
     finally:
         quiet.setLevel(level)
     lines = [" ".join(line.split()) for page in pages for line in page.splitlines()]
-    return unwrap_lines(whole_characters("\n".join(line for line in lines if line))), whole_characters(own_title(title))
+    return unwrap_lines(typeset_letters(whole_characters("\n".join(line for line in lines if line)))), whole_characters(own_title(title))
 
 
 def _docx_to_text(path: Path) -> tuple[str, str]:
@@ -412,7 +427,8 @@ def read_document(path: Path, doc_id: str | None = None, url: str | None = None,
     if kind in ("pdf", "docx"):
         text, title = _pdf_to_text(path) if kind == "pdf" else _docx_to_text(path)
         doc_id = doc_id or readable_name(path.stem)
-        return Document(doc_id=doc_id, title=title or fallback, text=text, url=url or path.resolve().as_uri())
+        return Document(doc_id=doc_id, title=typeset_letters(title) or fallback, text=typeset_letters(text),
+                        url=url or path.resolve().as_uri())
     raw = decode_text(path.read_bytes(), path)
     doc_id = doc_id or readable_name(path.stem)
     url = url or path.resolve().as_uri()
@@ -422,8 +438,8 @@ def read_document(path: Path, doc_id: str | None = None, url: str | None = None,
     elif kind == "markdown":
         text, title = _markdown_to_text(raw)
     else:
-        text, title = unwrap_lines(raw.strip()), ""
-    return Document(doc_id=doc_id, title=title or fallback, text=text, url=url)
+        text, title = unwrap_lines(typeset_letters(raw.strip())), ""
+    return Document(doc_id=doc_id, title=typeset_letters(title) or fallback, text=typeset_letters(text), url=url)
 
 
 def no_text_reason(path: Path) -> str:
