@@ -169,6 +169,31 @@ def test_ligatures_are_letters_and_invisible_characters_go(tmp_path: Path) -> No
     assert read_document(tmp_path / "fees.txt").text == "The office keeps the flow of renewals and each zero-width mark."
 
 
+def _pages(path: Path, pages: list[list[str]]) -> Path:
+    """A PDF of ``pages``, each made by :func:`make_pdf`."""
+    import io
+
+    from pypdf import PdfReader, PdfWriter
+
+    writer = PdfWriter()
+    for lines in pages:
+        writer.add_page(PdfReader(io.BytesIO(make_pdf(lines))).pages[0])
+    writer.write(str(path))
+    return path
+
+
+def test_page_numbers_stay_out_of_the_sentence_that_runs_over_the_page(tmp_path: Path) -> None:
+    # "boats that arrive after six must 1 register": the foot's number went into the sentence
+    pdf = _pages(tmp_path / "rules.pdf", [["Visiting boats that arrive after the office closes must", "1"],
+                                           ["register the next morning before nine.", "Fees are paid on the east pier and", "2"],
+                                           ["Page 3 of 3", "in cash only.", "Total per night", "120"]])
+    assert read_document(pdf).text == ("Visiting boats that arrive after the office closes must register the next morning before nine.\n"
+                                       "Fees are paid on the east pier and in cash only.\nTotal per night\n120")
+    # a bare number with no page numbered beside it may be a figure: it stays
+    alone = _pages(tmp_path / "total.pdf", [["Mooring fees collected in the season", "120"]])
+    assert read_document(alone).text == "Mooring fees collected in the season 120"
+
+
 def test_word_documents_keep_paragraphs_tables_and_title(tmp_path: Path) -> None:
     """A .docx, the commonest office document, was not read at all ("not read ... .docx (1)")."""
     import docx

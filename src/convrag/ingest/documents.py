@@ -228,8 +228,36 @@ def _pdf_to_text(path: Path) -> tuple[str, str]:
         raise DataFormatError(path, f"not a readable PDF ({exc or type(exc).__name__})") from None
     finally:
         quiet.setLevel(level)
-    lines = [" ".join(line.split()) for page in pages for line in page.splitlines()]
+    lines = [line for page in _without_page_numbers([[" ".join(line.split()) for line in page.splitlines()] for page in pages])
+             for line in page]
     return unwrap_lines(typeset_letters(whole_characters("\n".join(line for line in lines if line)))), whole_characters(own_title(title))
+
+
+#: a line that only numbers its page: "12", "- 12 -", "Page 12", "page 12 of 40", "12 / 40"
+_PAGE_NUMBER = re.compile(r"(?P<dash>[-\u2013\u2014] ?)?(?P<page>page )?(?P<n>\d{1,5})(?P<of> ?(?:of|/) ?\d{1,5})?(?(dash) ?[-\u2013\u2014])",
+                          re.IGNORECASE)
+
+
+def _page_number(line: str) -> tuple[int, bool] | None:
+    """The number a line gives its page, and whether the line says so itself ("Page 12", "12 of 40",
+    "- 12 -") rather than being a bare number, which could as well be a table's last figure."""
+    m = _PAGE_NUMBER.fullmatch(line)
+    return (int(m["n"]), any(m[g] for g in ("dash", "page", "of"))) if m else None
+
+
+def _without_page_numbers(pages: list[list[str]]) -> list[list[str]]:
+    """Pages without the page number at their foot or top: read into the text, it went into the
+    sentence that runs on to the next page ("boats must 12 register the next morning"). A bare
+    number is taken for one only where the page before or after has the next or previous number
+    there; "Page 12" and its like are taken anywhere."""
+    pages = [[line for line in page if line] for page in pages]
+    for where in (-1, 0):  # the foot, then the top
+        found = [_page_number(page[where]) if page else None for page in pages]
+        numbers = [f[0] if f else None for f in found]
+        drop = [f is not None and (f[1] or (i > 0 and numbers[i - 1] == f[0] - 1)
+                                   or (i + 1 < len(numbers) and numbers[i + 1] == f[0] + 1)) for i, f in enumerate(found)]
+        pages = [(page[:-1] if where == -1 else page[1:]) if gone else page for page, gone in zip(pages, drop)]
+    return pages
 
 
 def _docx_to_text(path: Path) -> tuple[str, str]:
