@@ -194,6 +194,17 @@ def test_page_numbers_stay_out_of_the_sentence_that_runs_over_the_page(tmp_path:
     assert read_document(alone).text == "Mooring fees collected in the season 120"
 
 
+def test_running_headers_and_footers_stay_out_of_the_text(tmp_path: Path) -> None:
+    body = [["Visiting boats that arrive after the office closes must"], ["register the next morning before nine."],
+            ["Fees are paid on the east pier and"], ["in cash only."]]
+    pages = [["Harbour Authority", *lines, f"Annual report 2024 | {i}"] for i, lines in enumerate(body, start=1)]
+    text = read_document(_pages(tmp_path / "report.pdf", pages)).text
+    assert text == ("Visiting boats that arrive after the office closes must register the next morning before nine.\n"
+                    "Fees are paid on the east pier and in cash only.")
+    # two pages are too few to tell a running line from the document's own
+    assert read_document(_pages(tmp_path / "two.pdf", pages[:2])).text.startswith("Harbour Authority\n")
+
+
 def test_word_documents_keep_paragraphs_tables_and_title(tmp_path: Path) -> None:
     """A .docx, the commonest office document, was not read at all ("not read ... .docx (1)")."""
     import docx
