@@ -129,7 +129,7 @@ def test_a_title_a_tool_wrote_gives_way_to_a_name(tmp_path: Path, metadata: str,
     assert read_document(tmp_path / "scan_0042.pdf").title == title
 
 
-WRAPPED = ["Renewal by mail costs 130 dollars for adults", "and must be paid by check within the", "30 days. Children under 16 cannot renew by",
+WRAPPED = ["Renewal by mail costs 130 dollars for adults", "(and teenagers) and must be paid by check within the", "30 days. Children under 16 cannot renew by",
            "mail, and apply in person.", "Fees", "Processing takes 6 weeks."]
 #: as a PDF of justified text breaks it, a word hyphenated at the line's end
 HYPHENATED = [*WRAPPED[:2], "30 days. Children under 16 can-", "not renew by mail, and apply in person.", *WRAPPED[4:]]
@@ -150,11 +150,13 @@ def test_a_sentence_written_over_several_lines_is_one_line(tmp_path: Path, name:
 
     (tmp_path / name).write_bytes(content)
     text = read_document(tmp_path / name).text
-    assert split_sentences(text)[:3] == ["Renewal by mail costs 130 dollars for adults and must be paid by check within the 30 days.",
+    assert split_sentences(text)[:3] == ["Renewal by mail costs 130 dollars for adults (and teenagers) and must be paid by check within "
+                                         "the 30 days.",
                                          f"Children under 16 {second} by mail, and apply in person.", "Fees"]
     assert "Processing takes 6 weeks." in text
     if name.endswith(".txt"):  # short lines are no wrapped sentence: a list keeps its lines
-        listed = "Bring:\napples\npears, if ripe\nplums\nand when you are asked to do the following, then\n2. sign the form"
+        listed = ("Bring:\napples\npears, if ripe\nplums\nand when you are asked to do the following, then\n2. sign the form\n"
+                  "and when you are asked to do the following, then\n(b) sign the form")
         (tmp_path / "list.txt").write_text(listed)
         assert read_document(tmp_path / "list.txt").text == listed
     if name.endswith((".md", ".html")):

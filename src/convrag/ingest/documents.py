@@ -111,9 +111,9 @@ def typeset_letters(text: str) -> str:
 #: hyphenated at its end ("renew-" / "al", "self-" / "service": joined, hyphen kept, as a hyphen
 #: cannot tell a broken word from a compound) ...
 _GOES_ON = frozenset("abcdefghijklmnopqrstuvwxyz,;")
-#: ... and the next line goes on with a lower-case letter, or a number that is no list item's
-#: ("up to" / "10 metres", not "2. Pay at the desk")
-_GOES_ON_WITH = re.compile(r"\s*(?:[a-z]|\d(?!\d*[.)](?:\s|$)))")
+#: ... and the next line goes on with a lower-case letter, a number that is no list item's ("up to"
+#: / "10 metres", not "2. Pay at the desk") or a bracket that is no list item's ("(ASN.1, as", not "(b) ")
+_GOES_ON_WITH = re.compile(r"\s*(?:[a-z]|\d(?!\d*[.)](?:\s|$))|\((?!\w{1,3}\)))")
 #: the shortest line a sentence is taken to wrap from: a wrapped line fills its column (a PDF's
 #: column, a text file's 72 characters); a list of short lower-case items ("apples" / "pears") stays
 WRAPPED_CHARS = 30
