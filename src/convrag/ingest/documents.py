@@ -230,7 +230,8 @@ def _pdf_to_text(path: Path) -> tuple[str, str]:
         quiet.setLevel(level)
     lines = [line for page in _without_running_lines([[" ".join(line.split()) for line in page.splitlines()] for page in pages])
              for line in page]
-    return unwrap_lines(typeset_letters(whole_characters("\n".join(line for line in lines if line)))), whole_characters(own_title(title))
+    text = unwrap_lines(typeset_letters(whole_characters("\n".join(line for line in lines if line))))
+    return text, typeset_letters(whole_characters(own_title(title)))
 
 
 #: a line that only numbers its page: "12", "- 12 -", "Page 12", "page 12 of 40", "12 / 40"
@@ -247,6 +248,7 @@ def _page_number(line: str) -> tuple[int, bool] | None:
 
 #: a running header or footer is on at least this many pages, and on at least half of them
 RUNNING_PAGES = 3
+_DIGITS = re.compile(r"\d+")
 
 
 def _without_running_lines(pages: list[list[str]]) -> list[list[str]]:
@@ -284,8 +286,6 @@ def _without_repeated_lines(pages: list[list[str]], where: int) -> list[list[str
 def _without_end(page: list[str], where: int) -> list[str]:
     return page[:-1] if where == -1 else page[1:]
 
-
-_DIGITS = re.compile(r"\d+")
 
 
 def _docx_to_text(path: Path) -> tuple[str, str]:
@@ -327,7 +327,7 @@ def _docx_to_text(path: Path) -> tuple[str, str]:
         raise
     except Exception as exc:  # a damaged part: lxml's XMLSyntaxError, or python-docx's AttributeError on a wrong one
         raise DataFormatError(path, f"not a readable Word document ({exc or type(exc).__name__})") from None
-    return "\n".join(line for line in lines if line), own_title(title) or heading
+    return typeset_letters("\n".join(line for line in lines if line)), typeset_letters(own_title(title) or heading)
 
 
 #: the most a Word document's parts may unpack to: a .docx is a zip package, so a few hundred
@@ -483,8 +483,7 @@ def read_document(path: Path, doc_id: str | None = None, url: str | None = None,
     if kind in ("pdf", "docx"):
         text, title = _pdf_to_text(path) if kind == "pdf" else _docx_to_text(path)
         doc_id = doc_id or readable_name(path.stem)
-        return Document(doc_id=doc_id, title=typeset_letters(title) or fallback, text=typeset_letters(text),
-                        url=url or path.resolve().as_uri())
+        return Document(doc_id=doc_id, title=title or fallback, text=text, url=url or path.resolve().as_uri())
     raw = decode_text(path.read_bytes(), path)
     doc_id = doc_id or readable_name(path.stem)
     url = url or path.resolve().as_uri()
@@ -495,7 +494,9 @@ def read_document(path: Path, doc_id: str | None = None, url: str | None = None,
         text, title = _markdown_to_text(raw)
     else:
         text, title = unwrap_lines(typeset_letters(raw.strip())), ""
-    return Document(doc_id=doc_id, title=typeset_letters(title) or fallback, text=typeset_letters(text), url=url)
+    if kind != "text":  # a page's "&shy;" is one only once parsed
+        text, title = typeset_letters(text), typeset_letters(title)
+    return Document(doc_id=doc_id, title=title or fallback, text=text, url=url)
 
 
 def no_text_reason(path: Path) -> str:
