@@ -86,8 +86,12 @@ def print_decisions(result: PipelineResult) -> None:
                         if steering.get("copy_steps") else ""))
     if steering and steering.get("error"):
         lines.append(f"[red]steered decoding failed[/red] (the model wrote on unsteered): {escape(steering['error'])}")
+    if answer.get("invalid_citations"):
+        lines.append(f"citation numbers that name no passage (re-pointed or taken out): {answer['invalid_citations']}")
     for moved in answer.get("repointed_citations", []):
         lines.append(f"citation re-pointed in sentence {moved['sentence'] + 1}: {moved['written']} -> [{moved['to']}]")
+    for sentence in details.get("declined_in_part", []):
+        lines.append(f"declined in part, the rest answered: {escape(sentence)}")
     lines.append("timings: " + ", ".join(f"{k} {v:.2f} s" for k, v in t.timings_s.items()))
     console.print(Panel("\n".join(lines), title="decisions", expand=True), highlight=False, soft_wrap=False)
 

@@ -579,6 +579,7 @@ function showTrace(index) {
     body.append(el("div", `answer prompt: ${c.kept_sentences.reduce((a, b) => a + b, 0)} of ${c.total_sentences.reduce((a, b) => a + b, 0)} passage sentences (relevance ${Number(c.relevance).toFixed(2)})`));
   }
   if (details.grounding !== undefined) body.append(el("div", `answer grounding in the passages: ${Number(details.grounding).toFixed(2)}`));
+  for (const sentence of details.declined_in_part || []) body.append(el("div", `declined in part, the rest answered: ${sentence}`));
   if (details.steering) {
     const s = details.steering;
     const doubt = s.first_choice_p === undefined || s.first_choice_p === null ? "" : `; the model's doubt (decline sentence first): ${Number(s.first_choice_p).toFixed(2)}${s.first_choice_forced ? ", declined on it" : ""}`;
