@@ -207,6 +207,21 @@ def test_running_headers_and_footers_stay_out_of_the_text(tmp_path: Path) -> Non
     assert read_document(_pages(tmp_path / "two.pdf", pages[:2])).text.startswith("Harbour Authority\n")
 
 
+@pytest.mark.parametrize("markdown, title, text", [
+    # CommonMark reads front matter as a rule and a heading: "title: Mooring fees date: 2024-01-01" was the title
+    ("---\ntitle: Mooring fees\ndate: 2024-01-01\ntags: [boats]\n---\n\n# Fees\n\nBoats pay 5 dollars.\n", "Mooring fees",
+     "Fees\nBoats pay 5 dollars."),
+    ('+++\ntitle = "Winter storage"\n+++\nBoats pay 40 dollars a month.\n', "Winter storage", "Boats pay 40 dollars a month."),
+    ("---\nauthor: Ann\n---\n# Fees\nBoats pay.\n", "Fees", "Fees\nBoats pay."),  # no title there: the first heading
+    ("---\nBoats pay 5 dollars.\n---\nLarger boats pay 10.\n", "Boats pay 5 dollars.",  # no mapping: a rule and a heading
+     "Boats pay 5 dollars.\nLarger boats pay 10."),
+])
+def test_markdown_front_matter_gives_the_title_and_is_no_text(tmp_path: Path, markdown: str, title: str, text: str) -> None:
+    (tmp_path / "fees.md").write_text(markdown)
+    doc = read_document(tmp_path / "fees.md")
+    assert (doc.title, doc.text) == (title, text)
+
+
 def test_word_documents_keep_paragraphs_tables_and_title(tmp_path: Path) -> None:
     """A .docx, the commonest office document, was not read at all ("not read ... .docx (1)")."""
     import docx

@@ -165,16 +165,47 @@ def own_title(title: str) -> str:
     return "" if _NO_TITLE.fullmatch(title) else title
 
 
+#: a Markdown file's front matter: YAML between "---" lines (or "..." closing it), or TOML between "+++"
+_FRONT_MATTER = re.compile(r"\A(---|\+\+\+)[ \t]*\r?\n(.*?)\r?\n(?:\1|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.DOTALL)
+
+
+def _front_matter(markdown: str) -> tuple[str, str]:
+    """A Markdown file without its front matter (the metadata block static-site generators read:
+    Jekyll, Hugo, MkDocs), and the title it gives. CommonMark reads such a block as a rule and a
+    heading, so "title: Mooring fees date: 2024-01-01" was the document's title and its first line.
+    A block that does not parse as a mapping is no front matter (a rule, then a heading) and stays."""
+    found = _FRONT_MATTER.match(markdown)
+    if not found:
+        return markdown, ""
+    try:
+        if found[1] == "+++":
+            import tomllib
+
+            data = tomllib.loads(found[2])
+        else:
+            import yaml
+
+            data = yaml.safe_load(found[2])
+    except Exception:  # noqa: BLE001 - whatever the parser raises, the block is the document's own text
+        return markdown, ""
+    if not isinstance(data, dict):
+        return markdown, ""
+    title = data.get("title")
+    return markdown[found.end():], " ".join(str(title).split()) if isinstance(title, str | int | float) else ""
+
+
 def _markdown_to_text(markdown: str) -> tuple[str, str]:
-    """Plain text and first heading of a Markdown document, both as the CommonMark parser reads it.
-    The heading was found with a regular expression that backtracked in cubic time on a line of
-    spaces and #s (a 12 KB line took 104 s), and took a "# comment" in a fenced code block for one."""
+    """Plain text and title of a Markdown document: the title its front matter gives, else its first
+    heading as the CommonMark parser reads it. The heading was found with a regular expression that
+    backtracked in cubic time on a line of spaces and #s (a 12 KB line took 104 s), and took a
+    "# comment" in a fenced code block for one."""
+    markdown, title = _front_matter(markdown)
     parser = MarkdownIt("commonmark")
     tokens = parser.parse(markdown)
     heading = next((tokens[i + 1].content for i, token in enumerate(tokens[:-1])
                     if token.type == "heading_open" and tokens[i + 1].type == "inline"), "")
     text, _, _ = _html_to_text(parser.renderer.render(tokens, parser.options, {}))
-    return text, heading.strip()
+    return text, title or heading.strip()
 
 
 #: the longest a PDF's pages are read for. pypdf reads some 30,000 drawing and text operations a
