@@ -222,6 +222,16 @@ def test_markdown_front_matter_gives_the_title_and_is_no_text(tmp_path: Path, ma
     assert (doc.title, doc.text) == (title, text)
 
 
+def test_a_pages_icons_and_form_controls_are_no_text(tmp_path: Path) -> None:
+    # an inline icon's <svg><title> was the title of a page without one; the options of a drop-down list and a
+    # button's label ran into the next sentence ("AfghanistanAlbaniaSubmitBoats pay 5 dollars.")
+    (tmp_path / "fees.html").write_text("<html><body><svg><title>icon</title><text>Logo</text></svg><h1>Mooring fees</h1>"
+                                        "<p>Fees by country:</p><select><option>Afghanistan</option><option>Albania</option></select>"
+                                        "<button>Submit</button><p>Boats pay 5 dollars.</p></body></html>")
+    doc = read_document(tmp_path / "fees.html")
+    assert (doc.title, doc.text) == ("Mooring fees", "Mooring fees\nFees by country:\nBoats pay 5 dollars.")
+
+
 def test_word_documents_keep_paragraphs_tables_and_title(tmp_path: Path) -> None:
     """A .docx, the commonest office document, was not read at all ("not read ... .docx (1)")."""
     import docx

@@ -44,7 +44,10 @@ class Document:
 def _html_to_text(html: str) -> tuple[str, str, str]:
     """Visible text, title and canonical url of an HTML page."""
     soup = BeautifulSoup(html, "html.parser")
-    for tag in soup(["script", "style", "noscript", "template", "nav", "header", "footer"]):
+    # what a page shows around its text, and what it draws or asks for rather than says: an inline
+    # icon's <svg><title> became the title of a page without one, and a drop-down list of countries
+    # ran into the sentence after it ("AfghanistanAlbaniaSubmitBoats pay 5 dollars")
+    for tag in soup(["script", "style", "noscript", "template", "nav", "header", "footer", "svg", "select", "button"]):
         tag.decompose()
     title = soup.title.get_text(" ", strip=True) if soup.title else ""
     canonical = soup.find("link", rel="canonical")
