@@ -28,16 +28,20 @@ def test_html_keeps_title_url_and_drops_scripts(tmp_path: Path) -> None:
 
 
 def _old_visible_text(html: str) -> str:
-    """The text as the old code took it: a line break appended to each block element in the tree,
-    with the source's white space one space outside preformatted elements, as a browser shows it."""
+    """The text as the old code took it: a line break appended to each block element in the tree (a
+    space in a table's cell, whose row is a line of cells parted by " | "), with the source's white
+    space one space outside preformatted elements, as a browser shows it."""
     from bs4 import BeautifulSoup
 
     soup = BeautifulSoup(html, "html.parser")
     for string in soup.find_all(string=True):
         if type(string) in (NavigableString, CData) and string.find_parent(list(documents._PREFORMATTED)) is None:
             string.replace_with(type(string)(re.sub(r"\s+", " ", string)))
+    for row in soup.find_all("tr"):  # a row's cells on its line
+        for cell in [c for c in row.contents if isinstance(c, Tag) and c.name in documents._CELLS][1:]:
+            cell.insert_before(" | ")
     for block in soup.find_all(list(documents._BLOCK_TAGS)):
-        block.append("\n")
+        block.append(" " if block.find_parent(list(documents._CELLS)) else "\n")
     return soup.get_text()
 
 
@@ -220,6 +224,13 @@ def test_markdown_front_matter_gives_the_title_and_is_no_text(tmp_path: Path, ma
     (tmp_path / "fees.md").write_text(markdown)
     doc = read_document(tmp_path / "fees.md")
     assert (doc.title, doc.text) == (title, text)
+
+
+def test_a_tables_row_is_a_line_of_its_cells(tmp_path: Path) -> None:
+    # each cell was a line of its own, so a plan and its price were two "sentences" the answer's compression parted
+    (tmp_path / "plans.html").write_text("<table><tr><th>Plan</th><th>Price</th></tr><tr><td>Lite</td><td>Free</td></tr>"
+                                         "<tr><td><p>Standard</p><p>plan</p></td><td>0.02 dollars per GB</td></tr></table>")
+    assert read_document(tmp_path / "plans.html").text == "Plan | Price\nLite | Free\nStandard plan | 0.02 dollars per GB"
 
 
 def test_a_pages_icons_and_form_controls_are_no_text(tmp_path: Path) -> None:

@@ -28,9 +28,12 @@ _PREFORMATTED = frozenset({"pre", "textarea", "listing", "plaintext", "xmp"})
 _SPACES = re.compile(r"\s+")
 
 _BLOCK_TAGS = frozenset({
-    "p", "div", "li", "br", "tr", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote",
+    "p", "div", "li", "br", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote",
     "section", "article", "table", "ul", "ol", "dd", "dt", "hr",
 })
+#: a table's cells: a row reads as one line, "Standard | 0.02 dollars per GB" (each cell on a line of
+#: its own parted a plan from its price once the answer's compression kept some lines and not others)
+_CELLS = frozenset({"td", "th"})
 
 
 @dataclass(frozen=True)
@@ -74,21 +77,39 @@ def _visible_text(root: Tag) -> str:
     parts: list[str] = []
     end = object()  # where a block element ends
     end_pre = object()  # where a preformatted element ends
+    between_cells = object()  # between two cells of a table's row
+    end_cell = object()  # where a cell ends
     preformatted = 0  # how many preformatted elements the walk is in
+    in_cell = 0  # how many table cells the walk is in: their blocks end with a space, the row with the line
     stack: list[object] = list(reversed(root.contents))
     while stack:
         node = stack.pop()
         if node is end:
-            parts.append("\n")
+            parts.append(" " if in_cell else "\n")
+        elif node is end_cell:
+            in_cell -= 1
         elif node is end_pre:
             preformatted -= 1
-            parts.append("\n")
+            parts.append(" " if in_cell else "\n")
+        elif node is between_cells:
+            parts.append(" | ")
         elif isinstance(node, Tag):
             if node.name in _PREFORMATTED:
                 preformatted += 1
                 stack.append(end_pre)
             elif node.name in _BLOCK_TAGS:
                 stack.append(end)
+            elif node.name in _CELLS:
+                in_cell += 1
+                stack.append(end_cell)
+            if node.name == "tr":  # a row is a line, its cells joined as a Word table's are
+                cells = [child for child in node.contents if isinstance(child, Tag) and child.name in _CELLS]
+                later = {id(cell) for cell in cells[1:]}
+                for child in reversed(node.contents):
+                    stack.append(child)
+                    if id(child) in later:
+                        stack.append(between_cells)
+                continue
             stack.extend(reversed(node.contents))
         elif type(node) in (NavigableString, CData):
             parts.append(str(node) if preformatted else _SPACES.sub(" ", str(node)))
