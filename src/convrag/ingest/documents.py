@@ -31,6 +31,8 @@ _BLOCK_TAGS = frozenset({
     "p", "div", "li", "br", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote",
     "section", "article", "table", "ul", "ol", "dd", "dt", "hr",
 })
+#: the elements whose header and footer are part of the text: an article's, a section's, the main content's
+_SECTIONS = ["article", "section", "main"]
 #: a table's cells: a row reads as one line, "Standard | 0.02 dollars per GB" (each cell on a line of
 #: its own parted a plan from its price once the answer's compression kept some lines and not others)
 _CELLS = frozenset({"td", "th"})
@@ -50,8 +52,14 @@ def _html_to_text(html: str) -> tuple[str, str, str]:
     # what a page shows around its text, and what it draws or asks for rather than says: an inline
     # icon's <svg><title> became the title of a page without one, and a drop-down list of countries
     # ran into the sentence after it ("AfghanistanAlbaniaSubmitBoats pay 5 dollars")
-    for tag in soup(["script", "style", "noscript", "template", "nav", "header", "footer", "svg", "select", "button"]):
+    for tag in soup(["script", "style", "noscript", "template", "nav", "svg", "select", "button"]):
         tag.decompose()
+    # the page's own header and footer (the site's banner and fine print) go; an article's or a
+    # section's stay: they hold its heading ("<article><header><h1>Mooring fees</h1>"), which went
+    # with them, and the page lost its title and its first line
+    for tag in soup(["header", "footer"]):
+        if tag.find_parent(_SECTIONS) is None:
+            tag.decompose()
     title = soup.title.get_text(" ", strip=True) if soup.title else ""
     canonical = soup.find("link", rel="canonical")
     url = str(canonical.get("href", "")) if canonical else ""
