@@ -226,6 +226,15 @@ def test_markdown_front_matter_gives_the_title_and_is_no_text(tmp_path: Path, ma
     assert (doc.title, doc.text) == (title, text)
 
 
+def test_a_block_too_long_for_front_matter_is_not_parsed(monkeypatch: pytest.MonkeyPatch) -> None:
+    # PyYAML reads about 170 KB a second: a crafted 2.5 MB block kept a reader busy for 15 s
+    import yaml
+
+    monkeypatch.setattr(yaml, "safe_load", lambda _: pytest.fail("a block over the limit was parsed"))
+    block = "title: Fees\n" + "k: v\n" * (documents.MAX_FRONT_MATTER_CHARS // 5)
+    assert documents._front_matter(f"---\n{block}---\nBody.") == (f"---\n{block}---\nBody.", "")
+
+
 def test_a_tables_row_is_a_line_of_its_cells(tmp_path: Path) -> None:
     # each cell was a line of its own, so a plan and its price were two "sentences" the answer's compression parted
     (tmp_path / "plans.html").write_text("<table><tr><th>Plan</th><th>Price</th></tr><tr><td>Lite</td><td>Free</td></tr>"

@@ -197,6 +197,9 @@ def own_title(title: str) -> str:
     return "" if _NO_TITLE.fullmatch(title) else title
 
 
+#: the longest front matter read as such: a real one is a few lines, and PyYAML reads about 170 KB a
+#: second here (a crafted 2.5 MB block took 15 s); a longer block is left as the document's text
+MAX_FRONT_MATTER_CHARS = 65_536
 #: a Markdown file's front matter: YAML between "---" lines (or "..." closing it), or TOML between "+++"
 _FRONT_MATTER = re.compile(r"\A(---|\+\+\+)[ \t]*\r?\n(.*?)\r?\n(?:\1|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 
@@ -207,7 +210,7 @@ def _front_matter(markdown: str) -> tuple[str, str]:
     heading, so "title: Mooring fees date: 2024-01-01" was the document's title and its first line.
     A block that does not parse as a mapping is no front matter (a rule, then a heading) and stays."""
     found = _FRONT_MATTER.match(markdown)
-    if not found:
+    if not found or len(found[2]) > MAX_FRONT_MATTER_CHARS:
         return markdown, ""
     try:
         if found[1] == "+++":
