@@ -240,6 +240,9 @@ def test_a_tables_row_is_a_line_of_its_cells(tmp_path: Path) -> None:
     (tmp_path / "plans.html").write_text("<table><tr><th>Plan</th><th>Price</th></tr><tr><td>Lite</td><td>Free</td></tr>"
                                          "<tr><td><p>Standard</p><p>plan</p></td><td>0.02 dollars per GB</td></tr></table>")
     assert read_document(tmp_path / "plans.html").text == "Plan | Price\nLite | Free\nStandard plan | 0.02 dollars per GB"
+    # a Markdown (GFM) table too; read as a paragraph, its rows ran into one line once white space became a space
+    (tmp_path / "plans.md").write_text("| Plan | Price |\n|---|---|\n| Lite | Free |\n| Standard plan | 0.02 dollars per GB |\n")
+    assert read_document(tmp_path / "plans.md").text == "Plan | Price\nLite | Free\nStandard plan | 0.02 dollars per GB"
 
 
 def test_an_articles_header_is_its_text_and_the_pages_is_not(tmp_path: Path) -> None:

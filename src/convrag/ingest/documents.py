@@ -235,7 +235,7 @@ def _markdown_to_text(markdown: str) -> tuple[str, str]:
     backtracked in cubic time on a line of spaces and #s (a 12 KB line took 104 s), and took a
     "# comment" in a fenced code block for one."""
     markdown, title = _front_matter(markdown)
-    parser = MarkdownIt("commonmark")
+    parser = MarkdownIt("commonmark").enable("table")  # GFM tables: a row is a line of its cells
     tokens = parser.parse(markdown)
     heading = next((tokens[i + 1].content for i, token in enumerate(tokens[:-1])
                     if token.type == "heading_open" and tokens[i + 1].type == "inline"), "")
