@@ -160,7 +160,9 @@ def test_a_sentence_written_over_several_lines_is_one_line(tmp_path: Path, name:
     assert "Processing takes 6 weeks." in text
     if name.endswith(".txt"):  # short lines are no wrapped sentence: a list keeps its lines
         listed = ("Bring:\napples\npears, if ripe\nplums\nand when you are asked to do the following, then\n2. sign the form\n"
-                  "and when you are asked to do the following, then\n(b) sign the form")
+                  "and when you are asked to do the following, then\n(b) sign the form\n"
+                  "    pip install the-harbour-tools --upgrade\n    harbour-tools register --boat\n"  # code keeps its lines
+                  "and when you are asked to do the following, then\n    indented, a new paragraph")
         (tmp_path / "list.txt").write_text(listed)
         assert read_document(tmp_path / "list.txt").text == listed
     if name.endswith((".md", ".html")):

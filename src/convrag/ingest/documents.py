@@ -145,7 +145,7 @@ def typeset_letters(text: str) -> str:
 _GOES_ON = frozenset("abcdefghijklmnopqrstuvwxyz,;")
 #: ... and the next line goes on with a lower-case letter, a number that is no list item's ("up to"
 #: / "10 metres", not "2. Pay at the desk") or a bracket that is no list item's ("(ASN.1, as", not "(b) ")
-_GOES_ON_WITH = re.compile(r"\s*(?:[a-z]|\d(?!\d*[.)](?:\s|$))|\((?!\w{1,3}\)))")
+_GOES_ON_WITH = re.compile(r"(?:[a-z]|\d(?!\d*[.)](?:\s|$))|\((?!\w{1,3}\)))")
 #: the shortest line a sentence is taken to wrap from: a wrapped line fills its column (a PDF's
 #: column, a text file's 72 characters); a list of short lower-case items ("apples" / "pears") stays
 WRAPPED_CHARS = 30
@@ -162,11 +162,12 @@ def unwrap_lines(text: str) -> str:
     before = ""  # the line before, as written
     for line in text.split("\n"):
         end = before.rstrip()[-2:]
-        if pieces and len(before.strip()) >= WRAPPED_CHARS and _GOES_ON_WITH.match(line):
+        # an indented line (code in a text file, a paragraph's first line) keeps its line break
+        if pieces and len(before.strip()) >= WRAPPED_CHARS and _GOES_ON_WITH.match(line) and not before[:1].isspace():
             hyphenated = end[-1:] == "-" and end[:1].islower() and end[:1].isascii()
             if hyphenated or end[-1:] in _GOES_ON:
                 pieces[-1] = pieces[-1].rstrip()
-                pieces.append(line.lstrip() if hyphenated else f" {line.lstrip()}")
+                pieces.append(line if hyphenated else f" {line}")
                 before = line
                 continue
         if pieces:
