@@ -237,6 +237,13 @@ def test_a_block_too_long_for_front_matter_is_not_parsed(monkeypatch: pytest.Mon
     assert documents._front_matter(f"---\n{block}---\nBody.") == (f"---\n{block}---\nBody.", "")
 
 
+@pytest.mark.parametrize("title", ["Untitled Document", "index.html", "Document1"])
+def test_a_page_title_that_names_nothing_gives_way_to_its_heading(tmp_path: Path, title: str) -> None:
+    # Dreamweaver titles a new page "Untitled Document": every citation of such a site said so
+    (tmp_path / "fees.html").write_text(f"<html><head><title>{title}</title></head><body><h1>Mooring fees</h1><p>x</p></body></html>")
+    assert read_document(tmp_path / "fees.html").title == "Mooring fees"
+
+
 def test_a_tables_row_is_a_line_of_its_cells(tmp_path: Path) -> None:
     # each cell was a line of its own, so a plan and its price were two "sentences" the answer's compression parted
     (tmp_path / "plans.html").write_text("<table><tr><th>Plan</th><th>Price</th></tr><tr><td>Lite</td><td>Free</td></tr>"

@@ -61,6 +61,8 @@ def _html_to_text(html: str) -> tuple[str, str, str]:
         if tag.find_parent(_SECTIONS) is None:
             tag.decompose()
     title = soup.title.get_text(" ", strip=True) if soup.title else ""
+    if _NO_TITLE.fullmatch(title) or _FILE_NAME.fullmatch(title):  # Dreamweaver's "Untitled Document", "index.html"
+        title = ""  # the first heading names the page instead
     canonical = soup.find("link", rel="canonical")
     url = str(canonical.get("href", "")) if canonical else ""
     if soup.title:
