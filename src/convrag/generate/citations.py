@@ -130,7 +130,7 @@ def _keep_markers(text: str, numbers: set[int]) -> str:
     out, at = [], 0
     for m in _markers(text):
         if int(m.group(1)) not in numbers:
-            out += [text[at:m.start()].rstrip(" "), ""]
+            out.append(text[at:m.start()].rstrip(" "))
             at = m.end()
     return "".join(out) + text[at:]
 
