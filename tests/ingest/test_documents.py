@@ -254,23 +254,21 @@ def test_a_tables_row_is_a_line_of_its_cells(tmp_path: Path) -> None:
     assert read_document(tmp_path / "plans.md").text == "Plan | Price\nLite | Free\nStandard plan | 0.02 dollars per GB"
 
 
-def test_an_articles_header_is_its_text_and_the_pages_is_not(tmp_path: Path) -> None:
+@pytest.mark.parametrize("html, title, text", [
     # every <header> and <footer> went, an article's heading with the site's banner: no title, no first line
-    (tmp_path / "fees.html").write_text("<body><header><a href='/'>Harbour Authority</a> Home About</header><main><article><header>"
-                                        "<h1>Mooring fees</h1></header><p>Boats pay 5 dollars.</p><footer>Updated in March.</footer>"
-                                        "</article></main><footer>Copyright</footer></body>")
-    doc = read_document(tmp_path / "fees.html")
-    assert (doc.title, doc.text) == ("Mooring fees", "Mooring fees\nBoats pay 5 dollars.\nUpdated in March.")
-
-
-def test_a_pages_icons_and_form_controls_are_no_text(tmp_path: Path) -> None:
+    ("<body><header><a href='/'>Harbour Authority</a> Home About</header><main><article><header><h1>Mooring fees</h1></header>"
+     "<p>Boats pay 5 dollars.</p><footer>Updated in March.</footer></article></main><footer>Copyright</footer></body>",
+     "Mooring fees", "Mooring fees\nBoats pay 5 dollars.\nUpdated in March."),
     # an inline icon's <svg><title> was the title of a page without one; the options of a drop-down list and a
     # button's label ran into the next sentence ("AfghanistanAlbaniaSubmitBoats pay 5 dollars.")
-    (tmp_path / "fees.html").write_text("<html><body><svg><title>icon</title><text>Logo</text></svg><h1>Mooring fees</h1>"
-                                        "<p>Fees by country:</p><select><option>Afghanistan</option><option>Albania</option></select>"
-                                        "<button>Submit</button><p>Boats pay 5 dollars.</p></body></html>")
+    ("<html><body><svg><title>icon</title><text>Logo</text></svg><h1>Mooring fees</h1><p>Fees by country:</p><select>"
+     "<option>Afghanistan</option><option>Albania</option></select><button>Submit</button><p>Boats pay 5 dollars.</p></body></html>",
+     "Mooring fees", "Mooring fees\nFees by country:\nBoats pay 5 dollars."),
+])
+def test_a_page_is_read_without_its_banner_icons_and_form_controls(tmp_path: Path, html: str, title: str, text: str) -> None:
+    (tmp_path / "fees.html").write_text(html)
     doc = read_document(tmp_path / "fees.html")
-    assert (doc.title, doc.text) == ("Mooring fees", "Mooring fees\nFees by country:\nBoats pay 5 dollars.")
+    assert (doc.title, doc.text) == (title, text)
 
 
 def test_word_documents_keep_paragraphs_tables_and_title(tmp_path: Path) -> None:
