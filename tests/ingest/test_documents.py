@@ -91,6 +91,9 @@ def test_markdown_title_and_plain_text(tmp_path: Path) -> None:
     assert doc.title == "Getting started"
     assert "Install with pip." in doc.text and "#" not in doc.text
     assert doc.url.startswith("file://")
+    # the title is the heading as a reader sees it: it kept its asterisks, backticks and link address
+    md.write_text("# **Fees** for `boats` and [moorings](https://example.com/moor)\n\nText.\n")
+    assert read_document(md).title == "Fees for boats and moorings"
 
 
 def test_markdown_title_is_the_first_heading_the_parser_reads(tmp_path: Path) -> None:

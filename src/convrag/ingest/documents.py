@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from bs4 import BeautifulSoup, CData, NavigableString, Tag
 from markdown_it import MarkdownIt
@@ -232,6 +233,14 @@ def _front_matter(markdown: str) -> tuple[str, str]:
     return markdown[found.end():], " ".join(str(title).split()) if isinstance(title, str | int | float) else ""
 
 
+def _plain(inline: Any) -> str:
+    """The text of a Markdown inline token as a reader sees it: "**Fees** for `boats`" titled a
+    document with its asterisks and backticks, a link with its address."""
+    parts = [child.content if child.type in ("text", "code_inline") else " " if child.type in ("softbreak", "hardbreak") else ""
+             for child in inline.children or ()]
+    return " ".join("".join(parts).split())
+
+
 def _markdown_to_text(markdown: str) -> tuple[str, str]:
     """Plain text and title of a Markdown document: the title its front matter gives, else its first
     heading as the CommonMark parser reads it. The heading was found with a regular expression that
@@ -240,7 +249,7 @@ def _markdown_to_text(markdown: str) -> tuple[str, str]:
     markdown, title = _front_matter(markdown)
     parser = MarkdownIt("commonmark").enable("table")  # GFM tables: a row is a line of its cells
     tokens = parser.parse(markdown)
-    heading = next((tokens[i + 1].content for i, token in enumerate(tokens[:-1])
+    heading = next((_plain(tokens[i + 1]) for i, token in enumerate(tokens[:-1])
                     if token.type == "heading_open" and tokens[i + 1].type == "inline"), "")
     text, _, _ = _html_to_text(parser.renderer.render(tokens, parser.options, {}))
     return text, title or heading.strip()
