@@ -1,4 +1,8 @@
-"""Terminal output: a shared rich console and a progress reporter that draws bars."""
+"""Terminal output: a shared rich console and a progress reporter that draws bars.
+
+rich reads square brackets as markup: data (ids, titles, passages, paths, reports) goes through
+``rich.markup.escape`` inside a line that has markup of ours, and text with none is written with
+``console.out``, which reads no markup."""
 
 from __future__ import annotations
 

@@ -105,5 +105,5 @@ def run_llm_speed_benchmark(out: Path, prompt_tokens: int = 500, generated_token
         markdown_table(["what", "how", "tokens/s (median)", "runs"], rows),
     ])
     write_text(out / "report.md", markdown + "\n")
-    console.print(markdown, markup=False)
+    console.out(markdown)
     return report

@@ -160,5 +160,5 @@ def run_merge_benchmark(data_root: Path, out: Path, split: str = "test") -> dict
     ])
     write_json(out / "report.json", report)
     write_text(out / "report.md", markdown + "\n")
-    console.print(markdown, highlight=False, soft_wrap=True, markup=False)
+    console.out(markdown, highlight=False)
     return report

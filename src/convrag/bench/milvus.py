@@ -106,7 +106,7 @@ def run_milvus_benchmark(data_root: Path, out: Path, split: str = "test") -> dic
 
     write_json(out / "milvus.json", report)
     write_text(out / "milvus.md", render_markdown(report))
-    console.print(render_markdown(report), markup=False)
+    console.out(render_markdown(report))
     return report
 
 

@@ -187,8 +187,8 @@ def run_retrieval_benchmark(
 
     write_json(out / "benchmark.json", {k: v for k, v in report.items() if k != "tables_md"})
     write_text(out / "benchmark.md", render_markdown(report))
-    console.print(markdown_table(["target", "measured", "met"], [[t["target"], t["measured"], "yes" if t["met"] else "NO"] for t in report["targets"]]), markup=False)
-    console.print(f"wrote {out / 'benchmark.md'}", markup=False)
+    console.out(markdown_table(["target", "measured", "met"], [[t["target"], t["measured"], "yes" if t["met"] else "NO"] for t in report["targets"]]))
+    console.out(f"wrote {out / 'benchmark.md'}")
     return report
 
 

@@ -212,6 +212,6 @@ def run_strategy_benchmark(
     write_json(out / "report.json", report)
     text = "\n".join(markdown)
     write_text(out / "report.md", text + "\n")
-    console.print(text, highlight=False, soft_wrap=True, markup=False)
-    console.print(f"\nwrote {out / 'report.md'}, {out / 'report.json'} and {summary}", markup=False)
+    console.out(text, highlight=False)
+    console.out(f"\nwrote {out / 'report.md'}, {out / 'report.json'} and {summary}")
     return report

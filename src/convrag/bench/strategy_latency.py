@@ -136,7 +136,7 @@ def run_strategy_latency_benchmark(
             timings = time_strategy(name, llm, conversations, RichReporter())
             results[setting][name] = summarize(timings)
             turns[setting][name] = [t._asdict() for t in timings]
-            console.print(f"{setting} / {name}: {results[setting][name]}", markup=False)
+            console.out(f"{setting} / {name}: {results[setting][name]}")
     rows = latency_targets(results)
     report = {
         "date": dt.date.today().isoformat(),
@@ -164,6 +164,6 @@ def run_strategy_latency_benchmark(
         ]
     )
     write_text(out / "report.md", markdown + "\n")
-    console.print(markdown, highlight=False, soft_wrap=True, markup=False)
-    console.print(f"\nwrote {out / 'report.md'} and {out / 'report.json'}", markup=False)
+    console.out(markdown, highlight=False)
+    console.out(f"\nwrote {out / 'report.md'} and {out / 'report.json'}")
     return report

@@ -146,7 +146,7 @@ def search(
         console.print("no passage matches the query")
     for hit in hits:
         console.print(f"[bold]{hit.rank}.[/bold] {escape(hit.doc_id)}  [dim]score {hit.score:.4f}[/dim]  {escape(hit.title)}")
-        console.print(f"   {snippet(hit.text)}", highlight=False, markup=False)
+        console.out(f"   {snippet(hit.text)}", highlight=False)
 
 
 @app.command("collections", rich_help_panel="Collections")
@@ -164,7 +164,7 @@ def list_collections(
 
     if backend == "milvus" and lite_file_missing(milvus_uri):  # as for a store folder not made yet
         check_backend(backend, store)
-        console.print(f"no collections in {milvus_uri}: no Milvus Lite file there; build one with convrag index", highlight=False, markup=False)
+        console.out(f"no collections in {milvus_uri}: no Milvus Lite file there; build one with convrag index", highlight=False)
         return
     milvus = milvus_from(backend, milvus_uri, store)
     table = Table(box=None, header_style="bold")
@@ -191,7 +191,7 @@ def list_collections(
             table.add_row(name, f"{info.passages:,}", model, info.built[:16].replace("T", " "), decimal(info.bytes), escape(info.source))
         where = str(collections.root)
     if not table.rows:
-        console.print(f"no collections in {where}; build one with convrag index", highlight=False, markup=False)
+        console.out(f"no collections in {where}; build one with convrag index", highlight=False)
         return
     console.print(table)
     console.print(f"[dim]in {escape(where)}[/dim]", highlight=False)

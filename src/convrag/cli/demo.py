@@ -47,7 +47,7 @@ def run_demo(rebuild: bool = False) -> list[RunResult]:
     llm = make_llm("local")  # one model instance for both parts below
     show_progressive(data, indexes, llm)
     show_cited_answer(data, indexes, llm)
-    console.print(f"\nFull tables, official result files and TREC runs: {summary.parent}", markup=False)
+    console.out(f"\nFull tables, official result files and TREC runs: {summary.parent}")
     return results
 
 

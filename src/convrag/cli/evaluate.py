@@ -108,7 +108,7 @@ def evaluate(
     baseline = baseline or results[0].name
     summary = write_outputs(results, out, baseline)
     print_results_table(results, baseline)
-    console.print(f"\nwrote {summary} and one folder per run under {out}", markup=False)
+    console.out(f"\nwrote {summary} and one folder per run under {out}")
 
 
 @app.command("compare", rich_help_panel="Evaluation on MT-RAG")
@@ -206,7 +206,7 @@ def run_incremental_cmd(
     result = run_incremental(layout, chosen, pipelines, out, max_conversations=conversations, reporter=reporter)
     summary = write_outputs([result], out / "eval")
     print_results_table([result])
-    console.print(f"\nwrote {out / 'datasets'}, {out / 'intermediate'} and {summary}", markup=False)
+    console.out(f"\nwrote {out / 'datasets'}, {out / 'intermediate'} and {summary}")
 
 
 @app.command("strategies", rich_help_panel="Evaluation on MT-RAG")
@@ -302,4 +302,4 @@ def eval_answers(
     markdown = report_markdown(summary, parts, header, baseline)
     write_json(out / "summary.json", {"summary": summary, "first_prompt": baseline, "breakdowns": parts})
     write_text(out / "summary.md", markdown)
-    console.print(markdown, highlight=False, soft_wrap=True, markup=False)
+    console.out(markdown, highlight=False)

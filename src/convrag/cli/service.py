@@ -59,8 +59,7 @@ def serve(
             # refused now rather than at the first upload, and the first question does not wait for it
             load_embedder(settings.embedding_model)
         kept = f"; collections in Milvus at {settings.milvus_target}" if settings.backend == "milvus" else ""
-        console.print(f"convrag serving on http://{settings.host}:{settings.port} (data in {settings.data_dir}{kept}; Ctrl-C stops it)",
-                      markup=False)
+        console.out(f"convrag serving on http://{settings.host}:{settings.port} (data in {settings.data_dir}{kept}; Ctrl-C stops it)")
         server = uvicorn.Server(uvicorn.Config(application, host=settings.host, port=settings.port, log_level=log_level.value,
                                                log_config=log_config(log_level.value)))
         try:
