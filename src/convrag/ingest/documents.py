@@ -114,11 +114,10 @@ def _visible_text(root: Tag) -> str:
                 in_cell += 1
                 stack.append(end_cell)
             if node.name == "tr":  # a row is a line, its cells joined as a Word table's are
-                cells = [child for child in node.contents if isinstance(child, Tag) and child.name in _CELLS]
-                later = {id(cell) for cell in cells[1:]}
+                first = next((child for child in node.contents if isinstance(child, Tag) and child.name in _CELLS), None)
                 for child in reversed(node.contents):
                     stack.append(child)
-                    if id(child) in later:
+                    if child is not first and isinstance(child, Tag) and child.name in _CELLS:
                         stack.append(between_cells)
                 continue
             stack.extend(reversed(node.contents))
@@ -133,7 +132,7 @@ def _visible_text(root: Tag) -> str:
 _TYPESET = str.maketrans({"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl", "\ufb05": "st",
                           "\ufb06": "st", "\xad": None, "\u200b": None, "\u2060": None, "\ufeff": None})
 
-_TYPESET_FOUND = re.compile("[\ufb00-\ufb06\xad\u200b\u2060\ufeff]")
+_TYPESET_FOUND = re.compile("[" + "".join(map(chr, _TYPESET)) + "]")
 
 
 def typeset_letters(text: str) -> str:
@@ -164,9 +163,10 @@ def unwrap_lines(text: str) -> str:
     pieces: list[str] = []  # the text so far: pieces, with "\n" between its lines
     before = ""  # the line before, as written
     for line in text.split("\n"):
-        end = before.rstrip()[-2:]
+        said = before.rstrip()
         # an indented line (code in a text file, a paragraph's first line) keeps its line break
-        if pieces and len(before.strip()) >= WRAPPED_CHARS and _GOES_ON_WITH.match(line) and not before[:1].isspace():
+        if pieces and len(said) >= WRAPPED_CHARS and not before[:1].isspace() and _GOES_ON_WITH.match(line):
+            end = said[-2:]
             hyphenated = end[-1:] == "-" and end[:1].islower() and end[:1].isascii()
             if hyphenated or end[-1:] in _GOES_ON:
                 pieces[-1] = pieces[-1].rstrip()
@@ -197,8 +197,13 @@ def own_title(title: str) -> str:
     title = _TOOL_PREFIX.sub("", " ".join(title.split()))
     name = _FILE_NAME.search(title)
     if name and (name.start() == 0 or title[name.start() - 1] in "\\/"):  # a file's name, or the end of its path
-        title = " ".join(Path(name.group().replace("\\", "/")).stem.replace("_", " ").replace("-", " ").split())
+        title = " ".join(_name_as_title(Path(name.group().replace("\\", "/")).stem).split())
     return "" if _NO_TITLE.fullmatch(title) else title
+
+
+def _name_as_title(stem: str) -> str:
+    """A file's name without its suffix, as the title of a document that has none: "harbour rules"."""
+    return stem.replace("_", " ").replace("-", " ")
 
 
 #: the longest front matter read as such: a real one is a few lines, and PyYAML reads about 170 KB a
@@ -252,7 +257,7 @@ def _markdown_to_text(markdown: str) -> tuple[str, str]:
     heading = next((_plain(tokens[i + 1]) for i, token in enumerate(tokens[:-1])
                     if token.type == "heading_open" and tokens[i + 1].type == "inline"), "")
     text, _, _ = _html_to_text(parser.renderer.render(tokens, parser.options, {}))
-    return text, title or heading.strip()
+    return text, title or heading
 
 
 #: the longest a PDF's pages are read for. pypdf reads some 30,000 drawing and text operations a
@@ -308,7 +313,7 @@ def _pdf_to_text(path: Path) -> tuple[str, str]:
         quiet.setLevel(level)
     lines = [line for page in _without_running_lines([[" ".join(line.split()) for line in page.splitlines()] for page in pages])
              for line in page]
-    text = unwrap_lines(typeset_letters(whole_characters("\n".join(line for line in lines if line))))
+    text = unwrap_lines(typeset_letters(whole_characters("\n".join(lines))))
     return text, typeset_letters(whole_characters(own_title(title)))
 
 
@@ -363,7 +368,6 @@ def _without_repeated_lines(pages: list[list[str]], where: int) -> list[list[str
 
 def _without_end(page: list[str], where: int) -> list[str]:
     return page[:-1] if where == -1 else page[1:]
-
 
 
 def _docx_to_text(path: Path) -> tuple[str, str]:
@@ -554,7 +558,7 @@ def read_document(path: Path, doc_id: str | None = None, url: str | None = None,
     """Read one file; the format follows the suffix. ``url`` overrides the file's own address;
     ``name`` (e.g. an upload's original file name) gives the title of a document without one."""
     path = Path(path)
-    fallback = readable_name(Path(name or path.name).stem).replace("_", " ").replace("-", " ")
+    fallback = _name_as_title(readable_name(Path(name or path.name).stem))
     kind = SUFFIXES.get(path.suffix.lower())
     if kind is None:
         raise DataFormatError(path, f"unsupported document type {path.suffix!r} (expected {', '.join(sorted(SUFFIXES))})")
