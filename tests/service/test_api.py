@@ -232,6 +232,8 @@ def test_errors_are_clear_4xx(client: httpx.Client, gov: str) -> None:
     chat = "/v1/chat/completions"
     error(client.post(chat, json={"model": "nope", "messages": [{"role": "user", "content": "hi"}]}), 404, "model_not_found")
     error(client.post(chat, json={"model": "collection:gov", "messages": [{"role": "user", "content": "  "}]}), 400, "empty_question")
+    image = [{"type": "image_url", "image_url": {"url": "data:,"}}]
+    error(client.post(chat, json={"model": "collection:gov", "messages": [{"role": "user", "content": image}]}), 400, "empty_question")
     error(client.post(chat, json={"model": "collection:gov", "messages": [{"role": "user", "content": "x" * 4001}]}), 413,
           "question_too_long")
     history = [{"role": r, "content": "hello"} for _ in range(51) for r in ("user", "assistant")] + [{"role": "user", "content": "q?"}]

@@ -114,9 +114,21 @@ class ModelList(BaseModel):
 
 
 def _text(message: ChatMessageIn) -> str:
+    """A message's text; its text parts one per line, as a chat client shows them (joined as they
+    came, "How much does renewal" and "by mail cost?" asked about "renewalby")."""
     if isinstance(message.content, list):
-        return "".join(p.text or "" for p in message.content if p.type == "text")
+        return "\n".join(p.text for p in message.content if p.type == "text" and p.text)
     return message.content or ""
+
+
+def unread_question(request: ChatCompletionRequest) -> str | None:
+    """Why the question cannot be read when it holds parts but none with text (an image alone), or
+    None: convrag reads text, and "the question is empty" told such a client nothing."""
+    last = request.messages[-1]
+    if not isinstance(last.content, list) or not last.content or _text(last).strip():
+        return None
+    kinds = ", ".join(sorted({part.type for part in last.content}))
+    return f"the question has no text: convrag reads a message's text parts, and this one holds {kinds}"
 
 
 def to_messages(request: ChatCompletionRequest) -> list[Message]:
@@ -141,6 +153,8 @@ def router() -> APIRouter:
             route = state.pipelines.route(request.model, [c["name"] for c in state.store.collections()])
         except UnknownModel as exc:
             raise ApiError(404, str(exc), "model_not_found") from None
+        if (unread := unread_question(request)) is not None:
+            raise ApiError(400, unread, "empty_question")
         messages = to_messages(request)
         try:
             check_turn(messages, state.settings.limits)
