@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,23 @@ def test_both_message_forms_and_the_wrapped_list_are_read(tmp_path: Path) -> Non
     assert read_history(path) == (Message("user", "Kayaks?"), Message("agent", "Yes."))
     path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())  # a byte-order mark, as Windows editors write one
     assert read_history(path) == (Message("user", "Kayaks?"), Message("agent", "Yes."))
+
+
+def test_an_openai_message_list_is_read_as_a_client_sends_it(tmp_path: Path) -> None:
+    """Content parts, a developer message, an assistant's tool call and its result: each was an error
+    ("message 1 has no text/content string", "speaker/role 'developer'") in a list the docstring
+    promised to read as is."""
+    path = tmp_path / "h.json"
+    path.write_text(json.dumps([
+        {"role": "developer", "content": "be brief"},
+        {"role": "user", "content": [{"type": "text", "text": "Do kayaks"}, {"type": "image_url", "image_url": {"url": "data:,"}},
+                                     {"type": "text", "text": "pay a fee?"}]},
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function",
+                                                               "function": {"name": "fees", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "12"},
+        {"role": "assistant", "content": [{"type": "text", "text": "Yes, 12 dollars."}]},
+    ]))
+    assert read_history(path) == (Message("user", "Do kayaks\npay a fee?"), Message("agent", "Yes, 12 dollars."))
 
 
 @pytest.mark.parametrize(("make", "reason"), [

@@ -1,8 +1,9 @@
 """Conversation histories given by users (``--history`` files, API payloads) as ``Message`` tuples.
 
 Accepts convrag's form (``speaker``: user/agent, ``text``) and the chat form (``role``:
-user/assistant, ``content``), so an OpenAI-style message list works as is. System messages
-are skipped: they are instructions, not conversation. A ``--history`` file may also be a
+user/assistant, ``content``, a string or a list of parts), so an OpenAI-style message list works
+as is. System and developer messages are skipped: they are instructions, not conversation; so are
+tool results and an assistant's tool call without text. A ``--history`` file may also be a
 conversation the service exported as JSON.
 """
 
@@ -19,6 +20,16 @@ from ..types import Message
 from .jsonl import parse_json
 
 _SPEAKERS = {"user": "user", "agent": "agent", "assistant": "agent"}
+#: roles in an OpenAI-style list that are not the conversation: instructions and tool calls' results
+_NOT_CONVERSATION = frozenset({"system", "developer", "tool", "function"})
+
+
+def text_parts(parts: Iterable[Any]) -> str:
+    """The text of a message given as OpenAI content parts: its text parts, one per line (an image
+    or audio part holds none). Joined as they came, "How much does renewal" and "by mail cost?"
+    asked about "renewalby"."""
+    return "\n".join(part["text"] for part in parts
+                     if isinstance(part, Mapping) and part.get("type") == "text" and isinstance(part.get("text"), str))
 
 
 def parse_messages(items: Iterable[Mapping[str, Any]], source: str = "history") -> tuple[Message, ...]:
@@ -28,7 +39,9 @@ def parse_messages(items: Iterable[Mapping[str, Any]], source: str = "history") 
             raise DataFormatError(source, f"message {i} is not an object")
         role = str(item.get("speaker", item.get("role", ""))).lower()
         text = item.get("text", item.get("content"))
-        if role == "system":
+        if isinstance(text, list):
+            text = text_parts(text)
+        if role in _NOT_CONVERSATION or (role == "assistant" and text is None and item.get("tool_calls")):
             continue
         if role not in _SPEAKERS:
             raise DataFormatError(source, f"message {i} has speaker/role {role!r}; expected user, agent or assistant")

@@ -20,6 +20,7 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
 from starlette.concurrency import run_in_threadpool
 
+from ..data.messages import text_parts
 from ..generate.answer import ClientLimits, Sampling
 from ..types import Message
 from .errors import ApiError, body, error_for
@@ -114,10 +115,9 @@ class ModelList(BaseModel):
 
 
 def _text(message: ChatMessageIn) -> str:
-    """A message's text; its text parts one per line, as a chat client shows them (joined as they
-    came, "How much does renewal" and "by mail cost?" asked about "renewalby")."""
+    """A message's text (its text parts one per line: :func:`text_parts`)."""
     if isinstance(message.content, list):
-        return "\n".join(p.text for p in message.content if p.type == "text" and p.text)
+        return text_parts(part.model_dump() for part in message.content)
     return message.content or ""
 
 
