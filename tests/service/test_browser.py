@@ -2,7 +2,7 @@
 real server: with the real local model, create a collection, upload documents, ask, watch the
 answer stream in, see a citation, open the cited passage and the decisions (a screenshot is
 saved); with scripted answers, manage documents and conversations and render Markdown safely;
-and from a second origin, fail to change anything."""
+and from a second origin, fail to change anything; and the answers' Markdown renderer on a page of its own."""
 
 from __future__ import annotations
 
@@ -474,3 +474,19 @@ fetch("{server.url}/api/collections/gov/documents", {{method: "POST", mode: "no-
         jobs = client.get("/api/jobs").json()
         assert len(jobs) == 1  # only the upload made above
         assert client.get("/api/collections/gov/documents/passports/file").text == "# P\n\nReal."
+
+
+def test_a_numbered_list_parted_by_a_blank_line_goes_on_counting(browser) -> None:  # type: ignore[no-untyped-def]
+    """A model writes steps as a loose list ("1. ..." / blank line / "2. ..."): each part was an <ol> of its
+    own, so the page numbered the steps 1, 1, 1."""
+    page = browser.new_page()
+    page.set_content("<html><body></body></html>")
+    page.add_script_tag(path=str(Path(__file__).parents[2] / "src/convrag/service/static/markdown.js"))
+    steps = page.evaluate("""() => {
+        const box = document.createElement("div");
+        box.append(Markdown.render("To renew:\\n\\n1. Fill in form DS-82.\\n\\n2. Add a photo.\\nKeep a copy.\\n3. Mail both."));
+        document.body.append(box);
+        return [...box.querySelectorAll("ol")].map(ol => [ol.start, ol.children.length]);
+    }""")
+    page.close()
+    assert steps == [[1, 1], [2, 1], [3, 1]]

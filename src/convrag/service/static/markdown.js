@@ -1,8 +1,9 @@
 // A small, safe Markdown renderer for answers: it builds DOM nodes and sets only textContent and
 // vetted attributes, never innerHTML, so model output (or a document quoted by it) cannot inject
-// markup. Supported: paragraphs, headings, bullet and numbered lists, fenced code, inline code,
-// **bold**, *italic*, and [links](https://...) to http(s) addresses. `plain(text, parent)` renders
-// runs of ordinary text (the chat uses it to turn [n] citation markers into buttons).
+// markup. Supported: paragraphs, headings, bullet and numbered lists (numbered from their first
+// item's number), fenced code, inline code, **bold**, *italic*, and [links](https://...) to http(s)
+// addresses. `plain(text, parent)` renders runs of ordinary text (the chat uses it to turn [n]
+// citation markers into buttons).
 "use strict";
 
 const Markdown = (() => {
@@ -53,6 +54,9 @@ const Markdown = (() => {
       if (bullet.test(line) || numbered.test(line)) {
         const kind = bullet.test(line) ? bullet : numbered;
         const list = document.createElement(kind === bullet ? "ul" : "ol");
+        // a list numbered on from an earlier one ("1. Fill in the form" / a blank line or a sentence /
+        // "2. Pay the fee", as a model writes steps) keeps its number: each <ol> began again at 1
+        if (kind === numbered) list.start = parseInt(line.trim(), 10);
         while (i < lines.length && kind.test(lines[i])) {
           const li = document.createElement("li"); inline(lines[i].replace(kind, ""), li, plain); list.append(li); i += 1;
         }
