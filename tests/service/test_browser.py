@@ -476,17 +476,33 @@ fetch("{server.url}/api/collections/gov/documents", {{method: "POST", mode: "no-
         assert client.get("/api/collections/gov/documents/passports/file").text == "# P\n\nReal."
 
 
+
+def rendered(browser, markdown: str, summary: str) -> object:  # type: ignore[no-untyped-def]
+    """``summary`` (a JavaScript function of the element) of ``markdown`` as the web chat renders an answer."""
+    page = browser.new_page()
+    try:
+        page.set_content("<html><body></body></html>")
+        page.add_script_tag(path=str(Path(__file__).parents[2] / "src/convrag/service/static/markdown.js"))
+        return page.evaluate(f"""markdown => {{
+            const box = document.createElement("div");
+            box.append(Markdown.render(markdown));
+            return ({summary})(box);
+        }}""", markdown)
+    finally:
+        page.close()
+
+
 def test_a_numbered_list_parted_by_a_blank_line_goes_on_counting(browser) -> None:  # type: ignore[no-untyped-def]
     """A model writes steps as a loose list ("1. ..." / blank line / "2. ..."): each part was an <ol> of its
     own, so the page numbered the steps 1, 1, 1."""
-    page = browser.new_page()
-    page.set_content("<html><body></body></html>")
-    page.add_script_tag(path=str(Path(__file__).parents[2] / "src/convrag/service/static/markdown.js"))
-    steps = page.evaluate("""() => {
-        const box = document.createElement("div");
-        box.append(Markdown.render("To renew:\\n\\n1. Fill in form DS-82.\\n\\n2. Add a photo.\\nKeep a copy.\\n3. Mail both."));
-        document.body.append(box);
-        return [...box.querySelectorAll("ol")].map(ol => [ol.start, ol.children.length]);
-    }""")
-    page.close()
+    steps = rendered(browser, "To renew:\n\n1. Fill in form DS-82.\n\n2. Add a photo.\nKeep a copy.\n3. Mail both.",
+                     "box => [...box.querySelectorAll('ol')].map(ol => [ol.start, ol.children.length])")
     assert steps == [[1, 1], [2, 1], [3, 1]]
+
+
+def test_underscores_inside_a_word_are_no_emphasis(browser) -> None:  # type: ignore[no-untyped-def]
+    """"max_connections and min_idle_time" (setting names, as IBM Cloud's documents hold them) was shown as
+    "maxconnections and minidle_time" with "connections and min" in italics."""
+    text, emphasised = rendered(browser, "Set max_connections and min_idle_time, then _restart_ it.",
+                                "box => [box.textContent, [...box.querySelectorAll('em')].map(e => e.textContent)]")
+    assert text == "Set max_connections and min_idle_time, then restart it." and emphasised == ["restart"]

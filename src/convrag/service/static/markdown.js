@@ -7,8 +7,10 @@
 "use strict";
 
 const Markdown = (() => {
-  const INLINE = /(`[^`]+`)|(\*\*[^*]+\*\*)|(\*[^*\s][^*]*\*)|(_[^_\s][^_]*_)|(\[[^\]]+\]\((https?:\/\/[^\s)]+)\))/;
+  const INLINE = /(`[^`]+`)|(\*\*[^*]+\*\*)|(\*[^*\s][^*]*\*)|((?<!\w)_[^_\s][^_]*_(?!\w))|(\[[^\]]+\]\((https?:\/\/[^\s)]+)\))/;
 
+  // _emphasis_ only between word boundaries, as CommonMark reads it: "max_connections and min_idle_time"
+  // (a cloud setting's names) rendered "connections and min" in italics, its underscores gone
   function defaultPlain(text, parent) { parent.append(document.createTextNode(text)); }
 
   function inline(text, parent, plain) {
