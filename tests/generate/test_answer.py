@@ -333,6 +333,14 @@ def test_a_backend_that_cannot_steer_is_recorded_and_the_first_prompt_asks_for_n
     assert not AnswerGenerator(ScriptedLLM(), FIRST).params.steered
 
 
+def test_numbers_cited_together_are_the_model_s_citations():
+    reply = "The Lite plan is free, and the Standard plan is billed per gigabyte stored [1, 2]."
+    answer = AnswerGenerator(ScriptedLLM(answer=[reply]), FIRST).answer("q?", [], merged_results(PLANS))
+    assert answer.text == "The Lite plan is free, and the Standard plan is billed per gigabyte stored [1][2]."
+    assert [(c.number, c.inferred) for c in answer.citations] == [(1, False), (2, False)]
+    assert answer.trace["details"]["grouped_citations"] == ["[1, 2]"] and "inferred_citations" not in answer.trace
+
+
 def test_a_repointed_number_the_model_wrote_nowhere_counts_as_matched_not_written(embedder):
     llm = ScriptedLLM(answer=["The Lite plan of Object Storage is free of charge [2]."])
     answer = AnswerGenerator(llm, AnswerSettings(decline=DeclineSettings(min_relevance=0.0)), embedder).answer(

@@ -1,3 +1,5 @@
+import pytest
+
 from convrag.generate.citations import (
     Sentence,
     answer_sentences,
@@ -5,6 +7,7 @@ from convrag.generate.citations import (
     join_answer,
     parse_citations,
     repoint_citations,
+    separate_markers,
     split_answer,
     strip_citations,
     supported,
@@ -115,3 +118,19 @@ def test_a_citation_to_a_passage_that_does_not_hold_the_sentence_is_repointed():
                          "Nobody knows who designed the logo [1].")  # supported: kept; unsupported anywhere: the model's number
     assert moved == [{"sentence": 0, "written": [2], "to": 1}]
     assert repoint_citations("The Lite plan includes 25 GB of storage per month [2][1].", merged_results(PLANS))[1] == []
+
+
+@pytest.mark.parametrize(("reply", "separated"), [
+    ("Both are free [1, 2].", "Both are free [1][2]."),
+    ("Both are free [1,3; 4].", "Both are free [1][3][4]."),
+    ("See passages [2-4] and [5\u20136].", "See passages [2][3][4] and [5][6]."),
+    # not citations: a range too long or counting down, a list in code, a bracket of words
+    ("Ports [1-400] and [4-2] stay.", "Ports [1-400] and [4-2] stay."),
+    ("Call `f([1, 2])` first [1].", "Call `f([1, 2])` first [1]."),
+    ("It is [one, two].", "It is [one, two]."),
+])
+def test_numbers_cited_together_become_a_marker_each(reply, separated):
+    """An OpenAI or Anthropic model writes "[1, 2]": no [n] marker, it stayed in the answer as text and
+    the sentence counted as citing nothing."""
+    text, groups = separate_markers(reply)
+    assert text == separated and bool(groups) == (text != reply)

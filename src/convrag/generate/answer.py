@@ -47,6 +47,7 @@ from .citations import (
     infer_citations,
     parse_citations,
     repoint_citations,
+    separate_markers,
     strip_citations,
     supported,
     written_numbers,
@@ -545,7 +546,9 @@ class AnswerGenerator:
     def _finish(self, completion: Completion, params: GenerationParams, prepared: _Prepared, results: Sequence[MergedResult],
                 start: float) -> Answer:
         trace = prepared.trace
-        text = completion.text.strip()
+        text, grouped = separate_markers(completion.text.strip())
+        if grouped:  # "[1, 2]": each number its own marker, so that each is a citation
+            trace["details"]["grouped_citations"] = grouped
         empty_reason = "empty answer"
         # the repairs of :mod:`.tidy`; what each removed is in the trace, the model's text in llm_call
         if text and not has_words(text):  # nothing was said, so nothing is cited
@@ -594,7 +597,7 @@ class AnswerGenerator:
         citations = parse_citations(text, results)[0] if not declined else []
         if citations and trace.get("repointed_citations"):
             # a number the model wrote nowhere is matched by wording, as an inferred one is
-            own = set(written_numbers(completion.text))
+            own = set(written_numbers(separate_markers(completion.text)[0]))
             citations = [c._replace(inferred=c.number not in own) for c in citations]
         if not citations and not declined and text:
             text, inferred = infer_citations(text, results)

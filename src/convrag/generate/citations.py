@@ -36,6 +36,11 @@ _CITATION = re.compile(r"\[(\d{1,3})\]")
 #: index in it ("`sys.argv[1]`") is no citation, and re-pointing one rewrote the code
 _CODE = re.compile(r"```.*?(?:```|\Z)|`[^`]+`", re.DOTALL)
 _LEADING_MARKERS = re.compile(r"^(?:\[\d{1,3}\]\s*)+")
+#: numbers cited together in one bracket ("[1, 2]", "[1; 3]", "[2-4]"), as larger models (an OpenAI or
+#: Anthropic backend) write them: not [n] markers, they stayed in the answer as text, citing nothing
+_GROUPED = re.compile(r"\[(\d{1,3}(?:\s*[,;]\s*\d{1,3})+|\d{1,3}\s*[-\u2013]\s*\d{1,3})\]")
+#: the longest range made markers: "[1-400]" is no citation
+MAX_RANGE = 10
 #: end punctuation, any closing quotes or bracket, then the space that may end a sentence (group 1)
 _BREAK = re.compile(r"[.!?][\"'\u201d\u2019)]*(\s+)")
 
@@ -138,6 +143,31 @@ def _keep_markers(text: str, numbers: set[int]) -> str:
 def written_numbers(text: str) -> list[int]:
     """The numbers of the [n] markers in ``text``, in order, repeats kept."""
     return [int(m.group(1)) for m in _markers(text)]
+
+
+def separate_markers(text: str) -> tuple[str, list[str]]:
+    """``text`` with numbers cited together made a marker each ("[1, 2]" -> "[1][2]", "[2-4]" ->
+    "[2][3][4]"), outside code, and the groups so made. A range longer than :data:`MAX_RANGE`, or
+    one that counts down, is left as it is."""
+    if "[" not in text:
+        return text, []
+    code = [m.span() for m in _CODE.finditer(text)] if "`" in text else []
+    out, at, groups = [], 0, []
+    for m in _GROUPED.finditer(text):
+        if any(start <= m.start() < end for start, end in code):
+            continue
+        inside = m.group(1)
+        if "," in inside or ";" in inside:
+            numbers = [int(n) for n in re.split(r"\s*[,;]\s*", inside)]
+        else:
+            first, last = (int(n) for n in re.split(r"\s*[-\u2013]\s*", inside))
+            if not first <= last < first + MAX_RANGE:
+                continue
+            numbers = list(range(first, last + 1))
+        out += [text[at:m.start()], "".join(f"[{n}]" for n in numbers)]
+        at = m.end()
+        groups.append(m.group())
+    return "".join(out) + text[at:], groups
 
 
 def has_citation(text: str) -> bool:
