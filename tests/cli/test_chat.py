@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import pty
+import select
+import sys
 import time
 
 from convrag.cli.chat import chat_loop
@@ -205,3 +209,36 @@ def test_collections_shows_what_the_chat_searches_and_changes_it(tmp_path, capsy
     assert "error: unknown collection 'nope'" in out and "still searching sports" in out
     assert "from the next question on, searching money, sports" in out and "searching money, sports;" in out
     assert "kept [1] money/p4" in out  # the next question searched the collection added
+
+
+def _typed(keys: list[bytes]) -> list[str]:
+    """What the chat's reader returns, on a real terminal (a pty), for ``keys`` typed one after another."""
+    child = ("from convrag.cli.chat import terminal_reader\nread = terminal_reader()\n"
+             "for _ in range(2):\n    print('READ', repr(read('you> ')), flush=True)\n")
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: a Python reading from the terminal
+        os.execv(sys.executable, [sys.executable, "-c", child])
+    out = b""
+    try:
+        for typed, key in enumerate(keys):
+            # each write after the child has drawn its prompt (readline turns on bracketed paste then)
+            deadline = time.monotonic() + 30
+            while out.count(b"you> ") <= typed and time.monotonic() < deadline:
+                if select.select([fd], [], [], 0.1)[0]:
+                    out += os.read(fd, 4096)
+            os.write(fd, key)
+        deadline = time.monotonic() + 30
+        while out.count(b"READ") < 2 and time.monotonic() < deadline:
+            if select.select([fd], [], [], 0.1)[0]:
+                out += os.read(fd, 4096)
+    finally:
+        os.waitpid(pid, 0)
+    return [line.split("READ ", 1)[1].strip() for line in out.decode().splitlines() if line.startswith("READ ")]
+
+
+def test_a_question_pasted_over_several_lines_is_one_question() -> None:
+    """Read with plain input(), a pasted block was asked line by line, an answer to each half-question
+    (a terminal marks a paste only when the program asks it to: readline does)."""
+    pasted = b"\x1b[200~Here is the error:\nQuotaExceeded on bucket logs\x1b[201~\r"
+    assert _typed([pasted, b"What does it mean?\r"]) == ["'Here is the error:\\nQuotaExceeded on bucket logs'",
+                                                         "'What does it mean?'"]

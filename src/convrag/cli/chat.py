@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from contextlib import closing
@@ -156,13 +157,28 @@ def choose_collections(source: Pipeline | LivePipeline, pipeline: Pipeline, name
     return pipeline
 
 
-def chat_loop(source: Pipeline | LivePipeline, read: Callable[[str], str] = input, history: Sequence[Message] = ()) -> list[Message]:
+def terminal_reader() -> Callable[[str], str]:
+    """How the chat reads a question: ``input``, with GNU readline (or libedit) loaded on a terminal.
+    Without it a question pasted over several lines was asked line by line, each an answer of its
+    own, and the arrow keys typed escape codes into the question. With it a pasted block is one
+    question (bracketed paste), a line can be edited, and the up arrow brings back an earlier
+    question (this session's only: nothing is written to disk)."""
+    if sys.stdin.isatty():
+        try:
+            import readline  # noqa: F401  (loading it is what makes input() use it)
+        except ImportError:  # Windows' Python has none
+            pass
+    return input
+
+
+def chat_loop(source: Pipeline | LivePipeline, read: Callable[[str], str] | None = None, history: Sequence[Message] = ()) -> list[Message]:
     """Read questions until EOF or /quit; the history is the user's questions and convrag's answers,
     starting from ``history`` (a conversation saved with /save, or any --history file). A
     :class:`LivePipeline` source is asked before each turn, so a collection re-indexed during the
     chat is searched at its new version (and the user is told). Ctrl-C while a turn is answered
     stops that turn, which is then not part of the history (as "Stop" in the web chat); at the
     prompt it ends the chat."""
+    read = read or terminal_reader()
     pipeline = source if isinstance(source, Pipeline) else source.pipeline
     history = list(history)
     last: PipelineResult | None = None
