@@ -28,6 +28,14 @@ def test_read_corpus_formats(tmp_path: Path, kind: str) -> None:
     assert passages[1].title == "" and passages[1].text == "beta"
 
 
+def test_pyserini_and_ir_datasets_corpora_are_read_as_they_are(tmp_path: Path) -> None:
+    """Pyserini's {"id", "contents"} and ir_datasets' {"doc_id", "text"} were "missing field '_id'"."""
+    rows = [{"id": "p1", "contents": "Kayak moorings cost 12 dollars."}, {"doc_id": 7, "text": "Ramps open at 6."},
+            {"docid": "t3", "text": "Fuel is sold at the pier."}, {"_id": "b1", "id": "ignored", "text": "BEIR's id first."}]
+    passages = list(read_corpus(write_jsonl(tmp_path / "c.jsonl", rows)))
+    assert [(p.doc_id, p.text[:4]) for p in passages] == [("p1", "Kaya"), ("7", "Ramp"), ("t3", "Fuel"), ("b1", "BEIR")]
+
+
 def test_truncated_json_line_names_file_and_line(tmp_path: Path) -> None:
     path = tmp_path / "c.jsonl"
     path.write_text('{"_id": "a", "text": "x"}\n{"_id": "b", "text": "trunc\n')
@@ -36,8 +44,10 @@ def test_truncated_json_line_names_file_and_line(tmp_path: Path) -> None:
 
 
 def test_missing_field_and_duplicate_id(tmp_path: Path) -> None:
-    with pytest.raises(DataFormatError, match=r":1: missing field 'text'"):
+    with pytest.raises(DataFormatError, match=r":1: missing field 'text' or 'contents'"):
         list(read_corpus(write_jsonl(tmp_path / "m.jsonl", [{"_id": "a"}])))
+    with pytest.raises(DataFormatError, match=r":1: missing field '_id' or 'id' or 'doc_id' or 'docid'"):
+        list(read_corpus(write_jsonl(tmp_path / "n.jsonl", [{"text": "x"}])))
     with pytest.raises(DataFormatError, match=r":2: duplicate passage id 'a'"):
         list(read_corpus(write_jsonl(tmp_path / "d.jsonl", [{"_id": "a", "text": "x"}, {"_id": "a", "text": "y"}])))
 

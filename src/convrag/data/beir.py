@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from ..characters import whole_characters
 from ..errors import DataFormatError
@@ -15,10 +16,27 @@ USER_PREFIX = "|user|:"
 QRELS_HEADER = ["query-id", "corpus-id", "score"]
 
 
+#: the names a passage's id and text go by in the JSONL corpora of the field, the first found used:
+#: BEIR's ``_id``, Pyserini's ``id`` and ``contents``, ir_datasets' ``doc_id``, TREC's ``docid``
+ID_FIELDS = ("_id", "id", "doc_id", "docid")
+TEXT_FIELDS = ("text", "contents")
+
+
+def _field(obj: dict[str, Any], names: tuple[str, ...], kind: type | tuple[type, ...], path: Path, line: int) -> Any:
+    """The first of ``names`` that ``obj`` holds (checked as :func:`require` checks it); a line
+    with none is an error that names them all."""
+    for name in names:
+        if name in obj:
+            return require(obj, name, kind, path, line)
+    raise DataFormatError(path, "missing field " + " or ".join(repr(n) for n in names), line)
+
+
 def read_corpus(path: Path, empty: list[str] | None = None) -> Iterator[Passage]:
     """Yield the passages of a BEIR corpus (``.jsonl``, ``.jsonl.gz`` or ``.jsonl.zip``).
 
-    Each line is ``{"_id", "text", "title"?, "url"?}``. Ids must be unique: a
+    Each line is ``{"_id", "text", "title"?, "url"?}``; the id may also be ``id``, ``doc_id`` or
+    ``docid`` and the text ``contents`` (:data:`ID_FIELDS`, :data:`TEXT_FIELDS`), so that a Pyserini
+    or ir_datasets corpus is read as it is: one was a "missing field '_id'" error. Ids must be unique: a
     duplicate would silently shadow a passage in the index, so it is an error.
     A passage with neither text nor title is left out and its id appended to ``empty``: indexed,
     it matched no word, yet dense search ranked it like any other, so a hybrid list (and the
@@ -26,8 +44,8 @@ def read_corpus(path: Path, empty: list[str] | None = None) -> Iterator[Passage]
     """
     seen: set[str] = set()
     for line, obj in read_jsonl(path):
-        doc_id = str(require(obj, "_id", (str, int), path, line))
-        text = require(obj, "text", str, path, line)
+        doc_id = str(_field(obj, ID_FIELDS, (str, int), path, line))
+        text = _field(obj, TEXT_FIELDS, str, path, line)
         if doc_id in seen:
             raise DataFormatError(path, f"duplicate passage id {doc_id!r}", line)
         seen.add(doc_id)
