@@ -307,6 +307,52 @@ def test_word_documents_keep_paragraphs_tables_and_title(tmp_path: Path) -> None
             read_document(tmp_path / name)
 
 
+def _deck(path: Path, title: str = "") -> Path:
+    """A two-slide PowerPoint deck made with python-pptx, as PowerPoint lays one out."""
+    from pptx import Presentation
+    from pptx.util import Inches
+
+    deck = Presentation()
+    deck.core_properties.title = title
+    cover = deck.slides.add_slide(deck.slide_layouts[0])
+    cover.shapes.title.text = "Harbour fees 2025"
+    cover.placeholders[1].text = "Moorings and ramps"
+    layout = deck.slide_layouts[1]
+    slide = deck.slides.add_slide(layout)
+    slide.shapes.title.text = "Moorings"
+    body = slide.placeholders[1].text_frame
+    body.text = "Kayaks pay 12 dollars a night"
+    body.add_paragraph().text = "Yachts  pay 40 dollars a night"
+    table = slide.shapes.add_table(2, 2, Inches(1), Inches(5), Inches(4), Inches(1)).table
+    for (row, col), text in {(0, 0): "Plan", (0, 1): "Price", (1, 0): "Season pass", (1, 1): "300 dollars"}.items():
+        table.cell(row, col).text = text
+    slide.shapes.add_textbox(Inches(7), Inches(0.1), Inches(2), Inches(0.5)).text_frame.text = "Draft"  # above the title
+    slide.shapes.add_group_shape().shapes.add_textbox(Inches(1), Inches(6.5), Inches(2), Inches(0.4)).text_frame.text = "Ramps open at 6"
+    slide.notes_slide.notes_text_frame.text = "Fees rise by 5 percent in spring."
+    for placeholder in layout.placeholders:  # the slide number, date and footer, as "Insert > Header & Footer" adds them
+        if placeholder.placeholder_format.type.name in ("SLIDE_NUMBER", "FOOTER", "DATE"):
+            slide.shapes.clone_placeholder(placeholder)
+            slide.shapes[-1].text_frame.text = "Harbour office 2"
+    deck.save(path)
+    return path
+
+
+def test_powerpoint_decks_are_read_slide_by_slide_with_tables_groups_and_notes(tmp_path: Path) -> None:
+    """A .pptx, with .docx the commonest office document in a team's folder, was skipped ("not read ... .pptx (1)")."""
+    doc = read_document(_deck(tmp_path / "fees.pptx", title="PowerPoint Presentation"))
+    # the title: PowerPoint's default names nothing, so the first slide's title; a blank line parts the slides;
+    # each slide's title first, its shapes top to bottom, a table's row a line, then its notes; no footer
+    assert (doc.title, doc.doc_id) == ("Harbour fees 2025", "fees")
+    assert doc.text == ("Harbour fees 2025\nMoorings and ramps\n\nMoorings\nDraft\nKayaks pay 12 dollars a night\n"
+                        "Yachts pay 40 dollars a night\nPlan | Price\nSeason pass | 300 dollars\nRamps open at 6\n"
+                        "Fees rise by 5 percent in spring.")
+    assert read_document(_deck(tmp_path / "own.pptx", title="Harbour fee schedule")).title == "Harbour fee schedule"
+    for name, content in (("renamed.pptx", b"\xd0\xcf\x11\xe0 an old binary .ppt"), ("cut.pptx", b"PK\x03\x04 cut short")):
+        (tmp_path / name).write_bytes(content)
+        with pytest.raises(DataFormatError, match="not a readable PowerPoint deck \\(not a .pptx package; an old .ppt must be"):
+            read_document(tmp_path / name)
+
+
 def test_a_long_word_document_is_read_without_a_style_lookup_per_paragraph(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Each paragraph's style was looked up by python-docx's search of every style: 90 of the 100
     seconds a 56,000-paragraph document took to read. The heading is still found by its style."""
@@ -376,6 +422,25 @@ def test_a_word_package_that_unpacks_to_too_much_is_refused_before_it_is_read(tm
     monkeypatch.setattr(documents, "MAX_DOCX_RATIO", ratio - 1)
     with pytest.raises(DataFormatError, match="not read: it unpacks to"):
         read_document(tmp_path / "big.docx")
+
+
+@pytest.mark.parametrize("part, damage", [
+    ("ppt/slides/slide2.xml", lambda xml: xml[: len(xml) // 2]),  # cut short: lxml's XMLSyntaxError
+    ("[Content_Types].xml", lambda xml: xml.replace(b"slide+xml", b"slid+xml")),  # python-pptx's AttributeError
+], ids=["xml-cut-short", "wrong-content-type"])
+def test_a_damaged_or_too_large_powerpoint_deck_is_refused_with_its_reason(tmp_path: Path, part: str, damage: Callable[[bytes], bytes],
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    import zipfile
+
+    _deck(tmp_path / "good.pptx")
+    with zipfile.ZipFile(tmp_path / "good.pptx") as good, zipfile.ZipFile(tmp_path / "bad.pptx", "w") as bad:
+        for name in good.namelist():
+            bad.writestr(name, damage(good.read(name)) if name == part else good.read(name))
+    with pytest.raises(DataFormatError, match=r"bad\.pptx: not a readable PowerPoint deck \(.+\)"):
+        read_document(tmp_path / "bad.pptx")
+    monkeypatch.setattr(documents, "MAX_DOCX_XML_BYTES", 1000)  # a deck is an Office package as a Word document is
+    with pytest.raises(DataFormatError, match=r"good\.pptx: not read: it unpacks to .* more than a PowerPoint deck is read to"):
+        read_document(tmp_path / "good.pptx")
 
 
 def test_pdf_text_layer_and_title(tmp_path: Path) -> None:

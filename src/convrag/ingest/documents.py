@@ -1,4 +1,4 @@
-"""Read plain text, Markdown, HTML, PDF and Word (.docx) files into :class:`Document` values (title, text, url kept)."""
+"""Read plain text, Markdown, HTML, PDF, Word (.docx) and PowerPoint (.pptx) files into :class:`Document` values (title, text, url kept)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from ..characters import readable_name, whole_characters
 from ..errors import DataFormatError
 
 SUFFIXES = {".txt": "text", ".text": "text", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html", ".pdf": "pdf",
-            ".docx": "docx"}
+            ".docx": "docx", ".pptx": "pptx"}
 
 
 #: elements whose line breaks are the text's own (a browser keeps them)
@@ -412,7 +412,75 @@ def _docx_to_text(path: Path) -> tuple[str, str]:
     return typeset_letters("\n".join(line for line in lines if line)), typeset_letters(own_title(title) or heading)
 
 
-#: the most a Word document's parts may unpack to: a .docx is a zip package, so a few hundred
+#: a slide's placeholders that are page furniture, as a PDF's page numbers and running footers are
+_SLIDE_FURNITURE = frozenset({"SLIDE_NUMBER", "FOOTER", "DATE"})
+
+
+def _pptx_to_text(path: Path) -> tuple[str, str]:
+    """The text of a PowerPoint deck (python-pptx), slide by slide: each slide's title, then its other
+    shapes from top to bottom and left to right (a shape's paragraphs a line each, a table's row a line of its cells
+    joined by " | ", a group's shapes in their own order), then its speaker notes, which often say
+    what the slide only lists. A blank line parts two slides, so that no sentence runs from one into
+    the next. The slide number, date and footer are left out. The title is the deck's own, else its
+    first slide's title. A package python-pptx fails on is a :class:`DataFormatError`, as a Word
+    document's is."""
+    from zipfile import BadZipFile
+
+    import pptx
+    from pptx.exc import PackageNotFoundError
+
+    _check_unpacked_size(path, "a PowerPoint deck")
+    try:
+        deck = pptx.Presentation(str(path))
+        slides: list[str] = []
+        heading = ""
+        for slide in deck.slides:
+            named = slide.shapes.title  # first, wherever it was drawn: a "Draft" label above it came before it
+            if not heading and named is not None:
+                heading = " ".join(named.text_frame.text.split())
+            shapes = [named] if named is not None else []
+            shapes += _in_reading_order(s for s in slide.shapes if named is None or s.shape_id != named.shape_id)
+            lines = [line for shape in shapes for line in _shape_lines(shape)]
+            if slide.has_notes_slide and slide.notes_slide.notes_text_frame is not None:
+                lines += [" ".join(p.text.split()) for p in slide.notes_slide.notes_text_frame.paragraphs]
+            slides.append("\n".join(line for line in lines if line))
+        title = (deck.core_properties.title or "").strip()
+    except (PackageNotFoundError, BadZipFile):
+        raise DataFormatError(path, "not a readable PowerPoint deck (not a .pptx package; an old .ppt must be saved as .pptx)") from None
+    except MemoryError:
+        raise
+    except Exception as exc:  # a damaged part: lxml's XMLSyntaxError, or python-pptx's own error on a wrong one
+        raise DataFormatError(path, f"not a readable PowerPoint deck ({exc or type(exc).__name__})") from None
+    return typeset_letters("\n\n".join(s for s in slides if s)), typeset_letters(own_title(title) or heading)
+
+
+def _in_reading_order(shapes: Any) -> list[Any]:
+    """A slide's (or a group's) shapes top to bottom, then left to right: their order in the file is
+    the order they were drawn in, and a text box added last to the top of a slide came last."""
+    return sorted(shapes, key=lambda shape: (shape.top or 0, shape.left or 0))
+
+
+def _shape_lines(shape: Any) -> list[str]:
+    """The lines of text one shape shows (:func:`_pptx_to_text`)."""
+    from pptx.enum.shapes import MSO_SHAPE_TYPE
+
+    if shape.is_placeholder and shape.placeholder_format.type is not None \
+            and shape.placeholder_format.type.name in _SLIDE_FURNITURE:
+        return []
+    if shape.shape_type == MSO_SHAPE_TYPE.GROUP:
+        return [line for member in _in_reading_order(shape.shapes) for line in _shape_lines(member)]
+    if getattr(shape, "has_table", False) and shape.has_table:
+        rows = []
+        for row in shape.table.rows:
+            cells = list(dict.fromkeys(" ".join(cell.text.split()) for cell in row.cells))  # a merged cell repeats
+            rows.append(" | ".join(c for c in cells if c))
+        return rows
+    if shape.has_text_frame:
+        return [" ".join(p.text.split()) for p in shape.text_frame.paragraphs]
+    return []
+
+
+#: the most an Office package's parts (a Word document's, a PowerPoint deck's) may unpack to: a .docx is a zip package, so a few hundred
 #: kilobytes can unpack to gigabytes, which python-docx reads whole (a 375 KB upload held 100 MB of
 #: paragraphs and kept an indexing job busy for over ten minutes). A long real document's XML (its
 #: text and styles) is a few megabytes; its pictures are stored compressed already, so they unpack
@@ -423,8 +491,8 @@ MAX_DOCX_BYTES = 512 * 2**20
 MAX_DOCX_RATIO = 20
 
 
-def _check_unpacked_size(path: Path) -> None:
-    """Refuse a Word package that unpacks to more than it may (:data:`MAX_DOCX_XML_BYTES`), before
+def _check_unpacked_size(path: Path, what: str = "a Word document") -> None:
+    """Refuse an Office package (``what``: a Word document, a PowerPoint deck) that unpacks to more than it may (:data:`MAX_DOCX_XML_BYTES`), before
     anything is unpacked. The sizes are those the package declares, which :mod:`zipfile` holds
     each part to when it is read."""
     import zipfile
@@ -438,7 +506,7 @@ def _check_unpacked_size(path: Path) -> None:
     total = sum(p.file_size for p in parts)
     if xml > MAX_DOCX_XML_BYTES or (total > MAX_DOCX_BYTES and total > MAX_DOCX_RATIO * path.stat().st_size):
         raise DataFormatError(path, f"not read: it unpacks to {xml / 2**20:,.0f} MB of XML and {total / 2**20:,.0f} MB in all, "
-                                    f"more than a Word document is read to ({MAX_DOCX_XML_BYTES // 2**20} MB of XML; "
+                                    f"more than {what} is read to ({MAX_DOCX_XML_BYTES // 2**20} MB of XML; "
                                     f"{MAX_DOCX_BYTES // 2**20} MB in all where that is over {MAX_DOCX_RATIO} times "
                                     "the file's size); split it, or save its text as .txt")
 
@@ -554,6 +622,10 @@ def _checked(text: str, path: Path, encoding: str, marked: bool = False) -> str:
     return text
 
 
+#: the formats read from a file by their own library rather than decoded as text
+_PACKAGES = {"pdf": _pdf_to_text, "docx": _docx_to_text, "pptx": _pptx_to_text}
+
+
 def read_document(path: Path, doc_id: str | None = None, url: str | None = None, name: str | None = None) -> Document:
     """Read one file; the format follows the suffix. ``url`` overrides the file's own address;
     ``name`` (e.g. an upload's original file name) gives the title of a document without one."""
@@ -562,8 +634,8 @@ def read_document(path: Path, doc_id: str | None = None, url: str | None = None,
     kind = SUFFIXES.get(path.suffix.lower())
     if kind is None:
         raise DataFormatError(path, f"unsupported document type {path.suffix!r} (expected {', '.join(sorted(SUFFIXES))})")
-    if kind in ("pdf", "docx"):
-        text, title = _pdf_to_text(path) if kind == "pdf" else _docx_to_text(path)
+    if kind in _PACKAGES:
+        text, title = _PACKAGES[kind](path)
         doc_id = doc_id or readable_name(path.stem)
         return Document(doc_id=doc_id, title=title or fallback, text=text, url=url or path.resolve().as_uri())
     raw = decode_text(path.read_bytes(), path)

@@ -86,9 +86,13 @@ def assign_doc_ids(originals: Iterable[str], existing: Mapping[str, str]) -> dic
     return out
 
 
+#: Office files, which are zip packages: what each is called, and the older binary format it replaced
+_PACKAGES = {".docx": ("Word", ".doc"), ".pptx": ("PowerPoint", ".ppt")}
+
+
 def check_content(filename: str, head: bytes, size: int) -> None:
-    """Refuse, at upload time, a file that cannot be indexed: empty, a "PDF" or "Word" file that is
-    not one, or bytes that are not text (read at most :data:`SNIFF_BYTES` of it).
+    """Refuse, at upload time, a file that cannot be indexed: empty, a "PDF", "Word" or "PowerPoint" file
+    that is not one, or bytes that are not text (read at most :data:`SNIFF_BYTES` of it).
 
     Text is judged by :func:`convrag.ingest.documents.decode_text`, the reading the indexing job
     uses, so that the service takes what ``convrag index`` takes: a Windows-1252 or UTF-16 file
@@ -100,10 +104,11 @@ def check_content(filename: str, head: bytes, size: int) -> None:
         if not head.lstrip()[:5] == b"%PDF-":
             raise UploadError(f"{filename!r} is not a PDF file (it does not start with %PDF-)", 415, "not_a_pdf")
         return
-    if suffix == ".docx":  # a zip package; an old binary .doc renamed is not one
+    if suffix in _PACKAGES:  # a zip package; an old binary .doc or .ppt renamed is not one
         if not head.startswith(b"PK\x03\x04"):
-            raise UploadError(f"{filename!r} is not a Word .docx file (not a zip package; save an old .doc as .docx)", 415,
-                              "not_a_docx")
+            what, old = _PACKAGES[suffix]
+            raise UploadError(f"{filename!r} is not a {what} {suffix} file (not a zip package; save an old {old} as {suffix})", 415,
+                              f"not_a_{suffix[1:]}")
         return
     try:
         text = decode_text(head, Path(filename), whole=size <= len(head))
