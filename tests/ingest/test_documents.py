@@ -353,6 +353,69 @@ def test_powerpoint_decks_are_read_slide_by_slide_with_tables_groups_and_notes(t
             read_document(tmp_path / name)
 
 
+W_NS = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
+#: a paragraph whose text box Word writes twice: as DrawingML, and again as VML for older readers
+TEXT_BOX = (f'<w:p {W_NS} xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006" xmlns:v="urn:schemas-microsoft-com:vml">'
+            '<w:r><w:t>See the box.</w:t></w:r><w:r><mc:AlternateContent><mc:Choice Requires="wps"><w:drawing><wps:txbx '
+            'xmlns:wps="http://schemas.microsoft.com/office/word/2010/wordprocessingShape"><w:txbxContent><w:p><w:r>'
+            '<w:t>Fuel is sold at the pier.</w:t></w:r></w:p></w:txbxContent></wps:txbx></w:drawing></mc:Choice><mc:Fallback>'
+            '<w:pict><v:shape><v:textbox><w:txbxContent><w:p><w:r><w:t>Fuel is sold at the pier.</w:t></w:r></w:p>'
+            '</w:txbxContent></v:textbox></v:shape></w:pict></mc:Fallback></mc:AlternateContent></w:r></w:p>')
+FOOTNOTES = (f'<w:footnotes {W_NS}><w:footnote w:type="separator" w:id="-1"><w:p><w:r><w:separator/></w:r></w:p></w:footnote>'
+             '<w:footnote w:id="1"><w:p><w:r><w:t>Prices include tax.</w:t></w:r></w:p></w:footnote></w:footnotes>')
+
+
+def _with_footnotes(path: Path) -> None:
+    """``path`` (a python-docx document, which cannot write notes) given a footnotes part, as Word writes one."""
+    import zipfile
+
+    parts = {}
+    with zipfile.ZipFile(path) as package:
+        for name in package.namelist():
+            parts[name] = package.read(name)
+    parts["word/footnotes.xml"] = FOOTNOTES.encode()
+    parts["[Content_Types].xml"] = parts["[Content_Types].xml"].replace(b"</Types>", (
+        b'<Override PartName="/word/footnotes.xml" ContentType="application/vnd.openxmlformats-officedocument.'
+        b'wordprocessingml.footnotes+xml"/></Types>'))
+    parts["word/_rels/document.xml.rels"] = parts["word/_rels/document.xml.rels"].replace(b"</Relationships>", (
+        b'<Relationship Id="rIdNotes" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/footnotes" '
+        b'Target="footnotes.xml"/></Relationships>'))
+    with zipfile.ZipFile(path, "w") as package:
+        for name, data in parts.items():
+            package.writestr(name, data)
+
+
+def test_word_text_in_tracked_changes_content_controls_text_boxes_merged_cells_and_notes_is_read(tmp_path: Path) -> None:
+    """python-docx's paragraphs hold plain runs and links only: a document under review read "Moorings
+    cost dollars." (its tracked insertion "40" gone), a template's content controls and a text box
+    were not read at all, and its footnotes neither."""
+    import docx
+    from lxml import etree
+
+    word = docx.Document()
+    body = word.element.body
+    for xml in (
+        f'<w:p {W_NS}><w:r><w:t xml:space="preserve">Moorings cost </w:t></w:r><w:del w:id="1" w:author="a"><w:r>'
+        '<w:delText>30</w:delText></w:r></w:del><w:ins w:id="2" w:author="a"><w:r><w:t>40</w:t></w:r></w:ins><w:r>'
+        '<w:t xml:space="preserve"> dollars</w:t></w:r><w:r><w:tab/><w:t>a night.</w:t></w:r></w:p>',
+        f'<w:p {W_NS}><w:r><w:t xml:space="preserve">Ramp fee: </w:t></w:r><w:sdt><w:sdtContent><w:r><w:t>12 dollars</w:t>'
+        '</w:r></w:sdtContent></w:sdt></w:p>',
+        f'<w:sdt {W_NS}><w:sdtPr/><w:sdtContent><w:p><w:r><w:t>Harbour office, 2025</w:t></w:r></w:p></w:sdtContent></w:sdt>',
+        TEXT_BOX,
+    ):
+        body.insert(len(body) - 1, etree.fromstring(xml))  # before the section properties, which end a body
+    table = word.add_table(rows=3, cols=3)
+    for (row, col), text in {(0, 0): "Boat", (0, 1): "Month", (0, 2): "Price", (1, 0): "Yacht", (1, 1): "May",
+                             (1, 2): "40", (2, 1): "June", (2, 2): "45"}.items():
+        table.cell(row, col).text = text
+    table.cell(1, 0).merge(table.cell(2, 0))  # "Yacht" merged down two rows
+    word.save(tmp_path / "fees.docx")
+    _with_footnotes(tmp_path / "fees.docx")
+    assert read_document(tmp_path / "fees.docx").text == (
+        "Moorings cost 40 dollars a night.\nRamp fee: 12 dollars\nHarbour office, 2025\nSee the box.\n"
+        "Fuel is sold at the pier.\nBoat | Month | Price\nYacht | May | 40\nYacht | June | 45\nPrices include tax.")
+
+
 def test_a_long_word_document_is_read_without_a_style_lookup_per_paragraph(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Each paragraph's style was looked up by python-docx's search of every style: 90 of the 100
     seconds a 56,000-paragraph document took to read. The heading is still found by its style."""

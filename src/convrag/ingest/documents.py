@@ -371,37 +371,34 @@ def _without_end(page: list[str], where: int) -> list[str]:
 
 
 def _docx_to_text(path: Path) -> tuple[str, str]:
-    """The paragraphs and tables of a Word document in reading order (python-docx), one line each
-    (a table row's cells joined by " | "), and its title: the document's own, else its first Title
-    or Heading 1 paragraph. Headers, footers and comments are left out, as a page's navigation is.
-    A package python-docx fails on in any way is a :class:`DataFormatError`, as for a PDF: half of
-    the packages made by changing a few bytes of a good one's XML (as a save cut short leaves it)
-    raised lxml's or python-docx's own errors."""
+    """The text of a Word document in reading order, one line per paragraph (a table row's cells
+    joined by " | "), then its footnotes and endnotes, and its title: the document's own, else its
+    first Title or Heading 1 paragraph. Headers, footers and comments are left out, as a page's
+    navigation is. The package is opened by python-docx; its XML is read here (:func:`_word_lines`),
+    as python-docx's paragraphs hold only plain runs and links: a tracked insertion's text ("costs
+    [40] dollars"), a content control's (a template's cover page, a form's fields) and a text box's
+    were lost. A package python-docx fails on in any way is a :class:`DataFormatError`, as for a
+    PDF: half of the packages made by changing a few bytes of a good one's XML (as a save cut short
+    leaves it) raised lxml's or python-docx's own errors."""
     from zipfile import BadZipFile
 
     import docx
+    from docx.opc.constants import RELATIONSHIP_TYPE
     from docx.opc.exceptions import PackageNotFoundError
-    from docx.table import Table
-    from docx.text.paragraph import Paragraph
+    from lxml import etree
 
     _check_unpacked_size(path)
     try:
         document = docx.Document(str(path))
-        # the styles' ids, looked up once: ``Paragraph.style`` searches the document's styles on every
-        # call, which took 90 of the 100 seconds a 56,000-paragraph document took to read
         headings = {style.style_id for style in document.styles if style.name in ("Title", "Heading 1")}
-        lines: list[str] = []
-        heading = ""
-        for block in document.iter_inner_content():
-            if isinstance(block, Paragraph):
-                line = " ".join(block.text.split())
-                if line and not heading and block._p.style in headings:
-                    heading = line
-                lines.append(line)
-            elif isinstance(block, Table):
-                for row in block.rows:
-                    cells = list(dict.fromkeys(" ".join(c.text.split()) for c in row.cells))  # a merged cell repeats
-                    lines.append(" | ".join(c for c in cells if c))
+        lines = list(_word_lines(document.element.body))
+        for rel in document.part.rels.values():  # the notes, after the text they are called from
+            if not rel.is_external and rel.reltype in (RELATIONSHIP_TYPE.FOOTNOTES, RELATIONSHIP_TYPE.ENDNOTES):
+                notes = etree.fromstring(rel.target_part.blob)
+                for note in notes:
+                    if note.get(f"{_W}type") in (None, "normal"):  # not the separator lines Word keeps there
+                        lines += _word_lines(note)
+        heading = next((line for style, line in lines if line and style in headings), "")
         title = (document.core_properties.title or "").strip()
     except (PackageNotFoundError, BadZipFile):
         raise DataFormatError(path, "not a readable Word document (not a .docx package; an old .doc must be saved as .docx)") from None
@@ -409,7 +406,65 @@ def _docx_to_text(path: Path) -> tuple[str, str]:
         raise
     except Exception as exc:  # a damaged part: lxml's XMLSyntaxError, or python-docx's AttributeError on a wrong one
         raise DataFormatError(path, f"not a readable Word document ({exc or type(exc).__name__})") from None
-    return typeset_letters("\n".join(line for line in lines if line)), typeset_letters(own_title(title) or heading)
+    return typeset_letters("\n".join(line for _, line in lines if line)), typeset_letters(own_title(title) or heading)
+
+
+_W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+#: a drawing's copy for older readers (VML, beside its DrawingML choice): the same text box again
+_MC_FALLBACK = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback"
+#: what a paragraph holds that is no text of it: its and its runs' properties (a tab stop is a
+#: ``w:tab`` there), and a moved passage's old place (its text is at the new one)
+_NOT_TEXT = frozenset({f"{_W}pPr", f"{_W}rPr", f"{_W}moveFrom", _MC_FALLBACK})
+#: characters a run writes as elements
+_RUN_CHARACTERS = {f"{_W}tab": " ", f"{_W}br": " ", f"{_W}cr": " ", f"{_W}noBreakHyphen": "-"}
+
+
+def _word_lines(parent: Any) -> Iterator[tuple[str, str]]:
+    """``(style id, line)`` for each paragraph under a body (or a table cell, a content control, a
+    note), in reading order; a table's row is one line of its cells (a cell merged down the rows
+    repeats in each, as python-docx read it, so a row keeps its label); a text box's paragraphs
+    follow the paragraph they are anchored in."""
+    for child in parent:
+        if child.tag == f"{_W}p":
+            pieces: list[str] = []
+            boxes: list[Any] = []
+            _paragraph_pieces(child, pieces, boxes)
+            style = child.find(f"{_W}pPr/{_W}pStyle")
+            yield (style.get(f"{_W}val", "") if style is not None else ""), " ".join("".join(pieces).split())
+            for box in boxes:
+                yield from _word_lines(box)
+        elif child.tag == f"{_W}tbl":
+            above: dict[int, str] = {}  # a column's last cell text, for the cells merged into it
+            for row in child.iterchildren(f"{_W}tr"):
+                cells, column = [], 0
+                for cell in row.iterchildren(f"{_W}tc"):
+                    merge = cell.find(f"{_W}tcPr/{_W}vMerge")
+                    span = cell.find(f"{_W}tcPr/{_W}gridSpan")
+                    text = " ".join(line for _, line in _word_lines(cell) if line)
+                    if merge is not None and merge.get(f"{_W}val", "continue") == "continue":
+                        text = above.get(column, "")
+                    above[column] = text
+                    cells.append(text)
+                    column += int(span.get(f"{_W}val", "1")) if span is not None else 1
+                yield "", " | ".join(c for c in dict.fromkeys(cells) if c)
+        elif child.tag in (f"{_W}sdt", f"{_W}sdtContent", f"{_W}customXml", f"{_W}ins", f"{_W}moveTo"):
+            yield from _word_lines(child)  # a content control, or a tracked change of whole paragraphs
+
+
+def _paragraph_pieces(element: Any, pieces: list[str], boxes: list[Any]) -> None:
+    """The text of a paragraph's runs, in order, into ``pieces``, through links, fields, tracked
+    insertions and content controls (a deletion's text is ``w:delText``, so it is left out); text
+    boxes into ``boxes``."""
+    for child in element:
+        tag = child.tag
+        if tag == f"{_W}t":
+            pieces.append(child.text or "")
+        elif tag in _RUN_CHARACTERS:
+            pieces.append(_RUN_CHARACTERS[tag])
+        elif tag == f"{_W}txbxContent":
+            boxes.append(child)
+        elif tag not in _NOT_TEXT and isinstance(tag, str):  # a comment or processing instruction has no name
+            _paragraph_pieces(child, pieces, boxes)
 
 
 #: a slide's placeholders that are page furniture, as a PDF's page numbers and running footers are
