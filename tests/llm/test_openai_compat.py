@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import socket
 import subprocess
 import sys
@@ -146,3 +147,42 @@ def test_a_prompt_longer_than_the_models_context_is_said_apart(body: bytes, too_
                 call()
             assert isinstance(failed.value, PromptTooLong) is too_long and "BadRequestError" in str(failed.value)
             assert (str(AnswerFailed.of(failed.value)) == TOO_LONG) is too_long
+
+
+def _sse(*contents: str) -> bytes:
+    chunks = [{"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m",
+               "choices": [{"index": 0, "delta": {"content": c}, "finish_reason": None}]} for c in contents]
+    chunks.append({"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m",
+                   "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+    return "".join(f"data: {json.dumps(c)}\n\n" for c in chunks).encode() + b"data: [DONE]\n\n"
+
+
+def _completion(content: str) -> bytes:
+    return json.dumps({"id": "c", "object": "chat.completion", "created": 1, "model": "m", "choices": [
+        {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}]}).encode()
+
+
+@pytest.mark.parametrize(("content", "reply"), [
+    ("<think>\nThe user asks about moorings.\n</think>\n\nMoorings cost 40 dollars [1].", "Moorings cost 40 dollars [1]."),
+    ("The user asks about moorings; the template opened the block.\n</think>\n\nMoorings cost 40 dollars [1].",
+     "Moorings cost 40 dollars [1]."),  # DeepSeek-R1: "<think>" is the prompt's
+    ("<think>\nThe user asks about moorings, and", ""),  # the token limit reached while it reasoned
+    ("<b>Moorings</b> cost 40 dollars [1].", "<b>Moorings</b> cost 40 dollars [1]."),
+])
+def test_a_thinking_model_s_reasoning_is_no_part_of_its_reply(content: str, reply: str) -> None:
+    """Served without a reasoning parser (vLLM's default, llama.cpp's --reasoning-format none), Qwen3 or
+    DeepSeek-R1 put "<think> ... </think>" before the reply: it became the rewritten query and the answer."""
+    with GarbageServer(_completion(content), "application/json") as server:
+        llm = OpenAICompatibleLLM("m", base_url=f"{server.url}/v1", timeout_s=5, max_retries=0)
+        assert llm.complete([{"role": "user", "content": "hi"}]).text == reply
+
+
+def test_a_thinking_model_s_reasoning_is_not_streamed() -> None:
+    from convrag.llm.base import Completion, stream
+
+    pieces = ("<th", "ink>\nThe user asks", " about moorings.</th", "ink>\n\nMoorings", " cost 40 dollars [1].")
+    with GarbageServer(_sse(*pieces), "text/event-stream") as server:
+        llm = OpenAICompatibleLLM("m", base_url=f"{server.url}/v1", timeout_s=5, max_retries=0)
+        items = list(stream(llm, [{"role": "user", "content": "hi"}]))
+    assert [i for i in items if isinstance(i, str)] == ["Moorings", " cost 40 dollars [1]."]
+    assert isinstance(items[-1], Completion) and items[-1].text == "Moorings cost 40 dollars [1]."

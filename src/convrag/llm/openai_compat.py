@@ -17,6 +17,50 @@ from .tokens import approximate_counter
 #: vLLM's message, llama.cpp server's error type and message
 _TOO_LONG = ("context_length_exceeded", "maximum context length", "exceed_context_size", "exceeds the available context size")
 
+#: the reasoning a thinking model (Qwen3, DeepSeek-R1, QwQ) writes before its reply, where its server
+#: leaves it in the reply's content (vLLM without a reasoning parser, llama.cpp's server with
+#: ``--reasoning-format none``, LM Studio): it became the rewritten query, and the answer shown
+_THINK, _THOUGHT = "<think>", "</think>"
+
+
+def without_reasoning(text: str) -> str:
+    """``text`` without the reasoning before the reply: a leading ``<think>`` block, or all up to a
+    ``</think>`` that none opened (DeepSeek-R1's chat template opens the block in the prompt). A
+    block never closed (the token limit reached while the model reasoned) leaves no reply."""
+    start = text.lstrip()
+    if start.startswith(_THINK):
+        end = start.find(_THOUGHT)
+        return start[end + len(_THOUGHT):].lstrip() if end >= 0 else ""
+    if _THOUGHT in text and _THINK not in text:
+        return text.split(_THOUGHT, 1)[1].lstrip()
+    return text
+
+
+class _ReplyAfterReasoning:
+    """Streamed pieces with a leading ``<think>`` block held back (:func:`without_reasoning`): the
+    reader sees the reply as it is written, not the reasoning before it."""
+
+    def __init__(self) -> None:
+        self.held = ""  # what came before the reply could be told from reasoning
+        self.replying = False
+
+    def feed(self, piece: str) -> str:
+        """What of ``piece`` (and of the pieces held before it) is the reply's, so far."""
+        if self.replying:
+            return piece
+        self.held += piece
+        start = self.held.lstrip()
+        if start.startswith(_THINK):
+            end = start.find(_THOUGHT)
+            if end < 0:
+                return ""
+            self.replying = True
+            return start[end + len(_THOUGHT):].lstrip()
+        if start and not _THINK.startswith(start):  # no reasoning block opens this reply
+            self.replying = True
+            return self.held
+        return ""  # blank so far, or the first letters of "<think>"
+
 
 class OpenAICompatibleLLM:
     """Chat completions at ``base_url``; the key is read from the environment variable ``api_key_env``."""
@@ -73,7 +117,7 @@ class OpenAICompatibleLLM:
             raise LLMError(f"{self._where}: the reply is not valid JSON ({exc})") from exc
         latency = time.perf_counter() - start
         choice = _first_choice(response, self._where)
-        text = choice.message.content or ""
+        text = without_reasoning(choice.message.content or "")
         usage = getattr(response, "usage", None)
         return Completion(
             text,
@@ -92,6 +136,7 @@ class OpenAICompatibleLLM:
         first: float | None = None
         finish: str | None = None
         chunks_seen = 0
+        reply = _ReplyAfterReasoning()
         try:
             chunks = self._client.chat.completions.create(
                 model=self.model,
@@ -108,7 +153,7 @@ class OpenAICompatibleLLM:
                 choices = getattr(chunk, "choices", None) or []
                 if choices and choices[0].finish_reason:
                     finish = choices[0].finish_reason
-                piece = getattr(choices[0].delta, "content", None) if choices else None
+                piece = reply.feed(getattr(choices[0].delta, "content", None) or "") if choices else None
                 if piece:
                     if first is None:
                         first = time.perf_counter() - start
@@ -120,7 +165,7 @@ class OpenAICompatibleLLM:
             raise LLMError(f"{self._where}: a streamed event is not valid JSON ({exc})") from exc
         if not chunks_seen:  # a 200 that is not a stream of events (a proxy's page): an answer of nothing, else
             raise LLMError(f"{self._where}: the reply is not a stream of chat completion chunks")
-        text = "".join(pieces)
+        text = without_reasoning("".join(pieces))  # the reasoning a block that none opened closes
         yield Completion(text, self._count(" ".join(m["content"] for m in messages)), self._count(text),
                          time.perf_counter() - start, self.model, first_token_s=first, finish_reason=finish)
 
