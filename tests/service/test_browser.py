@@ -11,6 +11,7 @@ import http.server
 import os
 import shutil
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -423,6 +424,40 @@ def test_stop_ends_the_answer_being_written_and_keeps_the_question(tmp_path: Pat
         expect(page.locator("#send")).to_be_enabled()
         assert [c["turn_count"] for c in api.get("/api/conversations").json()] == [0, 0]
         assert other["id"] in [c["id"] for c in api.get("/api/conversations").json()]
+        page.close()
+
+
+def test_an_answer_being_written_leaves_a_reader_who_scrolled_up_where_they_are(tmp_path: Path, browser) -> None:  # type: ignore[no-untyped-def]
+    """Each token scrolled the chat to its end: a reader who scrolled up to an earlier answer while a long
+    one was written was pulled down a word at a time. At the end, the chat follows the answer."""
+    llm = SlowStreamingLLM(words=400)
+    with ThreadServer(ServiceSettings.load(data_dir=tmp_path / "svc"), llm) as server:
+        api = httpx.Client(base_url=server.url, timeout=120)
+        assert api.post("/api/collections", json={"name": "gov"}).status_code == 201
+        assert upload(api, "gov", [("gov.txt", PASSPORT.encode())])["status"] == "succeeded"
+        page = browser.new_page(viewport={"width": 1400, "height": 400})
+        page.goto(server.url)
+        page.check(".collection-choice[value=gov]")
+        page.click("#new-chat")
+        page.fill("#question", "How much does passport renewal by mail cost?")
+        page.click("#send")
+        messages = page.locator("#messages")
+
+        def wait_until(condition: Callable[[], bool]) -> None:  # the page's policy allows no script from a string
+            for _ in range(600):
+                if condition():
+                    return
+                page.wait_for_timeout(100)
+            raise AssertionError("the answer did not grow")
+
+        wait_until(lambda: messages.evaluate("m => m.scrollHeight > m.clientHeight + 100"))
+        assert messages.evaluate("m => m.scrollHeight - m.scrollTop - m.clientHeight") < 40  # following the answer
+        messages.evaluate("m => { m.scrollTop = 0; }")
+        shown = len(page.locator(".msg.streaming").text_content().split())
+        wait_until(lambda: len(page.locator(".msg.streaming").text_content().split()) > shown + 20)
+        assert messages.evaluate("m => m.scrollTop") == 0
+        page.click("#stop")
+        expect(page.locator("#error")).to_have_text("Stopped: the answer was not kept.", timeout=30_000)
         page.close()
 
 

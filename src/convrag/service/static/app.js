@@ -471,7 +471,12 @@ async function ask(question) {
     $("stop").disabled = false; $("stop").hidden = false;
     let failure = null; let stopped = false;
     await readEvents(response, (kind, data) => {
-      if (kind === "token") { draft.textContent += data.text; box.scrollTop = box.scrollHeight; }
+      if (kind === "token") {
+        // followed while the reader is at the end; one who scrolled up to read an earlier answer is left there
+        const following = box.scrollHeight - box.scrollTop - box.clientHeight < 40;
+        draft.textContent += data.text;
+        if (following) box.scrollTop = box.scrollHeight;
+      }
       else if (kind === "error") failure = new Error(data.error.message);
       else if (kind === "stopped") stopped = true;
     });
