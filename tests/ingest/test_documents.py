@@ -330,9 +330,11 @@ def _deck(path: Path, title: str = "") -> Path:
     body = slide.placeholders[1].text_frame
     body.text = "Kayaks pay 12 dollars a night"
     body.add_paragraph().text = "Yachts  pay 40 dollars a night"
-    table = slide.shapes.add_table(2, 2, Inches(1), Inches(5), Inches(4), Inches(1)).table
-    for (row, col), text in {(0, 0): "Plan", (0, 1): "Price", (1, 0): "Season pass", (1, 1): "300 dollars"}.items():
+    table = slide.shapes.add_table(4, 3, Inches(1), Inches(5), Inches(4), Inches(1)).table
+    for (row, col), text in {(0, 0): "Plan", (0, 1): "Spring", (0, 2): "Summer", (1, 0): "Season pass", (1, 1): "300",
+                             (1, 2): "300", (2, 0): "Day pass", (2, 1): "12", (2, 2): "15", (3, 1): "10", (3, 2): "10"}.items():
         table.cell(row, col).text = text
+    table.cell(2, 0).merge(table.cell(3, 0))  # "Day pass" merged down two rows
     slide.shapes.add_textbox(Inches(7), Inches(0.1), Inches(2), Inches(0.5)).text_frame.text = "Draft"  # above the title
     slide.shapes.add_group_shape().shapes.add_textbox(Inches(1), Inches(6.5), Inches(2), Inches(0.4)).text_frame.text = "Ramps open at 6"
     slide.notes_slide.notes_text_frame.text = "Fees rise by 5 percent in spring."
@@ -351,7 +353,8 @@ def test_powerpoint_decks_are_read_slide_by_slide_with_tables_groups_and_notes(t
     # each slide's title first, its shapes top to bottom, a table's row a line, then its notes; no footer
     assert (doc.title, doc.doc_id) == ("Harbour fees 2025", "fees")
     assert doc.text == ("Harbour fees 2025\nMoorings and ramps\n\nMoorings\nDraft\nKayaks pay 12 dollars a night\n"
-                        "Yachts pay 40 dollars a night\nPlan | Price\nSeason pass | 300 dollars\nRamps open at 6\n"
+                        "Yachts pay 40 dollars a night\nPlan | Spring | Summer\nSeason pass | 300 | 300\nDay pass | 12 | 15\n"
+                        "Day pass | 10 | 10\nRamps open at 6\n"
                         "Fees rise by 5 percent in spring.")
     assert read_document(_deck(tmp_path / "own.pptx", title="Harbour fee schedule")).title == "Harbour fee schedule"
     for name, content in (("renamed.pptx", b"\xd0\xcf\x11\xe0 an old binary .ppt"), ("cut.pptx", b"PK\x03\x04 cut short")):
@@ -412,15 +415,15 @@ def test_word_text_in_tracked_changes_content_controls_text_boxes_merged_cells_a
     ):
         body.insert(len(body) - 1, etree.fromstring(xml))  # before the section properties, which end a body
     table = word.add_table(rows=3, cols=3)
-    for (row, col), text in {(0, 0): "Boat", (0, 1): "Month", (0, 2): "Price", (1, 0): "Yacht", (1, 1): "May",
-                             (1, 2): "40", (2, 1): "June", (2, 2): "45"}.items():
+    for (row, col), text in {(0, 0): "Boat", (0, 1): "Spring", (0, 2): "Summer", (1, 0): "Yacht", (1, 1): "40",
+                             (1, 2): "45", (2, 1): "40", (2, 2): "40"}.items():
         table.cell(row, col).text = text
     table.cell(1, 0).merge(table.cell(2, 0))  # "Yacht" merged down two rows
     word.save(tmp_path / "fees.docx")
     _with_footnotes(tmp_path / "fees.docx")
     assert read_document(tmp_path / "fees.docx").text == (
         "Moorings cost 40 dollars a night.\nRamp fee: 12 dollars\nHarbour office, 2025\nSee the box.\n"
-        "Fuel is sold at the pier.\nBoat | Month | Price\nYacht | May | 40\nYacht | June | 45\nPrices include tax.")
+        "Fuel is sold at the pier.\nBoat | Spring | Summer\nYacht | 40 | 45\nYacht | 40 | 40\nPrices include tax.")
 
 
 def test_a_word_document_s_heading_is_found_by_its_style_far_down(tmp_path: Path) -> None:

@@ -1,4 +1,5 @@
-"""Read plain text, Markdown, HTML, PDF, Word (.docx) and PowerPoint (.pptx) files into :class:`Document` values (title, text, url kept)."""
+"""Read plain text, Markdown, HTML, PDF, Word (.docx) and PowerPoint (.pptx) files into
+:class:`Document` values (title, text, url kept)."""
 
 from __future__ import annotations
 
@@ -82,8 +83,8 @@ def _html_to_text(html: str) -> tuple[str, str, str]:
 
 def _visible_text(root: Tag) -> str:
     """The text of ``root``'s strings (as ``get_text()`` takes them: no comments or declarations),
-    with a line break where each block element begins and ends; inline elements (code, a, em) stay inside their
-    sentence. One walk of the tree: appending the line breaks to the tree instead walked each block's
+    with a line break where each block element begins and ends; inline elements (code, a, em) stay
+    inside their sentence. One walk of the tree: appending the line breaks to the tree instead walked each block's
     whole subtree, so nested blocks took quadratic time (25 s for 25,000 nested divs, a 250 KB page).
 
     White space in the source is a space, as a browser shows it, but in preformatted text (``pre``,
@@ -453,7 +454,7 @@ def _word_lines(parent: Any) -> Iterator[tuple[str, str]]:
                     above[column] = text
                     cells.append(text)
                     column += int(span.get(f"{_W}val", "1")) if span is not None else 1
-                yield "", " | ".join(c for c in dict.fromkeys(cells) if c)
+                yield "", " | ".join(c for c in cells if c)
         elif child.tag in (f"{_W}sdt", f"{_W}sdtContent", f"{_W}customXml", f"{_W}ins", f"{_W}moveTo"):
             yield from _word_lines(child)  # a content control, or a tracked change of whole paragraphs
 
@@ -479,13 +480,13 @@ _SLIDE_FURNITURE = frozenset({"SLIDE_NUMBER", "FOOTER", "DATE"})
 
 
 def _pptx_to_text(path: Path) -> tuple[str, str]:
-    """The text of a PowerPoint deck (python-pptx), slide by slide: each slide's title, then its other
-    shapes from top to bottom and left to right (a shape's paragraphs a line each, a table's row a line of its cells
-    joined by " | ", a group's shapes in their own order), then its speaker notes, which often say
-    what the slide only lists. A blank line parts two slides, so that no sentence runs from one into
-    the next. The slide number, date and footer are left out. The title is the deck's own, else its
-    first slide's title. A package python-pptx fails on is a :class:`DataFormatError`, as a Word
-    document's is."""
+    """The text of a PowerPoint deck (python-pptx), slide by slide: each slide's title, then its
+    other shapes from top to bottom and left to right (a shape's paragraphs a line each, a table's
+    row a line of its cells joined by " | ", a group's shapes in their own order), then its speaker
+    notes, which often say what the slide only lists. A blank line parts two slides, so that no
+    sentence runs from one into the next. The slide number, date and footer are left out. The title
+    is the deck's own, else its first slide's title. A package python-pptx fails on is a
+    :class:`DataFormatError`, as a Word document's is."""
     from zipfile import BadZipFile
 
     import pptx
@@ -532,9 +533,15 @@ def _shape_lines(shape: Any) -> list[str]:
     if shape.shape_type == MSO_SHAPE_TYPE.GROUP:
         return [line for member in _in_reading_order(shape.shapes) for line in _shape_lines(member)]
     if getattr(shape, "has_table", False) and shape.has_table:
-        rows = []
+        rows, above = [], {}  # a column's last cell text, for the cells merged into it from above
         for row in shape.table.rows:
-            cells = list(dict.fromkeys(" ".join(cell.text.split()) for cell in row.cells))  # a merged cell repeats
+            cells = []
+            for column, cell in enumerate(row.cells):
+                if cell._tc.get("vMerge"):  # merged down from the cell above: repeated, so a row keeps its label
+                    cells.append(above.get(column, ""))
+                elif not cell._tc.get("hMerge"):  # merged across from the cell before: that one holds the text
+                    above[column] = " ".join(cell.text.split())
+                    cells.append(above[column])
             rows.append(" | ".join(c for c in cells if c))
         return rows
     if shape.has_text_frame:
@@ -542,8 +549,8 @@ def _shape_lines(shape: Any) -> list[str]:
     return []
 
 
-#: the most an Office package's parts (a Word document's, a PowerPoint deck's) may unpack to: a .docx is a zip package, so a few hundred
-#: kilobytes can unpack to gigabytes, which python-docx reads whole (a 375 KB upload held 100 MB of
+#: the most an Office package's parts (a Word document's, a PowerPoint deck's) may unpack to: a .docx
+#: is a zip package, so a few hundred kilobytes can unpack to gigabytes, which python-docx reads whole (a 375 KB upload held 100 MB of
 #: paragraphs and kept an indexing job busy for over ten minutes). A long real document's XML (its
 #: text and styles) is a few megabytes; its pictures are stored compressed already, so they unpack
 #: to about the file's size, and past :data:`MAX_DOCX_BYTES` only a package that unpacks to more
@@ -554,8 +561,8 @@ MAX_DOCX_RATIO = 20
 
 
 def _check_unpacked_size(path: Path, what: str = "a Word document") -> None:
-    """Refuse an Office package (``what``: a Word document, a PowerPoint deck) that unpacks to more than it may (:data:`MAX_DOCX_XML_BYTES`), before
-    anything is unpacked. The sizes are those the package declares, which :mod:`zipfile` holds
+    """Refuse an Office package (``what``: a Word document, a PowerPoint deck) that unpacks to more
+    than it may (:data:`MAX_DOCX_XML_BYTES`), before anything is unpacked. The sizes are those the package declares, which :mod:`zipfile` holds
     each part to when it is read."""
     import zipfile
 
