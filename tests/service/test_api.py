@@ -93,6 +93,25 @@ def test_collection_lifecycle_upload_and_search(client: httpx.Client, gov: str) 
     assert client.get("/api/collections").json() == []
 
 
+def test_a_spreadsheet_s_table_and_a_slide_deck_are_uploaded_and_searched(client: httpx.Client, tmp_path: Path) -> None:
+    """A .csv and a .pptx were refused at upload as unsupported file types."""
+    from pptx import Presentation
+
+    deck = Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[1])
+    slide.shapes.title.text = "Fuel at the pier"
+    slide.placeholders[1].text = "Diesel is sold from 6 to 22."
+    deck.save(tmp_path / "fuel.pptx")
+    assert client.post("/api/collections", json={"name": "harbour"}).status_code == 201
+    faq = b"Question,Answer\nCan kayaks moor overnight?,Yes for 12 dollars a night.\n"
+    job = upload(client, "harbour", [("faq.csv", faq), ("fuel.pptx", (tmp_path / "fuel.pptx").read_bytes())])
+    assert job["status"] == "succeeded", job
+    def top(query: str) -> dict:  # type: ignore[type-arg]
+        return client.post("/api/search", json={"collections": ["harbour"], "query": query, "k": 1}).json()["hits"][0]
+    assert top("kayaks overnight")["text"] == "Question: Can kayaks moor overnight? | Answer: Yes for 12 dollars a night."
+    assert top("diesel hours")["title"] == "Fuel at the pier"
+
+
 def test_conversation_turns_are_stored_with_citations_and_trace(client: httpx.Client, gov: str, llm: ScriptedLLM) -> None:
     conv = client.post("/api/conversations", json={"collections": ["gov"]}).json()
     turn = client.post(f"/api/conversations/{conv['id']}/messages", json={"question": "How much does passport renewal by mail cost?"})

@@ -1,4 +1,4 @@
-"""Read plain text, Markdown, HTML, PDF, Word (.docx) and PowerPoint (.pptx) files into
+"""Read plain text, Markdown, HTML, CSV, PDF, Word (.docx) and PowerPoint (.pptx) files into
 :class:`Document` values (title, text, url kept)."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from ..characters import readable_name, whole_characters
 from ..errors import DataFormatError
 
 SUFFIXES = {".txt": "text", ".text": "text", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html", ".pdf": "pdf",
-            ".docx": "docx", ".pptx": "pptx"}
+            ".docx": "docx", ".pptx": "pptx", ".csv": "csv", ".tsv": "csv"}
 
 
 #: elements whose line breaks are the text's own (a browser keeps them)
@@ -691,6 +691,53 @@ def _checked(text: str, path: Path, encoding: str, marked: bool = False) -> str:
     return text
 
 
+#: the separators a CSV file's cells may be parted by (a spreadsheet saved in a comma-decimal locale
+#: writes ";")
+_CSV_SEPARATORS = ",;\t|"
+
+
+def _table_to_text(raw: str, path: Path) -> str:
+    """A CSV (or tab-separated) table, a row to a line, each cell named by its column's heading:
+    "Question: Can kayaks moor overnight? | Answer: Yes, for 12 dollars." A row read alone (as a
+    passage, or a sentence the answer's compression keeps) then still says what each value is; an
+    FAQ or a price list exported from a help desk or a spreadsheet is such a table. The first row is
+    the headings where its cells are all filled, all different, and all short labels, not numbers
+    (:func:`_headings`); else every row's cells are joined by " | ". A line the reader cannot parse
+    is a :class:`DataFormatError` naming it."""
+    import csv
+    import io
+
+    sample = raw[:65_536]
+    try:
+        dialect: Any = csv.excel_tab if path.suffix.lower() == ".tsv" else csv.Sniffer().sniff(sample, _CSV_SEPARATORS)
+    except csv.Error:  # one column, or too little to tell: commas
+        dialect = csv.excel
+    reader = csv.reader(io.StringIO(raw, newline=""), dialect)  # a quoted cell may hold line breaks
+    try:
+        rows = [[" ".join(cell.split()) for cell in row] for row in reader]
+    except csv.Error as exc:  # a cell longer than the csv module reads (128 KB)
+        raise DataFormatError(path, f"not a readable CSV table ({exc})", reader.line_num) from None
+    heading = rows[0] if len(rows) > 1 and _headings(rows[0]) else None
+    if heading is None:
+        return "\n".join(" | ".join(cell for cell in row if cell) for row in rows)
+    named = ([f"{name}: {cell}" for name, cell in zip(heading, row) if cell] + [cell for cell in row[len(heading):] if cell]
+             for row in rows[1:])  # a row longer than the headings keeps its extra cells, unnamed
+    return "\n".join(" | ".join(cells) for cells in named)
+
+
+#: the most words a column's heading has: a label ("Date of last change"), not a question or an answer
+_HEADING_WORDS = 5
+_NUMBER = re.compile(r"[-+]?[\d.,]+%?")
+
+
+def _headings(row: list[str]) -> bool:
+    """Whether a table's first row names its columns: every cell filled, all different, none a
+    number, each a label of at most :data:`_HEADING_WORDS` words. (:meth:`csv.Sniffer.has_header`
+    judges by the columns' types, and took "Plan;Price" over "Standard;0,02" for a row of data.)"""
+    return (len(set(row)) == len(row) and all(row) and not any(_NUMBER.fullmatch(cell) for cell in row)
+            and all(len(cell.split()) <= _HEADING_WORDS for cell in row))
+
+
 #: the formats read from a file by their own library rather than decoded as text
 _PACKAGES = {"pdf": _pdf_to_text, "docx": _docx_to_text, "pptx": _pptx_to_text}
 
@@ -715,6 +762,8 @@ def read_document(path: Path, doc_id: str | None = None, url: str | None = None,
         url = canonical or url
     elif kind == "markdown":
         text, title = _markdown_to_text(raw)
+    elif kind == "csv":
+        text, title = _table_to_text(raw, path), ""
     else:
         text, title = unwrap_lines(typeset_letters(raw.strip())), ""
     if kind != "text":  # a page's "&shy;" is one only once parsed
