@@ -1,7 +1,7 @@
 """Time convrag's readers on the inputs that used to stall them (docs/benchmarks.md, "Reading users'
 documents"): deeply nested HTML, a text file wrapped over 300,000 lines, a Markdown line of spaces
-and #s, a 23 MB text to chunk (with its peak memory), a PDF whose pages are slow to parse, and the
-service's document listing for 20,000 uploaded documents.
+and #s, a Word document of 56,000 paragraphs, a 23 MB text to chunk (with its peak memory), a PDF
+whose pages are slow to parse, and the service's document listing for 20,000 uploaded documents.
 
     .venv/bin/python tools/ingest_stress.py            # about 3 minutes on 2 cores, most of it the PDF
 """
@@ -77,6 +77,13 @@ def main() -> None:
     md = folder / "line.md"
     md.write_text("# a" + " " * 4000 + "#" * 4000 + " " * 4000 + "x\n\nBody.\n")
     _timed("Markdown, a 12 KB heading line of spaces and #s", lambda: f"title of {len(read_document(md).title):,} characters")
+    import docx
+
+    word = docx.Document()
+    for i in range(56_000):
+        word.add_paragraph(f"Berth {i} is free on Mondays and costs {i % 90} dollars.")
+    word.save(str(folder / "berths.docx"))
+    _timed("Word document of 56,000 paragraphs", lambda: f"{read_document(folder / 'berths.docx').text.count(chr(10)) + 1:,} lines")
     queue: multiprocessing.Queue = multiprocessing.Queue()
     child = multiprocessing.Process(target=_chunk_23mb, args=(queue,))
     child.start()
