@@ -446,11 +446,14 @@ def test_word_text_in_tracked_changes_content_controls_text_boxes_merged_cells_a
                              (1, 2): "45", (2, 1): "40", (2, 2): "40"}.items():
         table.cell(row, col).text = text
     table.cell(1, 0).merge(table.cell(2, 0))  # "Yacht" merged down two rows
+    repeating = etree.fromstring(f'<w:sdt {W_NS}><w:sdtContent><w:tr><w:tc><w:p><w:r><w:t>Kayak</w:t></w:r></w:p></w:tc>'
+                                 '<w:tc><w:p><w:r><w:t>12</w:t></w:r></w:p></w:tc></w:tr></w:sdtContent></w:sdt>')
+    table._tbl.append(repeating)  # a repeating section's row: the rows of a content control
     word.save(tmp_path / "fees.docx")
     _with_footnotes(tmp_path / "fees.docx")
     assert read_document(tmp_path / "fees.docx").text == (
         "Moorings cost 40 dollars a night.\nRamp fee: 12 dollars\nHarbour office, 2025\nSee the box.\n"
-        "Fuel is sold at the pier.\nBoat | Spring | Summer\nYacht | 40 | 45\nYacht | 40 | 40\nPrices include tax.")
+        "Fuel is sold at the pier.\nBoat | Spring | Summer\nYacht | 40 | 45\nYacht | 40 | 40\nKayak | 12\nPrices include tax.")
 
 
 def test_a_word_document_s_heading_is_found_by_its_style_far_down(tmp_path: Path) -> None:

@@ -443,9 +443,9 @@ def _word_lines(parent: Any) -> Iterator[tuple[str, str]]:
                 yield from _word_lines(box)
         elif child.tag == f"{_W}tbl":
             above: dict[int, str] = {}  # a column's last cell text, for the cells merged into it
-            for row in child.iterchildren(f"{_W}tr"):
+            for row in _wrapped_children(child, f"{_W}tr"):
                 cells, column = [], 0
-                for cell in row.iterchildren(f"{_W}tc"):
+                for cell in _wrapped_children(row, f"{_W}tc"):
                     merge = cell.find(f"{_W}tcPr/{_W}vMerge")
                     span = cell.find(f"{_W}tcPr/{_W}gridSpan")
                     text = " ".join(line for _, line in _word_lines(cell) if line)
@@ -455,8 +455,22 @@ def _word_lines(parent: Any) -> Iterator[tuple[str, str]]:
                     cells.append(text)
                     column += int(span.get(f"{_W}val", "1")) if span is not None else 1
                 yield "", " | ".join(c for c in cells if c)
-        elif child.tag in (f"{_W}sdt", f"{_W}sdtContent", f"{_W}customXml", f"{_W}ins", f"{_W}moveTo"):
+        elif child.tag in _WRAPPERS:
             yield from _word_lines(child)  # a content control, or a tracked change of whole paragraphs
+
+
+#: elements that wrap a document's paragraphs, a table's rows or a row's cells without being one
+_WRAPPERS = frozenset({f"{_W}sdt", f"{_W}sdtContent", f"{_W}customXml", f"{_W}ins", f"{_W}moveTo"})
+
+
+def _wrapped_children(element: Any, tag: str) -> Iterator[Any]:
+    """``element``'s children named ``tag``, and those inside a content control or a tracked
+    insertion around them (a repeating section's rows are a content control's)."""
+    for child in element:
+        if child.tag == tag:
+            yield child
+        elif child.tag in _WRAPPERS:
+            yield from _wrapped_children(child, tag)
 
 
 def _paragraph_pieces(element: Any, pieces: list[str], boxes: list[Any]) -> None:
