@@ -368,7 +368,7 @@ def test_a_taken_on_collection_is_updated_from_convrag_index_in_the_page(tmp_pat
 
 def test_files_dropped_on_the_page_are_uploaded(tmp_path: Path, browser) -> None:  # type: ignore[no-untyped-def]
     """Dropping a file on the page made the browser open it in place of the chat; only the file
-    picker uploaded."""
+    picker uploaded. Files of other types dropped with the documents are left out and named."""
     settings = ServiceSettings.load(data_dir=tmp_path / "svc")
     with ThreadServer(settings, StreamingScriptedLLM()) as server:
         api = httpx.Client(base_url=server.url, timeout=120)
@@ -380,12 +380,15 @@ def test_files_dropped_on_the_page_are_uploaded(tmp_path: Path, browser) -> None
             const data = new DataTransfer();
             data.items.add(new File(["Passport renewal by mail costs 130 dollars."], "passports.txt", {type: "text/plain"}));
             data.items.add(new File(["A fishing license costs 25 dollars a year."], "fishing.txt", {type: "text/plain"}));
+            data.items.add(new File(["\\x89PNG"], "logo.png", {type: "image/png"}));  // dropped with the documents
             return data;
         }""")
         page.dispatch_event("#messages", "dragover", {"dataTransfer": dropped})
         expect(page.locator("body")).to_have_class("dropping")
         page.dispatch_event("#messages", "drop", {"dataTransfer": dropped})
-        expect(page.locator("#upload-status")).to_have_text("indexed 2 file(s)", timeout=120_000)
+        # the picture is named and left out; it made the server refuse the whole upload
+        expect(page.locator("#upload-status")).to_have_text("indexed 2 file(s); not uploaded, not a type convrag reads: logo.png",
+                                                          timeout=120_000)
         expect(page.locator("body")).not_to_have_class("dropping")
         assert page.url.startswith(server.url)  # still the chat, not the file
         assert sorted(d["original"] for d in api.get("/api/collections/gov").json()["documents_list"]) == ["fishing.txt", "passports.txt"]

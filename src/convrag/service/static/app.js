@@ -192,11 +192,22 @@ function send(method, url, form, onDone) {
   xhr.send(form);
 }
 
+// What an upload left out, said beside its result when its job is done.
+let uploadNote = "";
+
+// Files of the types convrag reads are uploaded; the others (a folder's pictures and spreadsheets,
+// dropped with its documents) are named and left out, as `convrag index` does with a folder: one
+// of them made the server refuse the whole upload.
 function uploadFiles(files) {
   const name = $("upload-target").value;
   if (!name || !files.length) { showError("choose a collection and files"); return; }
+  const types = $("upload-files").accept.split(",");
+  const kept = [...files].filter((f) => types.some((t) => f.name.toLowerCase().endsWith(t)));
+  const left = [...files].filter((f) => !kept.includes(f)).map((f) => f.name);
+  uploadNote = left.length ? `; not uploaded, not a type convrag reads: ${left.join(", ")}` : "";
+  if (!kept.length) { showError(`nothing to upload: convrag reads ${types.join(" ")} files, not ${left.join(", ")}`); return; }
   const form = new FormData();
-  for (const f of files) form.append("files", f, f.name);
+  for (const f of kept) form.append("files", f, f.name);
   send("POST", `/api/collections/${encodeURIComponent(name)}/documents`, form, () => refreshDocuments(name));
 }
 
@@ -231,7 +242,8 @@ async function pollJob(id, onDone) {
     if (job.status === "failed") showError(job.error);
     const what = job.source === "indexed" ? "brought in what convrag index built"
       : job.remove.length ? `removed ${job.remove.length} document(s)` : `indexed ${job.files.length} file(s)`;
-    $("upload-status").textContent = job.status === "succeeded" ? what : "indexing failed";
+    $("upload-status").textContent = (job.status === "succeeded" ? what : "indexing failed") + uploadNote;
+    uploadNote = "";
     await loadCollections();
     if (onDone) await onDone();
     return;
