@@ -110,7 +110,7 @@ def test_index_documents_folder(tmp_path: Path) -> None:
     (docs / "pricing.html").write_text("<title>Pricing</title><p>The Lite plan costs nothing per month.</p>")
     (docs / "setup.md").write_text("# Setup\n\nRun the installer, then log in.")
     (docs / "notes.txt").write_text("")
-    (docs / "budget.xlsx").write_bytes(b"PK")
+    (docs / "budget.numbers").write_bytes(b"PK")
     import docx
 
     word = docx.Document()
@@ -121,7 +121,7 @@ def test_index_documents_folder(tmp_path: Path) -> None:
     result = runner.invoke(app, ["index", str(docs), "-c", "docs", "--store", str(store), "--no-dense"])
     assert result.exit_code == 0, result.output
     assert "skipped notes.txt: no text" in result.output and "BM25 only (no dense index)" in result.output
-    assert "not read 1 file(s) of other types: .xlsx (1)" in " ".join(result.output.split())
+    assert "not read 1 file(s) of other types: .numbers (1)" in " ".join(result.output.split())
     found = runner.invoke(app, ["search", "how much does the lite plan cost", "-c", "docs", "--store", str(store), "-r", "bm25"])
     assert "pricing-0-" in found.output and "Pricing" in found.output
     found = runner.invoke(app, ["search", "when does the help desk answer", "-c", "docs", "--store", str(store), "-r", "bm25", "-k", "1"])
@@ -516,8 +516,8 @@ def test_index_one_document_file(tmp_path: Path) -> None:
     found = runner.invoke(app, ["search", "lite plan cost", "-c", "pricing", "--store", store, "-r", "bm25", "-k", "1"])
     assert "pricing-0-" in found.output and "Pricing" in found.output
     (tmp_path / "blank.md").write_text("\n")
-    (tmp_path / "budget.xlsx").write_bytes(b"PK")
-    for name, reason in (("blank.md", "no text"), ("budget.xlsx", "not a BEIR corpus (.jsonl, .jsonl.gz, .jsonl.zip) nor a document")):
+    (tmp_path / "budget.numbers").write_bytes(b"PK")
+    for name, reason in (("blank.md", "no text"), ("budget.numbers", "not a BEIR corpus (.jsonl, .jsonl.gz, .jsonl.zip) nor a document")):
         refused = runner.invoke(app, ["index", str(tmp_path / name), "-c", "x", "--store", store, "--no-dense"])
         assert str(refused.exception).startswith(f"{tmp_path / name}: {reason}"), refused.output
 

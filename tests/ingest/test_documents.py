@@ -122,9 +122,9 @@ def test_text_and_folder_ids(tmp_path: Path) -> None:
 
 
 def test_unsupported_type(tmp_path: Path) -> None:
-    (tmp_path / "x.xlsx").write_bytes(b"PK")
-    with pytest.raises(DataFormatError, match="unsupported document type"):
-        read_document(tmp_path / "x.xlsx")
+    (tmp_path / "x.xls").write_bytes(b"\xd0\xcf\x11\xe0")  # an old binary workbook
+    with pytest.raises(DataFormatError, match="unsupported document type '.xls'"):
+        read_document(tmp_path / "x.xls")
 
 
 @pytest.mark.parametrize("metadata, title", [
@@ -339,6 +339,35 @@ def test_a_csv_cell_too_long_to_parse_is_an_error_naming_the_line(tmp_path: Path
     (tmp_path / "long.csv").write_text("Question,Answer\nWhy?," + "x" * 200_000 + "\n")
     with pytest.raises(DataFormatError, match=r"long\.csv:2: not a readable CSV table \(field larger than field limit"):
         read_document(tmp_path / "long.csv")
+
+
+def test_excel_workbooks_are_read_sheet_by_sheet_as_csv_tables_are(tmp_path: Path) -> None:
+    """A .xlsx (a price list kept in a spreadsheet) was skipped as unread."""
+    import datetime
+
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    prices = book.active
+    prices.title = "Prices 2025"
+    for row in (["Plan", "Price", "From"], ["Lite", 0, datetime.datetime(2025, 1, 1)], [], ["Standard", 12.0, None]):
+        prices.append(row)
+    berths = book.create_sheet("Sheet2")  # a name that names nothing is no line of the text
+    for row in (["Berth", "Boat"], [1, "Kayak"]):
+        berths.append(row)
+    book.create_sheet("Notes").sheet_state = "hidden"
+    book["Notes"].append(["not shown to readers"])
+    book.save(tmp_path / "harbour_prices.xlsx")
+    doc = read_document(tmp_path / "harbour_prices.xlsx")
+    assert (doc.title, doc.text) == ("harbour prices", "Prices 2025\nPlan: Lite | Price: 0 | From: 2025-01-01\n"
+                                                      "Plan: Standard | Price: 12\n\nBerth: 1 | Boat: Kayak")
+    book.properties.title = "Harbour price list"
+    book.save(tmp_path / "titled.xlsx")
+    assert read_document(tmp_path / "titled.xlsx").title == "Harbour price list"
+    for name, content in (("renamed.xlsx", b"\xd0\xcf\x11\xe0 an old binary .xls"), ("cut.xlsx", b"PK\x03\x04 cut short")):
+        (tmp_path / name).write_bytes(content)
+        with pytest.raises(DataFormatError, match="not a readable Excel workbook \\(not an .xlsx package; an old .xls must"):
+            read_document(tmp_path / name)
 
 
 def _deck(path: Path, title: str = "") -> Path:
@@ -575,9 +604,9 @@ def test_a_link_to_a_document_that_is_gone_is_named(tmp_path: Path) -> None:
 
 
 def test_files_of_other_types_are_counted_by_suffix_and_hidden_ones_left_out(tmp_path: Path) -> None:
-    """A .xlsx or .json in the folder used to be passed over without a word."""
+    """A .xls or .json in the folder used to be passed over without a word."""
     (tmp_path / "good.md").write_text("# Fees\n\nRenewal costs 130 dollars.")
-    (tmp_path / "form.XLSX").write_bytes(b"PK")
+    (tmp_path / "form.XLS").write_bytes(b"\xd0\xcf\x11\xe0")
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "a.json").write_text("{}")
     (tmp_path / "sub" / "b.json").write_text("{}")
@@ -587,7 +616,7 @@ def test_files_of_other_types_are_counted_by_suffix_and_hidden_ones_left_out(tmp
     (tmp_path / ".DS_Store").write_bytes(b"\0")
     unread: Counter[str] = Counter()
     assert [d.doc_id for d in iter_documents(tmp_path, unread=unread)] == ["good"]
-    assert unread == {".xlsx": 1, ".json": 2, "(no suffix)": 1}
+    assert unread == {".xls": 1, ".json": 2, "(no suffix)": 1}
 
 
 def test_broken_pdf_is_a_clear_error(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:

@@ -1,4 +1,4 @@
-"""Read plain text, Markdown, HTML, CSV, PDF, Word (.docx) and PowerPoint (.pptx) files into
+"""Read plain text, Markdown, HTML, CSV, PDF, Word (.docx), PowerPoint (.pptx) and Excel (.xlsx) files into
 :class:`Document` values (title, text, url kept)."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ import os
 import re
 import time
 import unicodedata
+import warnings
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -22,7 +23,7 @@ from ..characters import readable_name, whole_characters
 from ..errors import DataFormatError
 
 SUFFIXES = {".txt": "text", ".text": "text", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html", ".pdf": "pdf",
-            ".docx": "docx", ".pptx": "pptx", ".csv": "csv", ".tsv": "csv"}
+            ".docx": "docx", ".pptx": "pptx", ".xlsx": "xlsx", ".csv": "csv", ".tsv": "csv"}
 
 
 #: elements whose line breaks are the text's own (a browser keeps them)
@@ -731,6 +732,13 @@ def _table_to_text(raw: str, path: Path) -> str:
         rows = [[" ".join(cell.split()) for cell in row] for row in reader]
     except csv.Error as exc:  # a cell longer than the csv module reads (128 KB)
         raise DataFormatError(path, f"not a readable CSV table ({exc})", reader.line_num) from None
+    return _table_lines(rows)
+
+
+def _table_lines(rows: list[list[str]]) -> str:
+    """A table's rows (a CSV file's, a spreadsheet's) as lines, each cell named by its column's
+    heading where the first row holds headings (:func:`_table_to_text`)."""
+    rows = [row for row in rows if any(row)]  # a spreadsheet's blank rows between its blocks
     heading = rows[0] if len(rows) > 1 and _headings(rows[0]) else None
     if heading is None:
         return "\n".join(" | ".join(cell for cell in row if cell) for row in rows)
@@ -752,8 +760,65 @@ def _headings(row: list[str]) -> bool:
             and all(len(cell.split()) <= _HEADING_WORDS for cell in row))
 
 
+#: a sheet's name that names nothing: Excel's "Sheet1", LibreOffice's "Sheet 1"
+_NO_SHEET_NAME = re.compile(r"(?:sheet|tabelle|feuil|hoja|foglio)\s*\d*", re.IGNORECASE)
+
+
+def _xlsx_to_text(path: Path) -> tuple[str, str]:
+    """The text of an Excel workbook (openpyxl, streamed): each visible sheet a block of its own,
+    parted by a blank line and opened by its name where the name says something ("Prices 2025", not
+    "Sheet1"); its rows read as a CSV file's are (:func:`_table_lines`), a formula as the value Excel
+    last computed for it. The title is the workbook's own, else the file's name. A package openpyxl
+    fails on is a :class:`DataFormatError`, as a Word document's is."""
+    from zipfile import BadZipFile
+
+    import openpyxl
+
+    _check_unpacked_size(path, "an Excel workbook")
+    try:
+        with warnings.catch_warnings():  # what openpyxl cannot keep of a file (its styles, data validation) is no matter to the text
+            warnings.simplefilter("ignore")
+            book = openpyxl.load_workbook(path, read_only=True, data_only=True)
+        try:
+            sheets = []
+            for sheet in book.worksheets:
+                if sheet.sheet_state != "visible":
+                    continue
+                rows = [[_cell_text(value) for value in row] for row in sheet.iter_rows(values_only=True)]
+                table = _table_lines(rows)
+                if table:
+                    named = sheet.title.strip() and not _NO_SHEET_NAME.fullmatch(sheet.title.strip())
+                    sheets.append(f"{sheet.title.strip()}\n{table}" if named else table)
+            title = (book.properties.title or "").strip()
+        finally:
+            book.close()
+    except (BadZipFile, KeyError) as exc:  # not a package, or one without a workbook part
+        raise DataFormatError(path, "not a readable Excel workbook (not an .xlsx package; an old .xls must be saved as .xlsx"
+                                    f"{'' if isinstance(exc, BadZipFile) else f': {exc}'})") from None
+    except MemoryError:
+        raise
+    except Exception as exc:  # a damaged part: lxml's or openpyxl's own errors
+        raise DataFormatError(path, f"not a readable Excel workbook ({exc or type(exc).__name__})") from None
+    return typeset_letters("\n\n".join(sheets)), typeset_letters(own_title(title))
+
+
+def _cell_text(value: Any) -> str:
+    """A cell's value as a reader sees it: 12 for 12.0, a date without a midnight time, nothing for none."""
+    import datetime
+
+    if value is None:
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, datetime.datetime) and value.time() == datetime.time():
+        return value.date().isoformat()
+    if isinstance(value, (datetime.date, datetime.time)):
+        return value.isoformat()
+    return " ".join(str(value).split())
+
+
 #: the formats read from a file by their own library rather than decoded as text
-_PACKAGES = {"pdf": _pdf_to_text, "docx": _docx_to_text, "pptx": _pptx_to_text}
+_PACKAGES = {"pdf": _pdf_to_text, "docx": _docx_to_text, "pptx": _pptx_to_text, "xlsx": _xlsx_to_text}
 
 
 def read_document(path: Path, doc_id: str | None = None, url: str | None = None, name: str | None = None) -> Document:

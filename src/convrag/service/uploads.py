@@ -87,11 +87,11 @@ def assign_doc_ids(originals: Iterable[str], existing: Mapping[str, str]) -> dic
 
 
 #: Office files, which are zip packages: what each is called, and the older binary format it replaced
-_PACKAGES = {".docx": ("Word", ".doc"), ".pptx": ("PowerPoint", ".ppt")}
+_PACKAGES = {".docx": ("Word", ".doc"), ".pptx": ("PowerPoint", ".ppt"), ".xlsx": ("Excel", ".xls")}
 
 
 def check_content(filename: str, head: bytes, size: int) -> None:
-    """Refuse, at upload time, a file that cannot be indexed: empty, a "PDF", "Word" or "PowerPoint" file
+    """Refuse, at upload time, a file that cannot be indexed: empty, a "PDF", "Word", "PowerPoint" or "Excel" file
     that is not one, or bytes that are not text (read at most :data:`SNIFF_BYTES` of it).
 
     Text is judged by :func:`convrag.ingest.documents.decode_text`, the reading the indexing job
