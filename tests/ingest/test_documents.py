@@ -250,14 +250,33 @@ def test_a_page_title_that_names_nothing_gives_way_to_its_heading(tmp_path: Path
     assert read_document(tmp_path / "fees.html").title == "Mooring fees"
 
 
-def test_a_tables_row_is_a_line_of_its_cells(tmp_path: Path) -> None:
-    # each cell was a line of its own, so a plan and its price were two "sentences" the answer's compression parted
+def test_a_tables_row_is_a_line_of_its_cells_named_by_its_headings(tmp_path: Path) -> None:
+    """Each cell was a line of its own, so a plan and its price were two "sentences" the answer's compression
+    parted; then a row was "Lite | Free", which, kept alone, no longer said which was the plan and which the price."""
     (tmp_path / "plans.html").write_text("<table><tr><th>Plan</th><th>Price</th></tr><tr><td>Lite</td><td>Free</td></tr>"
                                          "<tr><td><p>Standard</p><p>plan</p></td><td>0.02 dollars per GB</td></tr></table>")
-    assert read_document(tmp_path / "plans.html").text == "Plan | Price\nLite | Free\nStandard plan | 0.02 dollars per GB"
+    assert read_document(tmp_path / "plans.html").text == "Plan: Lite | Price: Free\nPlan: Standard plan | Price: 0.02 dollars per GB"
     # a Markdown (GFM) table too; read as a paragraph, its rows ran into one line once white space became a space
     (tmp_path / "plans.md").write_text("| Plan | Price |\n|---|---|\n| Lite | Free |\n| Standard plan | 0.02 dollars per GB |\n")
-    assert read_document(tmp_path / "plans.md").text == "Plan | Price\nLite | Free\nStandard plan | 0.02 dollars per GB"
+    assert read_document(tmp_path / "plans.md").text == "Plan: Lite | Price: Free\nPlan: Standard plan | Price: 0.02 dollars per GB"
+
+
+@pytest.mark.parametrize(("table", "text"), [
+    # a key and value table marks no row of headings (its keys are th cells down the first column): not named
+    ("<table><tr><th>Name</th><td>Harbour office</td></tr><tr><th>Opens</th><td>8:00</td></tr></table>",
+     "Name | Harbour office\nOpens | 8:00"),
+    # a caption first; a cell spanning two rows is read in each, one spanning two columns once
+    ("<table><caption>Fees 2025</caption><tr><th>Boat</th><th>Season</th><th>Price</th></tr><tr><td rowspan=2>Yacht</td>"
+     "<td>Summer</td><td>40</td></tr><tr><td>Winter</td><td>30</td></tr><tr><td colspan=2>Any boat, one night</td><td>8</td></tr>"
+     "</table>",
+     "Fees 2025\nBoat: Yacht | Season: Summer | Price: 40\nBoat: Yacht | Season: Winter | Price: 30\n"
+     "Boat: Any boat, one night | Price: 8"),
+    # a table holding a table is read cell by cell as before
+    ("<table><tr><td>Fees</td><td><table><tr><td>Lite</td><td>Free</td></tr></table></td></tr></table>", "Fees | Lite | Free"),
+])
+def test_a_table_is_named_by_headings_only_where_its_markup_gives_them(tmp_path: Path, table: str, text: str) -> None:
+    (tmp_path / "t.html").write_text(f"<html><body>{table}</body></html>")
+    assert read_document(tmp_path / "t.html").text == text
 
 
 @pytest.mark.parametrize("html, title, text", [
@@ -485,6 +504,23 @@ def test_word_text_in_tracked_changes_content_controls_text_boxes_merged_cells_a
     assert read_document(tmp_path / "fees.docx").text == (
         "Moorings cost 40 dollars a night.\nRamp fee: 12 dollars\nHarbour office, 2025\nSee the box.\n"
         "Fuel is sold at the pier.\nBoat | Spring | Summer\nYacht | 40 | 45\nYacht | 40 | 40\nKayak | 12\nPrices include tax.")
+
+
+def test_a_word_table_whose_first_row_is_marked_as_its_heading_names_each_cell(tmp_path: Path) -> None:
+    """A row repeated atop each page ("Repeat as header row") names its columns, as an HTML row of th cells does."""
+    import docx
+    from docx.oxml import OxmlElement
+
+    word = docx.Document()
+    table = word.add_table(rows=3, cols=2)
+    for (row, col), text in {(0, 0): "Permit", (0, 1): "Price", (1, 0): "Mooring", (1, 1): "120 euros", (2, 0): "Kayak",
+                             (2, 1): "12 euros"}.items():
+        table.cell(row, col).text = text
+    word.save(tmp_path / "unmarked.docx")
+    table.rows[0]._tr.get_or_add_trPr().append(OxmlElement("w:tblHeader"))
+    word.save(tmp_path / "marked.docx")
+    assert read_document(tmp_path / "unmarked.docx").text == "Permit | Price\nMooring | 120 euros\nKayak | 12 euros"
+    assert read_document(tmp_path / "marked.docx").text == "Permit: Mooring | Price: 120 euros\nPermit: Kayak | Price: 12 euros"
 
 
 def test_a_word_document_s_heading_is_found_by_its_style_far_down(tmp_path: Path) -> None:

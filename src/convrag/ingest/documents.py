@@ -122,6 +122,10 @@ def _visible_text(root: Tag) -> str:
             elif node.name in _CELLS:
                 in_cell += 1
                 stack.append(end_cell)
+            if node.name == "table" and not in_cell and not preformatted and _plain_table(node):
+                parts.append(_html_table(node))  # a table of its own (none inside it): rows named by its headings
+                stack.append(end)
+                continue
             if node.name == "tr":  # a row is a line, its cells joined as a Word table's are
                 first = next((child for child in node.contents if isinstance(child, Tag) and child.name in _CELLS), None)
                 for child in reversed(node.contents):
@@ -133,6 +137,58 @@ def _visible_text(root: Tag) -> str:
         elif type(node) in (NavigableString, CData):
             parts.append(str(node) if preformatted else _SPACES.sub(" ", str(node)))
     return "".join(parts)
+
+
+def _plain_table(table: Tag) -> bool:
+    """Whether a table is read by :func:`_html_table`: no table inside it, and all its text in its
+    cells or its caption (text a page put straight into a <table> is read by the walk, as a browser
+    shows it, outside the table)."""
+    return table.find("table") is None and table.find("tr") is not None and all(
+        isinstance(text.parent, Tag) and text.find_parent(["td", "th", "caption"]) is not None
+        for text in table.find_all(string=True) if text.strip() and type(text) in (NavigableString, CData))
+
+
+def _html_table(table: Tag) -> str:
+    """A table's text, a row to a line (:func:`_table_lines`), each cell named by its column's
+    heading where the first row is all ``th`` cells, as a CSV file's are: "Plan: Lite | Price: Free".
+    A row read alone (as the answer's compression keeps it) then still says what each value is. A
+    caption comes first; a cell spanning columns is read once, one spanning rows in each of them."""
+    lines = [" ".join(caption.get_text(" ").split())] if (caption := table.find("caption")) else []
+    rows: list[list[str]] = []
+    down: dict[int, tuple[str, int]] = {}  # a column's cell spanning rows: its text, and how many rows it has left
+    marked = False
+    for tr in table.find_all("tr"):
+        cells = tr.find_all(["td", "th"], recursive=False)
+        if not rows:
+            marked = bool(cells) and all(cell.name == "th" for cell in cells)
+        row: list[str] = []
+        given = iter(cells)
+        cell = next(given, None)
+        while cell is not None or any(column >= len(row) for column in down):
+            column = len(row)
+            if column in down:
+                text, left = down.pop(column)
+                if left > 1:
+                    down[column] = (text, left - 1)
+                row.append(text)
+            elif cell is None:
+                row.append("")
+            else:
+                text = " ".join(cell.get_text(" ").split())
+                if (rowspan := _span(cell, "rowspan")) > 1:
+                    down[column] = (text, rowspan - 1)
+                row += [text] + [""] * (_span(cell, "colspan") - 1)
+                cell = next(given, None)
+        rows.append(row)
+    return "\n".join(lines + [_table_lines(rows, marked)]) + "\n"
+
+
+def _span(cell: Tag, name: str) -> int:
+    """A cell's ``colspan`` or ``rowspan``, 1 where it is missing or no number, at most 1,000."""
+    try:
+        return min(max(int(str(cell.get(name, 1)).strip() or 1), 1), 1000)
+    except ValueError:
+        return 1
 
 
 #: letters a typesetter joined into one character, and characters that print nothing: "ﬁle" and
@@ -444,7 +500,12 @@ def _word_lines(parent: Any) -> Iterator[tuple[str, str]]:
                 yield from _word_lines(box)
         elif child.tag == f"{_W}tbl":
             above: dict[int, str] = {}  # a column's last cell text, for the cells merged into it
+            rows: list[list[str]] = []
+            marked = False  # whether the first row is marked as the table's heading (repeated atop each page)
             for row in _wrapped_children(child, f"{_W}tr"):
+                if not rows:
+                    header = row.find(f"{_W}trPr/{_W}tblHeader")
+                    marked = header is not None and header.get(f"{_W}val", "true") not in ("0", "false", "off")
                 cells, column = [], 0
                 for cell in _wrapped_children(row, f"{_W}tc"):
                     merge = cell.find(f"{_W}tcPr/{_W}vMerge")
@@ -455,7 +516,9 @@ def _word_lines(parent: Any) -> Iterator[tuple[str, str]]:
                     above[column] = text
                     cells.append(text)
                     column += int(span.get(f"{_W}val", "1")) if span is not None else 1
-                yield "", " | ".join(c for c in cells if c)
+                rows.append(cells)
+            for line in _table_lines(rows, marked).split("\n"):
+                yield "", line
         elif child.tag in _WRAPPERS:
             yield from _word_lines(child)  # a content control, or a tracked change of whole paragraphs
 
@@ -735,11 +798,17 @@ def _table_to_text(raw: str, path: Path) -> str:
     return _table_lines(rows)
 
 
-def _table_lines(rows: list[list[str]]) -> str:
-    """A table's rows (a CSV file's, a spreadsheet's) as lines, each cell named by its column's
-    heading where the first row holds headings (:func:`_table_to_text`)."""
+def _table_lines(rows: list[list[str]], marked: bool | None = None) -> str:
+    """A table's rows as lines, each cell named by its column's heading where the first row holds
+    headings (:func:`_table_to_text`). ``marked`` says whether the table's own markup makes its
+    first row the headings (an HTML row of ``th`` cells, a Word row repeated atop each page): then
+    it is taken so where its cells are filled and all different; None (a CSV file, a spreadsheet,
+    which mark nothing) leaves it to :func:`_headings`. A table that marks nothing, as a Word key
+    and value table ("Name | John Smith") does, is not named: its first row is data."""
     rows = [row for row in rows if any(row)]  # a spreadsheet's blank rows between its blocks
-    heading = rows[0] if len(rows) > 1 and _headings(rows[0]) else None
+    first = rows[0] if len(rows) > 1 else []
+    named_by_markup = marked and all(first) and len(set(first)) == len(first)
+    heading = first if (named_by_markup if marked is not None else first and _headings(first)) else None
     if heading is None:
         return "\n".join(" | ".join(cell for cell in row if cell) for row in rows)
     named = ([f"{name}: {cell}" for name, cell in zip(heading, row) if cell] + [cell for cell in row[len(heading):] if cell]
