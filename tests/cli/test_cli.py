@@ -380,8 +380,10 @@ def test_the_decisions_panel_shows_the_steers_and_repointed_citations(capsys) ->
     assert "passage wording 24/30" in capsys.readouterr().out
     trace.answer.update(invalid_citations=[7])
     trace.answer["details"]["declined_in_part"] = ["The passages do not say when [it] opened."]
+    trace.answer["details"]["grouped_citations"] = ["[1, 2]"]
     print_decisions(PipelineResult("A [1].", [], False, MergeOutcome([]), trace))
     shown = " ".join(capsys.readouterr().out.split())
+    assert "numbers cited together, each made a marker: [1, 2]" in shown
     assert "citation numbers that name no passage (re-pointed or taken out): [7]" in shown
     assert "declined in part, the rest answered: The passages do not say when [it] opened." in shown
     trace.answer["details"]["steering"]["error"] = "UnicodeDecodeError: invalid start byte"

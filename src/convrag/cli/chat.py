@@ -93,6 +93,8 @@ def print_decisions(result: PipelineResult) -> None:
         lines.append(f"citation re-pointed in sentence {moved['sentence'] + 1}: {moved['written']} -> [{moved['to']}]")
     for sentence in details.get("declined_in_part", []):
         lines.append(f"declined in part, the rest answered: {escape(sentence)}")
+    if details.get("grouped_citations"):
+        lines.append(f"numbers cited together, each made a marker: {escape(', '.join(details['grouped_citations']))}")
     lines.append("timings: " + ", ".join(f"{k} {v:.2f} s" for k, v in t.timings_s.items()))
     console.print(Panel("\n".join(lines), title="decisions", expand=True), highlight=False, soft_wrap=False)
 
