@@ -271,6 +271,9 @@ def test_a_tables_row_is_a_line_of_its_cells_named_by_its_headings(tmp_path: Pat
      "</table>",
      "Fees 2025\nBoat: Yacht | Season: Summer | Price: 40\nBoat: Yacht | Season: Winter | Price: 30\n"
      "Boat: Any boat, one night | Price: 8"),
+    # a title row across the table, above its headings, is read as its caption is
+    ("<table><tr><th colspan=2>Moorings 2025</th></tr><tr><th>Boat</th><th>Price</th></tr><tr><td>Kayak</td><td>12</td></tr>"
+     "</table>", "Moorings 2025\nBoat: Kayak | Price: 12"),
     # a table holding a table is read cell by cell as before
     ("<table><tr><td>Fees</td><td><table><tr><td>Lite</td><td>Free</td></tr></table></td></tr></table>", "Fees | Lite | Free"),
 ])

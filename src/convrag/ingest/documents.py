@@ -152,15 +152,15 @@ def _html_table(table: Tag) -> str:
     """A table's text, a row to a line (:func:`_table_lines`), each cell named by its column's
     heading where the first row is all ``th`` cells, as a CSV file's are: "Plan: Lite | Price: Free".
     A row read alone (as the answer's compression keeps it) then still says what each value is. A
-    caption comes first; a cell spanning columns is read once, one spanning rows in each of them."""
+    caption comes first, and so does a title row of one cell across the table above the headings; a
+    cell spanning columns is read once, one spanning rows in each of them."""
     lines = [" ".join(caption.get_text(" ").split())] if (caption := table.find("caption")) else []
     rows: list[list[str]] = []
+    headed: list[bool] = []  # whether each row is all th cells
     down: dict[int, tuple[str, int]] = {}  # a column's cell spanning rows: its text, and how many rows it has left
-    marked = False
     for tr in table.find_all("tr"):
         cells = tr.find_all(["td", "th"], recursive=False)
-        if not rows:
-            marked = bool(cells) and all(cell.name == "th" for cell in cells)
+        headed.append(bool(cells) and all(cell.name == "th" for cell in cells))
         row: list[str] = []
         given = iter(cells)
         cell = next(given, None)
@@ -180,7 +180,10 @@ def _html_table(table: Tag) -> str:
                 row += [text] + [""] * (_span(cell, "colspan") - 1)
                 cell = next(given, None)
         rows.append(row)
-    return "\n".join(lines + [_table_lines(rows, marked)]) + "\n"
+    while len(rows) > 2 and sum(1 for cell in rows[0] if cell) == 1:  # a title row across the table, as a caption
+        lines.append(next(cell for cell in rows.pop(0) if cell))
+        headed.pop(0)
+    return "\n".join(lines + [_table_lines(rows, bool(headed) and headed[0])]) + "\n"
 
 
 def _span(cell: Tag, name: str) -> int:
