@@ -5,6 +5,7 @@ Uses the official ``openai`` client, which brings timeouts and bounded retries w
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from collections.abc import Iterator
@@ -12,6 +13,8 @@ from typing import Any
 
 from .base import ChatMessage, Completion, GenerationParams, LLMError, PromptTooLong
 from .tokens import approximate_counter
+
+log = logging.getLogger("convrag.llm")
 
 #: how servers say a prompt is longer than the model's context, in a 400: OpenAI's error code,
 #: vLLM's message, llama.cpp server's error type and message
@@ -21,6 +24,10 @@ _TOO_LONG = ("context_length_exceeded", "maximum context length", "exceed_contex
 #: leaves it in the reply's content (vLLM without a reasoning parser, llama.cpp's server with
 #: ``--reasoning-format none``, LM Studio): it became the rewritten query, and the answer shown
 _THINK, _THOUGHT = "<think>", "</think>"
+#: the completion tokens a reasoning model is given besides the reply's own limit, where it counts its
+#: reasoning in them (an endpoint that takes ``max_completion_tokens`` only): with the reply's 160 alone,
+#: its reasoning used them all and the reply was empty
+REASONING_TOKENS = 4096
 
 
 def without_reasoning(text: str) -> str:
@@ -84,6 +91,8 @@ class OpenAICompatibleLLM:
         self._openai = openai
         self._client = openai.OpenAI(base_url=self.base_url, api_key=key, timeout=timeout_s, max_retries=max_retries)
         self._count = approximate_counter()
+        #: what the endpoint said it refuses of a request (:meth:`_learned`), kept for the next one
+        self.refuses: set[str] = set()
 
     def count_tokens(self, text: str) -> int:
         return self._count(text)
@@ -99,18 +108,40 @@ class OpenAICompatibleLLM:
         too_long = isinstance(exc, self._openai.BadRequestError) and any(mark in said for mark in _TOO_LONG)
         return (PromptTooLong if too_long else LLMError)(f"{self._where}: {type(exc).__name__}: {exc}")
 
+    def _request(self, messages: list[ChatMessage], params: GenerationParams, **extra: Any) -> Any:
+        """The chat completion request, as the endpoint takes it: one it refuses for a parameter it
+        does not take is sent again, once, without that parameter (:meth:`_learned`)."""
+        while True:
+            sampling = {} if "temperature" in self.refuses else {
+                "temperature": params.temperature, **({} if params.seed is None else {"seed": params.seed}),
+                **({} if params.top_p is None else {"top_p": params.top_p})}
+            # a reasoning model counts its reasoning in its completion tokens: room for it besides the reply
+            length = ({"max_completion_tokens": params.max_tokens + REASONING_TOKENS} if "max_tokens" in self.refuses
+                      else {"max_tokens": params.max_tokens})
+            try:
+                return self._client.chat.completions.create(
+                    model=self.model, messages=list(messages), stop=list(params.stop) or None,  # type: ignore[arg-type]
+                    **sampling, **length, **extra)
+            except self._openai.BadRequestError as exc:
+                if not self._learned(exc):
+                    raise
+
+    def _learned(self, exc: Exception) -> bool:
+        """Whether ``exc`` is the endpoint refusing a parameter it does not take, newly: OpenAI's
+        reasoning models (o-series, gpt-5) refuse ``max_tokens`` ("use 'max_completion_tokens'
+        instead") and any temperature but their own, and every call of such a model had failed."""
+        said = str(exc).lower()
+        for parameter in ("max_tokens", "temperature"):
+            if parameter not in self.refuses and f"'{parameter}'" in said and ("unsupported" in said or "not supported" in said):
+                self.refuses.add(parameter)
+                log.info("%s does not take %s; sent without it from now on", self._where, parameter)
+                return True
+        return False
+
     def complete(self, messages: list[ChatMessage], params: GenerationParams = GenerationParams()) -> Completion:
         start = time.perf_counter()
         try:
-            response = self._client.chat.completions.create(
-                model=self.model,
-                messages=list(messages),  # type: ignore[arg-type]
-                temperature=params.temperature,
-                **({} if params.seed is None else {"seed": params.seed}),
-                **({} if params.top_p is None else {"top_p": params.top_p}),
-                max_tokens=params.max_tokens,
-                stop=list(params.stop) or None,
-            )
+            response = self._request(messages, params)
         except self._openai.OpenAIError as exc:
             raise self._failure(exc) from exc
         except ValueError as exc:  # a reply labelled JSON that does not parse
@@ -138,16 +169,7 @@ class OpenAICompatibleLLM:
         chunks_seen = 0
         reply = _ReplyAfterReasoning()
         try:
-            chunks = self._client.chat.completions.create(
-                model=self.model,
-                messages=list(messages),  # type: ignore[arg-type]
-                temperature=params.temperature,
-                **({} if params.seed is None else {"seed": params.seed}),
-                **({} if params.top_p is None else {"top_p": params.top_p}),
-                max_tokens=params.max_tokens,
-                stop=list(params.stop) or None,
-                stream=True,
-            )
+            chunks = self._request(messages, params, stream=True)
             for chunk in chunks:
                 chunks_seen += 1
                 choices = getattr(chunk, "choices", None) or []
