@@ -620,6 +620,21 @@ def test_pdf_text_layer_and_title(tmp_path: Path) -> None:
     assert "Passport renewal costs 130 dollars." in doc.text and "Apply by mail." in doc.text
 
 
+@pytest.mark.parametrize(("name", "lines", "title"), [
+    # a name a program made: the first line, which a reader sees as the title, names it
+    ("2403.12345.pdf", ["Mooring Fees in Small Harbours", "A. Author, B. Author", "Boats pay by the night."], "Mooring Fees in Small Harbours"),
+    ("scan0001.pdf", ["Harbour Rules 2025", "Boats pay by the night."], "Harbour Rules 2025"),
+    # a first line that is a sentence is no title: the name stays
+    ("doc_48213.pdf", ["Boats pay by the night.", "Kayaks pay less."], "doc 48213"),
+    # a name a person gave stays the title
+    ("harbour_rules.pdf", ["Harbour Rules 2025", "Boats pay by the night."], "harbour rules"),
+])
+def test_a_pdf_without_a_title_saved_under_a_made_name_is_titled_by_its_first_line(tmp_path: Path, name: str, lines: list[str],
+                                                                                    title: str) -> None:
+    (tmp_path / name).write_bytes(make_pdf(lines))
+    assert read_document(tmp_path / name).title == title
+
+
 def test_a_folder_names_the_files_that_hold_no_text(tmp_path: Path) -> None:
     (tmp_path / "good.md").write_text("# Fees\n\nRenewal costs 130 dollars.")
     (tmp_path / "empty.txt").write_bytes(b"")

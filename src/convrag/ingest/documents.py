@@ -889,6 +889,26 @@ def _cell_text(value: Any) -> str:
     return " ".join(str(value).split())
 
 
+def _made_name(name: str) -> bool:
+    """Whether a file's name is one a program made, not a person: fewer than two words of three
+    letters or more ("2403.12345", "scan0001", "doc 48213"; not "harbour rules")."""
+    return len(re.findall(r"[^\W\d_]{3,}", name)) < 2
+
+
+#: the longest first line taken as a PDF's title
+_TITLE_LINE_CHARS, _TITLE_LINE_WORDS = 150, 20
+
+
+def _title_line(text: str) -> str:
+    """A document's first line where it reads as a title, else "": at most 20 words and 150
+    characters, a letter in it, no sentence's end punctuation after it. A PDF without a title in its
+    metadata, saved under a name a program made, was cited as "[1] 2403.12345"; its first line is
+    the title a reader sees on its first page."""
+    first = text.split("\n", 1)[0].strip()
+    fits = len(first) <= _TITLE_LINE_CHARS and len(first.split()) <= _TITLE_LINE_WORDS
+    return first if fits and re.search(r"[^\W\d_]", first) and not first.endswith((".", ",", ";", ":", "!", "?")) else ""
+
+
 #: the formats read from a file by their own library rather than decoded as text
 _PACKAGES = {"pdf": _pdf_to_text, "docx": _docx_to_text, "pptx": _pptx_to_text, "xlsx": _xlsx_to_text}
 
@@ -903,6 +923,8 @@ def read_document(path: Path, doc_id: str | None = None, url: str | None = None,
         raise DataFormatError(path, f"unsupported document type {path.suffix!r} (expected {', '.join(sorted(SUFFIXES))})")
     if kind in _PACKAGES:
         text, title = _PACKAGES[kind](path)
+        if not title and kind == "pdf" and _made_name(fallback):  # "2403.12345": the PDF's first line names it better
+            title = _title_line(text)
         doc_id = doc_id or readable_name(path.stem)
         return Document(doc_id=doc_id, title=title or fallback, text=text, url=url or path.resolve().as_uri())
     raw = decode_text(path.read_bytes(), path)
