@@ -546,7 +546,8 @@ class AnswerGenerator:
     def _finish(self, completion: Completion, params: GenerationParams, prepared: _Prepared, results: Sequence[MergedResult],
                 start: float) -> Answer:
         trace = prepared.trace
-        text, grouped = separate_markers(completion.text.strip())
+        separated, grouped = separate_markers(completion.text.strip())
+        text = separated
         if grouped:  # "[1, 2]": each number its own marker, so that each is a citation
             trace["details"]["grouped_citations"] = grouped
         empty_reason = "empty answer"
@@ -597,7 +598,7 @@ class AnswerGenerator:
         citations = parse_citations(text, results)[0] if not declined else []
         if citations and trace.get("repointed_citations"):
             # a number the model wrote nowhere is matched by wording, as an inferred one is
-            own = set(written_numbers(separate_markers(completion.text)[0]))
+            own = set(written_numbers(separated))
             citations = [c._replace(inferred=c.number not in own) for c in citations]
         if not citations and not declined and text:
             text, inferred = infer_citations(text, results)

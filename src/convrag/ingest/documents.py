@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import codecs
+import datetime
 import logging
 import os
 import re
@@ -809,9 +810,7 @@ def _table_lines(rows: list[list[str]], marked: bool | None = None) -> str:
     which mark nothing) leaves it to :func:`_headings`. A table that marks nothing, as a Word key
     and value table ("Name | John Smith") does, is not named: its first row is data."""
     rows = [row for row in rows if any(row)]  # a spreadsheet's blank rows between its blocks
-    first = rows[0] if len(rows) > 1 else []
-    named_by_markup = marked and all(first) and len(set(first)) == len(first)
-    heading = first if (named_by_markup if marked is not None else first and _headings(first)) else None
+    heading = rows[0] if len(rows) > 1 and _headings(rows[0], marked) else None
     if heading is None:
         return "\n".join(" | ".join(cell for cell in row if cell) for row in rows)
     named = ([f"{name}: {cell}" for name, cell in zip(heading, row) if cell] + [cell for cell in row[len(heading):] if cell]
@@ -824,12 +823,16 @@ _HEADING_WORDS = 5
 _NUMBER = re.compile(r"[-+]?[\d.,]+%?")
 
 
-def _headings(row: list[str]) -> bool:
-    """Whether a table's first row names its columns: every cell filled, all different, none a
-    number, each a label of at most :data:`_HEADING_WORDS` words. (:meth:`csv.Sniffer.has_header`
-    judges by the columns' types, and took "Plan;Price" over "Standard;0,02" for a row of data.)"""
-    return (len(set(row)) == len(row) and all(row) and not any(_NUMBER.fullmatch(cell) for cell in row)
-            and all(len(cell.split()) <= _HEADING_WORDS for cell in row))
+def _headings(row: list[str], marked: bool | None = None) -> bool:
+    """Whether a table's first row names its columns: every cell filled and all different, and
+    where no markup says (``marked`` None, :func:`_table_lines`) none a number and each a label of
+    at most :data:`_HEADING_WORDS` words. (:meth:`csv.Sniffer.has_header` judges by the columns'
+    types, and took "Plan;Price" over "Standard;0,02" for a row of data.)"""
+    if not all(row) or len(set(row)) != len(row):
+        return False
+    if marked is not None:
+        return marked
+    return not any(_NUMBER.fullmatch(cell) for cell in row) and all(len(cell.split()) <= _HEADING_WORDS for cell in row)
 
 
 #: a sheet's name that names nothing: Excel's "Sheet1", LibreOffice's "Sheet 1"
@@ -876,8 +879,6 @@ def _xlsx_to_text(path: Path) -> tuple[str, str]:
 
 def _cell_text(value: Any) -> str:
     """A cell's value as a reader sees it: 12 for 12.0, a date without a midnight time, nothing for none."""
-    import datetime
-
     if value is None:
         return ""
     if isinstance(value, float) and value.is_integer():

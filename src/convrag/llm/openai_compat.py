@@ -57,16 +57,10 @@ class _ReplyAfterReasoning:
             return piece
         self.held += piece
         start = self.held.lstrip()
-        if start.startswith(_THINK):
-            end = start.find(_THOUGHT)
-            if end < 0:
-                return ""
-            self.replying = True
-            return start[end + len(_THOUGHT):].lstrip()
-        if start and not _THINK.startswith(start):  # no reasoning block opens this reply
-            self.replying = True
-            return self.held
-        return ""  # blank so far, or the first letters of "<think>"
+        if _THINK.startswith(start) or (start.startswith(_THINK) and _THOUGHT not in start):
+            return ""  # blank so far, the first letters of "<think>", or reasoning not yet closed
+        self.replying = True
+        return without_reasoning(self.held)
 
 
 class OpenAICompatibleLLM:
