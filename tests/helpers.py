@@ -210,18 +210,17 @@ def chat_with_indexing(source: Any, index_meanwhile: Callable[[], object]) -> No
     chat_loop(source, read)
 
 
-class GarbageServer:
-    """An HTTP server on 127.0.0.1 that answers every POST ``status`` (200) with ``body`` as ``content_type``:
-    what a sign-in proxy, a misconfigured gateway or a half-compatible server sends where a model
-    API was expected. ``url`` is its address (append ``/v1`` for an OpenAI base URL); use it as a
-    context manager, which stops it."""
+class FakeEndpoint:
+    """An HTTP server on 127.0.0.1 that answers every POST with ``respond(request body)``: a status,
+    a content type and the reply's bytes. ``url`` is its address (append ``/v1`` for an OpenAI base
+    URL); use it as a context manager, which stops it."""
 
-    def __init__(self, body: bytes, content_type: str, status: int = 200) -> None:
+    def __init__(self, respond: Callable[[bytes], tuple[int, str, bytes]]) -> None:
         from http.server import BaseHTTPRequestHandler, HTTPServer
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
-                self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                status, content_type, body = respond(self.rfile.read(int(self.headers.get("Content-Length", 0))))
                 self.send_response(status)
                 self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(body)))
@@ -234,10 +233,18 @@ class GarbageServer:
         self.server = HTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_port}"
 
-    def __enter__(self) -> GarbageServer:
+    def __enter__(self) -> FakeEndpoint:
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+class GarbageServer(FakeEndpoint):
+    """Answers every POST ``status`` (200) with ``body`` as ``content_type``: what a sign-in proxy, a
+    misconfigured gateway or a half-compatible server sends where a model API was expected."""
+
+    def __init__(self, body: bytes, content_type: str, status: int = 200) -> None:
+        super().__init__(lambda _request: (status, content_type, body))

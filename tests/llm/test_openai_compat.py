@@ -9,13 +9,14 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 
 import pytest
 
 from convrag.llm.base import GenerationParams, LLMError
 from convrag.llm.openai_compat import OpenAICompatibleLLM
 from convrag.strategies.progressive import Progressive
-from tests.helpers import CARDINALS, GarbageServer, make_task
+from tests.helpers import CARDINALS, FakeEndpoint, GarbageServer, make_task
 
 
 def _free_port() -> int:
@@ -188,55 +189,28 @@ def test_a_thinking_model_s_reasoning_is_not_streamed() -> None:
     assert isinstance(items[-1], Completion) and items[-1].text == "Moorings cost 40 dollars [1]."
 
 
-class ReasoningModelServer:
-    """An endpoint that takes requests as OpenAI's reasoning models (o-series, gpt-5) do: a 400 for
-    ``max_tokens`` ("use 'max_completion_tokens'") and for any temperature but 1; the bodies it got."""
+#: what OpenAI's reasoning models (o-series, gpt-5) answer a request with ``max_tokens`` or a temperature but 1
+REFUSALS = {
+    "max_tokens": "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+    "temperature": "Unsupported value: 'temperature' does not support 0.0 with this model. Only the default (1) value is supported.",
+}
 
-    REFUSALS = {
-        "max_tokens": "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
-        "temperature": "Unsupported value: 'temperature' does not support 0.0 with this model. Only the default (1) value is supported.",
-    }
 
-    def __init__(self) -> None:
-        from http.server import BaseHTTPRequestHandler, HTTPServer
+def reasoning_model(bodies: list[dict]) -> Callable[[bytes], tuple[int, str, bytes]]:  # type: ignore[type-arg]
+    """A :class:`FakeEndpoint` reply that takes requests as OpenAI's reasoning models do (a 400 for
+    ``max_tokens``, and for any temperature but 1); each request's body is added to ``bodies``."""
+    def respond(request: bytes) -> tuple[int, str, bytes]:
+        body = json.loads(request)
+        bodies.append(body)
+        refused = next((p for p in REFUSALS if p in body and body[p] != 1), None)
+        if refused:
+            error = {"message": REFUSALS[refused], "type": "invalid_request_error", "param": refused, "code": "unsupported_parameter"}
+            return 400, "application/json", json.dumps({"error": error}).encode()
+        if body.get("stream"):
+            return 200, "text/event-stream", _sse("Moorings cost 40 dollars [1].")
+        return 200, "application/json", _completion("Moorings cost 40 dollars [1].")
 
-        self.bodies: list[dict] = []  # type: ignore[type-arg]
-        bodies = self.bodies
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
-                bodies.append(body)
-                refused = next((p for p in ("max_tokens", "temperature") if p in body and body[p] != 1), None)
-                if refused:
-                    reply, status, kind = json.dumps({"error": {"message": ReasoningModelServer.REFUSALS[refused],
-                                                                "type": "invalid_request_error", "param": refused,
-                                                                "code": "unsupported_parameter"}}).encode(), 400, "application/json"
-                elif body.get("stream"):
-                    reply, status, kind = _sse("Moorings cost 40 dollars [1]."), 200, "text/event-stream"
-                else:
-                    reply, status, kind = _completion("Moorings cost 40 dollars [1]."), 200, "application/json"
-                self.send_response(status)
-                self.send_header("Content-Type", kind)
-                self.send_header("Content-Length", str(len(reply)))
-                self.end_headers()
-                self.wfile.write(reply)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.server = HTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_port}/v1"
-
-    def __enter__(self) -> ReasoningModelServer:
-        import threading
-
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+    return respond
 
 
 def test_a_reasoning_model_that_refuses_max_tokens_and_temperature_is_asked_as_it_takes_requests() -> None:
@@ -245,12 +219,13 @@ def test_a_reasoning_model_that_refuses_max_tokens_and_temperature_is_asked_as_i
     from convrag.llm.base import stream
     from convrag.llm.openai_compat import REASONING_TOKENS
 
-    with ReasoningModelServer() as server:
-        llm = OpenAICompatibleLLM("gpt-5-mini", base_url=server.url, timeout_s=5, max_retries=0)
+    bodies: list[dict] = []  # type: ignore[type-arg]
+    with FakeEndpoint(reasoning_model(bodies)) as server:
+        llm = OpenAICompatibleLLM("gpt-5-mini", base_url=f"{server.url}/v1", timeout_s=5, max_retries=0)
         params = GenerationParams(max_tokens=160)
         assert llm.complete([{"role": "user", "content": "hi"}], params).text == "Moorings cost 40 dollars [1]."
-        assert len(server.bodies) == 3 and llm.refuses == {"max_tokens", "temperature"}  # refused twice, then taken
-        last = server.bodies[-1]
+        assert len(bodies) == 3 and llm.refuses == {"max_tokens", "temperature"}  # refused twice, then taken
+        last = bodies[-1]
         assert last["max_completion_tokens"] == 160 + REASONING_TOKENS and "max_tokens" not in last and "temperature" not in last
         pieces = [p for p in stream(llm, [{"role": "user", "content": "hi"}], params) if isinstance(p, str)]
-        assert "".join(pieces) == "Moorings cost 40 dollars [1]." and len(server.bodies) == 4  # asked right the first time
+        assert "".join(pieces) == "Moorings cost 40 dollars [1]." and len(bodies) == 4  # asked right the first time
