@@ -391,6 +391,22 @@ def test_the_decisions_panel_shows_the_steers_and_repointed_citations(capsys) ->
     assert "steered decoding failed (the model wrote on unsteered): UnicodeDecodeError" in capsys.readouterr().out
 
 
+def test_the_decisions_panel_names_the_parameters_a_call_was_sent_without(capsys) -> None:
+    from convrag.cli.chat import print_decisions
+    from convrag.merge.base import MergeOutcome
+    from convrag.pipeline import PipelineResult
+    from convrag.pipeline.trace import TurnTrace
+    from convrag.strategies.base import LLMCall, Trace
+
+    strategy = Trace("t", "full_rewrite", "How much?", calls=[LLMCall("rewrite", "1", [], "How much is it?", 9, 5, 0.1,
+                                                                       sent_without=["max_tokens"])])
+    answer = {"llm_call": {"sent_without": ["max_tokens", "temperature"]}, "details": {}}
+    print_decisions(PipelineResult("A [1].", [], False, MergeOutcome([]), TurnTrace(strategy=strategy, queries=["q"], answer=answer)))
+    shown = " ".join(capsys.readouterr().out.split())
+    assert "rewrite call sent without max_tokens: the endpoint refuses them" in shown
+    assert "answer call sent without max_tokens, temperature: the endpoint refuses them" in shown
+
+
 def test_the_answer_and_decisions_show_ids_and_queries_as_written(capsys) -> None:
     from convrag.cli.chat import print_answer, print_decisions
     from convrag.generate.citations import Citation

@@ -223,9 +223,30 @@ def test_a_reasoning_model_that_refuses_max_tokens_and_temperature_is_asked_as_i
     with FakeEndpoint(reasoning_model(bodies)) as server:
         llm = OpenAICompatibleLLM("gpt-5-mini", base_url=f"{server.url}/v1", timeout_s=5, max_retries=0)
         params = GenerationParams(max_tokens=160)
-        assert llm.complete([{"role": "user", "content": "hi"}], params).text == "Moorings cost 40 dollars [1]."
+        completion = llm.complete([{"role": "user", "content": "hi"}], params)
+        assert completion.text == "Moorings cost 40 dollars [1]."
         assert len(bodies) == 3 and llm.refuses == {"max_tokens", "temperature"}  # refused twice, then taken
+        assert completion.sent_without == ("max_tokens", "temperature")  # for the trace
         last = bodies[-1]
         assert last["max_completion_tokens"] == 160 + REASONING_TOKENS and "max_tokens" not in last and "temperature" not in last
-        pieces = [p for p in stream(llm, [{"role": "user", "content": "hi"}], params) if isinstance(p, str)]
-        assert "".join(pieces) == "Moorings cost 40 dollars [1]." and len(bodies) == 4  # asked right the first time
+        items = list(stream(llm, [{"role": "user", "content": "hi"}], params))
+        assert "".join(p for p in items if isinstance(p, str)) == "Moorings cost 40 dollars [1]." and len(bodies) == 4  # asked right the first time
+        assert items[-1].sent_without == ("max_tokens", "temperature")
+
+
+def test_the_trace_says_which_parameters_a_call_was_sent_without(embedder) -> None:
+    """A rewrite or an answer sent without its length limit and greedy decoding says so in its record:
+    the trace showed the call as if the model had been asked for them."""
+    from convrag.generate.answer import AnswerGenerator, AnswerSettings
+    from convrag.strategies.base import Trace
+    from convrag.strategies.rewriter import call
+    from tests.helpers import merged_results
+
+    with FakeEndpoint(reasoning_model([])) as server:
+        llm = OpenAICompatibleLLM("gpt-5-mini", base_url=f"{server.url}/v1", timeout_s=5, max_retries=0)
+        trace = Trace("t", "full_rewrite", "How much?")
+        assert call(llm, trace, "rewrite", "1", [{"role": "user", "content": "hi"}], GenerationParams(max_tokens=40))
+        assert trace.to_dict()["calls"][0]["sent_without"] == ["max_tokens", "temperature"]
+        settings = AnswerSettings(decline=None)
+        answer = AnswerGenerator(llm, settings, embedder).answer("How much is a mooring?", [], merged_results(["Moorings cost 40 dollars."]))
+        assert answer.trace["llm_call"]["sent_without"] == ["max_tokens", "temperature"]

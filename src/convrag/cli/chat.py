@@ -58,6 +58,7 @@ def print_decisions(result: PipelineResult) -> None:
         s = t.strategy
         lines.append(f"strategy {s.strategy}: stage {s.stage}, {len(s.calls)} LLM call(s), {s.prompt_tokens} prompt tokens")
         lines += [f"fallback at {f.stage}: {escape(f.reason)}" for f in s.fallbacks]
+        lines += [_sent_without(f"{c.purpose} call", c.sent_without) for c in s.calls if c.sent_without]
     lines.append(f"queries: {escape(' | '.join(t.queries))}")
     if t.routing is not None:
         scores = ", ".join(f"{n} {v:.2f}" for n, v in t.routing.scores.items())
@@ -74,6 +75,8 @@ def print_decisions(result: PipelineResult) -> None:
     for key in ("fallback", "warning"):
         if answer.get(key):
             lines.append(f"answer {key}: {escape(str(answer[key]))}")
+    if (answer.get("llm_call") or {}).get("sent_without"):
+        lines.append(_sent_without("answer call", answer["llm_call"]["sent_without"]))
     details = answer.get("details") or {}
     if "compression" in details:
         c = details["compression"]
@@ -97,6 +100,10 @@ def print_decisions(result: PipelineResult) -> None:
         lines.append(f"numbers cited together, each made a marker: {escape(', '.join(details['grouped_citations']))}")
     lines.append("timings: " + ", ".join(f"{k} {v:.2f} s" for k, v in t.timings_s.items()))
     console.print(Panel("\n".join(lines), title="decisions", expand=True), highlight=False, soft_wrap=False)
+
+
+def _sent_without(call: str, parameters: Sequence[str]) -> str:
+    return f"{call} sent without {escape(', '.join(parameters))}: the endpoint refuses them"
 
 
 def stream_answer(pipeline: Pipeline, messages: Sequence[Message], task_id: str, sampling: Sampling | None = None) -> PipelineResult:

@@ -573,6 +573,7 @@ class AnswerGenerator:
             "purpose": "answer", "stage": "answer", "messages": prepared.messages, "answer": completion.text,
             "prompt_tokens": completion.prompt_tokens, "completion_tokens": completion.completion_tokens,
             "latency_s": completion.latency_s, "cached": completion.cached, "error": None,
+            **({"sent_without": list(completion.sent_without)} if completion.sent_without else {}),
         }
         if completion.first_token_s is not None:
             trace["details"]["first_token_s"] = completion.first_token_s

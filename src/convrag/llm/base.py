@@ -96,7 +96,10 @@ class Completion(NamedTuple):
     request did (:class:`.steering.Steering` ``report()``), None when none was asked for or the
     backend cannot steer. ``finish_reason`` says why the model stopped: ``"stop"`` (it ended, or
     met a stop sequence), ``"length"`` (it reached ``max_tokens``, so its last sentence may be cut
-    off), None when the backend does not say (and for completions cached before it was kept)."""
+    off), None when the backend does not say (and for completions cached before it was kept).
+    ``sent_without`` names the request's parameters the endpoint refuses, so the call was sent
+    without them (OpenAI's reasoning models take no ``max_tokens`` and no temperature): the trace
+    says so, as the length limit and greedy decoding it asked for did not reach the model."""
 
     text: str
     prompt_tokens: int
@@ -107,6 +110,7 @@ class Completion(NamedTuple):
     first_token_s: float | None = None
     steering: dict[str, Any] | None = None
     finish_reason: str | None = None
+    sent_without: tuple[str, ...] = ()
 
 
 class LLMError(ConvragError):

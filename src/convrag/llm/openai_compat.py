@@ -151,6 +151,7 @@ class OpenAICompatibleLLM:
             latency,
             self.model,
             finish_reason=choice.finish_reason,
+            sent_without=tuple(sorted(self.refuses)),
         )
 
     def stream(self, messages: list[ChatMessage], params: GenerationParams = GenerationParams()) -> Iterator[str | Completion]:
@@ -183,7 +184,8 @@ class OpenAICompatibleLLM:
             raise LLMError(f"{self._where}: the reply is not a stream of chat completion chunks")
         text = without_reasoning("".join(pieces))  # the reasoning a block that none opened closes
         yield Completion(text, self._count(" ".join(m["content"] for m in messages)), self._count(text),
-                         time.perf_counter() - start, self.model, first_token_s=first, finish_reason=finish)
+                         time.perf_counter() - start, self.model, first_token_s=first, finish_reason=finish,
+                         sent_without=tuple(sorted(self.refuses)))
 
 
 def _first_choice(response: Any, where: str) -> Any:

@@ -34,6 +34,9 @@ class LLMCallDict(TypedDict):
     latency_s: float
     cached: bool
     error: str | None
+    # the parameters the endpoint refuses, left out of the request (absent when none were, and from
+    # turns stored before it was recorded)
+    sent_without: NotRequired[list[str]]
 
 
 class FallbackDict(TypedDict):

@@ -34,7 +34,8 @@ def reformulations(llm: LLM, question: str, n: int) -> tuple[list[str], dict]:
     queries = [q for q in lines if 2 <= len(q.split()) <= 30][:n]
     return queries, {"purpose": "reformulate", "messages": messages, "answer": completion.text,
                      "prompt_tokens": completion.prompt_tokens, "completion_tokens": completion.completion_tokens,
-                     "latency_s": completion.latency_s, "cached": completion.cached}
+                     "latency_s": completion.latency_s, "cached": completion.cached,
+                     **({"sent_without": list(completion.sent_without)} if completion.sent_without else {})}
 
 
 def distinct(renderings: Sequence[str]) -> list[str]:

@@ -33,6 +33,8 @@ class LLMCall:
     latency_s: float
     cached: bool = False
     error: str | None = None
+    #: parameters the endpoint refuses, so the call was sent without them (:class:`.llm.base.Completion`)
+    sent_without: list[str] = field(default_factory=list)
 
 
 @dataclass

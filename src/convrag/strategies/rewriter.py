@@ -42,6 +42,7 @@ def call(llm: LLM, trace: Trace, purpose: str, stage: str, messages: list[ChatMe
             completion.completion_tokens,
             completion.latency_s,
             completion.cached,
+            sent_without=list(completion.sent_without),
         )
     )
     return completion.text

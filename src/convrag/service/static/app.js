@@ -543,6 +543,11 @@ function row(table, cells, cls) {
   table.append(tr);
 }
 
+// the request parameters the model's endpoint refuses, which the call was sent without
+function sentWithout(call) {
+  return call.sent_without && call.sent_without.length ? `, sent without ${call.sent_without.join(", ")} (the endpoint refuses them)` : "";
+}
+
 function showTrace(index) {
   const turn = state.turns[index]; const t = turn.trace || {}; const s = t.strategy || {};
   const body = $("trace-body"); body.replaceChildren();
@@ -567,7 +572,7 @@ function showTrace(index) {
   }
   for (const f of s.fallbacks || []) body.append(el("div", `fallback at ${f.stage}: ${f.reason} ${f.rejected ? "(" + f.rejected + ")" : ""}`));
   for (const call of s.calls || []) {
-    body.append(el("h3", `LLM call: ${call.purpose} (${call.stage}), ${call.prompt_tokens} prompt tokens, ${call.latency_s.toFixed(2)} s${call.cached ? ", cached" : ""}`));
+    body.append(el("h3", `LLM call: ${call.purpose} (${call.stage}), ${call.prompt_tokens} prompt tokens, ${call.latency_s.toFixed(2)} s${call.cached ? ", cached" : ""}${sentWithout(call)}`));
     body.append(el("pre", "asked: " + call.messages.map((m) => m.content).join("\n---\n") + "\n\nanswered: " + call.answer));
   }
   const merge = t.merge || {};
@@ -584,7 +589,7 @@ function showTrace(index) {
   const answer = t.answer || {};
   if (answer.llm_call) {
     const call = answer.llm_call;
-    body.append(el("h3", `Answer: ${call.prompt_tokens} prompt tokens, ${Number(call.latency_s).toFixed(2)} s${call.cached ? ", cached" : ""}`));
+    body.append(el("h3", `Answer: ${call.prompt_tokens} prompt tokens, ${Number(call.latency_s).toFixed(2)} s${call.cached ? ", cached" : ""}${sentWithout(call)}`));
     body.append(el("pre", "asked: " + call.messages.map((m) => m.content).join("\n---\n") + "\n\nanswered: " + call.answer));
   }
   for (const key of ["fallback", "warning", "inferred_citations", "repointed_citations", "invalid_citations"]) {
