@@ -635,6 +635,23 @@ def test_a_pdf_without_a_title_saved_under_a_made_name_is_titled_by_its_first_li
     assert read_document(tmp_path / name).title == title
 
 
+@pytest.mark.parametrize(("name", "text", "title"), [
+    # a first line set apart as a title names a file whose name says little
+    ("club.txt", "Greenbay Sailing Club membership\n\nFull membership costs 300 dollars a year.\n", "Greenbay Sailing Club membership"),
+    ("0042.txt", "  Harbour Rules 2025\n\n\nBoats pay by the night.\nKayaks pay less.\n", "Harbour Rules 2025"),
+    # a first line that runs on into the next line is a paragraph's start, not a title
+    ("notes.txt", "Moorings are booked at the office\nwhich opens at 7am.\n\nKayaks pay less.\n", "notes"),
+    ("notes.txt", "Boats pay by the night.\n\nKayaks pay less.\n", "notes"),  # a sentence is no title
+    ("notes.txt", "Harbour Rules\n\n", "notes"),  # a title over nothing: the text is the one line
+    # a name a person gave stays the title
+    ("harbour_rules.txt", "Harbour Rules 2025\n\nBoats pay by the night.\n", "harbour rules"),
+])
+def test_a_plain_text_under_a_name_that_says_little_is_titled_by_its_first_line(tmp_path: Path, name: str, text: str,
+                                                                                 title: str) -> None:
+    (tmp_path / name).write_text(text)
+    assert read_document(tmp_path / name).title == title
+
+
 def test_a_folder_names_the_files_that_hold_no_text(tmp_path: Path) -> None:
     (tmp_path / "good.md").write_text("# Fees\n\nRenewal costs 130 dollars.")
     (tmp_path / "empty.txt").write_bytes(b"")

@@ -904,10 +904,18 @@ def _title_line(text: str) -> str:
     """A document's first line where it reads as a title, else "": at most 20 words and 150
     characters, a letter in it, no sentence's end punctuation after it. A PDF without a title in its
     metadata, saved under a name a program made, was cited as "[1] 2403.12345"; its first line is
-    the title a reader sees on its first page."""
+    the title a reader sees on its first page. So is a plain text's, set apart by a blank line:
+    "notes.txt" was cited as "[1] notes"."""
     first = text.split("\n", 1)[0].strip()
     fits = len(first) <= _TITLE_LINE_CHARS and len(first.split()) <= _TITLE_LINE_WORDS
     return first if fits and re.search(r"[^\W\d_]", first) and not first.endswith((".", ",", ";", ":", "!", "?")) else ""
+
+
+def _heads(raw: str) -> bool:
+    """Whether a plain text's first line stands apart, a blank line after it, as a title does (a
+    first line that runs on into the next is a paragraph's start)."""
+    lines = raw.strip().splitlines()
+    return len(lines) > 2 and not lines[1].strip()
 
 
 #: the formats read from a file by their own library rather than decoded as text
@@ -940,6 +948,8 @@ def read_document(path: Path, doc_id: str | None = None, url: str | None = None,
         text, title = _table_to_text(raw, path), ""
     else:
         text, title = unwrap_lines(typeset_letters(raw.strip())), ""
+        if _made_name(fallback) and _heads(raw):  # "club.txt" opening "Greenbay Sailing Club membership"
+            title = _title_line(text)
     if kind != "text":  # a page's "&shy;" is one only once parsed
         text, title = typeset_letters(text), typeset_letters(title)
     return Document(doc_id=doc_id, title=title or fallback, text=text, url=url)
