@@ -18,6 +18,16 @@ def test_each_failure_is_named():
     assert set(REASONS) >= {"empty", "multi_line", "overlong", "not_a_question", "lost_content", "repeats_earlier_question"}
 
 
+def test_an_earlier_question_with_the_new_words_is_no_repeat():
+    earlier = ["How much is a visitor mooring?"]
+    # it carries the earlier question's words, and the one this question adds
+    assert check_rewrite("And for members?", "And for members, how much is a visitor mooring?", earlier) is None
+    # the earlier question again, without the members the question asked about
+    assert check_rewrite("How much is a visitor mooring for members?", "How much is a visitor mooring?", earlier) == "repeats_earlier_question"
+    # a question that adds nothing to the earlier one may be rewritten as it
+    assert check_rewrite("How much is it?", "How much is a visitor mooring?", earlier) is None
+
+
 def test_keyword_queries_may_stay_statements():
     # A keyword query has no question mark, so a statement-like rewrite is fine as long as it keeps the keyword.
     assert check_rewrite("Enterprise", "Enterprise account in IBM Cloud") is None

@@ -73,8 +73,12 @@ def check_rewrite(
     if asked and len(asked & got) / len(asked) < min_kept:
         return "lost_content"
     for earlier in earlier_questions:
+        # the rewrite is (nearly) an earlier question and keeps none of the words this question adds
+        # to it; "And for members?" rewritten "And for members, how much is a visitor mooring?" after
+        # "How much is a visitor mooring?" names the members, so it asks something new
         before = content_stems(earlier)
-        if before and _jaccard(got, before) >= 0.8 and _jaccard(asked, before) < 0.5:
+        added = asked - before
+        if before and _jaccard(got, before) >= 0.8 and added and not added & got:
             return "repeats_earlier_question"
     return None
 
