@@ -28,6 +28,17 @@ def test_an_earlier_question_with_the_new_words_is_no_repeat():
     assert check_rewrite("How much is it?", "How much is a visitor mooring?", earlier) is None
 
 
+def test_the_words_a_rewrite_replaces_are_not_content_it_must_keep():
+    """A pronoun, a question word or a contraction's piece is what a rewrite replaces: counted as the
+    question's content, "how about adults" rewritten "What does the club offer adults?" had kept one
+    word of three and was rejected, the question searched as asked."""
+    assert check_rewrite("how about adults", "What does the club offer adults?") is None
+    assert check_rewrite("isn't he too old for it?", "Is Mick Jagger too old to tour?") is None
+    # what the question asks about must still be there
+    assert check_rewrite("how about adults", "What does the club offer juniors?") == "lost_content"
+    assert check_rewrite("How much is the Pro plan?", "What are the opening hours?") == "lost_content"
+
+
 def test_keyword_queries_may_stay_statements():
     # A keyword query has no question mark, so a statement-like rewrite is fine as long as it keeps the keyword.
     assert check_rewrite("Enterprise", "Enterprise account in IBM Cloud") is None

@@ -22,6 +22,17 @@ _QUESTION_WORDS = frozenset(
     "has have had tell list explain describe compare give show find".split()
 )
 
+#: words of a question that its rewrite replaces or rephrases, so not content it must keep: the
+#: pronouns a rewrite resolves ("wasn't he in it?" is "Was Doctor Strange in Captain America?"),
+#: question words and auxiliaries with their contractions' pieces ("how about adults" is "What does
+#: the club offer adults?"), and a follow-up's fillers
+_REPLACED = _QUESTION_WORDS | frozenset(
+    "i me my mine myself we us our ours you your yours he him his she her hers it its they them their theirs "
+    "this that these those one ones "
+    "don doesn didn isn aren wasn weren can couldn shouldn wouldn won hasn haven hadn t s d ll re ve m "
+    "about also else ok okay so then just please thanks".split()
+)
+
 #: the reasons a check can give, in the order they are tried
 REASONS = ("empty", "multi_line", "overlong", "not_a_question", "lost_content", "repeats_earlier_question")
 
@@ -41,6 +52,15 @@ def _jaccard(a: set[str], b: set[str]) -> float:
     return len(a & b) / len(a | b) if a | b else 0.0
 
 
+def _asked(question: str) -> set[str]:
+    """The stems of what a question asks about: its content words less those a rewrite replaces."""
+    return content_stems(" ".join(w for w in words(question) if w not in _REPLACED))
+
+
+def _kept(asked: set[str], got: set[str]) -> float:
+    return len(asked & got) / len(asked) if asked else 1.0
+
+
 def looks_like_question(text: str) -> bool:
     first = words(text)[:1]
     return text.rstrip().endswith("?") or (bool(first) and first[0] in _QUESTION_WORDS)
@@ -55,7 +75,10 @@ def check_rewrite(
 ) -> str | None:
     """The first check ``rewrite`` fails as a rewrite of ``question`` (a name from :data:`REASONS`), or None.
 
-    ``min_kept`` is the share of the question's content words the rewrite must keep;
+    ``min_kept`` is the share of the question's content words the rewrite must keep, counted
+    without the words a rewrite replaces (:data:`_REPLACED`) or with them, whichever is higher: a
+    long question's own "what can you tell me" kept in its rewrite is no content, but it is not
+    asked of a rewrite either;
     ``max_words`` the length above which a rewrite is an essay (3x the question's length
     is always allowed, since resolving references adds words).
     """
@@ -68,9 +91,9 @@ def check_rewrite(
         return "overlong"
     if question.rstrip().endswith("?") and not looks_like_question(rewrite):
         return "not_a_question"
-    asked = content_stems(question)
+    asked = _asked(question)
     got = content_stems(rewrite)
-    if asked and len(asked & got) / len(asked) < min_kept:
+    if asked and _kept(asked, got) < min_kept and _kept(content_stems(question), got) < min_kept:
         return "lost_content"
     for earlier in earlier_questions:
         # the rewrite is (nearly) an earlier question and keeps none of the words this question adds
