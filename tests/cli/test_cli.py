@@ -618,3 +618,14 @@ def test_a_chat_line_piped_in_latin1_is_refused_and_the_chat_goes_on(tmp_path: P
     out = chat.stdout.decode()
     assert chat.returncode == 0, chat.stderr.decode()[-500:]
     assert "error: the question is not UTF-8 text: byte 0xe9 at character 18" in out and out.rstrip().endswith("you>")
+
+
+def test_the_decisions_panel_shows_a_follow_ups_score_with_the_question_before_it(capsys) -> None:
+    from convrag.cli.chat import print_decisions
+    from convrag.merge.base import MergeOutcome
+    from convrag.pipeline import PipelineResult
+    from convrag.pipeline.trace import TurnTrace
+
+    compression = {"kept_sentences": [2], "total_sentences": [3], "relevance": 0.35, "relevance_in_context": 0.61}
+    print_decisions(PipelineResult("A [1].", [], False, MergeOutcome([]), TurnTrace(queries=["q"], answer={"details": {"compression": compression}})))
+    assert "2 of 3 passage sentences, relevance 0.35, 0.61 with the question before it" in " ".join(capsys.readouterr().out.split())

@@ -415,3 +415,34 @@ def test_a_sentence_that_repeats_an_earlier_one_of_the_answer_is_dropped(embedde
                                                                                        merged_results(PLANS))
     # other figures, or too short to judge: all four sentences stay (citations may be re-pointed, as ever)
     assert "repeats_dropped" not in kept.trace["details"] and len(answer_sentences(kept.text)) == 4 and "50 GB" in kept.text
+
+
+RETENTION = ["Deleted files are kept for 30 days on the Basic plan and for 180 days on the Plus and Pro plans.",
+             "All backups are encrypted with AES-256 before they leave the device."]
+BEFORE = [Message("user", "How long are deleted files kept on the Basic plan?"), Message("agent", "30 days [1].")]
+
+
+def test_a_follow_up_searched_as_asked_is_scored_with_the_question_before_it(embedder):
+    """"And on Pro?" is close to no passage sentence on its own, and the gate declined it with the
+    answer in front of the model; scored with the question before it, it is close to the answer."""
+    llm = ScriptedLLM(answer=["Deleted files are kept for 180 days on the Pro plan [1]."])
+    answer = AnswerGenerator(llm, AnswerSettings(), embedder).answer("And on Pro?", BEFORE, merged_results(RETENTION), "And on Pro?")
+    scores = answer.trace["details"]["compression"]
+    assert scores["relevance"] < 0.45 <= scores["relevance_in_context"]
+    assert not answer.declined and "180 days" in answer.text
+    # recorded, not acted on, where the setting is off
+    off = AnswerGenerator(llm, AnswerSettings(decline=DeclineSettings(in_context=False)), embedder).answer("And on Pro?", BEFORE, merged_results(RETENTION), "And on Pro?")
+    assert off.declined and off.trace["details"]["compression"]["relevance_in_context"] == scores["relevance_in_context"]
+    assert "no passage sentence is close to the question alone or with the question before it" not in off.trace["fallback"]
+    far = AnswerGenerator(llm, AnswerSettings(), embedder).answer("And in Mandarin?", BEFORE, merged_results(RETENTION[1:]), "And in Mandarin?")
+    assert far.declined and "close to the question alone or with the question before it" in far.trace["fallback"]
+
+
+def test_a_rewritten_or_first_question_is_scored_as_it_is(embedder):
+    llm = ScriptedLLM(answer=["Deleted files are kept for 180 days on the Pro plan [1]."] * 2)
+    generator = AnswerGenerator(llm, AnswerSettings(), embedder)
+    rewritten = generator.answer("And on Pro?", BEFORE, merged_results(RETENTION), "How long are deleted files kept on the Pro plan?",
+                                 standalone="How long are deleted files kept on the Pro plan?")
+    first = generator.answer("How long are deleted files kept?", [], merged_results(RETENTION))
+    for answer in (rewritten, first):
+        assert "relevance_in_context" not in answer.trace["details"]["compression"]

@@ -80,7 +80,9 @@ def print_decisions(result: PipelineResult) -> None:
     details = answer.get("details") or {}
     if "compression" in details:
         c = details["compression"]
-        lines.append(f"answer prompt: {sum(c['kept_sentences'])} of {sum(c['total_sentences'])} passage sentences, relevance {c['relevance']:.2f}")
+        with_before = f", {c['relevance_in_context']:.2f} with the question before it" if "relevance_in_context" in c else ""
+        lines.append(f"answer prompt: {sum(c['kept_sentences'])} of {sum(c['total_sentences'])} passage sentences, "
+                     f"relevance {c['relevance']:.2f}{with_before}")
     steering = details.get("steering")
     if steering:
         doubt = steering.get("first_choice_p")

@@ -37,7 +37,7 @@ from ..errors import ConvragError
 from ..history import Budget, render_pairs, turn_pairs
 from ..llm.base import LLM, ChatMessage, Completion, GenerationParams, LLMError, PromptTooLong, holds, prefill, stream
 from ..merge.base import MergedResult
-from ..text import content_stems
+from ..text import content_stems, same_query
 from ..types import Message
 from .citations import (
     MIN_WORDS,
@@ -52,7 +52,7 @@ from .citations import (
     supported,
     written_numbers,
 )
-from .compress import CompressedPassage, CompressionSettings, compress
+from .compress import CompressedPassage, CompressionSettings, best_score, compress
 from .decline import DeclineSettings, grounding, restates_question
 from .tidy import drop_repeats, has_words, whole_sentences
 
@@ -385,6 +385,11 @@ def answered_part(text: str, results: Sequence[MergedResult]) -> list[str]:
             and any(supported(sentence, r.hit.text) for r in results)]
 
 
+def _question_before(history: Sequence[Message]) -> str:
+    """The user's last question in ``history`` ("" in a conversation's first turn)."""
+    return next((m.text.strip() for m in reversed(history) if m.speaker == "user" and m.text.strip()), "")
+
+
 @dataclass
 class _Prepared:
     """What the model is asked, or the answer decided without asking it."""
@@ -457,8 +462,17 @@ class AnswerGenerator:
             relevance = max(p.best for p in passages)
             trace["details"]["compression"] = {"kept_sentences": [p.kept for p in passages],
                                                "total_sentences": [p.total for p in passages], "relevance": round(relevance, 4)}
+            before = _question_before(history) if not standalone or same_query(standalone, question) else ""
+            if before and (query is None or same_query(query, question)):
+                # a follow-up searched as asked, scored with the question before it too (DeclineSettings.in_context)
+                in_context = best_score(f"{before} {question}", results, self.embedder, self.llm.count_tokens, s.compression)
+                trace["details"]["compression"]["relevance_in_context"] = round(in_context, 4)
+                if s.decline is not None and s.decline.in_context:
+                    relevance = max(relevance, in_context)
             if s.decline is not None and relevance < s.decline.min_relevance:
-                trace["fallback"] = (f"declined without a model call: no passage sentence is close to the question "
+                used = s.decline.in_context and "relevance_in_context" in trace["details"]["compression"]
+                scored = " alone or with the question before it" if used else ""
+                trace["fallback"] = (f"declined without a model call: no passage sentence is close to the question{scored} "
                                      f"(best cosine {relevance:.2f} < {s.decline.min_relevance})")
                 return _Prepared(None, [], trace, question, Answer(DECLINE, [], True, {**trace, "latency_s": time.perf_counter() - start}))
             block, shown = compressed_block(passages, LABELS[s.labels]), [p.text for p in passages]

@@ -115,6 +115,16 @@ def passage_vectors(embedder: Embedder, parts: Sequence[str]) -> np.ndarray:
     return vectors
 
 
+def best_score(query: str, results: Sequence[MergedResult], embedder: Embedder,
+               count_tokens: Callable[[str], int], settings: CompressionSettings = CompressionSettings()) -> float:
+    """The best cosine of any sentence of ``results`` to ``query``, as :func:`compress` scores them
+    (its sentence vectors are kept, so only the query is embedded)."""
+    count_tokens = token_counter(count_tokens)
+    split = [in_pieces(sentences(r.hit.text, settings.min_sentence_chars) or [r.hit.text], count_tokens) for r in results]
+    asked = embedder.encode([query])[0]
+    return max((float(np.max(passage_vectors(embedder, parts) @ asked)) for parts in split if parts), default=0.0)
+
+
 def compress(
     query: str,
     results: Sequence[MergedResult],

@@ -52,6 +52,12 @@ class DeclineSettings:
     #: on the test half it declined two answerable turns and no UNANSWERABLE one. The signal is
     #: recorded in the trace either way (a warning, and ``details.unbacked_restatement``).
     decline_restated: bool = False
+    #: a follow-up searched without a rewrite ("And on Pro?") is also scored with the question before
+    #: it ("How long are deleted files kept on the Basic plan? And on Pro?"), and the gate takes the
+    #: higher score: alone, its few words are close to no passage sentence, and it was declined with
+    #: the answer in front of the model. On the 71 dev turns it changes no decision at 0.45 (42 have
+    #: the score; docs/benchmarks.md, "A terse follow-up and the decline gate"). Recorded either way.
+    in_context: bool = True
 
 
 def grounding(answer: str, passages: Sequence[str]) -> float:
