@@ -23,7 +23,7 @@ _QUESTION_WORDS = frozenset(
 )
 
 #: words of a question that its rewrite replaces or rephrases, so not content it must keep: the
-#: pronouns a rewrite resolves ("wasn't he in it?" is "Was Doctor Strange in Captain America?"),
+#: pronouns a rewrite resolves ("isn't he too old for it?" is "Is Mick Jagger too old to tour?"),
 #: question words and auxiliaries with their contractions' pieces ("how about adults" is "What does
 #: the club offer adults?"), and a follow-up's fillers
 _REPLACED = _QUESTION_WORDS | frozenset(
