@@ -652,6 +652,66 @@ def test_a_plain_text_under_a_name_that_says_little_is_titled_by_its_first_line(
     assert read_document(tmp_path / name).title == title
 
 
+_CONTAINER = ('<?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container">'
+              '<rootfiles><rootfile full-path="{opf}" media-type="application/oebps-package+xml"/></rootfiles></container>')
+
+
+def make_epub(path: Path, pages: dict[str, str], spine: list[str], title: str = "", opf: str = "OEBPS/content.opf",
+              named: str | None = None) -> Path:
+    """An EPUB 3 book: ``pages`` (file name under the package's folder -> body HTML), read in the
+    order of ``spine`` (an entry "name:no" is a non-linear aside); the container names the package
+    file ``named`` when given (a damaged book), else ``opf``."""
+    import zipfile
+
+    folder = opf.rsplit("/", 1)[0] + "/" if "/" in opf else ""
+    manifest = "".join(f'<item id="p{i}" href="{name}" media-type="application/xhtml+xml"/>' for i, name in enumerate(pages))
+    manifest += '<item id="css" href="style.css" media-type="text/css"/>'
+    ids = {name: f"p{i}" for i, name in enumerate(pages)}
+    aside = ' linear="no"'
+    refs = "".join(f'<itemref idref="{ids[entry.split(":")[0]]}"{aside if entry.endswith(":no") else ""}/>' for entry in spine)
+    meta = f"<dc:title>{title}</dc:title>" if title else ""
+    package = (f'<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0"><metadata '
+               f'xmlns:dc="http://purl.org/dc/elements/1.1/">{meta}</metadata><manifest>{manifest}</manifest><spine>{refs}</spine></package>')
+    with zipfile.ZipFile(path, "w") as book:
+        book.writestr("mimetype", "application/epub+zip")
+        book.writestr("META-INF/container.xml", _CONTAINER.format(opf=named or opf))
+        book.writestr(opf, package)
+        book.writestr(folder + "style.css", "p { margin: 0 }")
+        for name, body in pages.items():
+            book.writestr(folder + name, f'<html xmlns="http://www.w3.org/1999/xhtml"><head><title>x</title></head><body>{body}</body></html>')
+    return path
+
+
+def test_an_epub_book_is_read_page_by_page_in_reading_order(tmp_path: Path) -> None:
+    """An EPUB was "not read ... of other types"; the service refused it as not text."""
+    pages = {"ch2.xhtml": "<h1>Fees</h1><p>Moorings cost 40 dollars a night.</p>",
+             "ch1.xhtml": "<h1>Arriving</h1><p>Call the harbour office on channel 12.</p>",
+             "notes.xhtml": "<p>A footnote read apart.</p>",
+             "blank.xhtml": "<p> </p>"}
+    book = make_epub(tmp_path / "harbour.epub", pages, ["ch1.xhtml", "blank.xhtml", "ch2.xhtml", "notes.xhtml:no"], title="The Harbour Book")
+    doc = read_document(book)
+    assert doc.title == "The Harbour Book"
+    assert doc.text == "Arriving\nCall the harbour office on channel 12.\n\nFees\nMoorings cost 40 dollars a night."
+    # a package file at the zip's root, and a book without a title: its file name names it
+    root = make_epub(tmp_path / "guide_book.epub", {"a b.xhtml": "<p>Kayaks pay less.</p>"}, ["a b.xhtml"], opf="content.opf")
+    assert (read_document(root).title, read_document(root).text) == ("guide book", "Kayaks pay less.")
+
+
+def test_a_damaged_epub_says_what_is_wrong(tmp_path: Path) -> None:
+    import zipfile
+
+    with zipfile.ZipFile(tmp_path / "nocontainer.epub", "w") as book:
+        book.writestr("mimetype", "application/epub+zip")
+    with pytest.raises(DataFormatError, match="not a readable EPUB book: there is no item named 'META-INF/container.xml'"):
+        read_document(tmp_path / "nocontainer.epub")
+    missing = make_epub(tmp_path / "missing.epub", {"a.xhtml": "<p>Text.</p>"}, ["a.xhtml"], named="OEBPS/gone.opf")
+    with pytest.raises(DataFormatError, match="no item named 'OEBPS/gone.opf'"):
+        read_document(missing)
+    (tmp_path / "text.epub").write_text("not a zip at all")
+    with pytest.raises(DataFormatError, match="not a readable EPUB book"):
+        read_document(tmp_path / "text.epub")
+
+
 def test_a_folder_names_the_files_that_hold_no_text(tmp_path: Path) -> None:
     (tmp_path / "good.md").write_text("# Fees\n\nRenewal costs 130 dollars.")
     (tmp_path / "empty.txt").write_bytes(b"")

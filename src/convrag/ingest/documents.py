@@ -1,4 +1,4 @@
-"""Read plain text, Markdown, HTML, CSV, PDF, Word (.docx), PowerPoint (.pptx) and Excel (.xlsx) files into
+"""Read plain text, Markdown, HTML, CSV, PDF, Word (.docx), PowerPoint (.pptx), Excel (.xlsx) and EPUB files into
 :class:`Document` values (title, text, url kept)."""
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from ..characters import readable_name, whole_characters
 from ..errors import DataFormatError
 
 SUFFIXES = {".txt": "text", ".text": "text", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html", ".pdf": "pdf",
-            ".docx": "docx", ".pptx": "pptx", ".xlsx": "xlsx", ".csv": "csv", ".tsv": "csv"}
+            ".docx": "docx", ".pptx": "pptx", ".xlsx": "xlsx", ".csv": "csv", ".tsv": "csv", ".epub": "epub"}
 
 
 #: elements whose line breaks are the text's own (a browser keeps them)
@@ -918,8 +918,57 @@ def _heads(raw: str) -> bool:
     return len(lines) > 2 and not lines[1].strip()
 
 
+_OPF = "{http://www.idpf.org/2007/opf}"
+_DC_TITLE = "{http://purl.org/dc/elements/1.1/}title"
+_CONTAINER_ROOTFILE = "{urn:oasis:names:tc:opendocument:xmlns:container}rootfile"
+#: the media types of an EPUB's reading-order items that are pages (its images and styles are not)
+_EPUB_PAGES = frozenset({"application/xhtml+xml", "text/html", "application/x-dtbook+xml"})
+
+
+def _epub_to_text(path: Path) -> tuple[str, str]:
+    """The text of an EPUB book (2 or 3): its pages in reading order (the package's spine, its
+    "linear=no" asides left out), each read as an HTML page is, a blank line between them; the
+    title is the book's own (``dc:title``). A zip without the container and package files an EPUB
+    must have is a :class:`DataFormatError` saying so."""
+    import posixpath
+    import zipfile
+    from urllib.parse import unquote
+
+    from lxml import etree
+
+    _check_unpacked_size(path, "an EPUB book")
+    parser = etree.XMLParser(resolve_entities=False, no_network=True)
+    try:
+        with zipfile.ZipFile(path) as book:
+            container = etree.fromstring(book.read("META-INF/container.xml"), parser)
+            rootfile = container.find(f".//{_CONTAINER_ROOTFILE}")
+            if rootfile is None or not rootfile.get("full-path"):
+                raise DataFormatError(path, "not a readable EPUB book: its container names no package file")
+            package_path = rootfile.get("full-path")
+            package = etree.fromstring(book.read(package_path), parser)
+            items = {item.get("id"): item for item in package.iter(f"{_OPF}item")}
+            title = next((" ".join("".join(t.itertext()).split()) for t in package.iter(_DC_TITLE)), "")
+            pages = []
+            for ref in package.iter(f"{_OPF}itemref"):
+                item = items.get(ref.get("idref"))
+                if item is None or ref.get("linear") == "no" or item.get("media-type") not in _EPUB_PAGES:
+                    continue
+                href = posixpath.normpath(posixpath.join(posixpath.dirname(package_path), unquote(item.get("href", ""))))
+                text = _html_to_text(decode_text(book.read(href), path))[0].strip()
+                if text:
+                    pages.append(text)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise DataFormatError(path, f"not a readable EPUB book ({exc})") from None
+    except KeyError as exc:  # a part the container or the package names is not in the zip
+        said = str(exc.args[0])
+        raise DataFormatError(path, f"not a readable EPUB book: {said[:1].lower()}{said[1:]}") from None
+    except etree.XMLSyntaxError as exc:
+        raise DataFormatError(path, f"not a readable EPUB book: damaged XML ({exc})") from None
+    return "\n\n".join(pages), title
+
+
 #: the formats read from a file by their own library rather than decoded as text
-_PACKAGES = {"pdf": _pdf_to_text, "docx": _docx_to_text, "pptx": _pptx_to_text, "xlsx": _xlsx_to_text}
+_PACKAGES = {"pdf": _pdf_to_text, "docx": _docx_to_text, "pptx": _pptx_to_text, "xlsx": _xlsx_to_text, "epub": _epub_to_text}
 
 
 def read_document(path: Path, doc_id: str | None = None, url: str | None = None, name: str | None = None) -> Document:

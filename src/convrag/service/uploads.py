@@ -86,12 +86,12 @@ def assign_doc_ids(originals: Iterable[str], existing: Mapping[str, str]) -> dic
     return out
 
 
-#: Office files, which are zip packages: what each is called, and the older binary format it replaced
-_PACKAGES = {".docx": ("Word", ".doc"), ".pptx": ("PowerPoint", ".ppt"), ".xlsx": ("Excel", ".xls")}
+#: files that are zip packages: what each is called, and the older binary format it replaced (None: none)
+_PACKAGES = {".docx": ("Word", ".doc"), ".pptx": ("PowerPoint", ".ppt"), ".xlsx": ("Excel", ".xls"), ".epub": ("EPUB", None)}
 
 
 def check_content(filename: str, head: bytes, size: int) -> None:
-    """Refuse, at upload time, a file that cannot be indexed: empty, a "PDF", "Word", "PowerPoint" or "Excel" file
+    """Refuse, at upload time, a file that cannot be indexed: empty, a "PDF", "Word", "PowerPoint", "Excel" or "EPUB" file
     that is not one, or bytes that are not text (read at most :data:`SNIFF_BYTES` of it).
 
     Text is judged by :func:`convrag.ingest.documents.decode_text`, the reading the indexing job
@@ -107,7 +107,8 @@ def check_content(filename: str, head: bytes, size: int) -> None:
     if suffix in _PACKAGES:  # a zip package; an old binary .doc or .ppt renamed is not one
         if not head.startswith(b"PK\x03\x04"):
             what, old = _PACKAGES[suffix]
-            raise UploadError(f"{filename!r} is not a {what} {suffix} file (not a zip package; save an old {old} as {suffix})", 415,
+            advice = f"; save an old {old} as {suffix}" if old else ""
+            raise UploadError(f"{filename!r} is not a {what} {suffix} file (not a zip package{advice})", 415,
                               f"not_a_{suffix[1:]}")
         return
     try:
