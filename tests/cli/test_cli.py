@@ -71,7 +71,7 @@ def test_index_names_the_files_it_skipped_as_written(tmp_path: Path) -> None:
     result = runner.invoke(app, ["index", str(docs), "-c", "docs", "--store", str(tmp_path / "store"), "--no-dense"])
     assert result.exit_code == 0, result.output
     flat = " ".join(result.output.split())
-    assert "skipped scan [draft].pdf" in flat and "docs: 1 passages" in flat
+    assert "skipped scan [draft].pdf" in flat and "docs: 1 passage," in flat
 
 
 def test_index_says_which_blank_passages_it_left_out(tmp_path: Path) -> None:
@@ -81,7 +81,7 @@ def test_index_says_which_blank_passages_it_left_out(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     flat = " ".join(result.output.split())
     assert "skipped 7 passage(s) with neither text nor title: blank0, blank1, blank2, blank3, blank4 and 2 more" in flat
-    assert "blanks: 1 passages, BM25 only" in flat
+    assert "blanks: 1 passage, BM25 only" in flat
     write_jsonl(corpus, rows[:2])
     result = _convrag("index", str(corpus), "-c", "none", "--no-dense", home=tmp_path / "home")
     assert result.returncode == 1 and "Traceback" not in result.stderr

@@ -322,8 +322,8 @@ def test_creating_a_collection_indexed_elsewhere_in_milvus_says_it_was_taken_on(
         page.fill("#collection-name", "harbour")
         page.click("#create-collection button")
         expect(page.locator("#collection-status")).to_have_text(
-            "harbour: taken on as convrag index made it (1 documents, 1 passages, all-MiniLM-L6-v2); uploads add to it")
-        expect(page.locator("#collections li", has_text="harbour")).to_contain_text("(1 docs, 1 passages)")
+            "harbour: taken on as convrag index made it (1 document, 1 passage, all-MiniLM-L6-v2); uploads add to it")
+        expect(page.locator("#collections li", has_text="harbour")).to_contain_text("(1 doc, 1 passage)")
         page.locator("#collections li", has_text="harbour").get_by_role("button", name="Documents").click()
         row = page.locator("#documents-table tr", has_text="moorings")  # no uploaded file: named, not a download link
         expect(row.locator("span[title='indexed by convrag index: no uploaded file']")).to_have_text("moorings")
@@ -351,7 +351,7 @@ def test_a_taken_on_collection_is_updated_from_convrag_index_in_the_page(tmp_pat
         page.fill("#collection-name", "handbook")
         page.click("#create-collection button")
         expect(page.locator("#collection-status")).to_have_text(
-            "handbook: taken on as convrag index made it (1 documents, 1 passages, all-MiniLM-L6-v2); uploads add to it")
+            "handbook: taken on as convrag index made it (1 document, 1 passage, all-MiniLM-L6-v2); uploads add to it")
         page.fill("#collection-name", "fresh")
         page.click("#create-collection button")
         page.locator("#collections li", has_text="fresh").get_by_role("button", name="Documents").click()

@@ -113,7 +113,8 @@ def index(
                              windows=WindowSettings() if windows and embedder is not None else None)
     model = built.manifest.embedding_model
     indexes = f"BM25 and dense ({model})" if model else "BM25 only (no dense index)"
-    console.print(f"collection [bold]{built.name}[/bold]: {len(built)} passages, {escape(indexes)}, at {escape(str(built.path))}")
+    count = f"{len(built):,} passage{'' if len(built) == 1 else 's'}"
+    console.print(f"collection [bold]{built.name}[/bold]: {count}, {escape(indexes)}, at {escape(str(built.path))}")
 
 
 @app.command(rich_help_panel="Collections")

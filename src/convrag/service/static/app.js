@@ -70,7 +70,7 @@ async function loadCollections() {
     const li = el("li"); const label = el("label");
     const box = el("input"); box.type = "checkbox"; box.value = c.name; box.className = "collection-choice";
     box.checked = ticked.has(c.name);
-    label.append(box, " " + c.name + " ", el("small", `(${c.documents} docs, ${c.passages} passages${c.indexing ? ", indexing" : ""})`));
+    label.append(box, " " + c.name + " ", el("small", `(${counted(c.documents, "doc")}, ${counted(c.passages, "passage")}${c.indexing ? ", indexing" : ""})`));
     // a collection that cannot be read: said where it is chosen (an upload to it builds it again)
     if (c.problem) label.append(el("div", `cannot be searched: ${c.problem}`, "problem"));
     li.append(label, button("Documents", () => action(() => showDocuments(c.name, c.indexed))));
@@ -167,8 +167,8 @@ $("create-collection").addEventListener("submit", (event) => {
     const created = await api("/api/collections", { method: "POST", body: { name } });
     // a collection `convrag index` made (into the same Milvus, or the folder it builds in) is taken on as it is
     if (created.taken_on) {
-      $("collection-status").textContent = `${name}: taken on as convrag index made it (${created.documents} documents, ` +
-        `${created.passages} passages, ${created.embedding_model}); uploads add to it`;
+      $("collection-status").textContent = `${name}: taken on as convrag index made it (${counted(created.documents, "document")}, ` +
+        `${counted(created.passages, "passage")}, ${created.embedding_model}); uploads add to it`;
     }
     $("collection-name").value = "";
     await loadCollections();
@@ -535,6 +535,11 @@ async function showPassage(citation) {
   $("passage-text").textContent = text;
   const link = $("passage-source"); const url = safeUrl(citation.url);
   if (url) { link.href = url; link.hidden = false; } else { link.removeAttribute("href"); link.hidden = true; }
+}
+
+// "1 passage", "2 passages"
+function counted(n, word) {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
 function row(table, cells, cls) {
