@@ -712,6 +712,72 @@ def test_a_damaged_epub_says_what_is_wrong(tmp_path: Path) -> None:
         read_document(tmp_path / "text.epub")
 
 
+_ODT_NS = ('xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" '
+           'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0" '
+           'xmlns:dc="http://purl.org/dc/elements/1.1/"')
+
+
+def make_odt(path: Path, body: str, title: str = "") -> Path:
+    """An OpenDocument text whose body is ``body`` (ODF XML, the namespaces above)."""
+    import zipfile
+
+    with zipfile.ZipFile(path, "w") as package:
+        package.writestr("mimetype", "application/vnd.oasis.opendocument.text")
+        package.writestr("content.xml", f'<?xml version="1.0"?><office:document-content {_ODT_NS}><office:body><office:text>'
+                                        f'{body}</office:text></office:body></office:document-content>')
+        if title:
+            package.writestr("meta.xml", f'<?xml version="1.0"?><office:document-meta {_ODT_NS}><office:meta><dc:title>{title}'
+                                         '</dc:title></office:meta></office:document-meta>')
+    return path
+
+
+def test_an_opendocument_text_is_read_as_a_word_document_is(tmp_path: Path) -> None:
+    """An .odt (LibreOffice's, Google Docs' export) was "not read ... of other types"."""
+    body = (
+        '<text:tracked-changes><text:changed-region><text:deletion><text:p>thirty</text:p></text:deletion></text:changed-region></text:tracked-changes>'
+        '<text:table-of-content><text:index-body><text:p>Fees ..... 1</text:p></text:index-body></text:table-of-content>'
+        '<text:h text:outline-level="1">Fees</text:h>'
+        '<text:p>Moorings cost <text:span>40</text:span> dollars<text:note text:note-class="footnote"><text:note-citation>1</text:note-citation>'
+        '<text:note-body><text:p>Boats under 12 metres.</text:p></text:note-body></text:note> a<text:s text:c="3"/>night.'
+        '<office:annotation><text:p>Check this price.</text:p></office:annotation><text:line-break/>Pay at the office.</text:p>'
+        '<text:list><text:list-item><text:p>Kayaks pay 5 dollars.</text:p></text:list-item></text:list>'
+        '<table:table><table:table-header-rows><table:table-row><table:table-cell><text:p>Plan</text:p></table:table-cell>'
+        '<table:table-cell><text:p>Price</text:p></table:table-cell></table:table-row></table:table-header-rows>'
+        '<table:table-row><table:table-cell><text:p>Lite</text:p></table:table-cell><table:table-cell><text:p>Free</text:p></table:table-cell>'
+        '<table:table-cell table:number-columns-repeated="3"/></table:table-row></table:table>'
+        '<table:table><table:table-row><table:table-cell><text:p>Name</text:p></table:table-cell>'
+        '<table:table-cell><text:p>Harbour office</text:p></table:table-cell></table:table-row></table:table>'
+        '<text:p>See the map.<draw:frame><draw:text-box><text:p>Open 7am to 7pm.</text:p></draw:text-box></draw:frame></text:p>'
+    )
+    doc = read_document(make_odt(tmp_path / "fees.odt", body, title="Harbour fees"))
+    assert doc.title == "Harbour fees"
+    assert doc.text.split("\n") == [
+        "Fees", "Moorings cost 40 dollars a night. Pay at the office.", "Kayaks pay 5 dollars.",
+        "Plan: Lite | Price: Free", "Name | Harbour office",  # a table that marks no header rows is not named
+        "See the map.", "Open 7am to 7pm.", "Boats under 12 metres.",
+    ]
+    # without a title of its own (or with the one an authoring tool wrote), its first heading names it
+    assert read_document(make_odt(tmp_path / "untitled.odt", '<text:h>Kayak rules</text:h><text:p>Text.</text:p>')).title == "Kayak rules"
+    assert read_document(make_odt(tmp_path / "u.odt", '<text:h>Kayak rules</text:h><text:p>Text.</text:p>', title="Untitled")).title == "Kayak rules"
+
+
+def test_a_damaged_opendocument_text_says_what_is_wrong(tmp_path: Path) -> None:
+    import zipfile
+
+    with zipfile.ZipFile(tmp_path / "empty.odt", "w") as package:
+        package.writestr("mimetype", "application/vnd.oasis.opendocument.text")
+    with pytest.raises(DataFormatError, match="not a readable OpenDocument text: it has no content.xml"):
+        read_document(tmp_path / "empty.odt")
+    with zipfile.ZipFile(tmp_path / "sheet.odt", "w") as package:  # a spreadsheet renamed
+        package.writestr("content.xml", f'<office:document-content {_ODT_NS}><office:body><office:spreadsheet/></office:body></office:document-content>')
+    with pytest.raises(DataFormatError, match="holds no text body"):
+        read_document(tmp_path / "sheet.odt")
+    with zipfile.ZipFile(tmp_path / "cut.odt", "w") as package:
+        package.writestr("content.xml", f'<office:document-content {_ODT_NS}><office:body><office:text><text:p>Moor')
+    with pytest.raises(DataFormatError, match="damaged XML"):
+        read_document(tmp_path / "cut.odt")
+
+
 def test_a_folder_names_the_files_that_hold_no_text(tmp_path: Path) -> None:
     (tmp_path / "good.md").write_text("# Fees\n\nRenewal costs 130 dollars.")
     (tmp_path / "empty.txt").write_bytes(b"")

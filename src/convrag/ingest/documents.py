@@ -1,4 +1,5 @@
-"""Read plain text, Markdown, HTML, CSV, PDF, Word (.docx), PowerPoint (.pptx), Excel (.xlsx) and EPUB files into
+"""Read plain text, Markdown, HTML, CSV, PDF, Word (.docx), OpenDocument text (.odt), PowerPoint (.pptx), Excel (.xlsx)
+and EPUB files into
 :class:`Document` values (title, text, url kept)."""
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from ..characters import readable_name, whole_characters
 from ..errors import DataFormatError
 
 SUFFIXES = {".txt": "text", ".text": "text", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html", ".pdf": "pdf",
-            ".docx": "docx", ".pptx": "pptx", ".xlsx": "xlsx", ".csv": "csv", ".tsv": "csv", ".epub": "epub"}
+            ".docx": "docx", ".pptx": "pptx", ".xlsx": "xlsx", ".csv": "csv", ".tsv": "csv", ".epub": "epub",
+            ".odt": "odt"}
 
 
 #: elements whose line breaks are the text's own (a browser keeps them)
@@ -964,11 +966,110 @@ def _epub_to_text(path: Path) -> tuple[str, str]:
         raise DataFormatError(path, f"not a readable EPUB book: {said[:1].lower()}{said[1:]}") from None
     except etree.XMLSyntaxError as exc:
         raise DataFormatError(path, f"not a readable EPUB book: damaged XML ({exc})") from None
-    return "\n\n".join(pages), title
+    return typeset_letters("\n\n".join(pages)), typeset_letters(own_title(title))
+
+
+_ODF_TEXT = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
+_ODF_TABLE = "{urn:oasis:names:tc:opendocument:xmlns:table:1.0}"
+_ODF_OFFICE = "{urn:oasis:names:tc:opendocument:xmlns:office:1.0}"
+_ODF_DRAW = "{urn:oasis:names:tc:opendocument:xmlns:drawing:1.0}"
+#: what an OpenDocument text holds that is no part of its reading: deleted text kept for review,
+#: comments, a table of contents (the headings again), a note's number in the line
+_ODF_SKIPPED = frozenset({f"{_ODF_TEXT}tracked-changes", f"{_ODF_OFFICE}annotation", f"{_ODF_TEXT}table-of-content",
+                          f"{_ODF_TEXT}note-citation", f"{_ODF_TEXT}sequence-decls"})
+
+
+def _odt_to_text(path: Path) -> tuple[str, str]:
+    """The text of an OpenDocument text (.odt, LibreOffice's and Google Docs' export), read from its
+    XML as a Word document is: a line per paragraph and heading, a table's row a line of its cells
+    (named by the headings of its repeated header rows, as a Word table's are), a text frame's
+    paragraphs after the paragraph it stands in, footnotes and endnotes at the end; deleted text
+    under review, comments and the table of contents are left out. The title is the document's
+    own (meta.xml), else its first heading."""
+    import zipfile
+
+    from lxml import etree
+
+    _check_unpacked_size(path, "an OpenDocument text")
+    parser = etree.XMLParser(resolve_entities=False, no_network=True)
+    try:
+        with zipfile.ZipFile(path) as package:
+            content = etree.fromstring(package.read("content.xml"), parser)
+            meta = etree.fromstring(package.read("meta.xml"), parser) if "meta.xml" in package.namelist() else None
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise DataFormatError(path, f"not a readable OpenDocument text ({exc})") from None
+    except KeyError:
+        raise DataFormatError(path, "not a readable OpenDocument text: it has no content.xml (an old .sxw or .doc must be saved as .odt)") from None
+    except etree.XMLSyntaxError as exc:
+        raise DataFormatError(path, f"not a readable OpenDocument text: damaged XML ({exc})") from None
+    body = content.find(f"{_ODF_OFFICE}body/{_ODF_OFFICE}text")
+    if body is None:
+        raise DataFormatError(path, "not a readable OpenDocument text: it holds no text body (a spreadsheet or a drawing saved as .odt?)")
+    notes: list[str] = []
+    lines = [line for line in _odf_lines(body, notes) if line]
+    title = next((" ".join("".join(t.itertext()).split()) for t in meta.iter(_DC_TITLE)), "") if meta is not None else ""
+    first = body.find(f".//{_ODF_TEXT}h")
+    heading = " ".join("".join(_odf_pieces(first, [], [])).split()) if first is not None else ""
+    return typeset_letters("\n".join(lines + notes)), typeset_letters(own_title(title) or heading)
+
+
+def _odf_lines(parent: Any, notes: list[str]) -> Iterator[str]:
+    """A line for each paragraph and heading under ``parent`` (a body, a section, a list, a cell,
+    a frame's text box), in reading order; a table's row is one line of its cells."""
+    for child in parent:
+        if child.tag in _ODF_SKIPPED:
+            continue
+        if child.tag in (f"{_ODF_TEXT}p", f"{_ODF_TEXT}h"):
+            frames: list[Any] = []
+            yield " ".join("".join(_odf_pieces(child, notes, frames)).split())
+            for frame in frames:
+                yield from _odf_lines(frame, notes)
+        elif child.tag == f"{_ODF_TABLE}table":
+            rows, marked = [], False
+            for row, in_header in _odf_rows(child):
+                cells = [" ".join(_odf_lines(cell, notes)) for cell in row if cell.tag == f"{_ODF_TABLE}table-cell"]
+                rows.append(cells[:max((i + 1 for i, cell in enumerate(cells) if cell), default=0)])  # the repeated empty cells at its end
+                marked = marked or (in_header and len(rows) == 1)
+            yield _table_lines(rows, marked=marked)
+        else:  # a list, a list item, a section, an index's body: their paragraphs in order
+            yield from _odf_lines(child, notes)
+
+
+def _odf_rows(table: Any, in_header: bool = False) -> Iterator[tuple[Any, bool]]:
+    """A table's own rows (not those of a table in one of its cells), each with whether it is one
+    of the header rows repeated atop each page."""
+    for child in table:
+        if child.tag == f"{_ODF_TABLE}table-row":
+            yield child, in_header
+        elif child.tag in (f"{_ODF_TABLE}table-header-rows", f"{_ODF_TABLE}table-rows", f"{_ODF_TABLE}table-row-group"):
+            yield from _odf_rows(child, in_header or child.tag == f"{_ODF_TABLE}table-header-rows")
+
+
+def _odf_pieces(element: Any, notes: list[str], frames: list[Any]) -> list[str]:
+    """The text of a paragraph as a reader sees it: its spans and links, ``text:s`` as that many
+    spaces, tabs and line breaks as spaces; a note's body goes to ``notes``, a frame's text box to
+    ``frames`` (read after the paragraph)."""
+    pieces = [element.text or ""]
+    for child in element:
+        if child.tag == f"{_ODF_TEXT}s":
+            pieces.append(" " * int(child.get(f"{_ODF_TEXT}c", "1") or 1))
+        elif child.tag in (f"{_ODF_TEXT}tab", f"{_ODF_TEXT}line-break"):
+            pieces.append(" ")
+        elif child.tag == f"{_ODF_TEXT}note":
+            body = child.find(f"{_ODF_TEXT}note-body")
+            if body is not None:
+                notes.append(" ".join(_odf_lines(body, notes)))
+        elif child.tag == f"{_ODF_DRAW}frame":
+            frames.extend(child.iter(f"{_ODF_DRAW}text-box"))
+        elif child.tag not in _ODF_SKIPPED:
+            pieces.extend(_odf_pieces(child, notes, frames))
+        pieces.append(child.tail or "")
+    return pieces
 
 
 #: the formats read from a file by their own library rather than decoded as text
-_PACKAGES = {"pdf": _pdf_to_text, "docx": _docx_to_text, "pptx": _pptx_to_text, "xlsx": _xlsx_to_text, "epub": _epub_to_text}
+_PACKAGES = {"pdf": _pdf_to_text, "docx": _docx_to_text, "pptx": _pptx_to_text, "xlsx": _xlsx_to_text, "epub": _epub_to_text,
+             "odt": _odt_to_text}
 
 
 def read_document(path: Path, doc_id: str | None = None, url: str | None = None, name: str | None = None) -> Document:

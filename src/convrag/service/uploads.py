@@ -87,11 +87,12 @@ def assign_doc_ids(originals: Iterable[str], existing: Mapping[str, str]) -> dic
 
 
 #: files that are zip packages: what each is called, and the older binary format it replaced (None: none)
-_PACKAGES = {".docx": ("Word", ".doc"), ".pptx": ("PowerPoint", ".ppt"), ".xlsx": ("Excel", ".xls"), ".epub": ("EPUB", None)}
+_PACKAGES = {".docx": ("a Word", ".doc"), ".pptx": ("a PowerPoint", ".ppt"), ".xlsx": ("an Excel", ".xls"), ".epub": ("an EPUB", None),
+             ".odt": ("an OpenDocument text", ".sxw")}
 
 
 def check_content(filename: str, head: bytes, size: int) -> None:
-    """Refuse, at upload time, a file that cannot be indexed: empty, a "PDF", "Word", "PowerPoint", "Excel" or "EPUB" file
+    """Refuse, at upload time, a file that cannot be indexed: empty, a "PDF", "Word", "PowerPoint", "Excel", "EPUB" or "OpenDocument" file
     that is not one, or bytes that are not text (read at most :data:`SNIFF_BYTES` of it).
 
     Text is judged by :func:`convrag.ingest.documents.decode_text`, the reading the indexing job
@@ -108,7 +109,7 @@ def check_content(filename: str, head: bytes, size: int) -> None:
         if not head.startswith(b"PK\x03\x04"):
             what, old = _PACKAGES[suffix]
             advice = f"; save an old {old} as {suffix}" if old else ""
-            raise UploadError(f"{filename!r} is not a {what} {suffix} file (not a zip package{advice})", 415,
+            raise UploadError(f"{filename!r} is not {what} {suffix} file (not a zip package{advice})", 415,
                               f"not_a_{suffix[1:]}")
         return
     try:
