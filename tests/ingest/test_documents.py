@@ -778,6 +778,25 @@ def test_a_damaged_opendocument_text_says_what_is_wrong(tmp_path: Path) -> None:
         read_document(tmp_path / "cut.odt")
 
 
+def test_an_rtf_document_is_read_with_its_letters_tables_and_title(tmp_path: Path) -> None:
+    """An .rtf (WordPad's, an older editor's) was "not read ... of other types"."""
+    rtf = (r"{\rtf1\ansi\ansicpg1252\deff0{\fonttbl{\f0 Times;}}{\info{\title Harbour fees}}"
+           r"{\pard\b Fees\b0\par}{\pard Moorings cost 40 dollars a night at the Caf\'e9 pontoon (\u8364?5 for kayaks).\par}"
+           r"\trowd\cellx2000\cellx4000 Lite\cell Free\cell\row\trowd\cellx2000\cellx4000 Pro\cell 10 dollars\cell\row"
+           r"{\pard Pay at the office.{\footnote\pard Cash only.}\par}{\pict\pngblip 89504e47}}")
+    (tmp_path / "fees.rtf").write_text(rtf)
+    doc = read_document(tmp_path / "fees.rtf")
+    assert doc.title == "Harbour fees"
+    assert doc.text.split("\n") == ["Fees", "Moorings cost 40 dollars a night at the Café pontoon (€5 for kayaks).",
+                                    "Lite | Free", "Pro | 10 dollars", "Pay at the office."]
+    # a code page of its own: Windows-1251's Cyrillic
+    (tmp_path / "ru.rtf").write_text(r"{\rtf1\ansi\ansicpg1251{\pard \'cf\'f0\'e8\'f1\'f2\'e0\'ed\'e8\par}}")
+    assert read_document(tmp_path / "ru.rtf").text == "Пристани" and read_document(tmp_path / "ru.rtf").title == "ru"
+    (tmp_path / "fake.rtf").write_text("Moorings cost 40 dollars.")
+    with pytest.raises(DataFormatError, match=r"not an RTF document \(it does not start with \{\\rtf\)"):
+        read_document(tmp_path / "fake.rtf")
+
+
 def test_a_folder_names_the_files_that_hold_no_text(tmp_path: Path) -> None:
     (tmp_path / "good.md").write_text("# Fees\n\nRenewal costs 130 dollars.")
     (tmp_path / "empty.txt").write_bytes(b"")

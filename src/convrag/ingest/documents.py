@@ -1,5 +1,5 @@
-"""Read plain text, Markdown, HTML, CSV, PDF, Word (.docx), OpenDocument text (.odt), PowerPoint (.pptx), Excel (.xlsx)
-and EPUB files into
+"""Read plain text, Markdown, HTML, CSV, PDF, Word (.docx), OpenDocument text (.odt), RTF, PowerPoint (.pptx), Excel
+(.xlsx) and EPUB files into
 :class:`Document` values (title, text, url kept)."""
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from ..errors import DataFormatError
 
 SUFFIXES = {".txt": "text", ".text": "text", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html", ".pdf": "pdf",
             ".docx": "docx", ".pptx": "pptx", ".xlsx": "xlsx", ".csv": "csv", ".tsv": "csv", ".epub": "epub",
-            ".odt": "odt"}
+            ".odt": "odt", ".rtf": "rtf"}
 
 
 #: elements whose line breaks are the text's own (a browser keeps them)
@@ -1067,9 +1067,46 @@ def _odf_pieces(element: Any, notes: list[str], frames: list[Any]) -> list[str]:
     return pieces
 
 
+_RTF_CODE_PAGE = re.compile(rb"\\ansicpg(\d+)")
+_RTF_TITLE = re.compile(r"\{\\title\s+([^{}]*)\}")
+
+
+def _rtf_to_text(path: Path) -> tuple[str, str]:
+    """The text of an RTF document (striprtf): a line per paragraph, a table's row a line of its
+    cells joined by " | " as a Word table's are; pictures and footnotes are left out. Its letters
+    are the code page's it declares (``\\ansicpg``, Windows-1252 by default) and its ``\\u``
+    escapes; its title is its own (``{\\info{\\title ...}}``)."""
+    from striprtf.striprtf import rtf_to_text
+
+    raw = path.read_bytes()
+    if not raw.lstrip().startswith(b"{\\rtf"):
+        raise DataFormatError(path, "not an RTF document (it does not start with {\\rtf)")
+    page = _RTF_CODE_PAGE.search(raw[:4096])
+    encoding = f"cp{page.group(1).decode()}" if page else "cp1252"
+    try:
+        codecs.lookup(encoding)
+    except LookupError:
+        encoding = "cp1252"
+    source = raw.decode("latin-1")  # RTF itself is 7-bit; its escapes carry the other letters
+    text = rtf_to_text(source, encoding=encoding, errors="replace")
+    lines: list[str] = []
+    rows: list[list[str]] = []
+    for line in text.splitlines() + [""]:  # a table's rows come as "Plan|Price|"
+        if line.endswith("|"):
+            rows.append([" ".join(cell.split()) for cell in line[:-1].split("|")])
+            continue
+        if rows:
+            lines.append(_table_lines(rows, marked=False))
+            rows = []
+        lines.append(" ".join(line.split()))
+    title = _RTF_TITLE.search(source[:65536])
+    own = rtf_to_text("{\\rtf1 " + title.group(1) + "}", encoding=encoding, errors="replace") if title else ""
+    return typeset_letters("\n".join(line for line in lines if line)), typeset_letters(own_title(own))
+
+
 #: the formats read from a file by their own library rather than decoded as text
 _PACKAGES = {"pdf": _pdf_to_text, "docx": _docx_to_text, "pptx": _pptx_to_text, "xlsx": _xlsx_to_text, "epub": _epub_to_text,
-             "odt": _odt_to_text}
+             "odt": _odt_to_text, "rtf": _rtf_to_text}
 
 
 def read_document(path: Path, doc_id: str | None = None, url: str | None = None, name: str | None = None) -> Document:
