@@ -764,6 +764,10 @@ def test_an_opendocument_text_is_read_as_a_word_document_is(tmp_path: Path) -> N
 def test_a_damaged_opendocument_text_says_what_is_wrong(tmp_path: Path) -> None:
     import zipfile
 
+    # a count of spaces that is no number, or a billion, is a space (it was int() of it, and a string that long)
+    odd = make_odt(tmp_path / "odd.odt", '<text:p>Moorings<text:s text:c="many"/>cost<text:s text:c="1000000000"/>40 dollars.</text:p>')
+    assert read_document(odd).text == "Moorings cost 40 dollars."
+
     with zipfile.ZipFile(tmp_path / "empty.odt", "w") as package:
         package.writestr("mimetype", "application/vnd.oasis.opendocument.text")
     with pytest.raises(DataFormatError, match="not a readable OpenDocument text: it has no content.xml"):

@@ -1046,14 +1046,12 @@ def _odf_rows(table: Any, in_header: bool = False) -> Iterator[tuple[Any, bool]]
 
 
 def _odf_pieces(element: Any, notes: list[str], frames: list[Any]) -> list[str]:
-    """The text of a paragraph as a reader sees it: its spans and links, ``text:s`` as that many
-    spaces, tabs and line breaks as spaces; a note's body goes to ``notes``, a frame's text box to
-    ``frames`` (read after the paragraph)."""
+    """The text of a paragraph as a reader sees it: its spans and links; spaces (``text:s``, however
+    many its count says: the line's spaces are made one), tabs and line breaks as a space; a note's
+    body goes to ``notes``, a frame's text box to ``frames`` (read after the paragraph)."""
     pieces = [element.text or ""]
     for child in element:
-        if child.tag == f"{_ODF_TEXT}s":
-            pieces.append(" " * int(child.get(f"{_ODF_TEXT}c", "1") or 1))
-        elif child.tag in (f"{_ODF_TEXT}tab", f"{_ODF_TEXT}line-break"):
+        if child.tag in (f"{_ODF_TEXT}s", f"{_ODF_TEXT}tab", f"{_ODF_TEXT}line-break"):
             pieces.append(" ")
         elif child.tag == f"{_ODF_TEXT}note":
             body = child.find(f"{_ODF_TEXT}note-body")
