@@ -796,6 +796,12 @@ def test_an_rtf_document_is_read_with_its_letters_tables_and_title(tmp_path: Pat
     # a code page of its own: Windows-1251's Cyrillic
     (tmp_path / "ru.rtf").write_text(r"{\rtf1\ansi\ansicpg1251{\pard \'cf\'f0\'e8\'f1\'f2\'e0\'ed\'e8\par}}")
     assert read_document(tmp_path / "ru.rtf").text == "Пристани" and read_document(tmp_path / "ru.rtf").title == "ru"
+    # a letter past the first 65,536 is one (a surrogate pair in RTF); a \u number too large is a damaged file
+    (tmp_path / "emoji.rtf").write_text(r"{\rtf1{\pard Boats welcome \u-10179?\u-8704? and \u55296? alone.\par}}")
+    assert read_document(tmp_path / "emoji.rtf").text == "Boats welcome \U0001f600 and \ufffd alone."
+    (tmp_path / "huge.rtf").write_text(r"{\rtf1{\pard Boats \u99999999999? welcome.\par}}")
+    with pytest.raises(DataFormatError, match="not a readable RTF document"):
+        read_document(tmp_path / "huge.rtf")
     (tmp_path / "fake.rtf").write_text("Moorings cost 40 dollars.")
     with pytest.raises(DataFormatError, match=r"not an RTF document \(it does not start with \{\\rtf\)"):
         read_document(tmp_path / "fake.rtf")

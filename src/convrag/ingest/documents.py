@@ -1086,7 +1086,10 @@ def _rtf_to_text(path: Path) -> tuple[str, str]:
     except LookupError:
         encoding = "cp1252"
     source = raw.decode("latin-1")  # RTF itself is 7-bit; its escapes carry the other letters
-    text = rtf_to_text(source, encoding=encoding, errors="replace")
+    try:  # a \\u escape holds a UTF-16 unit: a letter past the first 65,536 comes as a surrogate pair
+        text = whole_characters(rtf_to_text(source, encoding=encoding, errors="replace"))
+    except (ValueError, OverflowError) as exc:  # a \\u escape's number too large for a character
+        raise DataFormatError(path, f"not a readable RTF document ({exc})") from None
     lines: list[str] = []
     rows: list[list[str]] = []
     for line in text.splitlines() + [""]:  # a table's rows come as "Plan|Price|"
@@ -1098,7 +1101,10 @@ def _rtf_to_text(path: Path) -> tuple[str, str]:
             rows = []
         lines.append(" ".join(line.split()))
     title = _RTF_TITLE.search(source[:65536])
-    own = rtf_to_text("{\\rtf1 " + title.group(1) + "}", encoding=encoding, errors="replace") if title else ""
+    try:
+        own = whole_characters(rtf_to_text("{\\rtf1 " + title.group(1) + "}", encoding=encoding, errors="replace")) if title else ""
+    except (ValueError, OverflowError):
+        own = ""
     return typeset_letters("\n".join(line for line in lines if line)), typeset_letters(own_title(own))
 
 
