@@ -115,12 +115,16 @@ def passage_vectors(embedder: Embedder, parts: Sequence[str]) -> np.ndarray:
     return vectors
 
 
+def _split(results: Sequence[MergedResult], count_tokens: Callable[[str], int], settings: CompressionSettings) -> list[list[str]]:
+    """Each passage's sentences, as compression scores and keeps them."""
+    return [in_pieces(sentences(r.hit.text, settings.min_sentence_chars) or [r.hit.text], count_tokens) for r in results]
+
+
 def best_score(query: str, results: Sequence[MergedResult], embedder: Embedder,
                count_tokens: Callable[[str], int], settings: CompressionSettings = CompressionSettings()) -> float:
     """The best cosine of any sentence of ``results`` to ``query``, as :func:`compress` scores them
     (its sentence vectors are kept, so only the query is embedded)."""
-    count_tokens = token_counter(count_tokens)
-    split = [in_pieces(sentences(r.hit.text, settings.min_sentence_chars) or [r.hit.text], count_tokens) for r in results]
+    split = _split(results, token_counter(count_tokens), settings)
     asked = embedder.encode([query])[0]
     return max((float(np.max(passage_vectors(embedder, parts) @ asked)) for parts in split if parts), default=0.0)
 
@@ -134,7 +138,7 @@ def compress(
 ) -> list[CompressedPassage]:
     """Every passage with the sentences worth showing for ``query`` (see the module docstring)."""
     count_tokens = token_counter(count_tokens)  # memoized: each sentence is counted by in_pieces, then for its cost
-    split = [in_pieces(sentences(r.hit.text, settings.min_sentence_chars) or [r.hit.text], count_tokens) for r in results]
+    split = _split(results, count_tokens, settings)
     flat = [(p, i, s) for p, parts in enumerate(split) for i, s in enumerate(parts)]
     if not flat:
         return []

@@ -920,6 +920,14 @@ def _heads(raw: str) -> bool:
     return len(lines) > 2 and not lines[1].strip()
 
 
+def _xml(data: bytes) -> Any:
+    """A package part's XML tree (lxml), with no entity expanded and nothing fetched: the parts of
+    an uploaded book or document are anybody's."""
+    from lxml import etree
+
+    return etree.fromstring(data, etree.XMLParser(resolve_entities=False, no_network=True))
+
+
 _OPF = "{http://www.idpf.org/2007/opf}"
 _DC_TITLE = "{http://purl.org/dc/elements/1.1/}title"
 _CONTAINER_ROOTFILE = "{urn:oasis:names:tc:opendocument:xmlns:container}rootfile"
@@ -939,15 +947,14 @@ def _epub_to_text(path: Path) -> tuple[str, str]:
     from lxml import etree
 
     _check_unpacked_size(path, "an EPUB book")
-    parser = etree.XMLParser(resolve_entities=False, no_network=True)
     try:
         with zipfile.ZipFile(path) as book:
-            container = etree.fromstring(book.read("META-INF/container.xml"), parser)
+            container = _xml(book.read("META-INF/container.xml"))
             rootfile = container.find(f".//{_CONTAINER_ROOTFILE}")
             if rootfile is None or not rootfile.get("full-path"):
                 raise DataFormatError(path, "not a readable EPUB book: its container names no package file")
             package_path = rootfile.get("full-path")
-            package = etree.fromstring(book.read(package_path), parser)
+            package = _xml(book.read(package_path))
             items = {item.get("id"): item for item in package.iter(f"{_OPF}item")}
             title = next((" ".join("".join(t.itertext()).split()) for t in package.iter(_DC_TITLE)), "")
             pages = []
@@ -991,11 +998,10 @@ def _odt_to_text(path: Path) -> tuple[str, str]:
     from lxml import etree
 
     _check_unpacked_size(path, "an OpenDocument text")
-    parser = etree.XMLParser(resolve_entities=False, no_network=True)
     try:
         with zipfile.ZipFile(path) as package:
-            content = etree.fromstring(package.read("content.xml"), parser)
-            meta = etree.fromstring(package.read("meta.xml"), parser) if "meta.xml" in package.namelist() else None
+            content = _xml(package.read("content.xml"))
+            meta = _xml(package.read("meta.xml")) if "meta.xml" in package.namelist() else None
     except (zipfile.BadZipFile, OSError) as exc:
         raise DataFormatError(path, f"not a readable OpenDocument text ({exc})") from None
     except KeyError:
@@ -1086,8 +1092,12 @@ def _rtf_to_text(path: Path) -> tuple[str, str]:
     except LookupError:
         encoding = "cp1252"
     source = raw.decode("latin-1")  # RTF itself is 7-bit; its escapes carry the other letters
-    try:  # a \\u escape holds a UTF-16 unit: a letter past the first 65,536 comes as a surrogate pair
-        text = whole_characters(rtf_to_text(source, encoding=encoding, errors="replace"))
+
+    def plain(rtf: str) -> str:  # a \\u escape holds a UTF-16 unit: a letter past the first 65,536 comes as a pair
+        return whole_characters(rtf_to_text(rtf, encoding=encoding, errors="replace"))
+
+    try:
+        text = plain(source)
     except (ValueError, OverflowError) as exc:  # a \\u escape's number too large for a character
         raise DataFormatError(path, f"not a readable RTF document ({exc})") from None
     lines: list[str] = []
@@ -1102,7 +1112,7 @@ def _rtf_to_text(path: Path) -> tuple[str, str]:
         lines.append(" ".join(line.split()))
     title = _RTF_TITLE.search(source[:65536])
     try:
-        own = whole_characters(rtf_to_text("{\\rtf1 " + title.group(1) + "}", encoding=encoding, errors="replace")) if title else ""
+        own = plain("{\\rtf1 " + title.group(1) + "}") if title else ""
     except (ValueError, OverflowError):
         own = ""
     return typeset_letters("\n".join(line for line in lines if line)), typeset_letters(own_title(own))
