@@ -10,7 +10,8 @@ signals are measured here, neither of which writes an answer:
 
 ``retrieval`` runs the default query path (progressive, hybrid, enhanced merge; rewrites from the
 completion cache) on every dev turn with an answerability label and scores: the best cosine of a
-passage sentence to the retrieval query (the default gate's signal) and to the question as asked or
+passage sentence to the retrieval query (the default gate's signal; ``relevance_query_alone`` scores the
+sentences without their section headings, as the gate did before 2026-11-28) and to the question as asked or
 as the model restated it, the mean of the three best passages' sentences, the dense cosine of the
 best passage, and the share of the question's specific terms found in the top five passages.
 ``verdict`` asks the local model, with two worked examples (topics absent from MT-RAG), whether the
@@ -58,7 +59,8 @@ from convrag.eval.report import markdown_table
 from convrag.eval.runner import BenchmarkIndexes
 from convrag.generate.answer import EXAMPLE_SETS, compressed_block
 from convrag.generate.citations import strip_citations
-from convrag.generate.compress import compress
+from convrag.generate.compress import CompressionSettings, best_score, compress
+from convrag.generate.decline import DeclineSettings
 from convrag.index.atomic import write_jsonl
 from convrag.llm.base import GenerationParams
 from convrag.llm.local import LocalLLM, chat_formatter
@@ -77,19 +79,24 @@ def _verdict_user(block: str, question: str) -> str:
 
 
 def separation(rows: list[dict[str, Any]], signals: dict[str, int]) -> str:
-    """One table row per signal: ROC AUC, and declines at 10 % false declines. ``signals`` maps a
-    signal to -1 when a low value means unanswerable, +1 when a high one does."""
+    """One table row per signal: ROC AUC, declines at 10 % false declines, and for the best-sentence
+    scores (``relevance_query*``, the gate's own signal) declines at the gate's floor. ``signals`` maps
+    a signal to -1 when a low value means unanswerable, +1 when a high one does."""
     y = np.array([r["label"] == "UNANSWERABLE" for r in rows])
+    floor = DeclineSettings().min_relevance
     table = []
     for name, sign in signals.items():
         x = sign * np.array([r[name] for r in rows], dtype=float)
         threshold = np.percentile(x[~y], 90)  # 10 % of answerable turns at or above it
-        table.append([name, f"{roc_auc_score(y, x):.3f}", f"{np.mean(x[y] > threshold):.0%}", f"{np.mean(x[~y] > threshold):.0%}"])
+        at_floor = -x < floor if name.startswith("relevance_query") else None
+        table.append([name, f"{roc_auc_score(y, x):.3f}", f"{np.mean(x[y] > threshold):.1%}", f"{np.mean(x[~y] > threshold):.1%}",
+                      "" if at_floor is None else f"{np.mean(at_floor[y]):.1%} / {np.mean(at_floor[~y]):.1%}"])
     header = f"{int(y.sum())} UNANSWERABLE, {int((~y).sum())} ANSWERABLE/PARTIAL turns (dev)\n\n"
-    return header + markdown_table(["signal", "ROC AUC", "UNANSWERABLE declined", "answerable declined"], table)
+    return header + markdown_table(["signal", "ROC AUC", "UNANSWERABLE declined", "answerable declined",
+                                    f"at the floor {floor}: UNANSWERABLE / answerable declined"], table)
 
 
-RETRIEVAL_SIGNALS = {"relevance_query": -1, "relevance_asked": -1, "relevance_top3": -1, "dense_best": -1, "term_coverage": -1}
+RETRIEVAL_SIGNALS = {"relevance_query": -1, "relevance_query_alone": -1, "relevance_asked": -1, "relevance_top3": -1, "dense_best": -1, "term_coverage": -1}
 QUESTION_FORM = ("question_words", "refers_back")
 
 
@@ -145,13 +152,14 @@ def collect(what: str, data: str, sentence_model: str | None = None) -> list[dic
     if what == "retrieval":
         def measure(results: Any, query: str, asked: str) -> dict[str, Any]:
             by_query = compress(query, results, embedder, model.count_tokens)
+            alone = best_score(query, results, embedder, model.count_tokens, CompressionSettings(headings=False))
             by_asked = sorted(p.best for p in compress(asked, results, embedder, model.count_tokens))
             terms = {_stem(t) for t in specific_terms(asked)}
             shown: set[str] = set()
             for r in results[:5]:
                 shown |= {_stem(t) for t in specific_terms(r.hit.text)} | content_stems(r.hit.text)
             vectors = embedder.encode([asked] + [r.hit.text for r in results[:5]])
-            row = {"relevance_query": max(p.best for p in by_query), "relevance_asked": by_asked[-1],
+            row = {"relevance_query": max(p.best for p in by_query), "relevance_query_alone": alone, "relevance_asked": by_asked[-1],
                    "relevance_top3": float(np.mean(by_asked[-3:])), "dense_best": float(np.max(vectors[1:] @ vectors[0])),
                    "term_coverage": len(terms & shown) / len(terms) if terms else 1.0}
             if other is not None:
