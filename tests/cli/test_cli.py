@@ -629,3 +629,14 @@ def test_the_decisions_panel_shows_a_follow_ups_score_with_the_question_before_i
     compression = {"kept_sentences": [2], "total_sentences": [3], "relevance": 0.35, "relevance_in_context": 0.61}
     print_decisions(PipelineResult("A [1].", [], False, MergeOutcome([]), TurnTrace(queries=["q"], answer={"details": {"compression": compression}})))
     assert "2 of 3 passage sentences, relevance 0.35, 0.61 with the question before it" in " ".join(capsys.readouterr().out.split())
+
+
+def test_the_decisions_panel_names_the_heading_a_sentence_scored_under(capsys) -> None:
+    from convrag.cli.chat import print_decisions
+    from convrag.merge.base import MergeOutcome
+    from convrag.pipeline import PipelineResult
+    from convrag.pipeline.trace import TurnTrace
+
+    compression = {"kept_sentences": [2], "total_sentences": [3], "relevance": 0.68, "relevance_heading": "3. Sick [leave]"}
+    print_decisions(PipelineResult("A [1].", [], False, MergeOutcome([]), TurnTrace(queries=["q"], answer={"details": {"compression": compression}})))
+    assert 'relevance 0.68 (read under "3. Sick [leave]")' in " ".join(capsys.readouterr().out.split())

@@ -13,6 +13,7 @@ from convrag.generate.answer import (
     is_decline,
 )
 from convrag.generate.citations import answer_sentences
+from convrag.generate.compress import CompressionSettings
 from convrag.generate.decline import DeclineSettings, grounding, restates_question
 from convrag.history import Budget
 from convrag.llm.base import LLMError
@@ -446,3 +447,20 @@ def test_a_rewritten_or_first_question_is_scored_as_it_is(embedder):
     first = generator.answer("How long are deleted files kept?", [], merged_results(RETENTION))
     for answer in (rewritten, first):
         assert "relevance_in_context" not in answer.trace["details"]["compression"]
+
+
+SICK_LEAVE = ["Staff Handbook\n2. Annual leave\nFull-time staff get 25 days of annual leave a year.\n3. Sick leave\n"
+              "If you are ill, tell your line manager before 10:00 on the first day. "
+              "From the eighth day you need a fit note from a doctor.\n"]
+
+
+def test_a_turn_answered_on_a_sentence_read_under_its_heading_names_the_heading(embedder):
+    """The gate declined "Do I need a doctor's note for sick leave?" (its answer scored 0.43 alone); read
+    under "3. Sick leave" it passes, and the trace says which heading made the difference."""
+    llm = ScriptedLLM(answer=["From the eighth day you need a fit note from a doctor [1]."])
+    answer = AnswerGenerator(llm, AnswerSettings(), embedder).answer("Do I need a doctor's note for sick leave?", [],
+                                                                     merged_results(SICK_LEAVE))
+    assert not answer.declined and answer.trace["details"]["compression"]["relevance_heading"] == "3. Sick leave"
+    alone = AnswerSettings(compression=CompressionSettings(headings=False))
+    declined = AnswerGenerator(llm, alone, embedder).answer("Do I need a doctor's note for sick leave?", [], merged_results(SICK_LEAVE))
+    assert declined.declined and "relevance_heading" not in declined.trace["details"]["compression"]

@@ -76,6 +76,10 @@ def test_a_sentence_is_scored_under_its_section_heading(embedder: Embedder) -> N
     assert kept.best >= 0.45
     assert "From the eighth day you need a fit note from a doctor." in kept.text and "Sick leave: From" not in kept.text
     assert best_score(question, merged_results([HANDBOOK]), embedder, lambda s: len(s.split())) == kept.best
+    assert kept.heading == "3. Sick leave"  # the trace names it
+    [plain] = compress("How many days of annual leave do full-time staff get?", merged_results([HANDBOOK]), embedder,
+                       lambda s: len(s.split()))
+    assert plain.heading == ""  # its best sentence matches better alone
 
 
 def test_headings_are_lines_that_start_a_section_and_head_prose() -> None:
@@ -117,3 +121,4 @@ def test_a_heading_only_adds_to_a_sentence_that_matches_by_itself(embedder: Embe
     # equal but for the last bits (the passages' sentences are embedded in batches of other sizes)
     assert best_score(question, merged_results([headed]), embedder, count) == pytest.approx(
         best_score(question, merged_results([alone]), embedder, count), abs=1e-5)
+

@@ -88,6 +88,7 @@ def test_web_chat_end_to_end(tmp_path: Path, browser, local_llm) -> None:  # typ
         trace = page.locator("#trace-panel")
         expect(trace).to_contain_text("stage reached")
         expect(trace).to_contain_text("Passages kept")
+        expect(trace).to_contain_text("passage sentences (relevance")  # the compression's line
         expect(trace).to_contain_text("Timings")
         expect(page.locator("#conversations li")).to_have_count(1)
         shot = tmp_path / "web-chat.png"

@@ -81,8 +81,9 @@ def print_decisions(result: PipelineResult) -> None:
     if "compression" in details:
         c = details["compression"]
         with_before = f", {c['relevance_in_context']:.2f} with the question before it" if "relevance_in_context" in c else ""
+        under = f" (read under \"{escape(c['relevance_heading'])}\")" if c.get("relevance_heading") else ""
         lines.append(f"answer prompt: {sum(c['kept_sentences'])} of {sum(c['total_sentences'])} passage sentences, "
-                     f"relevance {c['relevance']:.2f}{with_before}")
+                     f"relevance {c['relevance']:.2f}{under}{with_before}")
     steering = details.get("steering")
     if steering:
         doubt = steering.get("first_choice_p")

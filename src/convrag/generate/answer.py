@@ -462,6 +462,8 @@ class AnswerGenerator:
             relevance = max(p.best for p in passages)
             trace["details"]["compression"] = {"kept_sentences": [p.kept for p in passages],
                                                "total_sentences": [p.total for p in passages], "relevance": round(relevance, 4)}
+            if heading := max(passages, key=lambda p: p.best).heading:  # the best sentence scored under its heading
+                trace["details"]["compression"]["relevance_heading"] = heading
             before = _question_before(history) if not standalone or same_query(standalone, question) else ""
             if before and (query is None or same_query(query, question)):
                 # a follow-up searched as asked, scored with the question before it too (DeclineSettings.in_context)

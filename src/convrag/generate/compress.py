@@ -53,13 +53,15 @@ class CompressionSettings:
 
 @dataclass(frozen=True)
 class CompressedPassage:
-    """A passage as the answer prompt shows it: its kept sentences and their best score."""
+    """A passage as the answer prompt shows it: its kept sentences and their best score, and the
+    heading that score was read under ("" where the sentence scored better alone, or has none)."""
 
     result: MergedResult
     text: str
     kept: int
     total: int
     best: float
+    heading: str = ""
 
 
 def sentences(text: str, min_chars: int = 12) -> list[str]:
@@ -241,6 +243,7 @@ def compress(
     # last bits beside other passages (BLAS splits a matrix of 8 rows otherwise than one of 3; on an
     # AVX-512 Xeon, not on the AVX2 EPYC), so its sentences could rank otherwise with other company
     scores = np.concatenate([sentence_scores(embedder, shown, headed, asked) for shown, headed in zip(split, scored)])
+    alone = np.concatenate([passage_vectors(embedder, shown) @ asked for shown in split])
     cost = [count_tokens(s) for _, _, s in flat]
     keep: set[int] = set()
     used = 0
@@ -270,7 +273,12 @@ def compress(
             pieces.append("…")
         if rows and rows[0] not in keep:
             pieces.insert(0, "…")
-        best = float(max(scores[j] for j in rows)) if rows else 0.0
+        top = max(rows, key=lambda j: scores[j]) if rows else None
+        best = float(scores[top]) if top is not None else 0.0
+        heading = ""
+        if top is not None and scores[top] > alone[top]:  # read under its heading: "<heading>: <sentence>"
+            _, i, sentence = flat[top]
+            heading = scored[p][i][: -len(sentence) - 2]
         # shown tidied (clapnq's Treebank spacing), scored and budgeted as stored
-        out.append(CompressedPassage(r, tidy_spacing(" ".join(pieces)), sum(j in keep for j in rows), len(rows), best))
+        out.append(CompressedPassage(r, tidy_spacing(" ".join(pieces)), sum(j in keep for j in rows), len(rows), best, heading))
     return out

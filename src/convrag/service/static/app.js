@@ -604,7 +604,8 @@ function showTrace(index) {
   if (details.compression) {
     const c = details.compression;
     const withBefore = c.relevance_in_context === undefined ? "" : `, ${Number(c.relevance_in_context).toFixed(2)} with the question before it`;
-    body.append(el("div", `answer prompt: ${c.kept_sentences.reduce((a, b) => a + b, 0)} of ${c.total_sentences.reduce((a, b) => a + b, 0)} passage sentences (relevance ${Number(c.relevance).toFixed(2)}${withBefore})`));
+    const under = c.relevance_heading ? ` read under "${c.relevance_heading}"` : "";
+    body.append(el("div", `answer prompt: ${c.kept_sentences.reduce((a, b) => a + b, 0)} of ${c.total_sentences.reduce((a, b) => a + b, 0)} passage sentences (relevance ${Number(c.relevance).toFixed(2)}${under}${withBefore})`));
   }
   if (details.grounding !== undefined) body.append(el("div", `answer grounding in the passages: ${Number(details.grounding).toFixed(2)}`));
   for (const sentence of details.declined_in_part || []) body.append(el("div", `declined in part, the rest answered: ${sentence}`));
