@@ -18,6 +18,7 @@ the answer prompt's budget"): each is `convrag eval-answers --split dev --answer
     .venv/bin/python tools/answer_variants.py self-contained-questions
     .venv/bin/python tools/answer_variants.py self-contained-anchored
     .venv/bin/python tools/answer_variants.py standalone-asked
+    .venv/bin/python tools/answer_variants.py fill-half
 
 Writes runs/answers-dev-<variant>/ (the rows, summary.md); with ``--replay 2`` the variant answers
 the first two dev conversations per domain as a chat (runs/replay-dev-<variant>/); then
@@ -82,6 +83,10 @@ VARIANTS: dict[str, tuple[Budget, int, str | None, dict[str, Any]]] = {
     # stage 2) asked in place of the question as asked: does naming its referent keep the model on
     # this turn's question instead of the conversation's last one?
     "standalone-asked": (CHOSEN, 300, None, {"ask_standalone": True}),
+    # the default, the budget filled only with sentences scoring at least half the turn's best (each
+    # passage still keeps its best): in a handbook, "You may carry over up to 5 unused days" (0.22)
+    # filled the prompt beside the answer's row (0.73), and the model answered with it
+    "fill-half": (CHOSEN, 300, None, {"compression": CompressionSettings(max_tokens=300, fill_share=0.5)}),
 }
 
 

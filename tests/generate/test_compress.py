@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from convrag.embeddings import Embedder
-from convrag.generate.compress import best_score, compress, headings, sentences, under_headings
+from convrag.generate.compress import CompressionSettings, best_score, compress, headings, sentences, under_headings
 from tests.helpers import merged_results
 
 STORAGE = ("The Lite plan of Object Storage is free up to 5 GB a month. Requests beyond the quota are refused. "
@@ -122,3 +122,15 @@ def test_a_heading_only_adds_to_a_sentence_that_matches_by_itself(embedder: Embe
     assert best_score(question, merged_results([headed]), embedder, count) == pytest.approx(
         best_score(question, merged_results([alone]), embedder, count), abs=1e-5)
 
+
+def test_the_budget_is_filled_only_with_sentences_near_the_best_when_asked(embedder: Embedder) -> None:
+    """``fill_share``: beside the hotel rows, "You may carry over up to 5 unused days" (a fifth of the
+    best row's score) filled the budget, and the small model answered a hotel question with it."""
+    text = ("2. Annual leave\nYou may carry over up to 5 unused days into the next leave year.\n"
+            "5. Expenses\nItem: Hotel (London) | Limit: 180 pounds a night\nItem: Hotel (elsewhere) | Limit: 120 pounds a night\n")
+    question = "How much can I spend on a hotel in London?"
+    count = lambda s: len(s.split())  # noqa: E731
+    [every] = compress(question, merged_results([text]), embedder, count)
+    [near] = compress(question, merged_results([text]), embedder, count, CompressionSettings(fill_share=0.5))
+    assert "carry over" in every.text and "carry over" not in near.text
+    assert "Hotel (London)" in near.text and "Hotel (elsewhere)" in near.text and near.best == every.best

@@ -49,6 +49,9 @@ class CompressionSettings:
     min_sentence_chars: int = 12
     #: also read each sentence under its section heading (:func:`under_headings`)
     headings: bool = True
+    #: a sentence added to fill the budget (beyond each passage's best) must score at least this share
+    #: of the turn's best sentence (0: any sentence fills)
+    fill_share: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -254,8 +257,9 @@ def compress(
     for j in sorted(best_of.values(), key=lambda j: -scores[j]):
         keep.add(j)
         used += cost[j]
+    floor = settings.fill_share * float(scores.max())
     for j in order:
-        if int(j) not in keep and used + cost[j] <= settings.max_tokens:
+        if int(j) not in keep and used + cost[j] <= settings.max_tokens and scores[j] >= floor:
             keep.add(int(j))
             used += cost[j]
     out: list[CompressedPassage] = []
