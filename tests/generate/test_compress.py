@@ -9,7 +9,15 @@ import numpy as np
 import pytest
 
 from convrag.embeddings import Embedder
-from convrag.generate.compress import CompressionSettings, best_score, compress, headings, sentences, under_headings
+from convrag.generate.compress import (
+    CompressionSettings,
+    best_score,
+    compress,
+    headings,
+    opening_headings,
+    sentences,
+    under_headings,
+)
 from tests.helpers import merged_results
 
 STORAGE = ("The Lite plan of Object Storage is free up to 5 GB a month. Requests beyond the quota are refused. "
@@ -134,3 +142,24 @@ def test_the_budget_is_filled_only_with_sentences_near_the_best_when_asked(embed
     [near] = compress(question, merged_results([text]), embedder, count, CompressionSettings(fill_share=0.5))
     assert "carry over" in every.text and "carry over" not in near.text
     assert "Hotel (London)" in near.text and "Hotel (elsewhere)" in near.text and near.best == every.best
+
+
+def test_a_kept_heading_and_a_tables_rows_are_shown_on_lines_of_their_own_with_layout(embedder: Embedder) -> None:
+    """``layout`` (an option: on MT-RAG it did not help). Run together with the sentence after it ("… 2. Annual leave Full-time staff get 25 days ..."), a
+    heading misled the small model, which answered how many days of leave one gets with a later sentence
+    of the section; and rows run together ("... Receipt needed: Over 10 Item: Mileage | ...") left it to
+    guess which row a cell belongs to (it answered "Yes" to "Do I need a receipt for mileage?")."""
+    text = ("Staff Handbook\n2. Annual leave\nFull-time staff get 25 days of annual leave a year.\n"
+            "5. Expenses\nItem: Meals | Limit: 35 a day | Receipt needed: Over 10\nItem: Mileage | Limit: 45p a mile | Receipt needed: No\n"
+            "Claims must be submitted within 60 days.\n")
+    count = lambda s: len(s.split())  # noqa: E731
+    layout = CompressionSettings(layout=True)
+    [kept] = compress("Do I need a receipt for mileage?", merged_results([text]), embedder, count, layout)
+    assert kept.text == ("Staff Handbook\n2. Annual leave\nFull-time staff get 25 days of annual leave a year.\n5. Expenses\n"
+                         "Item: Meals | Limit: 35 a day | Receipt needed: Over 10\nItem: Mileage | Limit: 45p a mile | Receipt needed: No\n"
+                         "Claims must be submitted within 60 days.")
+    assert opening_headings(text, sentences(text)) == ["", "2. Annual leave", "", "5. Expenses", "", ""]
+    [few] = compress("Do I need a receipt for mileage?", merged_results([text]), embedder, count, CompressionSettings(max_tokens=12, layout=True))
+    assert few.text == "…\nItem: Mileage | Limit: 45p a mile | Receipt needed: No\n…"
+    [flat] = compress("Do I need a receipt for mileage?", merged_results([text]), embedder, count)
+    assert "\n" not in flat.text  # the default: joined by spaces

@@ -258,6 +258,10 @@ ANSWER_PRESETS: dict[str, AnswerSettings] = {
     # questions when its history was not read ahead: a cold turn's first token about 2 s sooner, at
     # about a point of ROUGE-L on the test half and more false declines (docs/benchmarks.md)
     "self-contained": AnswerSettings(self_contained_history=Budget(tokens=100, answer_words=0)),
+    # the default with a kept heading and a table's rows on lines of their own: it mended a handbook
+    # chat (the leave, hotel and mileage questions), but on MT-RAG it changed 8 dev and 11 test answers,
+    # for the worse on average, none significantly (docs/benchmarks.md)
+    "layout": AnswerSettings(compression=CompressionSettings(layout=True)),
 }
 
 

@@ -16,7 +16,8 @@ for sick leave?", under the decline gate's floor, so the turn was declined; read
 From the eighth day ..." it scores 0.77. A heading only adds: a sentence that matches the question by
 itself keeps its own score (read under headings only, on the dev half, a cloud answer's best sentence
 fell from 0.50 to 0.42 under a heading about something else, and the turn was declined). The prompt
-shows the sentence as written.
+shows the sentence as written (with ``layout``, an option, a kept heading and a table's rows on lines
+of their own).
 
 A passage's sentence vectors are computed from that passage alone and kept (:func:`passage_vectors`):
 embedding the sentences was most of a turn's work before the model (about 0.4 s for five passages on
@@ -49,6 +50,11 @@ class CompressionSettings:
     min_sentence_chars: int = 12
     #: also read each sentence under its section heading (:func:`under_headings`)
     headings: bool = True
+    #: show a kept heading and a table's rows on lines of their own (:func:`_joined`); off, every kept
+    #: sentence is joined by spaces. An option: it mended a handbook chat, but on MT-RAG it changed 8
+    #: dev and 11 test answers for the worse on average (docs/benchmarks.md, "Headings and rows on
+    #: lines of their own")
+    layout: bool = False
     #: a sentence added to fill the budget (beyond each passage's best) must score at least this share
     #: of the turn's best sentence (0: any sentence fills)
     fill_share: float = 0.0
@@ -177,6 +183,20 @@ def headings(text: str) -> list[tuple[int, str]]:
     return found
 
 
+def _starts(text: str, parts: Sequence[str]) -> list[int | None]:
+    """Where each of ``parts`` (``text``'s sentences, in order) starts in ``text``; None where one is
+    not found as written (never expected)."""
+    out: list[int | None] = []
+    at = 0
+    for part in parts:
+        first = part.split()[:3]
+        found = re.compile(r"\s+".join(map(re.escape, first))).search(text, at) if first else None
+        if found is not None:
+            at = found.start()
+        out.append(None if found is None else at)
+    return out
+
+
 def under_headings(text: str, parts: Sequence[str]) -> list[str]:
     """``parts`` (``text``'s sentences, in order) as they are scored: each one after the heading of
     its section ("3. Sick leave: From the eighth day ..."); a heading, and a sentence before any, as
@@ -185,16 +205,39 @@ def under_headings(text: str, parts: Sequence[str]) -> list[str]:
     if not heads:
         return list(parts)
     out: list[str] = []
-    at = 0
-    for part in parts:
-        first = part.split()[:3]
-        found = re.compile(r"\s+".join(map(re.escape, first))).search(text, at) if first else None
-        if found is None:  # not found as written (never expected): scored alone
-            out.append(part)
-            continue
-        at = found.start()
-        over = [line for start, line in heads if start < at]
+    for part, at in zip(parts, _starts(text, parts)):
+        over = [line for start, line in heads if at is not None and start < at]
         out.append(f"{over[-1]}: {part}" if over and not any(start == at for start, _ in heads) else part)
+    return out
+
+
+def opening_headings(text: str, parts: Sequence[str]) -> list[str]:
+    """The heading each of ``parts`` opens with ("" for none): a heading shown run into the sentence
+    after it ("… 2. Annual leave Full-time staff get 25 days ...") misled the small model, which
+    answered "How many days of annual leave do I get?" with a later sentence of the section; shown on
+    its own line it answered "25 days"."""
+    heads = dict(headings(text))
+    return [heads.get(at, "") if at is not None and part.startswith(heads.get(at, "\0")) else ""
+            for part, at in zip(parts, _starts(text, parts))]
+
+
+#: a table's row as convrag's readers write it ("Item: Mileage | Limit: 45p a mile | Receipt needed: No")
+_ROW = " | "
+
+
+def _joined(pieces: Sequence[tuple[str, str]]) -> str:
+    """A passage's kept sentences (and "…" marks), each heading (:func:`opening_headings`) and each
+    table row on a line of its own, the rest joined by spaces. Run together, "... Receipt needed: Over
+    £10 Item: Mileage | Limit: 45p a mile | Receipt needed: No" left the small model to guess which row
+    a cell belongs to."""
+    out = ""
+    line_after = False  # the last piece ends its line: a heading alone, or a row
+    for text, heading in pieces:
+        rest = text[len(heading) :].strip() if heading else text
+        body = f"{heading}\n{rest}" if heading and rest else text
+        own_line = bool(heading) or _ROW in text
+        out = f"{out}{chr(10) if own_line or line_after else ' '}{body}" if out else body
+        line_after = (bool(heading) and not rest) or _ROW in rest
     return out
 
 
@@ -265,18 +308,19 @@ def compress(
     out: list[CompressedPassage] = []
     for p, r in enumerate(results):
         rows = [j for j, (q, _, _) in enumerate(flat) if q == p]
-        pieces: list[str] = []
+        opens = opening_headings(r.hit.text, split[p]) if settings.layout else [""] * len(split[p])
+        pieces: list[tuple[str, str]] = []
         previous = -2
         for j in rows:
             if j in keep:
                 if previous != -2 and j != previous + 1:
-                    pieces.append("…")
-                pieces.append(flat[j][2])
+                    pieces.append(("…", ""))
+                pieces.append((flat[j][2], opens[flat[j][1]]))
                 previous = j
         if rows and rows[-1] not in keep:
-            pieces.append("…")
+            pieces.append(("…", ""))
         if rows and rows[0] not in keep:
-            pieces.insert(0, "…")
+            pieces.insert(0, ("…", ""))
         top = max(rows, key=lambda j: scores[j]) if rows else None
         best = float(scores[top]) if top is not None else 0.0
         heading = ""
@@ -284,5 +328,6 @@ def compress(
             _, i, sentence = flat[top]
             heading = scored[p][i][: -len(sentence) - 2]
         # shown tidied (clapnq's Treebank spacing), scored and budgeted as stored
-        out.append(CompressedPassage(r, tidy_spacing(" ".join(pieces)), sum(j in keep for j in rows), len(rows), best, heading))
+        text = _joined(pieces) if settings.layout else " ".join(piece for piece, _ in pieces)
+        out.append(CompressedPassage(r, tidy_spacing(text), sum(j in keep for j in rows), len(rows), best, heading))
     return out
