@@ -640,3 +640,14 @@ def test_the_decisions_panel_names_the_heading_a_sentence_scored_under(capsys) -
     compression = {"kept_sentences": [2], "total_sentences": [3], "relevance": 0.68, "relevance_heading": "3. Sick [leave]"}
     print_decisions(PipelineResult("A [1].", [], False, MergeOutcome([]), TurnTrace(queries=["q"], answer={"details": {"compression": compression}})))
     assert 'relevance 0.68 (read under "3. Sick [leave]")' in " ".join(capsys.readouterr().out.split())
+
+
+def test_ask_and_chat_take_the_answer_settings(tmp_path) -> None:
+    """``--answers`` (e.g. ``layout``) was an option of ``eval-answers`` alone; an unknown name is refused
+    before anything loads."""
+    from convrag.cli.answers import spec_from
+
+    assert spec_from("docs", "auto", "progressive", "enhanced", "strategy", 10, "layout").answer == "layout"
+    for command in (["ask", "What is it?"], ["chat"]):
+        result = runner.invoke(app, [*command, "-c", "docs", "--store", str(tmp_path), "--answers", "verbose"])
+        assert result.exit_code != 0 and "unknown answer settings 'verbose'" in str(result.exception)  # said as "error: ..." by main()

@@ -64,6 +64,7 @@ def test_bad_config_files_are_clear_errors(tmp_path: Path) -> None:
     ("retriever: bm26", "pipelines.support: unknown retriever 'bm26'"),
     ("queries: [strategy, poem]", "pipelines.support: unknown query"),
     ("k: 0", "pipelines.support.k: Input should be greater than or equal to 1"),
+    ("answer: verbose", "pipelines.support: unknown answer settings 'verbose'; expected one of default, first"),
 ])
 def test_a_pipeline_that_cannot_be_built_is_refused_when_the_settings_load(tmp_path: Path, pipeline: str, error: str) -> None:
     """An unknown strategy or retriever in a configured pipeline started the service; the first
@@ -199,3 +200,11 @@ def test_text_the_indexer_reads_is_not_refused_for_its_encoding(name: str, data:
     """The service takes what ``convrag index`` takes (it refused every file that was not UTF-8)."""
     check_content(name, data, len(data))
     check_content(name, data[:-1], len(data))  # the sniffed block may cut a UTF-16 character in two
+
+
+def test_a_pipeline_names_how_its_answers_are_written(tmp_path: Path) -> None:
+    """The answer presets (e.g. ``layout``: headings and table rows on lines of their own) were open to
+    ``eval-answers`` and Python only; a configured pipeline picks one."""
+    config = tmp_path / "convrag.yaml"
+    config.write_text("pipelines:\n  handbook:\n    collections: [docs]\n    answer: layout\n")
+    assert ServiceSettings.load(config).pipelines["handbook"].spec().answer == "layout"

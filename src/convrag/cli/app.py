@@ -98,6 +98,12 @@ DepthOpt = Annotated[int, typer.Option("-k", help="Passages retrieved per collec
 PipelineRetrieverOpt = Annotated[str, typer.Option("--retriever", "-r", help="auto (hybrid; several collections are routed to those the turn is about), bm25, dense or hybrid.")]
 StrategyOpt = Annotated[str, typer.Option("--strategy", "-s", help="Query strategy.")]
 MergeOpt = Annotated[str, typer.Option("--merge", help="rrf, combsum, combmnz or enhanced.")]
+AnswersOpt = Annotated[str, typer.Option("--answers", help=(
+    "Answer settings: default, first (the first prompt, no compression, no decline gate), ungated (the default "
+    "without the decline gate), fast (the standalone question in place of the conversation: a shorter prompt), copy "
+    "(the default with the copy steer: the passages' wording kept), self-contained (a follow-up that needs no context "
+    "shown only the user's questions, unless read ahead) or layout (headings and a table's rows shown on lines of "
+    "their own)."))]
 
 
 def said(exc: ConvragError) -> str:

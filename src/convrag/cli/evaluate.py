@@ -12,6 +12,7 @@ from ..console import RichReporter, console
 from ..errors import ConfigError
 from ..limits import check_question
 from .app import (
+    AnswersOpt,
     BackendOpt,
     LLMOpt,
     LLMUrlOpt,
@@ -247,7 +248,7 @@ def eval_answers(
     answerable: Annotated[int, typer.Option("--answerable", min=0, help="ANSWERABLE turns sampled (seeded).")] = 60,
     partial: Annotated[int, typer.Option("--partial", min=0, help="PARTIAL turns sampled (seeded).")] = 20,
     unanswerable: Annotated[int, typer.Option("--unanswerable", min=-1, help="UNANSWERABLE turns sampled (-1: all).")] = -1,
-    answers: Annotated[str, typer.Option("--answers", help="Answer settings: default, first (the first prompt, no compression, no decline gate), ungated (the default without the decline gate), fast (the standalone question in place of the conversation: a shorter prompt), copy (the default with the copy steer: the passages' wording kept), self-contained (a follow-up that needs no context shown only the user's questions, unless read ahead) or layout (headings and a table's rows shown on lines of their own).")] = "default",
+    answers: AnswersOpt = "default",
     compare: Annotated[bool, typer.Option("--compare/--no-compare", help="Also answer the same turns with the first prompt, for the overlap target.")] = True,
     strategy: Annotated[str, typer.Option("--strategy", "-s", help="Query strategy.")] = "progressive",
     seed: Annotated[int, typer.Option("--seed", help="Seed of the turn sample.")] = 0,

@@ -62,6 +62,8 @@ class PipelineConfig(BaseModel):
     merge: str = "enhanced"
     k: int = Field(10, ge=1, le=100)
     multi_query: bool = False
+    #: how answers are written: a name in convrag.generate.answer.ANSWER_PRESETS (e.g. layout)
+    answer: str = "default"
     description: str = ""
 
     @model_validator(mode="after")
@@ -78,7 +80,7 @@ class PipelineConfig(BaseModel):
         if self.multi_query and "summary" not in queries:
             queries += ("summary",)
         return PipelineSpec(tuple(collections if collections is not None else self.collections), strategy=self.strategy,
-                            queries=queries, retriever=self.retriever, merge=self.merge, k=k or self.k)
+                            queries=queries, retriever=self.retriever, merge=self.merge, k=k or self.k, answer=self.answer)
 
 
 class ServiceSettings(BaseSettings):
