@@ -208,3 +208,16 @@ def test_a_pipeline_names_how_its_answers_are_written(tmp_path: Path) -> None:
     config = tmp_path / "convrag.yaml"
     config.write_text("pipelines:\n  handbook:\n    collections: [docs]\n    answer: layout\n")
     assert ServiceSettings.load(config).pipelines["handbook"].spec().answer == "layout"
+
+
+def test_the_service_default_answer_settings_are_checked_and_reach_its_chats(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The web chat and ``collection:NAME`` models take ``answer`` (e.g. layout) from the service's settings."""
+    from convrag.service.pipelines import Pipelines
+
+    config = tmp_path / "convrag.yaml"
+    config.write_text("answer: layout\n")
+    settings = ServiceSettings.load(config)
+    assert Pipelines(settings, None, None).route("collection:docs", ["docs"]).config.spec().answer == "layout"
+    monkeypatch.setenv("CONVRAG_ANSWER", "verbose")
+    with pytest.raises(ConfigError, match=r"invalid settings \(CONVRAG_ANSWER\): answer: unknown answer settings 'verbose'"):
+        ServiceSettings.load()

@@ -17,6 +17,15 @@ ANSWER_PASSAGES = 5
 RETRIEVERS = ("auto", "bm25", "dense", "hybrid")
 
 
+def check_answer(name: str) -> str:
+    """``name`` if it names answer settings (:data:`convrag.generate.answer.ANSWER_PRESETS`), else a ConfigError."""
+    from ..generate.answer import ANSWER_PRESETS
+
+    if name not in ANSWER_PRESETS:
+        raise ConfigError(f"unknown answer settings {name!r}; expected one of {', '.join(ANSWER_PRESETS)}")
+    return name
+
+
 @dataclass(frozen=True)
 class PipelineSpec:
     """``queries``: the strategy's query first, then extra query stages fused with it (RRF), e.g.
@@ -56,9 +65,6 @@ class PipelineSpec:
             raise ConfigError(f"unknown retriever {self.retriever!r}; expected one of {', '.join(RETRIEVERS)}")
         if not 1 <= self.k <= 1000:
             raise ConfigError(f"k is the number of passages per collection, 1 to 1000; got {self.k}")
-        from ..generate.answer import ANSWER_PRESETS
-
-        if self.answer not in ANSWER_PRESETS:
-            raise ConfigError(f"unknown answer settings {self.answer!r}; expected one of {', '.join(ANSWER_PRESETS)}")
+        check_answer(self.answer)
         if self.answer_passages < 1 or (self.answer_tokens is not None and self.answer_tokens < 50):
             raise ConfigError("the answer needs at least one passage and 50 tokens of budget")

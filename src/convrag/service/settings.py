@@ -20,7 +20,7 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 
 from .. import config
 from ..errors import ConfigError, not_utf8
-from ..pipeline.spec import PipelineSpec
+from ..pipeline.spec import PipelineSpec, check_answer
 from ..strategies.registry import check_strategy
 
 _CONFIG_FILE: ContextVar[Path | None] = ContextVar("convrag_config_file", default=None)
@@ -108,6 +108,9 @@ class ServiceSettings(BaseSettings):
     #: collection there is taken on, its files linked, when one of its name is created
     indexed_store: Path = Field(default_factory=config.default_store)
     strategy: str = "progressive"
+    #: how answers are written where no configured pipeline says (the web chat, collection:NAME models):
+    #: a name in convrag.generate.answer.ANSWER_PRESETS, e.g. layout
+    answer: str = "default"
     pipelines: dict[str, PipelineConfig] = Field(default_factory=dict)
     limits: Limits = Field(default_factory=Limits)
     #: after each answer (conversations API, OpenAI endpoint), read the next turn's prompt up to its
@@ -131,6 +134,12 @@ class ServiceSettings(BaseSettings):
     def _known_strategy(cls, value: str) -> str:
         with _as_settings_error():
             return check_strategy(value)
+
+    @field_validator("answer")
+    @classmethod
+    def _known_answer(cls, value: str) -> str:
+        with _as_settings_error():
+            return check_answer(value)
 
     @classmethod
     def settings_customise_sources(

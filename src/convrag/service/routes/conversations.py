@@ -155,7 +155,8 @@ class _Turn:
         except TurnError as exc:
             raise ApiError(exc.status, str(exc), exc.code) from None
         self.state, self.conversation, self.question, self.replace_last = state, conversation, question, replace_last
-        self.config = PipelineConfig(collections=conversation["collections"], strategy=conversation["strategy"])
+        self.config = PipelineConfig(collections=conversation["collections"], strategy=conversation["strategy"],
+                                     answer=state.settings.answer)
         # a regenerate is another attempt: sampled with a seed of its own, where greedy decoding (and
         # the completion cache) gave the very answer it replaces
         self.sampling = Sampling.fresh() if replace_last else None
@@ -253,7 +254,7 @@ def router(limits: Limits) -> APIRouter:
         strategy = body.strategy or state.settings.strategy
         _known(strategy)
         conversation = state.store.add_conversation(body.title or "New conversation", body.collections, strategy)
-        state.read_ahead_for(PipelineConfig(collections=body.collections, strategy=strategy), [])
+        state.read_ahead_for(PipelineConfig(collections=body.collections, strategy=strategy, answer=state.settings.answer), [])
         return conversation
 
     @api.get("/conversations/{conv_id}", response_model=None, responses={200: {"model": ConversationOut}})
@@ -307,7 +308,7 @@ def router(limits: Limits) -> APIRouter:
         the model's cache, and its next question would wait for all of it. ``reading`` is false
         where there is nothing to read (read-ahead is off, or its collections have no documents)."""
         conversation = _conversation(state, conv_id)
-        config = PipelineConfig(collections=conversation["collections"], strategy=conversation["strategy"])
+        config = PipelineConfig(collections=conversation["collections"], strategy=conversation["strategy"], answer=state.settings.answer)
         return {"reading": state.read_ahead_for(config, _history(conversation["turns"]))}
 
     @api.post("/conversations/{conv_id}/stop")
