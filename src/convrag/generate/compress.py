@@ -151,9 +151,10 @@ PROSE_MIN_WORDS = 5
 
 
 def _heading_like(line: str) -> bool:
-    return (0 < len(line) <= HEADING_MAX_CHARS and len(line.split()) <= HEADING_MAX_WORDS and (line[0].isupper() or line[0].isdigit())
+    words = line.split()
+    return (0 < len(line) <= HEADING_MAX_CHARS and len(words) <= HEADING_MAX_WORDS and (line[0].isupper() or line[0].isdigit())
             and line[-1] not in ".!?,;:" and not _NOT_HEADING.search(line) and any(ch.isalpha() for ch in line)
-            and line.split()[-1].lower() not in STOP)
+            and words[-1].lower() not in STOP)
 
 
 def headings(text: str) -> list[tuple[int, str]]:
@@ -165,21 +166,17 @@ def headings(text: str) -> list[tuple[int, str]]:
     them apart and only makes an on-topic question the passages cannot answer look answered (on the
     dev half, the gate's separation of unanswerable turns fell from an ROC AUC of 0.666 to 0.642 on
     Wikipedia with titles as headings)."""
-    lines = text.split("\n")
-    starts = [0]
-    for line in lines:
-        starts.append(starts[-1] + len(line) + 1)
+    lines: list[tuple[int, str]] = []  # the lines that are not blank, with the offsets their text starts at
+    start = 0
+    for raw in text.split("\n"):
+        if raw.strip():
+            lines.append((start + len(raw) - len(raw.lstrip()), raw.strip()))
+        start += len(raw) + 1
     found: list[tuple[int, str]] = []
-    before = ""
-    for i, raw in enumerate(lines):
-        line = raw.strip()
-        if not line:
-            continue
-        after = next((other.strip() for other in lines[i + 1 :] if other.strip()), "")
-        if (before and _heading_like(line) and len(after.split()) >= PROSE_MIN_WORDS and (after[0].isupper() or after[0].isdigit())
+    for (_, before), (at, line), (_, after) in zip(lines, lines[1:], lines[2:]):
+        if (_heading_like(line) and len(after.split()) >= PROSE_MIN_WORDS and (after[0].isupper() or after[0].isdigit())
                 and (before[-1] in ".!?:" or _heading_like(before))):
-            found.append((starts[i] + len(raw) - len(raw.lstrip()), line))
-        before = line
+            found.append((at, line))
     return found
 
 
@@ -217,8 +214,8 @@ def opening_headings(text: str, parts: Sequence[str]) -> list[str]:
     answered "How many days of annual leave do I get?" with a later sentence of the section; shown on
     its own line it answered "25 days"."""
     heads = dict(headings(text))
-    return [heads.get(at, "") if at is not None and part.startswith(heads.get(at, "\0")) else ""
-            for part, at in zip(parts, _starts(text, parts))]
+    opened = [heads.get(at, "") if at is not None else "" for at in _starts(text, parts)]
+    return [heading if part.startswith(heading) else "" for part, heading in zip(parts, opened)]
 
 
 #: a table's row as convrag's readers write it ("Item: Mileage | Limit: 45p a mile | Receipt needed: No")
@@ -250,11 +247,12 @@ def _split(results: Sequence[MergedResult], count_tokens: Callable[[str], int],
     return shown, [under_headings(r.hit.text, parts) for r, parts in zip(results, shown)]
 
 
-def sentence_scores(embedder: Embedder, shown: Sequence[str], scored: Sequence[str], asked: np.ndarray) -> np.ndarray:
-    """Each of a passage's sentences' cosine to the query vector ``asked``: the better of the sentence
-    alone (``shown``) and under its heading (``scored``, the same list where the passage has none)."""
+def sentence_scores(embedder: Embedder, shown: Sequence[str], scored: Sequence[str], asked: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each of a passage's sentences' cosine to the query vector ``asked`` alone (``shown``), and its
+    score: the better of that and its cosine under its heading (``scored``, the same list where the
+    passage has none)."""
     alone = passage_vectors(embedder, shown) @ asked
-    return alone if list(scored) == list(shown) else np.maximum(alone, passage_vectors(embedder, scored) @ asked)
+    return alone, alone if list(scored) == list(shown) else np.maximum(alone, passage_vectors(embedder, scored) @ asked)
 
 
 def best_score(query: str, results: Sequence[MergedResult], embedder: Embedder,
@@ -263,7 +261,7 @@ def best_score(query: str, results: Sequence[MergedResult], embedder: Embedder,
     (its sentence vectors are kept, so only the query is embedded)."""
     split, scored = _split(results, token_counter(count_tokens), settings)
     asked = embedder.encode([query])[0]
-    return max((float(np.max(sentence_scores(embedder, shown, headed, asked))) for shown, headed in zip(split, scored) if shown),
+    return max((float(np.max(sentence_scores(embedder, shown, headed, asked)[1])) for shown, headed in zip(split, scored) if shown),
                default=0.0)
 
 
@@ -288,8 +286,8 @@ def compress(
     # scored passage by passage: one product over all passages' sentences gave a passage's scores other
     # last bits beside other passages (BLAS splits a matrix of 8 rows otherwise than one of 3; on an
     # AVX-512 Xeon, not on the AVX2 EPYC), so its sentences could rank otherwise with other company
-    scores = np.concatenate([sentence_scores(embedder, shown, headed, asked) for shown, headed in zip(split, scored)])
-    alone = np.concatenate([passage_vectors(embedder, shown) @ asked for shown in split])
+    alone_blocks, score_blocks = zip(*(sentence_scores(embedder, shown, headed, asked) for shown, headed in zip(split, scored)))
+    alone, scores = np.concatenate(alone_blocks), np.concatenate(score_blocks)
     cost = [count_tokens(s) for _, _, s in flat]
     keep: set[int] = set()
     used = 0

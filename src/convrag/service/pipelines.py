@@ -57,7 +57,7 @@ class Pipelines:
             names = list(dict.fromkeys(n for n in model[len(COLLECTION_PREFIX):].split("+") if n))
             missing = [n for n in names if n not in known]
             if names and not missing:
-                return Route(model, PipelineConfig(collections=names, strategy=self.settings.strategy, answer=self.settings.answer))
+                return Route(model, self.settings.pipeline(names))
         raise UnknownModel(
             f"unknown model {model!r}: use a configured pipeline ({', '.join(self.settings.pipelines) or 'none configured'}) "
             f"or collection:NAME with one of: {', '.join(known) or 'no collections yet'}"

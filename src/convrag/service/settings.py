@@ -172,6 +172,11 @@ class ServiceSettings(BaseSettings):
         finally:
             _CONFIG_FILE.reset(token)
 
+    def pipeline(self, collections: list[str], strategy: str | None = None) -> PipelineConfig:
+        """A pipeline over ``collections`` with the service's defaults: its strategy (else ``strategy``,
+        a conversation's own) and its answer settings."""
+        return PipelineConfig(collections=collections, strategy=strategy or self.strategy, answer=self.answer)
+
     @property
     def milvus_target(self) -> str:
         """The Milvus of backend "milvus": ``milvus_uri``, else a Milvus Lite file in the data folder."""

@@ -54,7 +54,7 @@ class ServiceState:
         ahead for. It stays in the model's cache for later new conversations too, whose prompts
         begin with it. False when there is no collection with documents yet."""
         first = self.collection_names()[:1]  # one with documents, if any has (read_ahead_for checks)
-        return bool(first) and self.read_ahead_for(PipelineConfig(collections=first, strategy=self.settings.strategy, answer=self.settings.answer), [])
+        return bool(first) and self.read_ahead_for(self.settings.pipeline(first), [])
 
     def read_ahead_after(self, config: PipelineConfig, messages: Sequence[Message], answer: str) -> None:
         """Have the next turn's prompt read ahead once ``answer`` to ``messages`` is given: the

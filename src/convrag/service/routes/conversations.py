@@ -23,7 +23,7 @@ from ...types import Message
 from ..errors import ApiError, error_for
 from ..export import conversation_markdown
 from ..gate import Busy, ConversationBusy
-from ..settings import Limits, PipelineConfig
+from ..settings import Limits
 from ..state import ServiceState, get_state
 from ..store import ConversationChanged
 from ..turns import TurnError, check_turn, run_turn, stream_turn
@@ -155,8 +155,7 @@ class _Turn:
         except TurnError as exc:
             raise ApiError(exc.status, str(exc), exc.code) from None
         self.state, self.conversation, self.question, self.replace_last = state, conversation, question, replace_last
-        self.config = PipelineConfig(collections=conversation["collections"], strategy=conversation["strategy"],
-                                     answer=state.settings.answer)
+        self.config = state.settings.pipeline(conversation["collections"], conversation["strategy"])
         # a regenerate is another attempt: sampled with a seed of its own, where greedy decoding (and
         # the completion cache) gave the very answer it replaces
         self.sampling = Sampling.fresh() if replace_last else None
@@ -254,7 +253,7 @@ def router(limits: Limits) -> APIRouter:
         strategy = body.strategy or state.settings.strategy
         _known(strategy)
         conversation = state.store.add_conversation(body.title or "New conversation", body.collections, strategy)
-        state.read_ahead_for(PipelineConfig(collections=body.collections, strategy=strategy, answer=state.settings.answer), [])
+        state.read_ahead_for(state.settings.pipeline(body.collections, strategy), [])
         return conversation
 
     @api.get("/conversations/{conv_id}", response_model=None, responses={200: {"model": ConversationOut}})
@@ -308,7 +307,7 @@ def router(limits: Limits) -> APIRouter:
         the model's cache, and its next question would wait for all of it. ``reading`` is false
         where there is nothing to read (read-ahead is off, or its collections have no documents)."""
         conversation = _conversation(state, conv_id)
-        config = PipelineConfig(collections=conversation["collections"], strategy=conversation["strategy"], answer=state.settings.answer)
+        config = state.settings.pipeline(conversation["collections"], conversation["strategy"])
         return {"reading": state.read_ahead_for(config, _history(conversation["turns"]))}
 
     @api.post("/conversations/{conv_id}/stop")
