@@ -32,7 +32,7 @@ from .diversity import jaccard, word_set
 from .fuse import fuse
 from .ordering import edges_first
 from .presets import PRESETS, classify_query, preset_weights
-from .signals import QualitySignals, quality_multiplier
+from .signals import DEFAULT_SIGNALS, QualitySignals, quality_multiplier
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ class MergeSettings:
     rrf_k: float = RRF_K  # the RRF constant (not a depth)
     norm: str = "minmax"
     collection_weights: Mapping[str, float] = field(default_factory=dict)
-    signals: QualitySignals | None = QualitySignals()
+    signals: QualitySignals | None = DEFAULT_SIGNALS
     diversity: float | None = None  # None: from the query-type preset
     drop_at: float = 0.9
     max_tokens: int | None = 2000  # whole passages' tokens together; None: no limit
