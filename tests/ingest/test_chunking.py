@@ -1,3 +1,5 @@
+import re
+
 import pytest
 
 from convrag.embeddings import Embedder
@@ -77,3 +79,80 @@ def test_a_long_document_is_tokenized_in_pieces_with_the_same_tokens(embedder: E
         seen.clear()
         assert document_spans(text, recording, piece_chars) == token_spans(whole), piece_chars
         assert max(seen) <= piece_chars and (len(seen) > 1) == (piece_chars < len(text))
+
+
+def _manual(sections: int = 8, sentences: int = 14) -> Document:
+    """A document of numbered sections, each a heading line and a paragraph of sentences."""
+    from convrag.ingest.documents import Heading
+
+    lines, headings = ["Pump manual"], [Heading(1, "Pump manual")]
+    for s in range(1, sections + 1):
+        heading = f"{s}. Part {s}"
+        paragraph = " ".join(f"Sentence {k} of part {s} says the valve turns {k * s} times, e.g. twice a day." for k in range(sentences))
+        lines += [heading, paragraph]
+        headings.append(Heading(2, heading))
+    return Document("manual", "Pump manual", "\n".join(lines), headings=tuple(headings))
+
+
+def test_structured_passages_end_and_begin_at_sentences_and_sections(embedder: Embedder) -> None:
+    """MT-RAG's windows are cut wherever the token count falls: a passage began ", and less in quiet
+    mode." and ended "Clean the magnetic". A user's document is now cut at sentence and line ends, and
+    a new section's heading is where a passage begins where one is near: never its last line."""
+    document = _manual()
+    passages = chunk_document(document, embedder.tokenizer)
+    plain = chunk_document(document, embedder.tokenizer, structured=False)
+    assert any(not p.text.endswith(".") for p in plain)  # the old windows end mid-sentence: the test can fail
+    spans = [tuple(int(x) for x in p.doc_id.rsplit("-", 2)[1:]) for p in passages]
+    assert spans[0][0] == 0 and spans[-1][1] == len(document.text)
+    for a, b in zip(spans, spans[1:], strict=False):  # in order, and nothing but a line break between two
+        assert a[0] < b[0] and not document.text[a[1]:b[0]].strip()
+    for passage, (start, _) in zip(passages, spans, strict=True):
+        assert passage.text.endswith(".") and document.text[start:].startswith(("Sentence", "Pump", *"12345678"))
+        assert not passage.text.split("\n")[-1].endswith(tuple(f"Part {s}" for s in range(1, 9)))  # no heading left at the end
+        assert not re.search(r"\d\.$", passage.text)  # "6." numbers a line; no sentence ends there
+    lengths = [len(embedder.tokenizer(p.text, add_special_tokens=False)["input_ids"]) for p in passages]
+    assert max(lengths) <= 512 and min(lengths[:-1]) > 256  # cut in the window's second half
+    assert sum(p.text.startswith(tuple(f"{s}. Part" for s in range(1, 9))) for p in passages) >= len(passages) - 2
+
+
+def test_a_passage_is_titled_by_the_sections_it_begins_in(embedder: Embedder) -> None:
+    """A passage that began mid-section had no words for what it was about but its own: the second half
+    of a manual's fault codes did not say "fault codes"; its title now does, for BM25, the dense model
+    (both read the title) and the citation."""
+    from convrag.ingest.chunking import section_titles
+    from convrag.ingest.documents import Heading
+
+    passages = chunk_document(_manual(), embedder.tokenizer)
+    for passage in passages:
+        start = int(passage.doc_id.rsplit("-", 2)[1])
+        before = [line for line in _manual().text[:start].split("\n") if ". Part " in line]
+        opens = passage.text.split("\n")[0]
+        if start == 0:
+            assert passage.title == "Pump manual"  # its heading repeats the title: not named twice
+        elif ". Part " in opens:
+            assert passage.title == "Pump manual"  # it opens with its section's heading, which its text shows
+        else:
+            assert passage.title == f"Pump manual \u203a {before[-1]}"
+    marks = [(0, Heading(1, "Guide")), (10, Heading(2, "Fees")), (20, Heading(3, "Kayaks")), (30, Heading(2, "Rules"))]
+    assert section_titles("Guide", marks, [(0, 9), (12, 25), (25, 35), (30, 40), (33, 50)]) == [
+        "Guide", "Guide \u203a Fees", "Guide \u203a Fees \u203a Kayaks", "Guide", "Guide \u203a Rules"]
+    assert section_titles("", marks[1:2], [(12, 20)]) == ["Fees"]
+
+
+def test_headings_are_found_by_their_lines_in_order(embedder: Embedder) -> None:
+    """A heading is placed at the first line after the last one found that reads as it; one no line
+    reads as (a reader joined it otherwise) is skipped, and those after it are still found."""
+    from convrag.ingest.chunking import heading_offsets
+    from convrag.ingest.documents import Heading
+
+    text = "Fees\nBoats pay. Fees\nKayaks\nFees\nRules"
+    found = heading_offsets(text, [Heading(1, "Fees"), Heading(2, "Lost"), Heading(2, "Fees"), Heading(1, "Rules")])
+    assert found == [(0, Heading(1, "Fees")), (text.index("\nFees\n") + 1, Heading(2, "Fees")), (text.rindex("Rules"), Heading(1, "Rules"))]
+
+
+def test_text_without_sentence_ends_is_cut_where_the_count_falls(embedder: Embedder) -> None:
+    """A run of words with no full stop or line break has nowhere better to be cut: the windows are
+    MT-RAG's, and nothing is lost."""
+    text = " ".join(f"word{i}" for i in range(900))
+    structured = chunk_document(Document("d", "T", text), embedder.tokenizer)
+    assert [p.doc_id for p in structured] == [p.doc_id for p in chunk_document(Document("d", "T", text), embedder.tokenizer, structured=False)]

@@ -1009,3 +1009,37 @@ def test_documents_differing_only_in_suffix_keep_their_suffix_in_their_ids(tmp_p
     (tmp_path / "fees.md").write_text("Boats pay 60 euros a night.")
     documents = list(iter_documents(tmp_path))
     assert [(d.doc_id, d.title) for d in documents] == [("fees", "fees"), ("notes.md", "notes"), ("notes.txt", "notes")]
+
+
+def test_the_headings_a_document_marks_are_kept_with_their_levels(tmp_path: Path) -> None:
+    """A passage that begins inside a section is titled by it (:mod:`convrag.ingest.chunking`): the
+    readers that know a heading for sure (Markdown, HTML, Word, OpenDocument, PowerPoint, EPUB) keep
+    each as the line it reads as, with its level; plain text and PDF keep none."""
+    import docx
+
+    from convrag.ingest.documents import Heading
+
+    (tmp_path / "fees.md").write_text("# Harbour guide\n\nIntro.\n\n## Fees *2025*\n\nBoats pay.\n\n### Kayaks\n\nFree.\n\n"
+                                      "```\n# not a heading\n```\n", encoding="utf-8")
+    assert read_document(tmp_path / "fees.md").headings == (Heading(1, "Harbour guide"), Heading(2, "Fees 2025"), Heading(3, "Kayaks"))
+    (tmp_path / "fees.html").write_text("<title>Guide</title><h2>Fees <em>now</em></h2><p>Boats pay.</p><h4>Late</h4><p>x</p>",
+                                        encoding="utf-8")
+    assert read_document(tmp_path / "fees.html").headings == (Heading(2, "Fees now"), Heading(4, "Late"))
+    word = docx.Document()
+    word.add_heading("Harbour guide", 0)  # the Title style
+    word.add_paragraph("Intro.")
+    word.add_heading("Fees", 1)
+    word.add_heading("Kayaks", 2)
+    word.add_paragraph("Free.")
+    word.save(tmp_path / "fees.docx")
+    assert read_document(tmp_path / "fees.docx").headings == (Heading(0, "Harbour guide"), Heading(1, "Fees"), Heading(2, "Kayaks"))
+    body = ('<text:table-of-content><text:index-body><text:h>Fees 1</text:h></text:index-body></text:table-of-content>'
+            '<text:h text:outline-level="1">Fees</text:h><text:p>Boats pay.</text:p>'
+            '<text:section><text:h text:outline-level="2">Kayaks</text:h></text:section><text:h text:outline-level="x">Odd</text:h>')
+    assert read_document(make_odt(tmp_path / "fees.odt", body)).headings == (Heading(1, "Fees"), Heading(2, "Kayaks"), Heading(1, "Odd"))
+    assert [h.text for h in read_document(_deck(tmp_path / "fees.pptx")).headings] == ["Harbour fees 2025", "Moorings"]
+    book = make_epub(tmp_path / "b.epub", {"a.xhtml": "<h1>Arriving</h1><p>Call.</p>", "b.xhtml": "<h2>Fees</h2><p>40.</p>"},
+                     ["a.xhtml", "b.xhtml"])
+    assert read_document(book).headings == (Heading(1, "Arriving"), Heading(2, "Fees"))
+    (tmp_path / "fees.txt").write_text("Fees\n\nBoats pay 40 dollars a night.\n", encoding="utf-8")
+    assert read_document(tmp_path / "fees.txt").headings == ()

@@ -110,6 +110,20 @@ def test_a_word_document_is_uploaded_searched_and_cited(running, tmp_path: Path)
     assert original.content == (tmp_path / "licences.docx").read_bytes()
 
 
+def test_an_uploaded_document_s_passages_are_titled_by_their_sections_and_it_by_its_own(running) -> None:  # type: ignore[no-untyped-def]
+    """A passage of an upload that begins inside a section is titled by it (what a search shows and a
+    citation names); the document is still listed under its own title, not its last passage's."""
+    _, client, _ = running
+    filler = " ".join(f"Rule {i} of the pier says boats keep their lines coiled and tidy." for i in range(40))
+    markdown = f"# Pier rules\n\n## Mooring\n\n{filler}\n\n## Fuel\n\n{filler} Diesel is sold from 6am to 9pm at the pump.\n"
+    job = upload(client, "gov", [("pier.md", markdown.encode())])
+    assert job["status"] == "succeeded", job
+    hit = search(client, "diesel hours at the pump", 1)[0]
+    assert hit["title"] == "Pier rules \u203a Fuel" and "from 6am to 9pm" in hit["text"]
+    listed = [d for d in client.get("/api/collections/gov/documents").json() if d["doc_id"] == hit["document_id"]]
+    assert listed[0]["title"] == "Pier rules" and listed[0]["passages"] > 1
+
+
 def test_text_saved_in_a_windows_encoding_is_indexed_as_text(running) -> None:  # type: ignore[no-untyped-def]
     _, client, _ = running
     files = [("licence.txt", "Fishing licence: 25 € for résidents of the county.".encode("cp1252")),

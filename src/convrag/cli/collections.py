@@ -38,6 +38,10 @@ def index(
     windows: Annotated[bool, typer.Option("--windows/--no-windows", help="Also embed the further windows of passages longer than the model reads.")] = True,
     max_tokens: Annotated[int, typer.Option(help="Passage length in tokens, for documents.")] = 512,
     overlap: Annotated[int, typer.Option(help="Token overlap between passages, for documents.")] = 100,
+    structured: Annotated[bool, typer.Option(
+        "--structured/--plain-windows",
+        help="For documents: passages cut at sentence and line ends and titled by the section they begin in (the "
+             "default), or MT-RAG's plain token windows, cut wherever the count falls and titled by the document.")] = True,
     rebuild: Annotated[bool, typer.Option("--rebuild", help="Rebuild even if nothing changed.")] = False,
     backend: BackendOpt = "embedded",
     milvus_uri: MilvusUriOpt = "./data/convrag.db",
@@ -73,7 +77,7 @@ def index(
         skipped: list[str] = []
         unread: Counter[str] = Counter()
         with reporter.stage(f"chunking documents under {source}"):
-            passages = list(chunk_documents(iter_documents(source, skipped, unread), tokenizer, max_tokens, overlap))
+            passages = list(chunk_documents(iter_documents(source, skipped, unread), tokenizer, max_tokens, overlap, structured))
         for line in skipped:
             console.print(f"[yellow]skipped[/yellow] {escape(line)}", highlight=False)
         if unread:
@@ -85,7 +89,7 @@ def index(
                                   + (f" ({unread.total()} of other types not read)" if unread else ""))
     elif documents:  # one document: a collection of it alone (it read as a broken corpus)
         with reporter.stage(f"chunking {source}"):
-            passages = list(chunk_documents([read_document(source)], tokenizer, max_tokens, overlap))
+            passages = list(chunk_documents([read_document(source)], tokenizer, max_tokens, overlap, structured))
         if not passages:
             raise DataFormatError(source, no_text_reason(source))
     else:

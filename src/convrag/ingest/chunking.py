@@ -3,18 +3,36 @@
 Windows are counted in the embedding model's tokenizer, so a passage fits what
 the model reads. Passage ids are ``<doc_id>-<start>-<end>`` with character
 offsets into the document, as MT-RAG's passage ids are.
+
+A user's document is chunked by its structure as well (``structured=True``, the
+default; :func:`structured_spans`, :func:`section_titles`): a window ends at a
+sentence or line end and the next begins at one, and a passage that begins inside
+a section its reader marked is titled by that section too. MT-RAG's windows
+begin and end wherever the token count falls (", and less in quiet mode."), and a
+passage that began mid-section had no words for what it was about but its own
+(the fault codes' second half did not say "fault codes").
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import bisect
+import re
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from ..types import Passage
-from .documents import Document
+from .documents import Document, Heading
 
 DEFAULT_MAX_TOKENS = 512
 DEFAULT_OVERLAP = 100
+#: what joins a document's title and the sections a passage begins in, in the passage's title
+SECTION_SEPARATOR = " \u203a "
+#: the characters that end a sentence, and those that may close it after them (a quote, a bracket)
+_SENTENCE_ENDS = frozenset(".!?\u2026\u3002\uff01\uff1f")
+_CLOSERS = frozenset("\"')]\u201d\u2019\u00bb")
+#: a line's number or letter before its text: "6.", "3.2.", "iv.", "b."
+_NUMBERING_CHARS = 12
+_NUMBERING = re.compile(r"\s*(?:\d{1,3}(?:\.\d{1,3})*|[a-zA-Z]|[ivxlcIVXLC]{1,5})\.")
 
 #: a token wider than this many characters is a word the tokenizer could not split (WordPiece reads
 #: a word of over 100 characters as one unknown token, however long it is)
@@ -80,22 +98,129 @@ def document_spans(text: str, tokenizer: Any, piece_chars: int = PIECE_CHARS) ->
     return spans
 
 
+def starts(text: str, offsets: Sequence[tuple[int, int]]) -> list[bool]:
+    """Whether a passage may begin at each token (and, at index ``len(offsets)``, end after the last):
+    at the first, and at a token after a line break or after a sentence's end ("... a day. Lead the
+    drain"; "... (see section 8.) The"), not inside a sentence. A full stop followed by a small letter
+    ("e.g. the", "approx. 30"), or one that numbers a line ("6. Domestic hot water", "b) ", "3.2. "), ends none."""
+    can = [True] * (len(offsets) + 1)
+    line = offsets[0][0] if offsets else 0  # where the line of the token before begins
+    for i in range(1, len(offsets)):
+        end, begin = offsets[i - 1][1], offsets[i][0]
+        gap = text[end:begin]
+        if "\n" in gap:
+            line = begin
+            continue
+        last = end - 1
+        while last > line and text[last] in _CLOSERS:
+            last -= 1
+        can[i] = bool(gap) and text[last] in _SENTENCE_ENDS and not text[begin].islower() \
+            and not (last - line < _NUMBERING_CHARS and _NUMBERING.fullmatch(text, line, last + 1))
+    return can
+
+
+def structured_spans(
+    text: str, offsets: Sequence[tuple[int, int]], max_tokens: int, overlap: int, headed: Iterable[tuple[int, int]] = ()
+) -> list[tuple[int, int]]:
+    """Character spans of windows of at most ``max_tokens`` tokens, each ending at the last sentence
+    or line end in its second half (where the window has one) and the next beginning at the first
+    sentence or line start among the ``overlap`` tokens before that end; where a window's text has
+    no such place (a table without line breaks, a run-on list), it is cut as :func:`chunk_spans`
+    cuts it. Each window begins after the one before, so the spans cover the text in order.
+    ``headed``: the spans of the headings' lines; no window ends inside one or right after it (a
+    passage closing on the next section's heading, "... judge the result. 6. Domestic hot water")."""
+    if max_tokens <= 0 or not 0 <= overlap < max_tokens:
+        raise ValueError(f"need max_tokens > overlap >= 0, got {max_tokens} and {overlap}")
+    can = starts(text, offsets)
+    token_starts = [a for a, _ in offsets]
+    section = [False] * (len(offsets) + 1)  # where a heading's line begins: a section's start
+    for begin, end in headed:  # the tokens after the heading's first, to the first after its line
+        section[bisect.bisect_left(token_starts, begin)] = True
+        for i in range(bisect.bisect_right(token_starts, begin), bisect.bisect_left(token_starts, end) + 1):
+            can[i] = False
+    n = len(offsets)
+    spans: list[tuple[int, int]] = []
+    start = 0
+    while start < n:
+        end = min(start + max_tokens, n)
+        if end < n:
+            half = range(end, start + max_tokens // 2, -1)
+            end = next((e for e in half if section[e]), None) or next((e for e in half if can[e]), end)
+        spans.append((offsets[start][0], offsets[end - 1][1]))
+        if end == n:
+            break
+        earliest = max(start + 1, end - overlap)
+        ahead = range(earliest, end + 1)
+        start = next((i for i in ahead if section[i]), None) or next((i for i in ahead if can[i]), earliest)
+    return spans
+
+
+def heading_offsets(text: str, headings: Iterable[Heading]) -> list[tuple[int, Heading]]:
+    """Where each heading's line begins in ``text``: the first line reading as the heading after the
+    one found before it; a heading no line reads as (its reader joined it otherwise) is skipped."""
+    lines: dict[str, list[int]] = {}
+    at = 0
+    for line in text.split("\n"):
+        lines.setdefault(line.strip(), []).append(at)
+        at += len(line) + 1
+    found: list[tuple[int, Heading]] = []
+    after = 0
+    for heading in headings:
+        places = lines.get(heading.text, [])
+        i = bisect.bisect_left(places, after)
+        if i < len(places):
+            found.append((places[i], heading))
+            after = places[i] + 1
+    return found
+
+
+def section_titles(title: str, marks: Sequence[tuple[int, Heading]], spans: Sequence[tuple[int, int]]) -> list[str]:
+    """The title of each passage: the document's ``title``, then the headings of the sections the
+    passage begins in (``marks``, :func:`heading_offsets`), outermost first ("Owner's Manual \u203a
+    9. Fault codes"). A heading the passage opens with is left to its text, as is one that repeats
+    the document's title."""
+    titles: list[str] = []
+    open_: list[tuple[int, Heading]] = []  # the sections open where the last passage began
+    k = 0
+    for start, _ in spans:
+        while k < len(marks) and marks[k][0] <= start:
+            where, heading = marks[k]
+            while open_ and open_[-1][1].level >= heading.level:
+                open_.pop()
+            open_.append((where, heading))
+            k += 1
+        path = [h.text for where, h in open_ if where < start and h.text != title]
+        titles.append(SECTION_SEPARATOR.join([title, *path]) if title else SECTION_SEPARATOR.join(path))
+    return titles
+
+
 def chunk_document(
-    document: Document, tokenizer: Any, max_tokens: int = DEFAULT_MAX_TOKENS, overlap: int = DEFAULT_OVERLAP
+    document: Document, tokenizer: Any, max_tokens: int = DEFAULT_MAX_TOKENS, overlap: int = DEFAULT_OVERLAP,
+    structured: bool = True,
 ) -> list[Passage]:
-    """Split a document into overlapping passages; a document without text gives none."""
+    """Split a document into overlapping passages; a document without text gives none. ``structured``
+    (the default) cuts at sentence and line ends and titles a passage by the sections it begins in;
+    ``False`` cuts MT-RAG's plain token windows, titled by the document alone."""
     text = document.text
     if not text.strip():
         return []
     offsets = document_spans(text, tokenizer)
+    if not structured:
+        spans = chunk_spans(offsets, max_tokens, overlap)
+        titles = [document.title] * len(spans)
+    else:
+        marks = heading_offsets(text, document.headings)
+        spans = structured_spans(text, offsets, max_tokens, overlap, [(where, where + len(h.text)) for where, h in marks])
+        titles = section_titles(document.title, marks, spans)
     return [
-        Passage(doc_id=f"{document.doc_id}-{start}-{end}", text=text[start:end], title=document.title, url=document.url)
-        for start, end in chunk_spans(offsets, max_tokens, overlap)
+        Passage(doc_id=f"{document.doc_id}-{start}-{end}", text=text[start:end], title=title, url=document.url)
+        for (start, end), title in zip(spans, titles, strict=True)
     ]
 
 
 def chunk_documents(
-    documents: Iterable[Document], tokenizer: Any, max_tokens: int = DEFAULT_MAX_TOKENS, overlap: int = DEFAULT_OVERLAP
+    documents: Iterable[Document], tokenizer: Any, max_tokens: int = DEFAULT_MAX_TOKENS, overlap: int = DEFAULT_OVERLAP,
+    structured: bool = True,
 ) -> Iterator[Passage]:
     for document in documents:
-        yield from chunk_document(document, tokenizer, max_tokens, overlap)
+        yield from chunk_document(document, tokenizer, max_tokens, overlap, structured)

@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from bs4 import BeautifulSoup, CData, NavigableString, Tag
 from markdown_it import MarkdownIt
@@ -48,16 +48,33 @@ _SECTIONS = ["article", "section", "main"]
 _CELLS = frozenset({"td", "th"})
 
 
+class Heading(NamedTuple):
+    """A heading the document's own markup marks (an HTML ``h2``, a Markdown ``##``, a Word "Heading 2"
+    paragraph, an OpenDocument ``text:h``), as the line it reads as in the document's text. ``level``
+    is 1 for the top headings; a title paragraph is 0."""
+
+    level: int
+    text: str
+
+
 @dataclass(frozen=True)
 class Document:
     doc_id: str
     title: str
     text: str
     url: str = ""
+    #: the marked headings, in reading order (none for plain text, PDF, RTF, CSV and Excel, whose
+    #: readers know no heading for sure): what names the section a passage begins in
+    #: (:func:`convrag.ingest.chunking.chunk_document`)
+    headings: tuple[Heading, ...] = ()
 
 
-def _html_to_text(html: str) -> tuple[str, str, str]:
-    """Visible text, title and canonical url of an HTML page."""
+#: an HTML heading element and its level
+_HEADING_TAGS = {f"h{n}": n for n in range(1, 7)}
+
+
+def _html_to_text(html: str) -> tuple[str, str, str, tuple[Heading, ...]]:
+    """Visible text, title, canonical url and headings of an HTML page."""
     soup = BeautifulSoup(html, "html.parser")
     # what a page shows around its text, and what it draws or asks for rather than says: an inline
     # icon's <svg><title> became the title of a page without one, and a drop-down list of countries
@@ -82,7 +99,9 @@ def _html_to_text(html: str) -> tuple[str, str, str]:
     if not title:
         heading = soup.find(["h1", "h2"])
         title = heading.get_text(" ", strip=True) if heading else ""
-    return text, title, url
+    # a heading's line as the text reads it: its strings run together, as inline elements do there
+    headings = tuple(Heading(_HEADING_TAGS[h.name], " ".join(h.get_text().split())) for h in soup.find_all(list(_HEADING_TAGS)))
+    return text, title, url, tuple(h for h in headings if h.text)
 
 
 def _visible_text(root: Tag) -> str:
@@ -317,7 +336,7 @@ def _plain(inline: Any) -> str:
     return " ".join("".join(parts).split())
 
 
-def _markdown_to_text(markdown: str) -> tuple[str, str]:
+def _markdown_to_text(markdown: str) -> tuple[str, str, tuple[Heading, ...]]:
     """Plain text and title of a Markdown document: the title its front matter gives, else its first
     heading as the CommonMark parser reads it. The heading was found with a regular expression that
     backtracked in cubic time on a line of spaces and #s (a 12 KB line took 104 s), and took a
@@ -327,8 +346,8 @@ def _markdown_to_text(markdown: str) -> tuple[str, str]:
     tokens = parser.parse(markdown)
     heading = next((_plain(tokens[i + 1]) for i, token in enumerate(tokens[:-1])
                     if token.type == "heading_open" and tokens[i + 1].type == "inline"), "")
-    text, _, _ = _html_to_text(parser.renderer.render(tokens, parser.options, {}))
-    return text, title or heading
+    text, _, _, headings = _html_to_text(parser.renderer.render(tokens, parser.options, {}))
+    return text, title or heading, headings
 
 
 #: the longest a PDF's pages are read for. pypdf reads some 30,000 drawing and text operations a
@@ -346,7 +365,7 @@ class _OutOfTime(BaseException):
     goes on with the next, so a page painting one slow form a thousand times would not stop."""
 
 
-def _pdf_to_text(path: Path) -> tuple[str, str]:
+def _pdf_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     """The text layer of a PDF (pypdf; scanned pages without one give no text) and its title. A file
     pypdf fails on in any way is a :class:`DataFormatError`: on damaged files it raises far beyond its
     own errors (TypeError, AttributeError, AssertionError from its parser), and one such file must not
@@ -385,7 +404,7 @@ def _pdf_to_text(path: Path) -> tuple[str, str]:
     lines = [line for page in _without_running_lines([[" ".join(line.split()) for line in page.splitlines()] for page in pages])
              for line in page]
     text = unwrap_lines(typeset_letters(whole_characters("\n".join(lines))))
-    return text, typeset_letters(whole_characters(own_title(title)))
+    return text, typeset_letters(whole_characters(own_title(title))), ()
 
 
 #: a line that only numbers its page: "12", "- 12 -", "Page 12", "page 12 of 40", "12 / 40"
@@ -441,7 +460,7 @@ def _without_end(page: list[str], where: int) -> list[str]:
     return page[:-1] if where == -1 else page[1:]
 
 
-def _docx_to_text(path: Path) -> tuple[str, str]:
+def _docx_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     """The text of a Word document in reading order, one line per paragraph (a table row's cells
     joined by " | "), then its footnotes and endnotes, and its title: the document's own, else its
     first Title or Heading 1 paragraph. Headers, footers and comments are left out, as a page's
@@ -461,7 +480,8 @@ def _docx_to_text(path: Path) -> tuple[str, str]:
     _check_unpacked_size(path)
     try:
         document = docx.Document(str(path))
-        headings = {style.style_id for style in document.styles if style.name in ("Title", "Heading 1")}
+        levels = {style.style_id: _word_level(style.name) for style in document.styles}
+        headings = {style for style, level in levels.items() if level is not None and level <= 1}
         lines = list(_word_lines(document.element.body))
         for rel in document.part.rels.values():  # the notes, after the text they are called from
             if not rel.is_external and rel.reltype in (RELATIONSHIP_TYPE.FOOTNOTES, RELATIONSHIP_TYPE.ENDNOTES):
@@ -477,7 +497,23 @@ def _docx_to_text(path: Path) -> tuple[str, str]:
         raise
     except Exception as exc:  # a damaged part: lxml's XMLSyntaxError, or python-docx's AttributeError on a wrong one
         raise DataFormatError(path, f"not a readable Word document ({exc or type(exc).__name__})") from None
-    return typeset_letters("\n".join(line for _, line in lines if line)), typeset_letters(own_title(title) or heading)
+    marked = tuple(Heading(level, typeset_letters(line)) for style, line in lines
+                   if line and (level := levels.get(style)) is not None)
+    return typeset_letters("\n".join(line for _, line in lines if line)), typeset_letters(own_title(title) or heading), marked
+
+
+_WORD_HEADING = re.compile(r"heading ([1-9])", re.IGNORECASE)
+
+
+def _word_level(style_name: str | None) -> int | None:
+    """The level of a Word paragraph style that marks a heading ("Heading 2": 2, "Title": 0), else None.
+    Word writes the built-in names in English whatever the language it shows them in."""
+    if not style_name:
+        return None
+    if style_name.lower() == "title":
+        return 0
+    found = _WORD_HEADING.fullmatch(style_name.strip())
+    return int(found[1]) if found else None
 
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
@@ -563,7 +599,7 @@ def _paragraph_pieces(element: Any, pieces: list[str], boxes: list[Any]) -> None
 _SLIDE_FURNITURE = frozenset({"SLIDE_NUMBER", "FOOTER", "DATE"})
 
 
-def _pptx_to_text(path: Path) -> tuple[str, str]:
+def _pptx_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     """The text of a PowerPoint deck (python-pptx), slide by slide: each slide's title, then its
     other shapes from top to bottom and left to right (a shape's paragraphs a line each, a table's
     row a line of its cells joined by " | ", a group's shapes in their own order), then its speaker
@@ -581,8 +617,11 @@ def _pptx_to_text(path: Path) -> tuple[str, str]:
         deck = pptx.Presentation(str(path))
         slides: list[str] = []
         heading = ""
+        marked: list[Heading] = []  # each slide's title
         for slide in deck.slides:
             named = slide.shapes.title  # first, wherever it was drawn: a "Draft" label above it came before it
+            if named is not None:
+                marked += [Heading(1, line) for line in _shape_lines(named)[:1]]
             if not heading and named is not None:
                 heading = " ".join(named.text_frame.text.split())
             shapes = [named] if named is not None else []
@@ -598,7 +637,8 @@ def _pptx_to_text(path: Path) -> tuple[str, str]:
         raise
     except Exception as exc:  # a damaged part: lxml's XMLSyntaxError, or python-pptx's own error on a wrong one
         raise DataFormatError(path, f"not a readable PowerPoint deck ({exc or type(exc).__name__})") from None
-    return typeset_letters("\n\n".join(s for s in slides if s)), typeset_letters(own_title(title) or heading)
+    return (typeset_letters("\n\n".join(s for s in slides if s)), typeset_letters(own_title(title) or heading),
+            tuple(Heading(h.level, typeset_letters(h.text)) for h in marked))
 
 
 def _in_reading_order(shapes: Any) -> list[Any]:
@@ -841,7 +881,7 @@ def _headings(row: list[str], marked: bool | None = None) -> bool:
 _NO_SHEET_NAME = re.compile(r"(?:sheet|tabelle|feuil|hoja|foglio)\s*\d*", re.IGNORECASE)
 
 
-def _xlsx_to_text(path: Path) -> tuple[str, str]:
+def _xlsx_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     """The text of an Excel workbook (openpyxl, streamed): each visible sheet a block of its own,
     parted by a blank line and opened by its name where the name says something ("Prices 2025", not
     "Sheet1"); its rows read as a CSV file's are (:func:`_table_lines`), a formula as the value Excel
@@ -876,7 +916,7 @@ def _xlsx_to_text(path: Path) -> tuple[str, str]:
         raise
     except Exception as exc:  # a damaged part: lxml's or openpyxl's own errors
         raise DataFormatError(path, f"not a readable Excel workbook ({exc or type(exc).__name__})") from None
-    return typeset_letters("\n\n".join(sheets)), typeset_letters(own_title(title))
+    return typeset_letters("\n\n".join(sheets)), typeset_letters(own_title(title)), ()
 
 
 def _cell_text(value: Any) -> str:
@@ -935,7 +975,7 @@ _CONTAINER_ROOTFILE = "{urn:oasis:names:tc:opendocument:xmlns:container}rootfile
 _EPUB_PAGES = frozenset({"application/xhtml+xml", "text/html", "application/x-dtbook+xml"})
 
 
-def _epub_to_text(path: Path) -> tuple[str, str]:
+def _epub_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     """The text of an EPUB book (2 or 3): its pages in reading order (the package's spine, its
     "linear=no" asides left out), each read as an HTML page is, a blank line between them; the
     title is the book's own (``dc:title``). A zip without the container and package files an EPUB
@@ -958,14 +998,16 @@ def _epub_to_text(path: Path) -> tuple[str, str]:
             items = {item.get("id"): item for item in package.iter(f"{_OPF}item")}
             title = next((" ".join("".join(t.itertext()).split()) for t in package.iter(_DC_TITLE)), "")
             pages = []
+            headings: list[Heading] = []
             for ref in package.iter(f"{_OPF}itemref"):
                 item = items.get(ref.get("idref"))
                 if item is None or ref.get("linear") == "no" or item.get("media-type") not in _EPUB_PAGES:
                     continue
                 href = posixpath.normpath(posixpath.join(posixpath.dirname(package_path), unquote(item.get("href", ""))))
-                text = _html_to_text(decode_text(book.read(href), path))[0].strip()
-                if text:
-                    pages.append(text)
+                text, _, _, marked = _html_to_text(decode_text(book.read(href), path))
+                if text.strip():
+                    pages.append(text.strip())
+                    headings += marked
     except (zipfile.BadZipFile, OSError) as exc:
         raise DataFormatError(path, f"not a readable EPUB book ({exc})") from None
     except KeyError as exc:  # a part the container or the package names is not in the zip
@@ -973,7 +1015,8 @@ def _epub_to_text(path: Path) -> tuple[str, str]:
         raise DataFormatError(path, f"not a readable EPUB book: {said[:1].lower()}{said[1:]}") from None
     except etree.XMLSyntaxError as exc:
         raise DataFormatError(path, f"not a readable EPUB book: damaged XML ({exc})") from None
-    return typeset_letters("\n\n".join(pages)), typeset_letters(own_title(title))
+    return (typeset_letters("\n\n".join(pages)), typeset_letters(own_title(title)),
+            tuple(Heading(h.level, typeset_letters(h.text)) for h in headings))
 
 
 _ODF_TEXT = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
@@ -986,7 +1029,7 @@ _ODF_SKIPPED = frozenset({f"{_ODF_TEXT}tracked-changes", f"{_ODF_OFFICE}annotati
                           f"{_ODF_TEXT}note-citation", f"{_ODF_TEXT}sequence-decls"})
 
 
-def _odt_to_text(path: Path) -> tuple[str, str]:
+def _odt_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     """The text of an OpenDocument text (.odt, LibreOffice's and Google Docs' export), read from its
     XML as a Word document is: a line per paragraph and heading, a table's row a line of its cells
     (named by the headings of its repeated header rows, as a Word table's are), a text frame's
@@ -1014,9 +1057,30 @@ def _odt_to_text(path: Path) -> tuple[str, str]:
     notes: list[str] = []
     lines = [line for line in _odf_lines(body, notes) if line]
     title = next((" ".join("".join(t.itertext()).split()) for t in meta.iter(_DC_TITLE)), "") if meta is not None else ""
-    first = body.find(f".//{_ODF_TEXT}h")
-    heading = " ".join("".join(_odf_pieces(first, [], [])).split()) if first is not None else ""
-    return typeset_letters("\n".join(lines + notes)), typeset_letters(own_title(title) or heading)
+    marked = [Heading(_odf_level(h), " ".join("".join(_odf_pieces(h, [], [])).split())) for h in _odf_headings(body)]
+    heading = marked[0].text if marked else ""
+    return (typeset_letters("\n".join(lines + notes)), typeset_letters(own_title(title) or heading),
+            tuple(Heading(h.level, typeset_letters(h.text)) for h in marked if h.text))
+
+
+def _odf_headings(parent: Any) -> Iterator[Any]:
+    """The ``text:h`` elements of the text as :func:`_odf_lines` reads it (not those of deleted text
+    under review or of the table of contents, which it leaves out)."""
+    for child in parent:
+        if child.tag in _ODF_SKIPPED:
+            continue
+        if child.tag == f"{_ODF_TEXT}h":
+            yield child
+        else:
+            yield from _odf_headings(child)
+
+
+def _odf_level(heading: Any) -> int:
+    """A ``text:h``'s outline level (1 when it names none or a wrong one)."""
+    try:
+        return max(1, int(heading.get(f"{_ODF_TEXT}outline-level", "1")))
+    except ValueError:
+        return 1
 
 
 def _odf_lines(parent: Any, notes: list[str]) -> Iterator[str]:
@@ -1075,7 +1139,7 @@ _RTF_CODE_PAGE = re.compile(rb"\\ansicpg(\d+)")
 _RTF_TITLE = re.compile(r"\{\\title\s+([^{}]*)\}")
 
 
-def _rtf_to_text(path: Path) -> tuple[str, str]:
+def _rtf_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     """The text of an RTF document (striprtf): a line per paragraph, a table's row a line of its
     cells joined by " | " as a Word table's are; pictures and footnotes are left out. Its letters
     are the code page's it declares (``\\ansicpg``, Windows-1252 by default) and its ``\\u``
@@ -1115,7 +1179,7 @@ def _rtf_to_text(path: Path) -> tuple[str, str]:
         own = plain("{\\rtf1 " + title.group(1) + "}") if title else ""
     except (ValueError, OverflowError):
         own = ""
-    return typeset_letters("\n".join(line for line in lines if line)), typeset_letters(own_title(own))
+    return typeset_letters("\n".join(line for line in lines if line)), typeset_letters(own_title(own)), ()
 
 
 #: the formats read from a file by their own library rather than decoded as text
@@ -1132,19 +1196,20 @@ def read_document(path: Path, doc_id: str | None = None, url: str | None = None,
     if kind is None:
         raise DataFormatError(path, f"unsupported document type {path.suffix!r} (expected {', '.join(sorted(SUFFIXES))})")
     if kind in _PACKAGES:
-        text, title = _PACKAGES[kind](path)
+        text, title, headings = _PACKAGES[kind](path)
         if not title and kind == "pdf" and _made_name(fallback):  # "2403.12345": the PDF's first line names it better
             title = _title_line(text)
         doc_id = doc_id or readable_name(path.stem)
-        return Document(doc_id=doc_id, title=title or fallback, text=text, url=url or path.resolve().as_uri())
+        return Document(doc_id=doc_id, title=title or fallback, text=text, url=url or path.resolve().as_uri(), headings=headings)
     raw = decode_text(path.read_bytes(), path)
     doc_id = doc_id or readable_name(path.stem)
     url = url or path.resolve().as_uri()
+    headings: tuple[Heading, ...] = ()
     if kind == "html":
-        text, title, canonical = _html_to_text(raw)
+        text, title, canonical, headings = _html_to_text(raw)
         url = canonical or url
     elif kind == "markdown":
-        text, title = _markdown_to_text(raw)
+        text, title, headings = _markdown_to_text(raw)
     elif kind == "csv":
         text, title = _table_to_text(raw, path), ""
     else:
@@ -1153,7 +1218,8 @@ def read_document(path: Path, doc_id: str | None = None, url: str | None = None,
             title = _title_line(text)
     if kind != "text":  # a page's "&shy;" is one only once parsed
         text, title = typeset_letters(text), typeset_letters(title)
-    return Document(doc_id=doc_id, title=title or fallback, text=text, url=url)
+        headings = tuple(Heading(h.level, typeset_letters(h.text)) for h in headings)
+    return Document(doc_id=doc_id, title=title or fallback, text=text, url=url, headings=headings)
 
 
 def no_text_reason(path: Path) -> str:

@@ -141,7 +141,9 @@ class Indexer:
     def _document_rows(self, job: dict[str, Any], passages: list[Passage]) -> list[dict[str, Any]]:
         """The job's documents as the database records them, from their passages."""
         counts = Counter(document_of(p.doc_id) for p in passages)
-        titles = {document_of(p.doc_id): p.title for p in passages}
+        titles: dict[str, str] = {}
+        for p in passages:  # the first passage's: a later one's title names the section it begins in too
+            titles.setdefault(document_of(p.doc_id), p.title)
         return [
             {"doc_id": f["doc_id"], "filename": f["filename"], "original": f.get("original") or f["filename"],
              "title": titles.get(f["doc_id"], f.get("original") or f["filename"]), "bytes": f["bytes"],

@@ -1,0 +1,123 @@
+"""Does chunking a user's document by its structure find the answer's passage more often?
+
+MT-RAG's corpora come already cut into passages, so the benchmark cannot measure how convrag cuts
+a user's documents. This check indexes two documents three ways and asks, for each question in
+``tools/data/chunking-questions.json``, at which rank the first passage holding the sentence that
+answers it comes (bm25, dense and hybrid, as ``convrag search`` ranks them), and whether that passage
+reaches the answer's prompt: kept by the default pipeline's merge (enhanced, within its budget of
+1000 tokens of whole passages, counted by the local model's tokenizer), with the question as asked:
+
+* ``plain``: MT-RAG's token windows (512 tokens, 100 overlapping), cut wherever the count falls and
+  titled by the document (``convrag index --plain-windows``);
+* ``aligned``: the same windows cut at sentence and line ends, titled by the document;
+* ``structured``: aligned, and titled by the sections each passage begins in (the default).
+
+The documents: a made-up heat pump manual written for convrag (``tools/data/heatpump-manual.md``)
+and orjson's README as its installed package carries it (orjson 3.13.0 is pinned in the lock file).
+The questions were written from the documents alone, before any variant was run; 30 questions are
+a small sample, so read the counts, not the decimals.
+
+    .venv/bin/python tools/chunking_check.py
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from importlib.metadata import distribution
+from pathlib import Path
+
+from convrag.embeddings import load_embedder
+from convrag.index.collection import Collection
+from convrag.index.windows import WindowSettings
+from convrag.ingest import chunking
+from convrag.ingest.documents import Document, read_document
+from convrag.llm import make_llm
+from convrag.pipeline.build import build_pipeline
+from convrag.pipeline.spec import PipelineSpec
+from convrag.retrieve.registry import make_retriever
+from convrag.types import Message, Passage
+
+HERE = Path(__file__).parent / "data"
+VARIANTS = ("plain", "aligned", "structured")
+RETRIEVERS = ("bm25", "dense", "hybrid")
+DEPTH = 5
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.replace("`", "").split())
+
+
+def _orjson_readme(folder: Path) -> Path:
+    """orjson's README from its package metadata (the headers before the first line of Markdown dropped)."""
+    text = distribution("orjson").read_text("METADATA") or ""
+    body = text[text.index("\n# ") + 1:]
+    path = folder / "orjson.md"
+    path.write_text(body, encoding="utf-8")
+    return path
+
+
+def _passages(document: Document, tokenizer: object, variant: str) -> list[Passage]:
+    if variant == "plain":
+        return chunking.chunk_document(document, tokenizer, structured=False)
+    passages = chunking.chunk_document(document, tokenizer)
+    if variant == "aligned":
+        return [p._replace(title=document.title) for p in passages]
+    return passages
+
+
+def main() -> None:
+    questions = json.loads((HERE / "chunking-questions.json").read_text(encoding="utf-8"))["documents"]
+    embedder = load_embedder()
+    llm = make_llm("local")  # its tokenizer counts the merge's budget, as in a chat
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = {name: (HERE / name if name != "orjson.md" else _orjson_readme(Path(tmp))) for name in questions}
+        documents = {name: read_document(path) for name, path in paths.items()}
+        ranks: dict[tuple[str, str], list[int]] = {}
+        prompted: dict[str, list[int]] = {}  # the answer's passage's place among the passages the answer is shown
+        mean_kept: dict[str, float] = {}
+        sizes: dict[str, int] = {}
+        for variant in VARIANTS:
+            passages = [p for d in documents.values() for p in _passages(d, embedder.tokenizer, variant)]
+            sizes[variant] = len(passages)
+            collection = Collection.build(Path(tmp) / variant, passages, embedder=embedder, windows=WindowSettings())
+            texts = {p.doc_id: _norm(p.text) for p in passages}
+            asked = [(q, _norm(gold)) for items in questions.values() for q, gold in items]
+            for name in RETRIEVERS:
+                retriever = make_retriever(name, collection, embedder)
+                hits = retriever.search([q for q, _ in asked], k=DEPTH)
+                ranks[variant, name] = [next((h.rank or i + 1 for i, h in enumerate(found) if gold in texts[h.doc_id]), 0)
+                                        for (_, gold), found in zip(asked, hits, strict=True)]
+            pipeline = build_pipeline(PipelineSpec(collections=(variant,), strategy="last_turn"), llm=llm,
+                                      opened={variant: collection}, embedder=embedder, generate=False)
+            prompted[variant], shown = [], 0
+            for q, gold in asked:
+                kept = pipeline.retrieve([Message("user", q)])[0].results
+                shown += len(kept)
+                prompted[variant].append(next((i + 1 for i, r in enumerate(kept) if gold in texts[r.hit.passage_id]), 0))
+            mean_kept[variant] = shown / len(asked)
+    n = len(next(iter(ranks.values())))
+    print(f"{n} questions over {len(questions)} documents; passages: "
+          + ", ".join(f"{v} {sizes[v]}" for v in VARIANTS) + "\n")
+    print(f"| retriever | chunking | answer's passage first | in the top {DEPTH} | MRR@{DEPTH} |")
+    print("| --- | --- | --- | --- | --- |")
+    for name in RETRIEVERS:
+        for variant in VARIANTS:
+            r = ranks[variant, name]
+            mrr = sum(1 / x for x in r if x) / n
+            print(f"| {name} | {variant} | {sum(x == 1 for x in r)} | {sum(x > 0 for x in r)} | {mrr:.3f} |")
+    print("\n| chunking | answer's passage in the prompt | shown first | passages in the prompt (mean) |")
+    print("| --- | --- | --- | --- |")
+    for variant in VARIANTS:
+        p = prompted[variant]
+        print(f"| {variant} | {sum(x > 0 for x in p)} | {sum(x == 1 for x in p)} | {mean_kept[variant]:.2f} |")
+    print("\nper question (hybrid rank of the answer's passage, 0 = not in the top 5; then its place in the prompt, 0 = not "
+          "there): plain / aligned / structured")
+    asked = [(doc, q) for doc, items in questions.items() for q, _ in items]
+    for i, (doc, q) in enumerate(asked):
+        row = " / ".join(f"{ranks[v, 'hybrid'][i]},{prompted[v][i]}" for v in VARIANTS)
+        print(f"  {row}  {doc}: {q}")
+
+
+if __name__ == "__main__":
+    main()
