@@ -733,7 +733,7 @@ def answers(rows_file: Path) -> str:
         return f"{sum(declined) / max(1, len(declined)):.0%}"
 
     out = []
-    for min_rel, doubt_at, min_ground, restated in itertools.product((0.0, 0.35, 0.4, 0.45, 0.5), (None, 0.02, 0.05, 0.1, 0.2, 0.3),
+    for min_rel, doubt_at, min_ground, restated in itertools.product((0.0, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6), (None, 0.02, 0.05, 0.1, 0.2, 0.3),
                                                                      (0.0, 0.5), (False, True)):
         declined = [(un, rel < min_rel or by_model or ground < min_ground or (restated and guess)
                      or (doubt_at is not None and doubt is not None and doubt >= doubt_at))
