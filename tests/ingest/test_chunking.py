@@ -156,3 +156,20 @@ def test_text_without_sentence_ends_is_cut_where_the_count_falls(embedder: Embed
     text = " ".join(f"word{i}" for i in range(900))
     structured = chunk_document(Document("d", "T", text), embedder.tokenizer)
     assert [p.doc_id for p in structured] == [p.doc_id for p in chunk_document(Document("d", "T", text), embedder.tokenizer, structured=False)]
+
+
+def test_a_heading_right_under_another_stays_with_it(embedder: Embedder) -> None:
+    """"## Fees" then "### Kayaks": a passage that began at the second heading left the first as the
+    last line of the passage before it."""
+    from convrag.ingest.documents import Heading
+
+    body = " ".join(f"Boat {i} pays {i} dollars a night at the pier." for i in range(45))
+    lines, headings = [], []
+    for s in range(1, 6):
+        lines += [f"Part {s}", f"Fees of part {s}", body]
+        headings += [Heading(2, f"Part {s}"), Heading(3, f"Fees of part {s}")]
+    document = Document("pier", "Pier", "\n".join(lines), headings=tuple(headings))
+    passages = chunk_document(document, embedder.tokenizer)
+    assert len(passages) > 3
+    for passage in passages:
+        assert not passage.text.startswith("Fees of part") and not passage.text.endswith(tuple(f"Part {s}" for s in range(1, 6)))

@@ -138,6 +138,7 @@ def structured_spans(
         section[bisect.bisect_left(token_starts, begin)] = True
         for i in range(bisect.bisect_right(token_starts, begin), bisect.bisect_left(token_starts, end) + 1):
             can[i] = False
+    section = [s and c for s, c in zip(section, can, strict=True)]  # a heading right under another opens no section of its own
     n = len(offsets)
     spans: list[tuple[int, int]] = []
     start = 0
