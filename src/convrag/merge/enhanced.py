@@ -118,6 +118,13 @@ def enhanced_merge(
     while heap and len(selected) < settings.max_passages:
         neg, i, seen = heapq.heappop(heap)
         c = candidates[i]
+        tokens = int(c.hit.metadata["tokens"]) if "tokens" in c.hit.metadata else count(c.hit.text)
+        if settings.max_tokens is not None and used_tokens + tokens > settings.max_tokens and selected:
+            # dropped before its similarity to the selection is computed: what is kept only grows,
+            # so a passage that does not fit now never will (the candidates left once the budget is
+            # nearly spent were each compared with every passage kept, most of a warm merge's time)
+            dropped.append(Dropped(c.hit, "budget", f"{tokens} tokens do not fit ({used_tokens}/{settings.max_tokens} used)"))
+            continue
         sim, near = 0.0, None
         if use_diversity and seen < len(selected):
             for s, _, _, _ in selected:
@@ -133,11 +140,7 @@ def enhanced_merge(
                 continue
         else:
             final = -neg
-        tokens = int(c.hit.metadata["tokens"]) if "tokens" in c.hit.metadata else count(c.hit.text)
         if settings.max_tokens is not None and used_tokens + tokens > settings.max_tokens:
-            if selected:
-                dropped.append(Dropped(c.hit, "budget", f"{tokens} tokens do not fit ({used_tokens}/{settings.max_tokens} used)"))
-                continue
             # the best passage is taken even where it alone is over the budget: the answer shows its
             # best sentences (or its first words), not all of it, and a collection of passages longer
             # than the budget (`convrag index --max-tokens 1500`) had every question declined

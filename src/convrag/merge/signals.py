@@ -9,9 +9,8 @@ the merge's default, :data:`DEFAULT_SIGNALS`, leaves the length band out (see th
 from __future__ import annotations
 
 import datetime as dt
+import math
 from dataclasses import dataclass
-
-import numpy as np
 
 from ..types import SourcedHit
 
@@ -72,4 +71,4 @@ def quality_multiplier(hit: SourcedHit, signals: QualitySignals, now: dt.datetim
     # a signal switched off (multiplier 1.0) names nothing: "good length" in a trace said a passage was
     # raised for it when the default no longer raises any
     applied = [(mult, reason) for mult, reason in applied if mult != 1.0]
-    return float(np.prod([mult for mult, _ in applied])), [reason for _, reason in applied]
+    return math.prod(mult for mult, _ in applied), [reason for _, reason in applied]
