@@ -70,6 +70,17 @@ def test_a_number_that_names_no_passage_is_re_pointed_or_taken_out():
     assert moved == [{"sentence": 0, "written": [7], "to": 1}]
 
 
+def test_a_short_sentence_citing_no_passage_is_re_pointed_where_one_passage_alone_holds_it():
+    """"Every six months [8]." (the model read "8. Care and maintenance" in its one passage): too short to
+    choose among passages by its words, its marker was taken out and the answer cited nothing. Where one
+    passage alone holds its words, it is that passage's; where several do, or none, the number goes."""
+    passages = merged_results(["Clean the magnetic filter every six months.", "The pump runs quietly at night."])
+    assert repoint_citations("Every six months [8].", passages) == ("Every six months [1].", [{"sentence": 0, "written": [8], "to": 1}])
+    both = merged_results(["Clean the filter every six months.", "Service the pump every six months."])
+    assert repoint_citations("Every six months [8].", both) == ("Every six months.", [])
+    assert repoint_citations("Every nine years [8].", passages) == ("Every nine years.", [])
+
+
 def test_an_index_in_code_is_no_citation_and_stays_as_written():
     # "`sys.argv[1]`" counted as a citation of passage 1, and re-pointing it rewrote the code to "`sys.argv [2]`"
     passages = merged_results(["The Lite plan of Object Storage is free.", "Read the first command line argument with sys.argv in a script."])

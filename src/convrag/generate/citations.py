@@ -253,6 +253,12 @@ def repoint_citations(text: str, results: Sequence[MergedResult], min_overlap: f
             scores = [support(words, passage) for passage in stems]
             top = max(range(len(scores)), key=scores.__getitem__) if scores else -1
             best = top + 1 if top >= 0 and scores[top] >= min_overlap else None
+        elif numbers and words and not written:
+            # a short sentence whose only numbers name no passage ("Every six months [8]." after "8.
+            # Care and maintenance"): too few words to choose among passages by, unless one passage
+            # alone holds them; then it is that passage's, and was taken out as uncited before
+            holders = [n for n, passage in enumerate(stems, start=1) if support(words, passage) >= min_overlap]
+            best = holders[0] if len(holders) == 1 else None
         if best is not None:
             moved.append({"sentence": i, "written": list(dict.fromkeys(numbers)), "to": best})
             replaced = _replace_markers(sentence, "\x00")
