@@ -132,10 +132,10 @@ def _turns(layout: MTRAGData, sample: bool) -> list[AnswerTurn]:
     return answer_turns(layout, per_label, seed=0)
 
 
-def _dev_pipelines(data: str, answer: str | None = None) -> tuple[MTRAGData, BenchmarkIndexes, Any, dict[str, Any]]:
-    """The dev half, its indexes, the cached local model and one default pipeline per domain (with
-    the ``answer`` settings named, else without a generator)."""
-    layout = MTRAGData.discover(data, "dev")
+def _dev_pipelines(data: str, answer: str | None = None, split: str = "dev") -> tuple[MTRAGData, BenchmarkIndexes, Any, dict[str, Any]]:
+    """The dev half (or ``split``), its indexes, the cached local model and one default pipeline per
+    domain (with the ``answer`` settings named, else without a generator)."""
+    layout = MTRAGData.discover(data, split)
     indexes = BenchmarkIndexes(layout)
     model = make_llm_from("local", None, False)
     spec = {"answer": answer} if answer else {}

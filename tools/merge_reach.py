@@ -16,17 +16,17 @@ No answer is written: the figures say what the answer could read, not what it ma
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 
-from convrag.cli.app import make_llm_from
-from convrag.data.layout import MTRAGData
-from convrag.eval.answers import answer_turns
-from convrag.eval.runner import BenchmarkIndexes
 from convrag.merge.enhanced import MergeSettings
 from convrag.merge.signals import QualitySignals
-from convrag.pipeline import PipelineSpec, build_pipeline
 from convrag.types import Message
+
+sys.path.insert(0, str(Path(__file__).parent))
+from decline_signals import _dev_pipelines, _turns  # noqa: E402 - the pipelines and turns the gate's measures use
 
 VARIANTS: dict[str, Callable[[MergeSettings], MergeSettings]] = {
     "as configured": lambda s: s,
@@ -41,13 +41,8 @@ def main() -> None:
     parser.add_argument("--data", default="../shared/mtrag")
     parser.add_argument("--split", default="dev", choices=["dev", "test", "all"])
     args = parser.parse_args()
-    layout = MTRAGData.discover(args.data, args.split)
-    indexes = BenchmarkIndexes(layout)
-    model = make_llm_from("local", None, False)  # rewrites from the completion cache; its tokenizer counts the budget
-    pipelines = {d: build_pipeline(PipelineSpec((d,), strategy="progressive"), llm=model, opened={d: indexes.collection(d)},
-                                   embedder=indexes.embedder, generate=False) for d in layout.domains}
-    labels = ("ANSWERABLE", "PARTIAL", "UNANSWERABLE")
-    turns = [t for t in answer_turns(layout, dict.fromkeys(labels), seed=0) if t.relevant]
+    layout, _, _, pipelines = _dev_pipelines(args.data, split=args.split)  # rewrites from the completion cache
+    turns = [t for t in _turns(layout, sample=False) if t.relevant]
     configured = {d: p.merge_settings for d, p in pipelines.items()}
     print(f"{len(turns)} {args.split} turns with judged-relevant passages\n")
     print("| merge | domain | retriever's first passage kept | a relevant passage kept | passages kept (mean) |")

@@ -98,7 +98,7 @@ def document_spans(text: str, tokenizer: Any, piece_chars: int = PIECE_CHARS) ->
     return spans
 
 
-def starts(text: str, offsets: Sequence[tuple[int, int]]) -> list[bool]:
+def sentence_starts(text: str, offsets: Sequence[tuple[int, int]]) -> list[bool]:
     """Whether a passage may begin at each token (and, at index ``len(offsets)``, end after the last):
     at the first, and at a token after a line break or after a sentence's end ("... a day. Lead the
     drain"; "... (see section 8.) The"), not inside a sentence. A full stop followed by a small letter
@@ -131,7 +131,7 @@ def structured_spans(
     passage closing on the next section's heading, "... judge the result. 6. Domestic hot water")."""
     if max_tokens <= 0 or not 0 <= overlap < max_tokens:
         raise ValueError(f"need max_tokens > overlap >= 0, got {max_tokens} and {overlap}")
-    can = starts(text, offsets)
+    can = sentence_starts(text, offsets)
     token_starts = [a for a, _ in offsets]
     section = [False] * (len(offsets) + 1)  # where a heading's line begins: a section's start
     for begin, end in headed:  # the tokens after the heading's first, to the first after its line
@@ -159,6 +159,9 @@ def structured_spans(
 def heading_offsets(text: str, headings: Iterable[Heading]) -> list[tuple[int, Heading]]:
     """Where each heading's line begins in ``text``: the first line reading as the heading after the
     one found before it; a heading no line reads as (its reader joined it otherwise) is skipped."""
+    headings = list(headings)
+    if not headings:  # most documents of plain text and PDF: no line to index
+        return []
     lines: dict[str, list[int]] = {}
     at = 0
     for line in text.split("\n"):

@@ -497,8 +497,7 @@ def _docx_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
         raise
     except Exception as exc:  # a damaged part: lxml's XMLSyntaxError, or python-docx's AttributeError on a wrong one
         raise DataFormatError(path, f"not a readable Word document ({exc or type(exc).__name__})") from None
-    marked = tuple(Heading(level, typeset_letters(line)) for style, line in lines
-                   if line and (level := levels.get(style)) is not None)
+    marked = tuple(Heading(level, line) for style, line in lines if line and (level := levels.get(style)) is not None)
     return typeset_letters("\n".join(line for _, line in lines if line)), typeset_letters(own_title(title) or heading), marked
 
 
@@ -637,8 +636,7 @@ def _pptx_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
         raise
     except Exception as exc:  # a damaged part: lxml's XMLSyntaxError, or python-pptx's own error on a wrong one
         raise DataFormatError(path, f"not a readable PowerPoint deck ({exc or type(exc).__name__})") from None
-    return (typeset_letters("\n\n".join(s for s in slides if s)), typeset_letters(own_title(title) or heading),
-            tuple(Heading(h.level, typeset_letters(h.text)) for h in marked))
+    return typeset_letters("\n\n".join(s for s in slides if s)), typeset_letters(own_title(title) or heading), tuple(marked)
 
 
 def _in_reading_order(shapes: Any) -> list[Any]:
@@ -1015,8 +1013,7 @@ def _epub_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
         raise DataFormatError(path, f"not a readable EPUB book: {said[:1].lower()}{said[1:]}") from None
     except etree.XMLSyntaxError as exc:
         raise DataFormatError(path, f"not a readable EPUB book: damaged XML ({exc})") from None
-    return (typeset_letters("\n\n".join(pages)), typeset_letters(own_title(title)),
-            tuple(Heading(h.level, typeset_letters(h.text)) for h in headings))
+    return typeset_letters("\n\n".join(pages)), typeset_letters(own_title(title)), tuple(headings)
 
 
 _ODF_TEXT = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
@@ -1059,8 +1056,7 @@ def _odt_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     title = next((" ".join("".join(t.itertext()).split()) for t in meta.iter(_DC_TITLE)), "") if meta is not None else ""
     marked = [Heading(_odf_level(h), " ".join("".join(_odf_pieces(h, [], [])).split())) for h in _odf_headings(body)]
     heading = marked[0].text if marked else ""
-    return (typeset_letters("\n".join(lines + notes)), typeset_letters(own_title(title) or heading),
-            tuple(Heading(h.level, typeset_letters(h.text)) for h in marked if h.text))
+    return typeset_letters("\n".join(lines + notes)), typeset_letters(own_title(title) or heading), tuple(h for h in marked if h.text)
 
 
 def _odf_headings(parent: Any) -> Iterator[Any]:
@@ -1200,7 +1196,8 @@ def read_document(path: Path, doc_id: str | None = None, url: str | None = None,
         if not title and kind == "pdf" and _made_name(fallback):  # "2403.12345": the PDF's first line names it better
             title = _title_line(text)
         doc_id = doc_id or readable_name(path.stem)
-        return Document(doc_id=doc_id, title=title or fallback, text=text, url=url or path.resolve().as_uri(), headings=headings)
+        return Document(doc_id=doc_id, title=title or fallback, text=text, url=url or path.resolve().as_uri(),
+                        headings=_typeset(headings))
     raw = decode_text(path.read_bytes(), path)
     doc_id = doc_id or readable_name(path.stem)
     url = url or path.resolve().as_uri()
@@ -1218,8 +1215,12 @@ def read_document(path: Path, doc_id: str | None = None, url: str | None = None,
             title = _title_line(text)
     if kind != "text":  # a page's "&shy;" is one only once parsed
         text, title = typeset_letters(text), typeset_letters(title)
-        headings = tuple(Heading(h.level, typeset_letters(h.text)) for h in headings)
-    return Document(doc_id=doc_id, title=title or fallback, text=text, url=url, headings=headings)
+    return Document(doc_id=doc_id, title=title or fallback, text=text, url=url, headings=_typeset(headings))
+
+
+def _typeset(headings: tuple[Heading, ...]) -> tuple[Heading, ...]:
+    """The headings with their letters as the text's (:func:`typeset_letters`), so that each reads as its line."""
+    return tuple(Heading(h.level, typeset_letters(h.text)) for h in headings)
 
 
 def no_text_reason(path: Path) -> str:

@@ -173,8 +173,8 @@ class ServiceSettings(BaseSettings):
             _CONFIG_FILE.reset(token)
 
     def pipeline(self, collections: list[str], strategy: str | None = None) -> PipelineConfig:
-        """A pipeline over ``collections`` with the service's defaults: its strategy (else ``strategy``,
-        a conversation's own) and its answer settings."""
+        """A pipeline over ``collections`` with the service's defaults: ``strategy`` (a conversation's
+        own) where given, else the service's, and the service's answer settings."""
         return PipelineConfig(collections=collections, strategy=strategy or self.strategy, answer=self.answer)
 
     @property
