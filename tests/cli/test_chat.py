@@ -226,6 +226,10 @@ def _typed(keys: list[bytes]) -> list[str]:
             while out.count(b"you> ") <= typed and time.monotonic() < deadline:
                 if select.select([fd], [], [], 0.1)[0]:
                     out += os.read(fd, 4096)
+            # and once the child has gone quiet: readline redraws the prompt while it takes a paste, so
+            # on a busy machine a key written at the second "you> " reached the read before, and was lost
+            while select.select([fd], [], [], 0.5)[0] and time.monotonic() < deadline:
+                out += os.read(fd, 4096)
             os.write(fd, key)
         deadline = time.monotonic() + 30
         while out.count(b"READ") < 2 and time.monotonic() < deadline:
