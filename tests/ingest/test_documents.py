@@ -807,6 +807,59 @@ def test_an_rtf_document_is_read_with_its_letters_tables_and_title(tmp_path: Pat
         read_document(tmp_path / "fake.rtf")
 
 
+def test_rtf_tables_keep_a_row_on_one_line_and_headings_their_level(tmp_path: Path) -> None:
+    r"""pandoc (and Word, for a cell of several paragraphs) ends a cell's paragraph with \par before
+    its \cell: each cell came out on a line of its own ("Property", "|Value"). And an RTF's headings
+    (``\outlinelevel``) were not read, so its passages were not cut at its sections; nor was a
+    header row, which names the columns (a row "Kayak | Slip 4" says less to the model)."""
+    rtf = (r"{\rtf1\ansi\uc0{\stylesheet{\s1\outlinelevel0 heading 1;}}"
+           r"{\pard\s1\outlinelevel0\b Harbour fees\par}{\pard Moorings are paid at the office.\par}"
+           r"{\pard \outlinelevel1 \b Kayaks\par}{\pard Text before the table.\par}"
+           r"{\trowd\cellx2000\cellx4000\trkeep\intbl{{\pard\intbl Plan\par}\cell}{{\pard\intbl Price\par}\cell}\intbl\row}"
+           r"{\trowd\cellx2000\cellx4000\trkeep\intbl{{\pard\intbl Lite\par}\cell}"
+           r"{{\pard\intbl 5 dollars\par}{\pard\intbl a night\par}\cell}\intbl\row}"
+           r"{\pard Body \u8364 5 after.\par}"  # \uc0: nothing to skip after a \u letter, the mark's group leaves it so
+           r"\pard Before a table with its row's settings at the end\par\pard\intbl Pro\cell 9 dollars\cell\row"
+           r"\pard Berths:\par{\trowd\trhdr\cellx2000\cellx4000\intbl{{\pard\intbl Boat\par}\cell}{{\pard\intbl Berth\par}\cell}\intbl\row}"
+           r"{\trowd\cellx2000\cellx4000\intbl{{\pard\intbl Kayak\par}\cell}{{\pard\intbl Slip 4\par}\cell}\intbl\row}"
+           r"\pard\outlinelevel9 Body text by its outline level\par}")
+    (tmp_path / "fees.rtf").write_text(rtf)
+    doc = read_document(tmp_path / "fees.rtf")
+    assert doc.text.split("\n") == ["Harbour fees", "Moorings are paid at the office.", "Kayaks", "Text before the table.",
+                                    "Plan | Price", "Lite | 5 dollars a night", "Body €5 after.",
+                                    "Before a table with its row's settings at the end", "Pro | 9 dollars",
+                                    "Berths:", "Boat: Kayak | Berth: Slip 4",  # a header row (\trhdr) names the columns
+                                    "Body text by its outline level"]
+    assert [(h.level, h.text) for h in doc.headings] == [(1, "Harbour fees"), (2, "Kayaks")]
+    assert doc.title == "Harbour fees"  # no {\info{\title}}: the first top-level heading names it
+
+
+#: the readers' test documents made by a real writer: pandoc, from the manual in tools/data
+_PANDOC = Path(__file__).parent / "made_by_pandoc"
+_MANUAL = Path(__file__).parents[2] / "tools" / "data" / "heatpump-manual.md"
+
+
+@pytest.mark.parametrize("suffix", ["docx", "odt", "epub", "rtf"])
+def test_a_document_made_by_pandoc_reads_as_the_markdown_it_was_made_from(suffix: str) -> None:
+    """Every other reader test builds its file by hand; these files are what pandoc wrote. The RTF's
+    table came out a cell per line and its headings not at all; the EPUB and the RTF (no title in
+    their metadata) were titled by their file name, "heatpump manual"."""
+    def plain(text: str) -> str:  # pandoc's typographic apostrophe
+        return text.replace("\u2019", "'")
+
+    source = read_document(_MANUAL)
+    made = read_document(_PANDOC / f"heatpump-manual.{suffix}")
+    assert plain(made.title) == source.title == "Solenne HX-9 Air-to-Water Heat Pump: Owner's Manual"
+    assert [(h.level, plain(h.text)) for h in made.headings] == [(h.level, h.text) for h in source.headings]
+    assert len(source.headings) == 13
+    lines = [plain(line) for line in made.text.split("\n") if line]
+    # a table's row is one line; Markdown's rows name each cell by its column, which RTF does not mark
+    assert [line for line in lines if " | " not in line] == [line for line in source.text.split("\n") if " | " not in line]
+    rows = [line for line in lines if " | " in line]
+    assert len(rows) in (10, 11) and any(line.endswith("Heating capacity at A7/W35 | Value: 9.1 kW")
+                                         or line == "Heating capacity at A7/W35 | 9.1 kW" for line in rows)
+
+
 def test_a_folder_names_the_files_that_hold_no_text(tmp_path: Path) -> None:
     (tmp_path / "good.md").write_text("# Fees\n\nRenewal costs 130 dollars.")
     (tmp_path / "empty.txt").write_bytes(b"")

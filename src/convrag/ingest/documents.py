@@ -13,7 +13,7 @@ import time
 import unicodedata
 import warnings
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -976,7 +976,7 @@ _EPUB_PAGES = frozenset({"application/xhtml+xml", "text/html", "application/x-dt
 def _epub_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     """The text of an EPUB book (2 or 3): its pages in reading order (the package's spine, its
     "linear=no" asides left out), each read as an HTML page is, a blank line between them; the
-    title is the book's own (``dc:title``). A zip without the container and package files an EPUB
+    title is the book's own (``dc:title``), else its first top-level heading. A zip without the container and package files an EPUB
     must have is a :class:`DataFormatError` saying so."""
     import posixpath
     import zipfile
@@ -1013,7 +1013,7 @@ def _epub_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
         raise DataFormatError(path, f"not a readable EPUB book: {said[:1].lower()}{said[1:]}") from None
     except etree.XMLSyntaxError as exc:
         raise DataFormatError(path, f"not a readable EPUB book: damaged XML ({exc})") from None
-    return typeset_letters("\n\n".join(pages)), typeset_letters(own_title(title)), tuple(headings)
+    return typeset_letters("\n\n".join(pages)), typeset_letters(own_title(title) or _first_heading(headings)), tuple(headings)
 
 
 _ODF_TEXT = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
@@ -1133,13 +1133,63 @@ def _odf_pieces(element: Any, notes: list[str], frames: list[Any]) -> list[str]:
 
 _RTF_CODE_PAGE = re.compile(rb"\\ansicpg(\d+)")
 _RTF_TITLE = re.compile(r"\{\\title\s+([^{}]*)\}")
+#: the control words that say where a paragraph, a table cell and a table row begin and end
+_RTF_PARAGRAPH_WORDS = re.compile(r"(?<!\\)\\(pard|intbl|par|cell|row)(?![a-zA-Z])(?:-?\d+)? ?")
+#: a heading paragraph's outline level (0 to 8; 9 is body text), as Word, LibreOffice and pandoc write it
+_RTF_OUTLINE_LEVEL = re.compile(r"(?<!\\)\\outlinelevel([0-8])(?![0-9]) ?")
+#: the letter put before a heading's text to find its line after striprtf: U+E000 plus its outline level
+_RTF_HEADING_MARK = 0xE000
+#: a table row that repeats atop each page (Word's "Repeat as header row"): the row of the column headings
+_RTF_HEADER_ROW = re.compile(r"(?<!\\)\\trhdr(?![a-zA-Z0-9]) ?")
+#: the letter put into a header row's text to find it after striprtf
+_RTF_HEADER_MARK = 0xE010
+
+
+def _rtf_cell_paragraphs(source: str) -> str:
+    """The RTF with each paragraph end inside a table cell taken out (the cell's last) or made a
+    space (between two paragraphs of one cell). pandoc, and Word for a cell of several paragraphs,
+    end a cell's paragraph with \\par before its \\cell, which striprtf reads as a line end: a
+    row came out as "Property", "|Value", each cell a line. A paragraph is in a table from its
+    \\intbl to the next \\pard."""
+    words = list(_RTF_PARAGRAPH_WORDS.finditer(source))
+    ends: list[str | None] = [None] * len(words)  # the next \\par, \\cell or \\row after each word
+    following: str | None = None
+    for i in range(len(words) - 1, -1, -1):
+        ends[i] = following
+        if words[i].group(1) in ("par", "cell", "row"):
+            following = words[i].group(1)
+    pieces: list[str] = []
+    start, in_table = 0, False
+    for word, end in zip(words, ends):
+        name = word.group(1)
+        if name == "pard":
+            in_table = False
+        elif name == "intbl":
+            in_table = True
+        elif name == "par" and in_table:
+            pieces += [source[start:word.start()], "" if end == "cell" else " "]
+            start = word.end()
+    return "".join(pieces) + source[start:]
+
+
+def _rtf_marked(source: str) -> str:
+    """The RTF with a private letter put before the text of each paragraph with an outline level
+    (U+E000 plus the level) and into each header row (``\\trhdr``), each in a group of its own so
+    that the document's \\uc setting is kept: both are known only in the markup, and striprtf
+    keeps only the text."""
+    source = _RTF_HEADER_ROW.sub(lambda m: f"\\trhdr {{\\uc1\\u{_RTF_HEADER_MARK - 0x10000}?}}", source)
+    return _RTF_OUTLINE_LEVEL.sub(
+        lambda m: f"\\outlinelevel{m.group(1)} {{\\uc1\\u{_RTF_HEADING_MARK + int(m.group(1)) - 0x10000}?}}", source)
 
 
 def _rtf_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     """The text of an RTF document (striprtf): a line per paragraph, a table's row a line of its
     cells joined by " | " as a Word table's are; pictures and footnotes are left out. Its letters
     are the code page's it declares (``\\ansicpg``, Windows-1252 by default) and its ``\\u``
-    escapes; its title is its own (``{\\info{\\title ...}}``)."""
+    escapes; its title is its own (``{\\info{\\title ...}}``), else its first top-level heading.
+    Its headings are the paragraphs with an outline level (``\\outlinelevel0`` is a first-level
+    heading); a table's first row names the columns where it is a header row (``\\trhdr``), as a
+    Word table's does."""
     from striprtf.striprtf import rtf_to_text
 
     raw = path.read_bytes()
@@ -1157,25 +1207,38 @@ def _rtf_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
         return whole_characters(rtf_to_text(rtf, encoding=encoding, errors="replace"))
 
     try:
-        text = plain(source)
+        text = plain(_rtf_marked(_rtf_cell_paragraphs(source)))
     except (ValueError, OverflowError) as exc:  # a \\u escape's number too large for a character
         raise DataFormatError(path, f"not a readable RTF document ({exc})") from None
+    marks = {chr(_RTF_HEADING_MARK + level): level + 1 for level in range(9)}
+    header = chr(_RTF_HEADER_MARK)
+    unmark = {ord(mark): None for mark in [*marks, header]}
     lines: list[str] = []
     rows: list[list[str]] = []
+    headed = False
+    headings: list[Heading] = []
     for line in text.splitlines() + [""]:  # a table's rows come as "Plan|Price|"
+        level = next((marks[c] for c in line if c in marks), None)
+        marked_row = header in line
+        line = line.translate(unmark)
         if line.endswith("|"):
+            if not rows:  # a table's first row, marked as repeated atop each page: its columns' headings
+                headed = marked_row
             rows.append([" ".join(cell.split()) for cell in line[:-1].split("|")])
             continue
         if rows:
-            lines.append(_table_lines(rows, marked=False))
-            rows = []
+            lines.append(_table_lines(rows, marked=headed))
+            rows, headed = [], False
         lines.append(" ".join(line.split()))
+        if level is not None and lines[-1]:
+            headings.append(Heading(level, lines[-1]))
     title = _RTF_TITLE.search(source[:65536])
     try:
         own = plain("{\\rtf1 " + title.group(1) + "}") if title else ""
     except (ValueError, OverflowError):
         own = ""
-    return typeset_letters("\n".join(line for line in lines if line)), typeset_letters(own_title(own)), ()
+    return (typeset_letters("\n".join(line for line in lines if line)), typeset_letters(own_title(own) or _first_heading(headings)),
+            tuple(headings))
 
 
 #: the formats read from a file by their own library rather than decoded as text
@@ -1216,6 +1279,13 @@ def read_document(path: Path, doc_id: str | None = None, url: str | None = None,
     if kind != "text":  # a page's "&shy;" is one only once parsed
         text, title = typeset_letters(text), typeset_letters(title)
     return Document(doc_id=doc_id, title=title or fallback, text=text, url=url, headings=_typeset(headings))
+
+
+def _first_heading(headings: Iterable[Heading]) -> str:
+    """The text of a document's first top-level heading: its title where its metadata gives none, as
+    a Word document's first Heading 1 is. pandoc writes no title into an EPUB or an RTF made from a
+    Markdown file without front matter, and the book was named "manual" by its file name."""
+    return next((heading.text for heading in headings if heading.level == 1), "")
 
 
 def _typeset(headings: tuple[Heading, ...]) -> tuple[Heading, ...]:
