@@ -443,6 +443,27 @@ def test_powerpoint_decks_are_read_slide_by_slide_with_tables_groups_and_notes(t
     assert read_document(_deck(tmp_path / "own.pptx", title="Harbour fee schedule")).title == "Harbour fee schedule"
 
 
+def test_a_slides_columns_are_read_one_at_a_time(tmp_path: Path) -> None:
+    """A slide with its text on the left and a table beside it that begins a little higher (PowerPoint's
+    "Content with Caption" layout; pandoc lays a slide with a table out so) was read the table first,
+    and a text in two columns row by row, its sentences interleaved."""
+    from pptx import Presentation
+    from pptx.util import Inches
+
+    deck = Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[5])  # a title only
+    slide.shapes.title.text = "Fees"
+    slide.shapes.add_textbox(Inches(0.5), Inches(2.0), Inches(3), Inches(1)).text_frame.text = "Moorings are paid at the office."
+    slide.shapes.add_textbox(Inches(0.5), Inches(3.1), Inches(3), Inches(1)).text_frame.text = "Cash is not taken."
+    table = slide.shapes.add_table(2, 2, Inches(4), Inches(1.8), Inches(5), Inches(3)).table
+    for (row, col), text in {(0, 0): "Boat", (0, 1): "Fee", (1, 0): "Kayak", (1, 1): "12 dollars"}.items():
+        table.cell(row, col).text = text
+    slide.shapes.add_textbox(Inches(0.5), Inches(6), Inches(9), Inches(0.5)).text_frame.text = "Prices from 1 May."  # below both
+    deck.save(tmp_path / "columns.pptx")
+    assert read_document(tmp_path / "columns.pptx").text.split("\n") == [
+        "Fees", "Moorings are paid at the office.", "Cash is not taken.", "Boat | Fee", "Kayak | 12 dollars", "Prices from 1 May."]
+
+
 W_NS = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
 #: a paragraph whose text box Word writes twice: as DrawingML, and again as VML for older readers
 TEXT_BOX = (f'<w:p {W_NS} xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006" xmlns:v="urn:schemas-microsoft-com:vml">'

@@ -640,9 +640,38 @@ def _pptx_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
 
 
 def _in_reading_order(shapes: Any) -> list[Any]:
-    """A slide's (or a group's) shapes top to bottom, then left to right: their order in the file is
-    the order they were drawn in, and a text box added last to the top of a slide came last."""
-    return sorted(shapes, key=lambda shape: (shape.top or 0, shape.left or 0))
+    """A slide's (or a group's) shapes top to bottom, and shapes side by side a column at a time,
+    the left one first: their order in the file is the order they were drawn in (a text box added
+    last to the top of a slide came last), and a plain top-then-left order read a slide's table
+    beside its text first because the table began a little higher (PowerPoint's "Content with
+    Caption" layout, the one pandoc gives a slide with a table). Shapes whose heights overlap make
+    a band; in a band, shapes whose widths overlap make a column."""
+    def span(start: int | None, size: int | None) -> tuple[int, int]:
+        return (start or 0), (start or 0) + (size or 0)
+
+    bands: list[list[Any]] = []
+    bottom = 0
+    for shape in sorted(shapes, key=lambda shape: (shape.top or 0, shape.left or 0)):
+        top, end = span(shape.top, shape.height)
+        if bands and top < bottom:
+            bands[-1].append(shape)
+        else:
+            bands.append([shape])
+        bottom = max(bottom, end) if len(bands[-1]) > 1 else end
+    ordered: list[Any] = []
+    for band in bands:
+        columns: list[tuple[list[int], list[Any]]] = []  # ([left, right], shapes), left to right
+        for shape in sorted(band, key=lambda shape: (shape.left or 0, shape.top or 0)):
+            left, right = span(shape.left, shape.width)
+            column = next((c for c in columns if left < c[0][1] and c[0][0] < right), None)
+            if column is None:
+                columns.append(([left, right], [shape]))
+            else:
+                column[0][1] = max(column[0][1], right)
+                column[1].append(shape)
+        for _, members in columns:
+            ordered += sorted(members, key=lambda shape: (shape.top or 0, shape.left or 0))
+    return ordered
 
 
 def _shape_lines(shape: Any) -> list[str]:
