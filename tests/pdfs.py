@@ -3,33 +3,43 @@
 from __future__ import annotations
 
 
-def make_pdf(lines: list[str], title: str = "", in_form: bool = False, to_unicode: dict[str, str] | None = None) -> bytes:
-    """One page, Helvetica, one line of ``lines`` per row; ``title`` goes into the document info.
+def make_pdf(lines: list[str], title: str = "", in_form: bool = False, to_unicode: dict[str, str] | None = None,
+             operators: str | None = None, font: str = "Helvetica", outline: list[str] | None = None) -> bytes:
+    """One page, Helvetica (or ``font``), one line of ``lines`` per row; ``title`` goes into the document info.
+    ``operators``: the page's text operators as written, instead of ``lines`` (font /F1 at 12 points is set).
+    ``outline``: the titles of the document's bookmarks, one level.
     ``in_form``: the page paints a form XObject that holds the text, as a page's reused header does.
     ``to_unicode``: the font's ToUnicode map, character code to UTF-16BE, both in hex (``{"41": "D800"}``)."""
     def esc(s: str) -> str:
         return s.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
 
-    text = "BT /F1 12 Tf 72 720 Td 14 TL " + " ".join(f"({esc(line)}) '" for line in lines) + " ET"
+    text = "BT /F1 12 Tf " + (operators if operators is not None else "72 720 Td 14 TL " + " ".join(f"({esc(line)}) '" for line in lines)) + " ET"
     stream = "/Fm1 Do" if in_form else text
     form = (f"<< /Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> "
             f"/Length {len(text)} >>\nstream\n{text}\nendstream")
     objects = [
-        "<< /Type /Catalog /Pages 2 0 R >>",
+        "<< /Type /Catalog /Pages 2 0 R" + (" /Outlines 9 0 R" if outline else "") + " >>",
         "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
         "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
         "/Resources << /Font << /F1 5 0 R >> /XObject << /Fm1 7 0 R >> >> >>",
         f"<< /Length {len(stream)} >>\nstream\n{stream}\nendstream",
-        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica" + (" /ToUnicode 8 0 R" if to_unicode else "") + " >>",
+        f"<< /Type /Font /Subtype /Type1 /BaseFont /{font}" + (" /ToUnicode 8 0 R" if to_unicode else "") + " >>",
         f"<< /Title ({esc(title)}) >>",
         form,
     ]
+    objects.append("<< /Length 0 >>\nstream\n\nendstream" if not to_unicode else "")  # object 8: the ToUnicode map
     if to_unicode:
         cmap = ("/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapName /Map def 1 begincodespacerange "
                 f"<00> <FF> endcodespacerange {len(to_unicode)} beginbfchar "
                 + " ".join(f"<{code}> <{target}>" for code, target in to_unicode.items())
                 + " endbfchar endcmap CMapName currentdict /CMap defineresource pop end end")
-        objects.append(f"<< /Length {len(cmap)} >>\nstream\n{cmap}\nendstream")
+        objects[7] = f"<< /Length {len(cmap)} >>\nstream\n{cmap}\nendstream"
+    if outline:  # object 9: the outline; 10 on: its entries, each pointing at the top of the page
+        first, last = 10, 9 + len(outline)
+        objects.append(f"<< /Type /Outlines /First {first} 0 R /Last {last} 0 R /Count {len(outline)} >>")
+        for i, entry in enumerate(outline):
+            links = (f" /Prev {first + i - 1} 0 R" if i else "") + (f" /Next {first + i + 1} 0 R" if first + i < last else "")
+            objects.append(f"<< /Title ({esc(entry)}) /Parent 9 0 R /Dest [3 0 R /XYZ 0 792 0]{links} >>")
     out = b"%PDF-1.4\n"
     offsets = []
     for number, body in enumerate(objects, start=1):

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import codecs
 import datetime
-import logging
 import os
 import re
+import threading
 import time
 import unicodedata
 import warnings
@@ -350,61 +350,58 @@ def _markdown_to_text(markdown: str) -> tuple[str, str, tuple[Heading, ...]]:
     return text, title or heading, headings
 
 
-#: the longest a PDF's pages are read for. pypdf reads some 30,000 drawing and text operations a
-#: second here and a page of a text document holds a few hundred, so this reads thousands of pages;
-#: but a crafted file of a few kilobytes can hold a page that takes 18 s to read and repeat it on
-#: every page, which kept an indexing job busy for hours
+#: the longest a PDF's pages are read for, checked before each page. PDFium reads a page of a text
+#: document in a few milliseconds, so this reads tens of thousands of pages; a crafted file can
+#: repeat a slow page thousands of times, and must not keep an indexing job busy for hours
 MAX_PDF_SECONDS = 120.0
 
 _clock = time.monotonic
-
-
-class _OutOfTime(BaseException):
-    """Raised from pypdf's per-operation callback once :data:`MAX_PDF_SECONDS` are spent. Not an
-    :class:`Exception`: pypdf catches those around the text of each form XObject a page paints and
-    goes on with the next, so a page painting one slow form a thousand times would not stop."""
+#: PDFium is not thread-safe: the service's indexer and a command in the same process read in turn
+_PDFIUM = threading.Lock()
 
 
 def _pdf_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
-    """The text layer of a PDF (pypdf; scanned pages without one give no text) and its title. A file
-    pypdf fails on in any way is a :class:`DataFormatError`: on damaged files it raises far beyond its
-    own errors (TypeError, AttributeError, AssertionError from its parser), and one such file must not
-    stop a folder's indexing or fail the other files of an upload."""
-    from pypdf import PdfReader
-    from pypdf.errors import LimitReachedError
+    """The text layer of a PDF (PDFium, through pypdfium2; scanned pages without one give no text),
+    its title and its headings: the entries of its outline (the bookmarks pane), the first level a
+    first-level heading. pypdf read justified text wrongly: it leaves out the word spacing (``Tw``)
+    a justifying writer such as groff adds to each space, so it took the line's later words for
+    farther apart than they are and cut words ("contr ol box", "befor e"). A word PDFium finds broken
+    over a line end keeps its hyphen ("mag-netic"), as in a text file (:func:`unwrap_lines`): only
+    a dictionary could tell it from a compound ("anti-vibration"). A file PDFium cannot
+    open is a :class:`DataFormatError`, so that one damaged file stops neither a folder's indexing
+    nor the other files of an upload."""
+    import pypdfium2 as pdfium
 
-    # pypdf logs what it repairs or gives up on as warnings ("EOF marker not found"); with no handler
-    # set, Python prints them bare on stderr beside the error below that says the same with the file's
-    # name, and a folder of slightly damaged PDFs that read fine would print hundreds of them
-    quiet = logging.getLogger("pypdf")
-    level = quiet.level
-    quiet.setLevel(logging.ERROR)
     deadline = _clock() + MAX_PDF_SECONDS
-
-    def check_time(*_: object) -> None:  # called before every operation, in form XObjects too
-        if _clock() > deadline:
-            raise _OutOfTime
-
-    try:
-        reader = PdfReader(path)
-        pages = [page.extract_text(visitor_operand_before=check_time) or "" for page in reader.pages]
-        title = str((reader.metadata or {}).get("/Title") or "")
-    except _OutOfTime:
-        raise DataFormatError(path, f"not read: its pages took more than {MAX_PDF_SECONDS:.0f} s to read, the most a PDF "
-                                    "is given (a text document of thousands of pages reads in less); save its text as "
-                                    ".txt") from None
-    except MemoryError:
-        raise
-    except LimitReachedError as exc:
-        raise DataFormatError(path, f"not read: it holds more than pypdf reads of a PDF ({exc})") from None
-    except Exception as exc:
-        raise DataFormatError(path, f"not a readable PDF ({exc or type(exc).__name__})") from None
-    finally:
-        quiet.setLevel(level)
+    pages: list[str] = []
+    with _PDFIUM:
+        try:
+            pdf = pdfium.PdfDocument(path)
+        except pdfium.PdfiumError as exc:
+            raise DataFormatError(path, f"not a readable PDF ({exc})") from None
+        try:
+            for index in range(len(pdf)):
+                if _clock() > deadline:
+                    raise DataFormatError(path, f"not read: its pages took more than {MAX_PDF_SECONDS:.0f} s to read, the "
+                                                "most a PDF is given (a text document of thousands of pages reads in less); "
+                                                "save its text as .txt")
+                page = pdf[index]
+                text_page = page.get_textpage()
+                pages.append(text_page.get_text_range(errors="replace"))
+                text_page.close()
+                page.close()
+            title = pdf.get_metadata_value("Title")
+            outline = [Heading(item.level + 1, " ".join(item.get_title().split())) for item in pdf.get_toc(max_depth=9)]
+        except pdfium.PdfiumError as exc:
+            raise DataFormatError(path, f"not a readable PDF ({exc})") from None
+        finally:
+            pdf.close()
+    pages = [page.replace("\ufffe", "-").replace("\r\n", "\n").replace("\r", "\n") for page in pages]
     lines = [line for page in _without_running_lines([[" ".join(line.split()) for line in page.splitlines()] for page in pages])
              for line in page]
     text = unwrap_lines(typeset_letters(whole_characters("\n".join(lines))))
-    return text, typeset_letters(whole_characters(own_title(title))), ()
+    headings = tuple(heading for heading in outline if heading.text)
+    return text, typeset_letters(whole_characters(own_title(title))), headings
 
 
 #: a line that only numbers its page: "12", "- 12 -", "Page 12", "page 12 of 40", "12 / 40"
