@@ -150,6 +150,23 @@ def test_headings_are_found_by_their_lines_in_order(embedder: Embedder) -> None:
     assert found == [(0, Heading(1, "Fees")), (text.index("\nFees\n") + 1, Heading(2, "Fees")), (text.rindex("Rules"), Heading(1, "Rules"))]
 
 
+def test_a_heading_wrapped_over_two_lines_is_found() -> None:
+    """A PDF's bookmark names a heading that its narrow column wrapped ("3. Where to place the" /
+    "outdoor unit"); no line read as it, so the section before it went on and titled the passages
+    of this one. A single line that reads as it still wins, and a pair is looked for only among
+    short lines."""
+    from convrag.ingest.chunking import heading_offsets
+    from convrag.ingest.documents import Heading
+
+    text = "1. Safety\nSwitch it off.\n3. Where to place\nthe outdoor unit\nOn a level base.\nKayaks\nKayaks pay."
+    found = heading_offsets(text, [Heading(1, "1. Safety"), Heading(1, "3. Where to place the outdoor unit"),
+                                   Heading(1, "Kayaks"), Heading(1, "Kayaks pay.")])
+    assert found == [(0, Heading(1, "1. Safety")), (text.index("3. Where"), Heading(1, "3. Where to place the outdoor unit")),
+                     (text.index("Kayaks"), Heading(1, "Kayaks")), (text.index("Kayaks pay."), Heading(1, "Kayaks pay."))]
+    long = "word " * 50
+    assert heading_offsets(f"{long}\n{long}", [Heading(1, f"{long.strip()} {long.strip()}")]) == []
+
+
 def test_text_without_sentence_ends_is_cut_where_the_count_falls(embedder: Embedder) -> None:
     """A run of words with no full stop or line break has nowhere better to be cut: the windows are
     MT-RAG's, and nothing is lost."""

@@ -156,25 +156,39 @@ def structured_spans(
     return spans
 
 
+#: the longest heading looked for over two lines
+MAX_HEADING_CHARS = 200
+
+
 def heading_offsets(text: str, headings: Iterable[Heading]) -> list[tuple[int, Heading]]:
     """Where each heading's line begins in ``text``: the first line reading as the heading after the
-    one found before it; a heading no line reads as (its reader joined it otherwise) is skipped."""
+    one found before it, else the first two lines that do (a PDF's bookmark names a heading its
+    narrow column wrapped: "3. Where to place the" "outdoor unit"; not found, the section before
+    went on, and titled the passages of the next); a heading nothing reads as (its reader joined it
+    otherwise) is skipped."""
     headings = list(headings)
     if not headings:  # most documents of plain text and PDF: no line to index
         return []
     lines: dict[str, list[int]] = {}
-    at = 0
+    pairs: dict[str, list[int]] = {}  # two short lines read as one, where the heading was wrapped
+    at, before, before_at = 0, "", 0
     for line in text.split("\n"):
-        lines.setdefault(line.strip(), []).append(at)
+        said = line.strip()
+        lines.setdefault(said, []).append(at)
+        if before and said and len(before) + len(said) < MAX_HEADING_CHARS:
+            pairs.setdefault(f"{before} {said}", []).append(before_at)
+        before, before_at = said, at
         at += len(line) + 1
     found: list[tuple[int, Heading]] = []
     after = 0
     for heading in headings:
-        places = lines.get(heading.text, [])
-        i = bisect.bisect_left(places, after)
-        if i < len(places):
-            found.append((places[i], heading))
-            after = places[i] + 1
+        for index in (lines, pairs):
+            places = index.get(heading.text, [])
+            i = bisect.bisect_left(places, after)
+            if i < len(places):
+                found.append((places[i], heading))
+                after = places[i] + 1
+                break
     return found
 
 
