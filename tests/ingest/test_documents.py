@@ -962,6 +962,18 @@ def test_a_pdf_that_cannot_be_opened_is_skipped_with_its_reason(tmp_path: Path) 
     # a cross-reference table that claims 65,535 entries (pypdf refused it) is repaired and read
     (tmp_path / "a.pdf").write_bytes(re.sub(rb"xref\n0 \d+", b"xref\n0 65535", pdf))
     assert read_document(tmp_path / "a.pdf").text == "Passport renewal costs 130 dollars."
+    # a PDF locked by a password says so; one only its owner's password restricts (printing, copying) is read
+    import io
+
+    from pypdf import PdfWriter
+
+    for user, name in (("secret", "locked.pdf"), ("", "restricted.pdf")):
+        writer = PdfWriter(clone_from=io.BytesIO(pdf))
+        writer.encrypt(user, "owner")
+        writer.write(str(tmp_path / name))
+    with pytest.raises(DataFormatError, match="locked.pdf: not a readable PDF .*password"):
+        read_document(tmp_path / "locked.pdf")
+    assert read_document(tmp_path / "restricted.pdf").text == "Passport renewal costs 130 dollars."
 
 
 def test_a_pdf_that_takes_too_long_to_read_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

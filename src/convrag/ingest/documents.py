@@ -367,8 +367,8 @@ def _pdf_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     a justifying writer such as groff adds to each space, so it took the line's later words for
     farther apart than they are and cut words ("contr ol box", "befor e"). A word PDFium finds broken
     over a line end keeps its hyphen ("mag-netic"), as in a text file (:func:`unwrap_lines`): only
-    a dictionary could tell it from a compound ("anti-vibration"). A file PDFium cannot
-    open is a :class:`DataFormatError`, so that one damaged file stops neither a folder's indexing
+    a dictionary could tell it from a compound ("anti-vibration"). A file PDFium cannot open or
+    read is a :class:`DataFormatError`, so that one damaged file stops neither a folder's indexing
     nor the other files of an upload."""
     import pypdfium2 as pdfium
 
@@ -377,7 +377,7 @@ def _pdf_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     with _PDFIUM:
         try:
             pdf = pdfium.PdfDocument(path)
-        except pdfium.PdfiumError as exc:
+        except pdfium.PdfiumError as exc:  # not a PDF, damaged past repair, or locked by a password
             raise DataFormatError(path, f"not a readable PDF ({exc})") from None
         try:
             for index in range(len(pdf)):
@@ -392,8 +392,12 @@ def _pdf_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
                 page.close()
             title = pdf.get_metadata_value("Title")
             outline = [Heading(item.level + 1, " ".join(item.get_title().split())) for item in pdf.get_toc(max_depth=9)]
-        except pdfium.PdfiumError as exc:
-            raise DataFormatError(path, f"not a readable PDF ({exc})") from None
+        except DataFormatError:
+            raise
+        except MemoryError:
+            raise
+        except Exception as exc:  # PDFium's own error, or one of pypdfium2's reading what PDFium gave (a bookmark's title)
+            raise DataFormatError(path, f"not a readable PDF ({exc or type(exc).__name__})") from None
         finally:
             pdf.close()
     pages = [page.replace("\ufffe", "-").replace("\r\n", "\n").replace("\r", "\n") for page in pages]
