@@ -145,6 +145,24 @@ WRAPPED = ["Renewal by mail costs 130 dollars for adults", "(and teenagers) and 
 HYPHENATED = [*WRAPPED[:2], "30 days. Children under 16 can-", "not renew by mail, and apply in person.", *WRAPPED[4:]]
 
 
+def test_a_line_broken_after_a_capital_a_digit_or_a_colon_is_joined() -> None:
+    """LibreOffice's PDF of a manual broke its sentences after a capital ("a 25 A type C" / "breaker."),
+    a number ("for 30" / "minutes.") and a colon (a legionella cycle:" / "the immersion heater"), and
+    only lines ending in a lower-case letter, a comma or a semicolon were joined. A short line, or
+    one whose next begins as a new sentence or a list item does, keeps its break."""
+    from convrag.ingest.documents import unwrap_lines
+
+    text = ("The outdoor unit runs on a 230 V supply protected by a 25 A type C\nbreaker. Keep the tank at 65 degrees for 30\n"
+            "minutes once a week, as the control box runs a legionella cycle:\nthe immersion heater does it.\n"
+            "Fault codes shown on the display of the control box E21\nE35 means the sensor failed.\nNotes:\nall fees are due.\n"
+            "Replace both batteries of the wall thermostat within 2\n3. Mount it on an inside wall.")
+    assert unwrap_lines(text).split("\n") == [
+        "The outdoor unit runs on a 230 V supply protected by a 25 A type C breaker. Keep the tank at 65 degrees for 30 "
+        "minutes once a week, as the control box runs a legionella cycle: the immersion heater does it.",
+        "Fault codes shown on the display of the control box E21", "E35 means the sensor failed.", "Notes:", "all fees are due.",
+        "Replace both batteries of the wall thermostat within 2", "3. Mount it on an inside wall."]
+
+
 @pytest.mark.parametrize("name, content, second", [
     ("fees.pdf", make_pdf(WRAPPED), "cannot renew"), ("hyphenated.pdf", make_pdf(HYPHENATED), "can-not renew"),  # a PDF's visual lines
     ("fees.txt", "\n".join(WRAPPED).encode(), "cannot renew"),  # a text file wrapped by its writer
@@ -654,6 +672,17 @@ def test_a_pdf_without_a_title_saved_under_a_made_name_is_titled_by_its_first_li
                                                                                     title: str) -> None:
     (tmp_path / name).write_bytes(make_pdf(lines))
     assert read_document(tmp_path / name).title == title
+
+
+def test_a_pdf_title_wrapped_over_two_lines_is_titled_by_its_bookmark(tmp_path: Path) -> None:
+    """LibreOffice's PDF of a manual (no title in its metadata) was titled by its first line, half
+    its title: "Solenne HX-9 Air-to-Water Heat Pump: Owners". Its first bookmark says it whole; a
+    bookmark the first line does not begin is not taken."""
+    lines = ["Solenne HX-9 Air-to-Water Heat Pump: Owners", "Manual", "Keep it near the control box."]
+    (tmp_path / "manual.pdf").write_bytes(make_pdf(lines, outline=["Solenne HX-9 Air-to-Water Heat Pump: Owners Manual"]))
+    assert read_document(tmp_path / "manual.pdf").title == "Solenne HX-9 Air-to-Water Heat Pump: Owners Manual"
+    (tmp_path / "guide.pdf").write_bytes(make_pdf(lines, outline=["1. Safety"]))
+    assert read_document(tmp_path / "guide.pdf").title == "Solenne HX-9 Air-to-Water Heat Pump: Owners"
 
 
 @pytest.mark.parametrize(("name", "text", "title"), [

@@ -231,10 +231,12 @@ def typeset_letters(text: str) -> str:
     return text.replace("\xad\n", "").translate(_TYPESET) if _TYPESET_FOUND.search(text) else text
 
 
-#: a line a sentence goes on from ends in a lower-case letter, a comma or a semicolon, or in a word
-#: hyphenated at its end ("renew-" / "al", "self-" / "service": joined, hyphen kept, as a hyphen
-#: cannot tell a broken word from a compound) ...
-_GOES_ON = frozenset("abcdefghijklmnopqrstuvwxyz,;")
+#: a line a sentence goes on from ends in a letter, a digit, a comma, a semicolon, a colon, a closing
+#: bracket or a percent sign, or in a word hyphenated at its end ("renew-" / "al", "self-" / "service":
+#: joined, hyphen kept, as a hyphen cannot tell a broken word from a compound). Lower-case letters,
+#: commas and semicolons alone left LibreOffice's PDF of a manual broken at "a 25 A type C" /
+#: "breaker.", "for 30" / "minutes." and "a legionella cycle:" / "the immersion heater" ...
+_GOES_ON = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789,;:)%")
 #: ... and the next line goes on with a lower-case letter, a number that is no list item's ("up to"
 #: / "10 metres", not "2. Pay at the desk") or a bracket that is no list item's ("(ASN.1, as", not "(b) ")
 _GOES_ON_WITH = re.compile(r"(?:[a-z]|\d(?!\d*[.)](?:\s|$))|\((?!\w{1,3}\)))")
@@ -1288,6 +1290,8 @@ def read_document(path: Path, doc_id: str | None = None, url: str | None = None,
         text, title, headings = _PACKAGES[kind](path)
         if not title and kind == "pdf" and _made_name(fallback):  # "2403.12345": the PDF's first line names it better
             title = _title_line(text)
+            # a title the first page wraps over two lines ("... Heat Pump: Owner's" / "Manual"): the bookmark says it whole
+            title = next((h.text for h in headings[:1] if title and h.text.startswith(title)), title)
         doc_id = doc_id or readable_name(path.stem)
         return Document(doc_id=doc_id, title=title or fallback, text=text, url=url or path.resolve().as_uri(),
                         headings=_typeset(headings))
