@@ -681,6 +681,9 @@ def test_a_pdf_title_wrapped_over_two_lines_is_titled_by_its_bookmark(tmp_path: 
     lines = ["Solenne HX-9 Air-to-Water Heat Pump: Owners", "Manual", "Keep it near the control box."]
     (tmp_path / "manual.pdf").write_bytes(make_pdf(lines, outline=["Solenne HX-9 Air-to-Water Heat Pump: Owners Manual"]))
     assert read_document(tmp_path / "manual.pdf").title == "Solenne HX-9 Air-to-Water Heat Pump: Owners Manual"
+    (tmp_path / "slides.pdf").write_bytes(make_pdf(["Solenne HX-9 Air-to-Water Heat Pump:", "Owners Manual", "Keep it near."],
+                                                   outline=["Solenne HX-9 Air-to-Water Heat Pump: Owners Manual"]))
+    assert read_document(tmp_path / "slides.pdf").title == "Solenne HX-9 Air-to-Water Heat Pump: Owners Manual"
     (tmp_path / "guide.pdf").write_bytes(make_pdf(lines, outline=["1. Safety"]))
     assert read_document(tmp_path / "guide.pdf").title == "Solenne HX-9 Air-to-Water Heat Pump: Owners"
 

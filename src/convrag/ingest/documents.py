@@ -1289,9 +1289,11 @@ def read_document(path: Path, doc_id: str | None = None, url: str | None = None,
     if kind in _PACKAGES:
         text, title, headings = _PACKAGES[kind](path)
         if not title and kind == "pdf" and _made_name(fallback):  # "2403.12345": the PDF's first line names it better
-            title = _title_line(text)
-            # a title the first page wraps over two lines ("... Heat Pump: Owner's" / "Manual"): the bookmark says it whole
-            title = next((h.text for h in headings[:1] if title and h.text.startswith(title)), title)
+            # a title the first page wraps over two lines ("... Heat Pump: Owner's" / "Manual"; "... Heat Pump:" / "Owner's
+            # Manual", which ends as no title does): the first bookmark, where the first line begins it, says it whole
+            first = text.split("\n", 1)[0].strip()
+            whole = next((h.text for h in headings[:1] if len(first) > 3 and h.text.startswith(first)), "")
+            title = whole if 0 < len(whole) <= _TITLE_LINE_CHARS else _title_line(text)
         doc_id = doc_id or readable_name(path.stem)
         return Document(doc_id=doc_id, title=title or fallback, text=text, url=url or path.resolve().as_uri(),
                         headings=_typeset(headings))
