@@ -274,7 +274,7 @@ def unwrap_lines(text: str) -> str:
 
 #: what an authoring tool writes as the title of a document whose author gave none
 _NO_TITLE = re.compile(r"untitled(?: document)?|(?:new )?document ?\d*|no title|title|slide ?\d+|"
-                       r"(?:powerpoint )?presentation ?\d*|\(?anonymous\)?|none|unknown|-+", re.IGNORECASE)
+                       r"(?:powerpoint )?presentation ?\d*|\(?anonymous\)?|none|unknown(?: title)?|-+", re.IGNORECASE)
 #: the program that made a PDF, in front of the file's name ("Microsoft Word - minutes.docx")
 _TOOL_PREFIX = re.compile(r"^microsoft (?:office )?(?:word|powerpoint|excel) - ", re.IGNORECASE)
 _FILE_NAME = re.compile(r"[^\\/]+\.(?:docx?|docm|dotx?|rtf|odt|txt|pptx?|xlsx?|pdf|indd|tex|dvi|md|html?|pages)$", re.IGNORECASE)
@@ -1169,8 +1169,13 @@ _RTF_TITLE = re.compile(r"\{\\title\s+([^{}]*)\}")
 _RTF_PARAGRAPH_WORDS = re.compile(r"(?<!\\)\\(pard|intbl|par|cell|row)(?![a-zA-Z])(?:-?\d+)? ?")
 #: a heading paragraph's outline level (0 to 8; 9 is body text), as Word, LibreOffice and pandoc write it
 _RTF_OUTLINE_LEVEL = re.compile(r"(?<!\\)\\outlinelevel([0-8])(?![0-9]) ?")
-#: the letter put before a heading's text to find its line after striprtf: U+E000 plus its outline level
+#: the letter put before a heading's text to find its line after striprtf: U+E000 plus its level
+#: (0 a title, 1 a first-level heading: ``\\outlinelevel0``)
 _RTF_HEADING_MARK = 0xE000
+#: a paragraph style's number, in the stylesheet and where a paragraph takes it (not ``\\cs``, ``\\ts``)
+_RTF_STYLE = re.compile(r"(?<!\\)\\s(\d+)(?![0-9])")
+#: a control word, or a group, inside a stylesheet entry: what is left is the style's name
+_RTF_STYLE_WORDS = re.compile(r"\\[a-zA-Z]+-?\d* ?|\\\*|\{[^{}]*\}")
 #: a table row that repeats atop each page (Word's "Repeat as header row"): the row of the column headings
 _RTF_HEADER_ROW = re.compile(r"(?<!\\)\\trhdr(?![a-zA-Z0-9]) ?")
 #: the letter put into a header row's text to find it after striprtf
@@ -1204,14 +1209,45 @@ def _rtf_cell_paragraphs(source: str) -> str:
     return "".join(pieces) + source[start:]
 
 
+def _rtf_heading_styles(source: str) -> dict[str, int]:
+    """The paragraph styles of an RTF's stylesheet that mark headings, by number, with their level:
+    a style with an outline level (Word writes ``\\outlinelevel0`` there and on each paragraph), or
+    named as Word names its heading styles ("heading 2", "Title"). LibreOffice writes only the name,
+    and its paragraphs only the style's number (``\\s2``), so its headings were not read."""
+    start = source.find("{\\stylesheet", 0, 65536)
+    if start < 0:
+        return {}
+    depth, end = 0, start
+    for end in range(start, min(len(source), start + 1_000_000)):  # the stylesheet group, braces balanced
+        depth += {"{": 1, "}": -1}.get(source[end], 0)
+        if depth == 0:
+            break
+    styles: dict[str, int] = {}
+    for entry in re.finditer(r"\{([^{}]*(?:\{[^{}]*\}[^{}]*)*)\}", source[start + 1:end]):
+        number = _RTF_STYLE.search(entry.group(1))
+        if number is None:
+            continue
+        outline = _RTF_OUTLINE_LEVEL.search(entry.group(1))
+        level = int(outline.group(1)) + 1 if outline else _word_level(_RTF_STYLE_WORDS.sub("", entry.group(1)).strip(" ;"))
+        if level is not None:
+            styles[number.group(1)] = level
+    return styles
+
+
 def _rtf_marked(source: str) -> str:
-    """The RTF with a private letter put before the text of each paragraph with an outline level
-    (U+E000 plus the level) and into each header row (``\\trhdr``), each in a group of its own so
-    that the document's \\uc setting is kept: both are known only in the markup, and striprtf
-    keeps only the text."""
-    source = _RTF_HEADER_ROW.sub(lambda m: f"\\trhdr {{\\uc1\\u{_RTF_HEADER_MARK - 0x10000}?}}", source)
-    return _RTF_OUTLINE_LEVEL.sub(
-        lambda m: f"\\outlinelevel{m.group(1)} {{\\uc1\\u{_RTF_HEADING_MARK + int(m.group(1)) - 0x10000}?}}", source)
+    """The RTF with a private letter put before the text of each heading paragraph (U+E000 plus its
+    level: :func:`_rtf_heading_styles`, or an outline level on the paragraph) and into each header
+    row (``\\trhdr``), each in a group of its own so that the document's \\uc setting is kept: both
+    are known only in the markup, and striprtf keeps only the text."""
+    def mark(letter: int) -> str:
+        return f"{{\\uc1\\u{letter - 0x10000}?}}"
+
+    styles = _rtf_heading_styles(source)
+    source = _RTF_HEADER_ROW.sub(lambda m: f"\\trhdr {mark(_RTF_HEADER_MARK)}", source)
+    if styles:
+        source = _RTF_STYLE.sub(lambda m: m.group(0) + (f" {mark(_RTF_HEADING_MARK + styles[m.group(1)])}"
+                                                        if m.group(1) in styles else ""), source)
+    return _RTF_OUTLINE_LEVEL.sub(lambda m: f"\\outlinelevel{m.group(1)} {mark(_RTF_HEADING_MARK + int(m.group(1)) + 1)}", source)
 
 
 def _rtf_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
@@ -1242,7 +1278,7 @@ def _rtf_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
         text = plain(_rtf_marked(_rtf_cell_paragraphs(source)))
     except (ValueError, OverflowError) as exc:  # a \\u escape's number too large for a character
         raise DataFormatError(path, f"not a readable RTF document ({exc})") from None
-    marks = {chr(_RTF_HEADING_MARK + level): level + 1 for level in range(9)}
+    marks = {chr(_RTF_HEADING_MARK + level): level for level in range(10)}
     header = chr(_RTF_HEADER_MARK)
     unmark = {ord(mark): None for mark in [*marks, header]}
     lines: list[str] = []
@@ -1288,12 +1324,16 @@ def read_document(path: Path, doc_id: str | None = None, url: str | None = None,
         raise DataFormatError(path, f"unsupported document type {path.suffix!r} (expected {', '.join(sorted(SUFFIXES))})")
     if kind in _PACKAGES:
         text, title, headings = _PACKAGES[kind](path)
-        if not title and kind == "pdf" and _made_name(fallback):  # "2403.12345": the PDF's first line names it better
-            # a title the first page wraps over two lines ("... Heat Pump: Owner's" / "Manual"; "... Heat Pump:" / "Owner's
-            # Manual", which ends as no title does): the first bookmark, where the first line begins it, says it whole
+        if not title and kind == "pdf":
+            # the first bookmark, where the first line begins it, is the title the first page shows, whole where the
+            # page wraps it ("... Heat Pump: Owner's" / "Manual"; "... Heat Pump:" / "Owner's Manual", ending as no title
+            # does); LibreOffice writes no title into the PDF of a document without one
             first = text.split("\n", 1)[0].strip()
             whole = next((h.text for h in headings[:1] if len(first) > 3 and h.text.startswith(first)), "")
-            title = whole if 0 < len(whole) <= _TITLE_LINE_CHARS else _title_line(text)
+            if 0 < len(whole) <= _TITLE_LINE_CHARS:
+                title = whole
+            elif _made_name(fallback):  # "2403.12345": the PDF's first line names it better
+                title = _title_line(text)
         doc_id = doc_id or readable_name(path.stem)
         return Document(doc_id=doc_id, title=title or fallback, text=text, url=url or path.resolve().as_uri(),
                         headings=_typeset(headings))
