@@ -788,6 +788,52 @@ def make_odt(path: Path, body: str, title: str = "") -> Path:
     return path
 
 
+def test_an_opendocument_spreadsheet_is_read_as_an_excel_workbook_is(tmp_path: Path) -> None:
+    """An .ods (LibreOffice Calc's own format) was "not read ... of other types". A cell or a row
+    repeated is one element: a sheet's unused columns and rows are one each, repeated a million
+    times, and read once; a filled cell repeated is read as many times; a hidden sheet is left out."""
+    import zipfile
+
+    ns = _ODT_NS + ' xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0"'
+
+    def cells(*texts: str, repeat: int = 1) -> str:
+        repeated = f' table:number-columns-repeated="{repeat}"' if repeat > 1 else ""
+        return "".join(f"<table:table-cell{repeated}>" + (f"<text:p>{t}</text:p>" if t else "") + "</table:table-cell>"
+                       for t in texts)
+
+    rows = (f"<table:table-row>{cells('Plan', 'Price', 'Storage')}{cells('', repeat=16381)}</table:table-row>"
+            f"<table:table-row>{cells('Lite')}{cells('Free', repeat=2)}{cells('', repeat=16381)}</table:table-row>"
+            f'<table:table-row table:number-rows-repeated="1048570">{cells("", repeat=16384)}</table:table-row>')
+    body = (f'<table:table table:name="Prices 2025">{rows}</table:table>'
+            f'<table:table table:name="Sheet2"><table:table-row>{cells("Plan", "Note")}</table:table-row>'
+            f'<table:table-row>{cells("Pro", "Best value")}</table:table-row></table:table>'
+            f'<table:table table:name="Old" table:style-name="ta2"><table:table-row>{cells("Gone")}</table:table-row></table:table>')
+    with zipfile.ZipFile(tmp_path / "prices.ods", "w") as package:
+        package.writestr("mimetype", "application/vnd.oasis.opendocument.spreadsheet")
+        package.writestr("content.xml", f'<?xml version="1.0"?><office:document-content {ns}><office:automatic-styles>'
+                                        '<style:style style:name="ta2" style:family="table"><style:table-properties table:display="false"/>'
+                                        '</style:style></office:automatic-styles><office:body><office:spreadsheet>'
+                                        f'{body}</office:spreadsheet></office:body></office:document-content>')
+    document = read_document(tmp_path / "prices.ods")
+    assert document.text == ("Prices 2025\nPlan: Lite | Price: Free | Storage: Free\n\n"  # "Sheet2" names nothing
+                             "Plan: Pro | Note: Best value")
+    assert document.title == "prices"
+    with zipfile.ZipFile(tmp_path / "prices.ods") as package, zipfile.ZipFile(tmp_path / "text.ods", "w") as text:
+        text.writestr("content.xml", package.read("content.xml").replace(b"office:spreadsheet", b"office:text"))
+    with pytest.raises(DataFormatError, match="text.ods: not a readable OpenDocument spreadsheet: it holds no spreadsheet body"):
+        read_document(tmp_path / "text.ods")
+
+
+def test_an_opendocument_presentation_reads_as_the_powerpoint_deck_it_was_saved_from() -> None:
+    """An .odp (LibreOffice Impress's own format) was "not read ... of other types". LibreOffice's
+    .odp of pandoc's PowerPoint deck reads as the deck: the same lines, title and slide titles."""
+    deck = read_document(_MADE / "made_by_pandoc" / "heatpump-manual.pptx")
+    odp = read_document(_MADE / "made_by_libreoffice" / "heatpump-manual.odp")
+    assert (odp.text, odp.title, odp.headings) == (deck.text, deck.title, deck.headings)
+    assert odp.text.startswith("Solenne HX-9 Air-to-Water Heat Pump: Owner\u2019s Manual\nThis manual covers")
+    assert odp.text.count("\n\n") == 1 and "Heating capacity at A7/W35 | 9.1 kW" in odp.text  # two slides; the table's rows
+
+
 def test_an_opendocument_text_is_read_as_a_word_document_is(tmp_path: Path) -> None:
     """An .odt (LibreOffice's, Google Docs' export) was "not read ... of other types"."""
     body = (

@@ -171,6 +171,8 @@ def test_document_ids_stay_distinct_and_replace_only_the_same_name() -> None:
     ("old.xlsx", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1 a binary .xls renamed", 40, "not_a_xlsx"),
     ("book.epub", b"%PDF-1.7 a PDF renamed", 40, "not_a_epub"),
     ("old.odt", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1 a binary .doc renamed", 40, "not_a_odt"),
+    ("old.ods", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1 a binary .xls renamed", 40, "not_a_ods"),
+    ("old.odp", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1 a binary .ppt renamed", 40, "not_a_odp"),
     ("binary.txt", b"\x89PNG\r\n\x1a\n\x00\x00\xff\xfe" * 10, 100, "not_text"),
 ])
 def test_files_that_cannot_be_indexed_are_refused_at_upload(name: str, head: bytes, size: int, code: str) -> None:
@@ -186,6 +188,8 @@ def test_readable_files_pass_the_content_check() -> None:
     check_content("a.xlsx", b"PK\x03\x04\x14\x00\x06\x00", 9000)
     check_content("a.epub", b"PK\x03\x04\x14\x00\x06\x00", 9000)  # a book was refused as "not text"
     check_content("a.odt", b"PK\x03\x04\x14\x00\x06\x00", 9000)
+    check_content("a.ods", b"PK\x03\x04\x14\x00\x06\x00", 9000)  # a spreadsheet and a presentation were "unsupported file type"
+    check_content("a.odp", b"PK\x03\x04\x14\x00\x06\x00", 9000)
     check_content("a.rtf", rb"{\rtf1\ansi {\pard Moorings cost 40 dollars.\par}}", 42)
     check_content("a.md", "# Überschrift".encode(), 14)
     check_content("cut.txt", ("x" * 10 + "é").encode()[:-1], 100_000)  # a character cut by the sniffed block

@@ -26,7 +26,7 @@ from ..errors import DataFormatError
 
 SUFFIXES = {".txt": "text", ".text": "text", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html", ".pdf": "pdf",
             ".docx": "docx", ".pptx": "pptx", ".xlsx": "xlsx", ".csv": "csv", ".tsv": "csv", ".epub": "epub",
-            ".odt": "odt", ".rtf": "rtf"}
+            ".odt": "odt", ".ods": "ods", ".odp": "odp", ".rtf": "rtf"}
 
 
 #: elements whose line breaks are the text's own (a browser keeps them)
@@ -1052,10 +1052,39 @@ _ODF_TEXT = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
 _ODF_TABLE = "{urn:oasis:names:tc:opendocument:xmlns:table:1.0}"
 _ODF_OFFICE = "{urn:oasis:names:tc:opendocument:xmlns:office:1.0}"
 _ODF_DRAW = "{urn:oasis:names:tc:opendocument:xmlns:drawing:1.0}"
+_ODF_STYLE = "{urn:oasis:names:tc:opendocument:xmlns:style:1.0}"
+_ODF_PRESENTATION = "{urn:oasis:names:tc:opendocument:xmlns:presentation:1.0}"
 #: what an OpenDocument text holds that is no part of its reading: deleted text kept for review,
 #: comments, a table of contents (the headings again), a note's number in the line
 _ODF_SKIPPED = frozenset({f"{_ODF_TEXT}tracked-changes", f"{_ODF_OFFICE}annotation", f"{_ODF_TEXT}table-of-content",
                           f"{_ODF_TEXT}note-citation", f"{_ODF_TEXT}sequence-decls"})
+
+
+def _odf_package(path: Path, what: str, body: str) -> tuple[Any, str]:
+    """An OpenDocument package's body (``office:text``, ``office:spreadsheet`` or ``office:presentation``)
+    and its own title (meta.xml); a package that is none, or not of this kind, is a :class:`DataFormatError`."""
+    import zipfile
+
+    from lxml import etree
+
+    _check_unpacked_size(path, f"an OpenDocument {what}")
+    try:
+        with zipfile.ZipFile(path) as package:
+            content = _xml(package.read("content.xml"))
+            meta = _xml(package.read("meta.xml")) if "meta.xml" in package.namelist() else None
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise DataFormatError(path, f"not a readable OpenDocument {what} ({exc})") from None
+    except KeyError:
+        raise DataFormatError(path, f"not a readable OpenDocument {what}: it has no content.xml (an old StarOffice or "
+                                    f"Microsoft Office file must be saved in OpenDocument format)") from None
+    except etree.XMLSyntaxError as exc:
+        raise DataFormatError(path, f"not a readable OpenDocument {what}: damaged XML ({exc})") from None
+    found = content.find(f"{_ODF_OFFICE}body/{_ODF_OFFICE}{body}")
+    if found is None:
+        raise DataFormatError(path, f"not a readable OpenDocument {what}: it holds no {body} body (another kind of "
+                                    "document under this suffix?)")
+    title = next((" ".join("".join(t.itertext()).split()) for t in meta.iter(_DC_TITLE)), "") if meta is not None else ""
+    return found, title
 
 
 def _odt_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
@@ -1065,30 +1094,78 @@ def _odt_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     paragraphs after the paragraph it stands in, footnotes and endnotes at the end; deleted text
     under review, comments and the table of contents are left out. The title is the document's
     own (meta.xml), else its first heading."""
-    import zipfile
-
-    from lxml import etree
-
-    _check_unpacked_size(path, "an OpenDocument text")
-    try:
-        with zipfile.ZipFile(path) as package:
-            content = _xml(package.read("content.xml"))
-            meta = _xml(package.read("meta.xml")) if "meta.xml" in package.namelist() else None
-    except (zipfile.BadZipFile, OSError) as exc:
-        raise DataFormatError(path, f"not a readable OpenDocument text ({exc})") from None
-    except KeyError:
-        raise DataFormatError(path, "not a readable OpenDocument text: it has no content.xml (an old .sxw or .doc must be saved as .odt)") from None
-    except etree.XMLSyntaxError as exc:
-        raise DataFormatError(path, f"not a readable OpenDocument text: damaged XML ({exc})") from None
-    body = content.find(f"{_ODF_OFFICE}body/{_ODF_OFFICE}text")
-    if body is None:
-        raise DataFormatError(path, "not a readable OpenDocument text: it holds no text body (a spreadsheet or a drawing saved as .odt?)")
+    body, title = _odf_package(path, "text", "text")
     notes: list[str] = []
     lines = [line for line in _odf_lines(body, notes) if line]
-    title = next((" ".join("".join(t.itertext()).split()) for t in meta.iter(_DC_TITLE)), "") if meta is not None else ""
     marked = [Heading(_odf_level(h), " ".join("".join(_odf_pieces(h, [], [])).split())) for h in _odf_headings(body)]
     heading = marked[0].text if marked else ""
     return typeset_letters("\n".join(lines + notes)), typeset_letters(own_title(title) or heading), tuple(h for h in marked if h.text)
+
+
+#: the most times a repeated spreadsheet row or cell that holds something is read: a sheet's unused
+#: rows and columns are one element repeated up to a million times, and a filled one is rarely repeated
+_ODS_MAX_REPEAT = 1000
+
+
+def _ods_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
+    """The text of an OpenDocument spreadsheet (.ods, LibreOffice Calc's own format) as an Excel
+    workbook's is read: each sheet a block, opened by its name where the name says something, its
+    rows read as a CSV file's are (:func:`_table_lines`), a cell as the text it shows (a formula's
+    last computed value). A cell or a row repeated holds one element for many; empty ones are read
+    once, so a sheet's million unused rows cost nothing. Sheets hidden by their style are left out."""
+    body, title = _odf_package(path, "spreadsheet", "spreadsheet")
+    hidden = {style.get(f"{_ODF_STYLE}name") for style in body.getparent().getparent().iter(f"{_ODF_STYLE}style")
+              if any(props.get(f"{_ODF_TABLE}display") == "false" for props in style.iter(f"{_ODF_STYLE}table-properties"))}
+    sheets: list[str] = []
+    for sheet in body.iter(f"{_ODF_TABLE}table"):
+        if sheet.get(f"{_ODF_TABLE}style-name") in hidden or sheet.getparent().tag != body.tag:
+            continue
+        rows: list[list[str]] = []
+        for row, _ in _odf_rows(sheet):
+            cells: list[str] = []
+            for cell in row:
+                if cell.tag not in (f"{_ODF_TABLE}table-cell", f"{_ODF_TABLE}covered-table-cell"):
+                    continue
+                text = " ".join(_odf_lines(cell, []))
+                cells += [text] * (_repeat(cell, "columns") if text else min(_repeat(cell, "columns"), _ODS_MAX_REPEAT))
+            cells = cells[:max((i + 1 for i, cell in enumerate(cells) if cell), default=0)]
+            rows += [cells] * (_repeat(row, "rows") if cells else 1)
+        table = _table_lines(rows)
+        name = (sheet.get(f"{_ODF_TABLE}name") or "").strip()
+        if table:
+            sheets.append(f"{name}\n{table}" if name and not _NO_SHEET_NAME.fullmatch(name) else table)
+    return typeset_letters("\n\n".join(sheets)), typeset_letters(own_title(title)), ()
+
+
+def _repeat(element: Any, what: str) -> int:
+    """How many times a spreadsheet cell (``what`` "columns") or row ("rows") stands, at most
+    :data:`_ODS_MAX_REPEAT` (1 where the count is missing or wrong)."""
+    try:
+        return min(max(1, int(element.get(f"{_ODF_TABLE}number-{what}-repeated", "1"))), _ODS_MAX_REPEAT)
+    except ValueError:
+        return 1
+
+
+def _odp_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
+    """The text of an OpenDocument presentation (.odp, LibreOffice Impress's own format) as a
+    PowerPoint deck's is read: slide by slide, a blank line between two, each slide's title first,
+    then its other frames in their order (text boxes, outlines, tables), then its speaker notes. The
+    title is the presentation's own, else its first slide's title."""
+    body, title = _odf_package(path, "presentation", "presentation")
+    slides: list[str] = []
+    marked: list[Heading] = []
+    for page in body.iter(f"{_ODF_DRAW}page"):
+        frames = [frame for frame in page if frame.tag == f"{_ODF_DRAW}frame"]
+        titles = [frame for frame in frames if frame.get(f"{_ODF_PRESENTATION}class") == "title"]
+        notes = [child for child in page if child.tag == f"{_ODF_PRESENTATION}notes"]
+        lines: list[str] = []
+        for part in [*titles, *(frame for frame in frames if frame not in titles), *notes]:
+            lines += [line for line in _odf_lines(part, []) if line]
+        marked += [Heading(1, line) for frame in titles[:1] for line in _odf_lines(frame, []) if line][:1]
+        if lines:
+            slides.append("\n".join(lines))
+    heading = marked[0].text if marked else ""
+    return typeset_letters("\n\n".join(slides)), typeset_letters(own_title(title) or heading), tuple(marked)
 
 
 def _odf_headings(parent: Any) -> Iterator[Any]:
@@ -1311,7 +1388,7 @@ def _rtf_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
 
 #: the formats read from a file by their own library rather than decoded as text
 _PACKAGES = {"pdf": _pdf_to_text, "docx": _docx_to_text, "pptx": _pptx_to_text, "xlsx": _xlsx_to_text, "epub": _epub_to_text,
-             "odt": _odt_to_text, "rtf": _rtf_to_text}
+             "odt": _odt_to_text, "ods": _ods_to_text, "odp": _odp_to_text, "rtf": _rtf_to_text}
 
 
 def read_document(path: Path, doc_id: str | None = None, url: str | None = None, name: str | None = None) -> Document:

@@ -88,7 +88,8 @@ def assign_doc_ids(originals: Iterable[str], existing: Mapping[str, str]) -> dic
 
 #: files that are zip packages: what each is called, and the older binary format it replaced (None: none)
 _PACKAGES = {".docx": ("a Word", ".doc"), ".pptx": ("a PowerPoint", ".ppt"), ".xlsx": ("an Excel", ".xls"), ".epub": ("an EPUB", None),
-             ".odt": ("an OpenDocument text", ".sxw")}
+             ".odt": ("an OpenDocument text", ".sxw"), ".ods": ("an OpenDocument spreadsheet", ".sxc"),
+             ".odp": ("an OpenDocument presentation", ".sxi")}
 
 
 def check_content(filename: str, head: bytes, size: int) -> None:
