@@ -818,6 +818,14 @@ def test_an_opendocument_spreadsheet_is_read_as_an_excel_workbook_is(tmp_path: P
     assert document.text == ("Prices 2025\nPlan: Lite | Price: Free | Storage: Free\n\n"  # "Sheet2" names nothing
                              "Plan: Pro | Note: Best value")
     assert document.title == "prices"
+    # a row of a thousand filled cells repeated a thousand times, in a few kilobytes: refused, not read to gigabytes
+    bomb = (f'<table:table table:name="A"><table:table-row table:number-rows-repeated="1000">'
+            f'{cells("x" * 100, repeat=1000) * 3}</table:table-row></table:table>')
+    with zipfile.ZipFile(tmp_path / "bomb.ods", "w") as package:
+        package.writestr("content.xml", f'<?xml version="1.0"?><office:document-content {ns}><office:body><office:spreadsheet>'
+                                        f'{bomb}</office:spreadsheet></office:body></office:document-content>')
+    with pytest.raises(DataFormatError, match=r"bomb.ods: not read: it holds more than 2,000,000 filled cells"):
+        read_document(tmp_path / "bomb.ods")
     with zipfile.ZipFile(tmp_path / "prices.ods") as package, zipfile.ZipFile(tmp_path / "text.ods", "w") as text:
         text.writestr("content.xml", package.read("content.xml").replace(b"office:spreadsheet", b"office:text"))
     with pytest.raises(DataFormatError, match="text.ods: not a readable OpenDocument spreadsheet: it holds no spreadsheet body"):

@@ -1105,6 +1105,9 @@ def _odt_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
 #: the most times a repeated spreadsheet row or cell that holds something is read: a sheet's unused
 #: rows and columns are one element repeated up to a million times, and a filled one is rarely repeated
 _ODS_MAX_REPEAT = 1000
+#: the most filled cells a spreadsheet is read to, repeats counted: a few kilobytes of XML can claim a
+#: row of a thousand filled cells repeated a thousand times, and the workbook is refused past this
+MAX_ODS_CELLS = 2_000_000
 
 
 def _ods_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
@@ -1117,6 +1120,7 @@ def _ods_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     hidden = {style.get(f"{_ODF_STYLE}name") for style in body.getparent().getparent().iter(f"{_ODF_STYLE}style")
               if any(props.get(f"{_ODF_TABLE}display") == "false" for props in style.iter(f"{_ODF_STYLE}table-properties"))}
     sheets: list[str] = []
+    filled = 0
     for sheet in body.iter(f"{_ODF_TABLE}table"):
         if sheet.get(f"{_ODF_TABLE}style-name") in hidden or sheet.getparent().tag != body.tag:
             continue
@@ -1129,7 +1133,12 @@ def _ods_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
                 text = " ".join(_odf_lines(cell, []))
                 cells += [text] * (_repeat(cell, "columns") if text else min(_repeat(cell, "columns"), _ODS_MAX_REPEAT))
             cells = cells[:max((i + 1 for i, cell in enumerate(cells) if cell), default=0)]
-            rows += [cells] * (_repeat(row, "rows") if cells else 1)
+            times = _repeat(row, "rows") if cells else 1
+            filled += len(cells) * times
+            if filled > MAX_ODS_CELLS:
+                raise DataFormatError(path, f"not read: it holds more than {MAX_ODS_CELLS:,} filled cells, repeats counted; save "
+                                            "the sheets that matter as .csv")
+            rows += [cells] * times
         table = _table_lines(rows)
         name = (sheet.get(f"{_ODF_TABLE}name") or "").strip()
         if table:
