@@ -945,12 +945,58 @@ def test_rtf_tables_keep_a_row_on_one_line_and_headings_their_level(tmp_path: Pa
     assert doc.title == "Harbour fees"  # no {\info{\title}}: the first top-level heading names it
 
 
+def test_a_restructuredtext_page_of_a_sphinx_project_is_read(tmp_path: Path) -> None:
+    """A .rst (a Sphinx project's pages) was "not read ... of other types". Sphinx's directives,
+    which docutils does not know, are left out; its roles read as their text; and nothing outside
+    the file is read: an upload's ``.. include:: /etc/passwd`` or ``.. raw::`` is no text of it."""
+    (tmp_path / "secret.txt").write_text("The harbour safe code is 4711.")
+    page = f"""
+==================
+Solenne HX-9 guide
+==================
+
+Pairing
+=======
+
+.. autofunction:: solenne.pair
+
+Hold MODE and DOWN for five seconds, then call :func:`solenne.pair` (see :ref:`safety`).
+
+.. note::
+   Pair within two minutes.
+
+.. include:: {tmp_path / "secret.txt"}
+
+.. raw:: html
+
+   <p>Raw text.</p>
+
+Fees
+----
+
+========  =========
+Plan      Price
+========  =========
+Lite      Free
+Pro       9 dollars
+========  =========
+"""
+    (tmp_path / "guide.rst").write_text(page)
+    document = read_document(tmp_path / "guide.rst")
+    assert document.title == "Solenne HX-9 guide"
+    assert [(h.level, h.text) for h in document.headings] == [(1, "Solenne HX-9 guide"), (2, "Pairing"), (3, "Fees")]
+    assert document.text.split("\n") == ["Solenne HX-9 guide", "Pairing",
+                                         "Hold MODE and DOWN for five seconds, then call solenne.pair (see safety).",
+                                         "Note", "Pair within two minutes.", "Fees", "Plan: Lite | Price: Free", "Plan: Pro | Price: 9 dollars"]
+
+
 #: the readers' test documents made by real writers, from the manual in tools/data
 _MADE = Path(__file__).parent
 _MANUAL = Path(__file__).parents[2] / "tools" / "data" / "heatpump-manual.md"
 
 
 @pytest.mark.parametrize("made", ["made_by_pandoc/heatpump-manual.docx", "made_by_pandoc/heatpump-manual.odt",
+                                  "made_by_pandoc/heatpump-manual.rst",
                                   "made_by_pandoc/heatpump-manual.epub", "made_by_pandoc/heatpump-manual.rtf",
                                   "made_by_libreoffice/heatpump-manual.rtf", "made_by_libreoffice/heatpump-manual.pdf"])
 def test_a_document_made_by_another_tool_reads_as_the_markdown_it_was_made_from(made: str) -> None:

@@ -192,6 +192,7 @@ def test_readable_files_pass_the_content_check() -> None:
     check_content("a.odp", b"PK\x03\x04\x14\x00\x06\x00", 9000)
     check_content("a.rtf", rb"{\rtf1\ansi {\pard Moorings cost 40 dollars.\par}}", 42)
     check_content("a.md", "# Überschrift".encode(), 14)
+    check_content("a.rst", b"Fees\n====\n\nKayaks pay less.", 27)  # a Sphinx page was "unsupported file type"
     check_content("cut.txt", ("x" * 10 + "é").encode()[:-1], 100_000)  # a character cut by the sniffed block
 
 

@@ -26,7 +26,7 @@ from ..errors import DataFormatError
 
 SUFFIXES = {".txt": "text", ".text": "text", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html", ".pdf": "pdf",
             ".docx": "docx", ".pptx": "pptx", ".xlsx": "xlsx", ".csv": "csv", ".tsv": "csv", ".epub": "epub",
-            ".odt": "odt", ".ods": "ods", ".odp": "odp", ".rtf": "rtf"}
+            ".odt": "odt", ".ods": "ods", ".odp": "odp", ".rtf": "rtf", ".rst": "rst"}
 
 
 #: elements whose line breaks are the text's own (a browser keeps them)
@@ -350,6 +350,37 @@ def _markdown_to_text(markdown: str) -> tuple[str, str, tuple[Heading, ...]]:
                     if token.type == "heading_open" and tokens[i + 1].type == "inline"), "")
     text, _, _, headings = _html_to_text(parser.renderer.render(tokens, parser.options, {}))
     return text, title or heading, headings
+
+
+#: Sphinx's roles, which plain docutils does not know: their text is read as it is written
+#: (":func:`solenne.pair`" read as "solenne.pair", not as the markup)
+_SPHINX_ROLES = ("func", "meth", "class", "mod", "attr", "data", "obj", "exc", "ref", "doc", "term", "option", "envvar",
+                 "program", "file", "command", "kbd", "guilabel", "menuselection", "abbr", "py:func", "py:class", "py:meth")
+
+
+def _rst_to_text(source: str, path: Path) -> tuple[str, str, tuple[Heading, ...]]:
+    """Plain text, title and headings of a reStructuredText document (a Sphinx project's pages),
+    rendered to HTML by docutils and read as an HTML page is. Sphinx's own directives
+    (``.. autofunction::``), which docutils does not know, are left out without a message, and its
+    roles read as their text; nothing outside the file is read (``.. include::``, ``.. raw::``), as
+    the service reads uploads. A file docutils fails on is a :class:`DataFormatError`."""
+    from docutils import nodes
+    from docutils.core import publish_parts
+    from docutils.parsers.rst import roles
+
+    for role in _SPHINX_ROLES:
+        roles.register_generic_role(role, nodes.literal)
+    settings = {"report_level": 5, "halt_level": 5, "file_insertion_enabled": False, "raw_enabled": False, "doctitle_xform": False,
+                "initial_header_level": 1,
+                "_disable_config": True, "embed_stylesheet": False, "stylesheet_path": "", "warning_stream": False}
+    try:
+        parts = publish_parts(source, source_path=str(path), writer="html5", settings_overrides=settings)
+    except MemoryError:
+        raise
+    except Exception as exc:  # docutils' own errors on markup it cannot parse at all
+        raise DataFormatError(path, f"not a readable reStructuredText document ({exc or type(exc).__name__})") from None
+    text, title, _, headings = _html_to_text(f"<html><body>{parts['html_body']}</body></html>")
+    return text, title, headings
 
 
 #: the longest a PDF's pages are read for, checked before each page. PDFium reads a page of a text
@@ -1432,6 +1463,8 @@ def read_document(path: Path, doc_id: str | None = None, url: str | None = None,
         url = canonical or url
     elif kind == "markdown":
         text, title, headings = _markdown_to_text(raw)
+    elif kind == "rst":
+        text, title, headings = _rst_to_text(raw, path)
     elif kind == "csv":
         text, title = _table_to_text(raw, path), ""
     else:
