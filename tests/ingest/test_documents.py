@@ -960,7 +960,8 @@ Pairing
 
 .. autofunction:: solenne.pair
 
-Hold MODE and DOWN for five seconds, then call :func:`solenne.pair` (see :ref:`safety`).
+Hold MODE and DOWN for five seconds, then call :func:`solenne.pair` (see :ref:`safety`, :doc:`the guide </guide>`
+and :meth:`~solenne.Pump.reset`).
 
 .. note::
    Pair within two minutes.
@@ -986,7 +987,8 @@ Pro       9 dollars
     assert document.title == "Solenne HX-9 guide"
     assert [(h.level, h.text) for h in document.headings] == [(1, "Solenne HX-9 guide"), (2, "Pairing"), (3, "Fees")]
     assert document.text.split("\n") == ["Solenne HX-9 guide", "Pairing",
-                                         "Hold MODE and DOWN for five seconds, then call solenne.pair (see safety).",
+                                         "Hold MODE and DOWN for five seconds, then call solenne.pair (see safety, the guide and "
+                                         "reset).",
                                          "Note", "Pair within two minutes.", "Fees", "Plan: Lite | Price: Free", "Plan: Pro | Price: 9 dollars"]
 
 

@@ -352,8 +352,8 @@ def _markdown_to_text(markdown: str) -> tuple[str, str, tuple[Heading, ...]]:
     return text, title or heading, headings
 
 
-#: Sphinx's roles, which plain docutils does not know: their text is read as it is written
-#: (":func:`solenne.pair`" read as "solenne.pair", not as the markup)
+#: Sphinx's roles, which plain docutils does not know: read as Sphinx shows them (":func:`solenne.pair`"
+#: as "solenne.pair", ":doc:`Guide </guide>`" as "Guide"), not as the markup
 _SPHINX_ROLES = ("func", "meth", "class", "mod", "attr", "data", "obj", "exc", "ref", "doc", "term", "option", "envvar",
                  "program", "file", "command", "kbd", "guilabel", "menuselection", "abbr", "py:func", "py:class", "py:meth")
 
@@ -368,8 +368,15 @@ def _rst_to_text(source: str, path: Path) -> tuple[str, str, tuple[Heading, ...]
     from docutils.core import publish_parts
     from docutils.parsers.rst import roles
 
+    def shown(name: str, rawtext: str, text: str, *_: Any, **__: Any) -> tuple[list[Any], list[Any]]:
+        # what Sphinx shows: ":doc:`Guide </guide>`" its title, ":func:`~solenne.pair`" the last name
+        title = re.sub(r"\s*<[^<>]*>\Z", "", text) or text
+        if title.startswith("~"):
+            title = title[1:].rsplit(".", 1)[-1]
+        return [nodes.literal(rawtext, title.lstrip("!"))], []
+
     for role in _SPHINX_ROLES:
-        roles.register_generic_role(role, nodes.literal)
+        roles.register_local_role(role, shown)
     settings = {"report_level": 5, "halt_level": 5, "file_insertion_enabled": False, "raw_enabled": False, "doctitle_xform": False,
                 "initial_header_level": 1,
                 "_disable_config": True, "embed_stylesheet": False, "stylesheet_path": "", "warning_stream": False}
