@@ -832,6 +832,38 @@ def test_an_opendocument_spreadsheet_is_read_as_an_excel_workbook_is(tmp_path: P
         read_document(tmp_path / "text.ods")
 
 
+def test_an_opendocument_presentations_shapes_are_read_in_reading_order(tmp_path: Path) -> None:
+    """Frames were read in the order the file keeps them (the order they were drawn in), and a
+    shape's own text (a labelled box) and a group's were not read at all. They are read as a
+    deck's shapes are: top to bottom, side by side a column at a time; the notes come last."""
+    import zipfile
+
+    ns = (_ODT_NS + ' xmlns:svg="urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0"'
+          ' xmlns:presentation="urn:oasis:names:tc:opendocument:xmlns:presentation:1.0"')
+
+    def frame(text: str, x: str, y: str, width: str = "8cm", height: str = "2cm", cls: str = "") -> str:
+        kind = f' presentation:class="{cls}"' if cls else ""
+        return (f'<draw:frame svg:x="{x}" svg:y="{y}" svg:width="{width}" svg:height="{height}"{kind}>'
+                f"<draw:text-box><text:p>{text}</text:p></draw:text-box></draw:frame>")
+
+    page = ('<draw:page draw:name="page1">'
+            + frame("Prices from 1 May.", "1cm", "15cm", width="20cm", height="1cm")  # drawn first, at the foot
+            + frame("Moorings are paid at the office.", "1cm", "4cm")
+            + '<draw:custom-shape svg:x="1cm" svg:y="6.5cm" svg:width="8cm" svg:height="2cm"><text:p>Cash is not taken.</text:p>'
+              '</draw:custom-shape>'
+            + f'<draw:g>{frame("Kayaks pay 12 dollars.", "100mm", "1.5in", height="6cm")}</draw:g>'  # beside them, a little higher
+            + frame("Fees", "1cm", "1cm", width="20cm", cls="title")
+            + '<presentation:notes><draw:frame><draw:text-box><text:p>Say the prices twice.</text:p></draw:text-box></draw:frame>'
+              "</presentation:notes></draw:page>")
+    with zipfile.ZipFile(tmp_path / "fees.odp", "w") as package:
+        package.writestr("content.xml", f'<?xml version="1.0"?><office:document-content {ns}><office:body><office:presentation>'
+                                        f"{page}</office:presentation></office:body></office:document-content>")
+    document = read_document(tmp_path / "fees.odp")
+    assert document.text.split("\n") == ["Fees", "Moorings are paid at the office.", "Cash is not taken.", "Kayaks pay 12 dollars.",
+                                         "Prices from 1 May.", "Say the prices twice."]
+    assert (document.title, [h.text for h in document.headings]) == ("Fees", ["Fees"])
+
+
 def test_an_opendocument_presentation_reads_as_the_powerpoint_deck_it_was_saved_from() -> None:
     """An .odp (LibreOffice Impress's own format) was "not read ... of other types". LibreOffice's
     .odp of pandoc's PowerPoint deck reads as the deck: the same lines, title and slide titles."""

@@ -1092,6 +1092,7 @@ _ODF_OFFICE = "{urn:oasis:names:tc:opendocument:xmlns:office:1.0}"
 _ODF_DRAW = "{urn:oasis:names:tc:opendocument:xmlns:drawing:1.0}"
 _ODF_STYLE = "{urn:oasis:names:tc:opendocument:xmlns:style:1.0}"
 _ODF_PRESENTATION = "{urn:oasis:names:tc:opendocument:xmlns:presentation:1.0}"
+_SVG = "{urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0}"
 #: what an OpenDocument text holds that is no part of its reading: deleted text kept for review,
 #: comments, a table of contents (the headings again), a note's number in the line
 _ODF_SKIPPED = frozenset({f"{_ODF_TEXT}tracked-changes", f"{_ODF_OFFICE}annotation", f"{_ODF_TEXT}table-of-content",
@@ -1196,23 +1197,55 @@ def _repeat(element: Any, what: str) -> int:
 def _odp_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     """The text of an OpenDocument presentation (.odp, LibreOffice Impress's own format) as a
     PowerPoint deck's is read: slide by slide, a blank line between two, each slide's title first,
-    then its other frames in their order (text boxes, outlines, tables), then its speaker notes. The
-    title is the presentation's own, else its first slide's title."""
+    then its other shapes (frames, shapes with text, groups) in reading order, as a deck's are
+    (:func:`_in_reading_order`), then its speaker notes. The title is the presentation's own, else
+    its first slide's title."""
     body, title = _odf_package(path, "presentation", "presentation")
     slides: list[str] = []
     marked: list[Heading] = []
     for page in body.iter(f"{_ODF_DRAW}page"):
-        frames = [frame for frame in page if frame.tag == f"{_ODF_DRAW}frame"]
-        titles = [frame for frame in frames if frame.get(f"{_ODF_PRESENTATION}class") == "title"]
+        shapes = [child for child in page if child.tag in _ODP_SHAPES]
+        titles = [shape for shape in shapes if shape.get(f"{_ODF_PRESENTATION}class") == "title"]
+        others = [placed.element for placed in _in_reading_order(_placed(shape) for shape in shapes if shape not in titles)]
         notes = [child for child in page if child.tag == f"{_ODF_PRESENTATION}notes"]
         lines: list[str] = []
-        for part in [*titles, *(frame for frame in frames if frame not in titles), *notes]:
+        for part in [*titles, *others, *notes]:
             lines += [line for line in _odf_lines(part, []) if line]
         marked += [Heading(1, line) for frame in titles[:1] for line in _odf_lines(frame, []) if line][:1]
         if lines:
             slides.append("\n".join(lines))
     heading = marked[0].text if marked else ""
     return typeset_letters("\n\n".join(slides)), typeset_letters(own_title(title) or heading), tuple(marked)
+
+
+#: what a slide draws that can hold text: a frame (a text box, a placeholder, a table), a shape, a group
+_ODP_SHAPES = frozenset(f"{_ODF_DRAW}{name}" for name in ("frame", "custom-shape", "rect", "ellipse", "g"))
+#: an OpenDocument length ("2.5cm", "10mm", "1in", "72pt") and its unit's size in hundredths of a millimetre
+_ODF_LENGTH = re.compile(r"\s*(-?\d+(?:\.\d*)?|-?\.\d+)\s*(cm|mm|in|pt|pc|px)?\s*")
+_ODF_UNITS = {"cm": 1000.0, "mm": 100.0, "in": 2540.0, "pt": 2540 / 72, "pc": 2540 / 6, "px": 2540 / 96, None: 1000.0}
+
+
+class _Placed(NamedTuple):
+    """A slide's shape where it is drawn, in hundredths of a millimetre, as python-pptx gives a deck's
+    (so that :func:`_in_reading_order` orders both)."""
+    top: int
+    left: int
+    height: int
+    width: int
+    element: Any
+
+
+def _placed(shape: Any) -> _Placed:
+    """A shape with its place; a group, which has none of its own, is where its first placed member is."""
+    def length(name: str, element: Any = shape) -> int:
+        found = _ODF_LENGTH.fullmatch(element.get(f"{_SVG}{name}") or "")
+        return round(float(found.group(1)) * _ODF_UNITS[found.group(2)]) if found else 0
+
+    if shape.tag == f"{_ODF_DRAW}g":
+        member = next((child for child in shape.iter() if child.get(f"{_SVG}y") is not None), None)
+        if member is not None:
+            return _Placed(length("y", member), length("x", member), length("height", member), length("width", member), shape)
+    return _Placed(length("y"), length("x"), length("height"), length("width"), shape)
 
 
 def _odf_headings(parent: Any) -> Iterator[Any]:
