@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import codecs
 import datetime
+import functools
 import os
 import re
 import threading
@@ -358,14 +359,11 @@ _SPHINX_ROLES = ("func", "meth", "class", "mod", "attr", "data", "obj", "exc", "
                  "program", "file", "command", "kbd", "guilabel", "menuselection", "abbr", "py:func", "py:class", "py:meth")
 
 
-def _rst_to_text(source: str, path: Path) -> tuple[str, str, tuple[Heading, ...]]:
-    """Plain text, title and headings of a reStructuredText document (a Sphinx project's pages),
-    rendered to HTML by docutils and read as an HTML page is. Sphinx's own directives
-    (``.. autofunction::``), which docutils does not know, are left out without a message, and its
-    roles read as their text; nothing outside the file is read (``.. include::``, ``.. raw::``), as
-    the service reads uploads. A file docutils fails on is a :class:`DataFormatError`."""
+@functools.cache
+def _register_sphinx_roles() -> None:
+    """Teach docutils Sphinx's roles (:data:`_SPHINX_ROLES`), once per process: docutils keeps its
+    roles in a registry of its own."""
     from docutils import nodes
-    from docutils.core import publish_parts
     from docutils.parsers.rst import roles
 
     def shown(name: str, rawtext: str, text: str, *_: Any, **__: Any) -> tuple[list[Any], list[Any]]:
@@ -377,9 +375,20 @@ def _rst_to_text(source: str, path: Path) -> tuple[str, str, tuple[Heading, ...]
 
     for role in _SPHINX_ROLES:
         roles.register_local_role(role, shown)
-    settings = {"report_level": 5, "halt_level": 5, "file_insertion_enabled": False, "raw_enabled": False, "doctitle_xform": False,
-                "initial_header_level": 1,
-                "_disable_config": True, "embed_stylesheet": False, "stylesheet_path": "", "warning_stream": False}
+
+
+def _rst_to_text(source: str, path: Path) -> tuple[str, str, tuple[Heading, ...]]:
+    """Plain text, title and headings of a reStructuredText document (a Sphinx project's pages),
+    rendered to HTML by docutils and read as an HTML page is. Sphinx's own directives
+    (``.. autofunction::``), which docutils does not know, are left out without a message, and its
+    roles read as their text; nothing outside the file is read (``.. include::``, ``.. raw::``), as
+    the service reads uploads. A file docutils fails on is a :class:`DataFormatError`."""
+    from docutils.core import publish_parts
+
+    _register_sphinx_roles()
+    settings = {"report_level": 5, "halt_level": 5, "file_insertion_enabled": False, "raw_enabled": False, "_disable_config": True,
+                "doctitle_xform": False, "initial_header_level": 1, "embed_stylesheet": False, "stylesheet_path": "",
+                "warning_stream": False}
     try:
         parts = publish_parts(source, source_path=str(path), writer="html5", settings_overrides=settings)
     except MemoryError:
@@ -432,9 +441,7 @@ def _pdf_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
                 page.close()
             title = pdf.get_metadata_value("Title")
             outline = [Heading(item.level + 1, " ".join(item.get_title().split())) for item in pdf.get_toc(max_depth=9)]
-        except DataFormatError:
-            raise
-        except MemoryError:
+        except (DataFormatError, MemoryError):
             raise
         except Exception as exc:  # PDFium's own error, or one of pypdfium2's reading what PDFium gave (a bookmark's title)
             raise DataFormatError(path, f"not a readable PDF ({exc or type(exc).__name__})") from None
@@ -972,8 +979,7 @@ def _xlsx_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
                 rows = [[_cell_text(value) for value in row] for row in sheet.iter_rows(values_only=True)]
                 table = _table_lines(rows)
                 if table:
-                    named = sheet.title.strip() and not _NO_SHEET_NAME.fullmatch(sheet.title.strip())
-                    sheets.append(f"{sheet.title.strip()}\n{table}" if named else table)
+                    sheets.append(_sheet_block(sheet.title, table))
             title = (book.properties.title or "").strip()
         finally:
             book.close()
@@ -985,6 +991,13 @@ def _xlsx_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     except Exception as exc:  # a damaged part: lxml's or openpyxl's own errors
         raise DataFormatError(path, f"not a readable Excel workbook ({exc or type(exc).__name__})") from None
     return typeset_letters("\n\n".join(sheets)), typeset_letters(own_title(title)), ()
+
+
+def _sheet_block(name: str, table: str) -> str:
+    """A workbook's sheet as a block of text: its rows, opened by its name where the name says
+    something ("Prices 2025", not "Sheet1"), for an Excel and an OpenDocument workbook alike."""
+    name = name.strip()
+    return f"{name}\n{table}" if name and not _NO_SHEET_NAME.fullmatch(name) else table
 
 
 def _cell_text(value: Any) -> str:
@@ -1170,7 +1183,7 @@ def _ods_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
                 if cell.tag not in (f"{_ODF_TABLE}table-cell", f"{_ODF_TABLE}covered-table-cell"):
                     continue
                 text = " ".join(_odf_lines(cell, []))
-                cells += [text] * (_repeat(cell, "columns") if text else min(_repeat(cell, "columns"), _ODS_MAX_REPEAT))
+                cells += [text] * _repeat(cell, "columns")  # empty ones too, up to the cap: they keep the columns apart
             cells = cells[:max((i + 1 for i, cell in enumerate(cells) if cell), default=0)]
             times = _repeat(row, "rows") if cells else 1
             filled += len(cells) * times
@@ -1179,9 +1192,8 @@ def _ods_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
                                             "the sheets that matter as .csv")
             rows += [cells] * times
         table = _table_lines(rows)
-        name = (sheet.get(f"{_ODF_TABLE}name") or "").strip()
         if table:
-            sheets.append(f"{name}\n{table}" if name and not _NO_SHEET_NAME.fullmatch(name) else table)
+            sheets.append(_sheet_block(sheet.get(f"{_ODF_TABLE}name") or "", table))
     return typeset_letters("\n\n".join(sheets)), typeset_letters(own_title(title)), ()
 
 
@@ -1413,7 +1425,7 @@ def _rtf_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     are the code page's it declares (``\\ansicpg``, Windows-1252 by default) and its ``\\u``
     escapes; its title is its own (``{\\info{\\title ...}}``), else its first top-level heading.
     Its headings are the paragraphs with an outline level (``\\outlinelevel0`` is a first-level
-    heading); a table's first row names the columns where it is a header row (``\\trhdr``), as a
+    heading) or a heading style (:func:`_rtf_heading_styles`); a table's first row names the columns where it is a header row (``\\trhdr``), as a
     Word table's does."""
     from striprtf.striprtf import rtf_to_text
 
