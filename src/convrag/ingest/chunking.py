@@ -167,29 +167,45 @@ def heading_offsets(text: str, headings: Iterable[Heading]) -> list[tuple[int, H
     went on, and titled the passages of the next); a heading nothing reads as (its reader joined it
     otherwise) is skipped."""
     headings = list(headings)
-    if not headings:  # most documents of plain text and PDF: no line to index
+    if not headings:  # plain text, and PDFs without bookmarks: no line to index
         return []
     lines: dict[str, list[int]] = {}
-    pairs: dict[str, list[int]] = {}  # two short lines read as one, where the heading was wrapped
-    at, before, before_at = 0, "", 0
+    read: list[tuple[str, int]] = []
+    at = 0
     for line in text.split("\n"):
         said = line.strip()
         lines.setdefault(said, []).append(at)
-        if before and said and len(before) + len(said) < MAX_HEADING_CHARS:
-            pairs.setdefault(f"{before} {said}", []).append(before_at)
-        before, before_at = said, at
+        read.append((said, at))
         at += len(line) + 1
+    pairs: dict[str, list[int]] | None = None  # two short lines read as one, indexed at the first heading no line reads as
     found: list[tuple[int, Heading]] = []
     after = 0
     for heading in headings:
-        for index in (lines, pairs):
-            places = index.get(heading.text, [])
-            i = bisect.bisect_left(places, after)
-            if i < len(places):
-                found.append((places[i], heading))
-                after = places[i] + 1
-                break
+        place = _next_place(lines.get(heading.text, []), after)
+        if place is None:
+            if pairs is None:
+                pairs = _line_pairs(read)
+            place = _next_place(pairs.get(heading.text, []), after)
+        if place is not None:
+            found.append((place, heading))
+            after = place + 1
     return found
+
+
+def _next_place(places: list[int], after: int) -> int | None:
+    """The first of ``places`` (ascending) at or after ``after``."""
+    i = bisect.bisect_left(places, after)
+    return places[i] if i < len(places) else None
+
+
+def _line_pairs(read: list[tuple[str, int]]) -> dict[str, list[int]]:
+    """Each two consecutive short lines read as one, where the first begins (``read``: each line,
+    stripped, with its offset)."""
+    pairs: dict[str, list[int]] = {}
+    for (before, where), (said, _) in zip(read, read[1:]):
+        if before and said and len(before) + len(said) < MAX_HEADING_CHARS:
+            pairs.setdefault(f"{before} {said}", []).append(where)
+    return pairs
 
 
 def section_titles(title: str, marks: Sequence[tuple[int, Heading]], spans: Sequence[tuple[int, int]]) -> list[str]:
