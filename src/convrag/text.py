@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import threading
 import unicodedata
+from functools import lru_cache
 
 import Stemmer
 from bm25s.stopwords import STOPWORDS_EN
@@ -28,6 +29,19 @@ def stemmer() -> Stemmer.Stemmer:
     if (found := getattr(_local, "stemmer", None)) is None:
         found = _local.stemmer = Stemmer.Stemmer("english")
     return found
+
+
+@lru_cache(maxsize=1)
+def _zipf():  # type: ignore[no-untyped-def]
+    from wordfreq import zipf_frequency  # its English list loads on first use (about a second)
+
+    return zipf_frequency
+
+
+@lru_cache(maxsize=50_000)
+def zipf(word: str) -> float:
+    """Frequency of ``word`` in everyday English on the Zipf scale (0 = unseen, 7+ = "the")."""
+    return float(_zipf()(word.lower(), "en"))
 
 
 def words(text: str) -> list[str]:

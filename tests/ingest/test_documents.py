@@ -164,9 +164,9 @@ def test_a_line_broken_after_a_capital_a_digit_or_a_colon_is_joined() -> None:
 
 
 @pytest.mark.parametrize("name, content, second", [
-    ("fees.pdf", make_pdf(WRAPPED), "cannot renew"), ("hyphenated.pdf", make_pdf(HYPHENATED), "can-not renew"),  # a PDF's visual lines
+    ("fees.pdf", make_pdf(WRAPPED), "cannot renew"), ("hyphenated.pdf", make_pdf(HYPHENATED), "cannot renew"),  # a PDF's visual lines
     ("fees.txt", "\n".join(WRAPPED).encode(), "cannot renew"),  # a text file wrapped by its writer
-    ("hyphenated.txt", "\n".join(HYPHENATED).encode(), "can-not renew"),
+    ("hyphenated.txt", "\n".join(HYPHENATED).encode(), "cannot renew"),  # the word made whole (ingest/hyphenation.py)
     ("fees.md", ("\n".join(WRAPPED[:4]) + "\n\n# Fees\n\nProcessing takes\n6 weeks.\n\n```\nimport fees\nimport os\n```\n").encode(),
      "cannot renew"),
     ("fees.html", ("<p>" + "\n".join(WRAPPED[:4]) + "</p><h2>Fees</h2><p>Processing takes\n6 weeks.</p><pre>import fees\nimport os</pre>").encode(),

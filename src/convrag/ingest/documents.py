@@ -24,6 +24,7 @@ from markdown_it import MarkdownIt
 
 from ..characters import readable_name, whole_characters
 from ..errors import DataFormatError
+from .hyphenation import BREAK, mend
 
 SUFFIXES = {".txt": "text", ".text": "text", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html", ".pdf": "pdf",
             ".docx": "docx", ".pptx": "pptx", ".xlsx": "xlsx", ".csv": "csv", ".tsv": "csv", ".epub": "epub",
@@ -234,7 +235,7 @@ def typeset_letters(text: str) -> str:
 
 #: a line a sentence goes on from ends in a letter, a digit, a comma, a semicolon, a colon, a closing
 #: bracket or a percent sign, or in a word hyphenated at its end ("renew-" / "al", "self-" / "service":
-#: joined, hyphen kept, as a hyphen cannot tell a broken word from a compound). Lower-case letters,
+#: joined, the hyphen then kept or not by :mod:`.hyphenation`). Lower-case letters,
 #: commas and semicolons alone left LibreOffice's PDF of a manual broken at "a 25 A type C" /
 #: "breaker.", "for 30" / "minutes." and "a legionella cycle:" / "the immersion heater" ...
 _GOES_ON = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789,;:)%")
@@ -251,8 +252,9 @@ def unwrap_lines(text: str) -> str:
     lines, and the sentence splitter (pysbd) ends a sentence at every line break: the answer's
     compression, which keeps a passage's best sentences, then kept half-sentences ("costs 130
     dollars for adults and"), and the citation checks judged lines, not sentences. A heading, a
-    list item or a sentence's end keeps its line. Linear in the text: a joined line is put together
-    once, from its pieces."""
+    list item or a sentence's end keeps its line. A word hyphenated over the line end is made whole
+    again where it is one word, not a compound (:func:`.hyphenation.mend`). Linear in the text: a
+    joined line is put together once, from its pieces."""
     pieces: list[str] = []  # the text so far: pieces, with "\n" between its lines
     before = ""  # the line before, as written
     for line in text.split("\n"):
@@ -260,9 +262,11 @@ def unwrap_lines(text: str) -> str:
         # an indented line (code in a text file, a paragraph's first line) keeps its line break
         if pieces and len(said) >= WRAPPED_CHARS and not before[:1].isspace() and _GOES_ON_WITH.match(line):
             end = said[-2:]
-            hyphenated = end[-1:] == "-" and end[:1].islower() and end[:1].isascii()
+            hyphenated = (end[-1:] == "-" and end[:1].islower() and end[:1].isascii()) or end[-1:] == BREAK
             if hyphenated or end[-1:] in _GOES_ON:
                 pieces[-1] = pieces[-1].rstrip()
+                if hyphenated:
+                    pieces[-1] = pieces[-1][:-1] + BREAK
                 pieces.append(line if hyphenated else f" {line}")
                 before = line
                 continue
@@ -270,7 +274,7 @@ def unwrap_lines(text: str) -> str:
             pieces.append("\n")
         pieces.append(line)
         before = line
-    return "".join(pieces)
+    return mend("".join(pieces))
 
 
 #: what an authoring tool writes as the title of a document whose author gave none
@@ -415,8 +419,8 @@ def _pdf_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     first-level heading. pypdf read justified text wrongly: it leaves out the word spacing (``Tw``)
     a justifying writer such as groff adds to each space, so it took the line's later words for
     farther apart than they are and cut words ("contr ol box", "befor e"). A word PDFium finds broken
-    over a line end keeps its hyphen ("mag-netic"), as in a text file (:func:`unwrap_lines`): only
-    a dictionary could tell it from a compound ("anti-vibration"). A file PDFium cannot open or
+    over a line end (it marks the hyphen U+FFFE) is made whole again, or keeps its hyphen where it is
+    a compound ("self-service"), as in a text file (:func:`unwrap_lines`). A file PDFium cannot open or
     read is a :class:`DataFormatError`, so that one damaged file stops neither a folder's indexing
     nor the other files of an upload."""
     import pypdfium2 as pdfium
@@ -447,7 +451,7 @@ def _pdf_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
             raise DataFormatError(path, f"not a readable PDF ({exc or type(exc).__name__})") from None
         finally:
             pdf.close()
-    pages = [page.replace("\ufffe", "-").replace("\r\n", "\n").replace("\r", "\n") for page in pages]
+    pages = [page.replace("\r\n", "\n").replace("\r", "\n") for page in pages]
     lines = [line for page in _without_running_lines([[" ".join(line.split()) for line in page.splitlines()] for page in pages])
              for line in page]
     text = unwrap_lines(typeset_letters(whole_characters("\n".join(lines))))

@@ -19,11 +19,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 from bm25s.stopwords import STOPWORDS_EN
 
-from ..text import stemmer
+from ..text import stemmer, zipf
 from ..types import Message
 
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9'&.+-]*[A-Za-z0-9+]|[A-Za-z]|\d[\d,.]*")
@@ -41,19 +40,6 @@ _STOP = frozenset(STOPWORDS_EN) | frozenset(
     "against all am an as at because before below between both by during few for from further here in into just "
     "only own same too very of off on once out over under until up down while with within without".split()
 )
-
-
-@lru_cache(maxsize=1)
-def _zipf():  # type: ignore[no-untyped-def]
-    from wordfreq import zipf_frequency
-
-    return zipf_frequency
-
-
-@lru_cache(maxsize=50_000)
-def zipf(word: str) -> float:
-    """Frequency of ``word`` in everyday English on the Zipf scale (0 = unseen, 7+ = "the")."""
-    return float(_zipf()(word.lower(), "en"))
 
 
 def tokens(text: str) -> list[str]:
