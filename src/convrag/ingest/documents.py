@@ -653,7 +653,8 @@ _SLIDE_FURNITURE = frozenset({"SLIDE_NUMBER", "FOOTER", "DATE"})
 def _pptx_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     """The text of a PowerPoint deck (python-pptx), slide by slide: each slide's title, then its
     other shapes from top to bottom and left to right (a shape's paragraphs a line each, a table's
-    row a line of its cells joined by " | ", a group's shapes in their own order), then its speaker
+    row a line of its cells joined by " | " and named by the first row where the table's "Header Row"
+    option marks it so, a group's shapes in their own order), then its speaker
     notes, which often say what the slide only lists. A blank line parts two slides, so that no
     sentence runs from one into the next. The slide number, date and footer are left out. The title
     is the deck's own, else its first slide's title. A package python-pptx fails on is a
@@ -745,8 +746,10 @@ def _shape_lines(shape: Any) -> list[str]:
                 elif not cell._tc.get("hMerge"):  # merged across from the cell before: that one holds the text
                     above[column] = " ".join(cell.text.split())
                     cells.append(above[column])
-            rows.append(" | ".join(c for c in cells if c))
-        return rows
+            rows.append(cells)
+        # PowerPoint's "Header Row" table option (on for a new table, which then shows its first row
+        # as the headings) marks the first row as the columns' names, as a Word row repeated atop each page does
+        return _table_lines(rows, marked=shape.table.first_row).split("\n")
     if shape.has_text_frame:
         return [" ".join(p.text.split()) for p in shape.text_frame.paragraphs]
     return []
@@ -1296,7 +1299,9 @@ def _odf_lines(parent: Any, notes: list[str]) -> Iterator[str]:
             for frame in frames:
                 yield from _odf_lines(frame, notes)
         elif child.tag == f"{_ODF_TABLE}table":
-            rows, marked = [], False
+            # a first row marked as the headings: header rows repeated atop each page (Writer), or a table
+            # whose template sets its first row apart (Impress's "Header row", as PowerPoint's firstRow)
+            rows, marked = [], child.get(f"{_ODF_TABLE}use-first-row-styles") == "true"
             for row, in_header in _odf_rows(child):
                 cells = [" ".join(_odf_lines(cell, notes)) for cell in row if cell.tag == f"{_ODF_TABLE}table-cell"]
                 rows.append(cells[:max((i + 1 for i, cell in enumerate(cells) if cell), default=0)])  # the repeated empty cells at its end
