@@ -396,6 +396,45 @@ def test_files_dropped_on_the_page_are_uploaded(tmp_path: Path, browser) -> None
         page.close()
 
 
+def test_a_folder_is_uploaded_whole_with_its_paths(tmp_path: Path, browser) -> None:  # type: ignore[no-untyped-def]
+    """A folder dropped on the page came as one nameless file, "not a type convrag reads", and the
+    picker took files only. A folder picked or dropped is walked, subfolders too, hidden ones left
+    out, and each file goes with its path, so that two index.md stay two documents."""
+    docs = tmp_path / "docs"
+    for folder, text in (("boats", "Boats pay 5 dollars a night."), ("kayaks", "Kayaks pay 2 dollars a night.")):
+        (docs / folder).mkdir(parents=True)
+        (docs / folder / "index.md").write_text(f"# {folder.title()}\n\n{text}\n")
+    (docs / "logo.png").write_bytes(b"\x89PNG")
+    (docs / ".git").mkdir()
+    (docs / ".git" / "notes.md").write_text("# Not a document\n\nA version control file.\n")
+    settings = ServiceSettings.load(data_dir=tmp_path / "svc")
+    with ThreadServer(settings, StreamingScriptedLLM()) as server:
+        api = httpx.Client(base_url=server.url, timeout=120)
+        assert api.post("/api/collections", json={"name": "harbour"}).status_code == 201
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        page.goto(server.url)
+        expect(page.locator("#upload-target")).to_have_value("harbour")
+        page.set_input_files("#upload-folder", str(docs))
+        expect(page.locator("#upload-status")).to_have_text("indexed 2 file(s); not uploaded, not a type convrag reads: docs/logo.png",
+                                                          timeout=120_000)
+        documents = api.get("/api/collections/harbour").json()["documents_list"]
+        assert sorted(d["original"] for d in documents) == ["docs/boats/index.md", "docs/kayaks/index.md"]
+        # a dropped folder is read through the browser's file system entries, a batch of a folder's
+        # entries at a time until an empty one; a test cannot drop a real folder, so entries stand in
+        walked = page.evaluate("""() => {
+            const file = (name, text) => ({name, isFile: true, isDirectory: false, file: (done) => done(new File([text], name))});
+            const folder = (name, children) => ({name, isFile: false, isDirectory: true, createReader: () => {
+                const batches = [children.slice(0, 2), children.slice(2), []];
+                return {readEntries: (done) => done(batches.shift())};
+            }});
+            const dropped = [folder("docs", [file("a.md", "A"), folder("boats", [file("index.md", "B")]), file("b.md", "C"),
+                                             folder(".git", [file("HEAD", "x")]), file(".DS_Store", "x")]), file("top.txt", "T")];
+            return walkEntries(dropped).then((found) => found.map((f) => [f.path, f.file.name]));
+        }""")
+        assert walked == [["docs/a.md", "a.md"], ["docs/boats/index.md", "index.md"], ["docs/b.md", "b.md"], ["top.txt", "top.txt"]]
+        page.close()
+
+
 def test_stop_ends_the_answer_being_written_and_keeps_the_question(tmp_path: Path, browser) -> None:  # type: ignore[no-untyped-def]
     """The page had no Stop: a long or unwanted answer held the model (and the conversation) to its end."""
     llm = SlowStreamingLLM(words=400)  # 20 s: far longer than the test takes to stop it

@@ -55,6 +55,27 @@ def test_distinct_names_stay_distinct_documents(running) -> None:  # type: ignor
     assert client.get("/api/collections/gov/documents/%E6%97%A5%E6%9C%AC/file").content.decode().startswith("# 日本")
 
 
+def test_a_folders_files_keep_their_paths_so_same_names_stay_apart(running, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A documentation folder holds an index.md in each of its folders. Uploaded whole (the web page
+    sends each file's path in the folder), the upload named "index.md" twice and was refused; now
+    each keeps its path, and one uploaded again replaces its own. A client's absolute local path is
+    cut to the file's name, and no path places a stored file outside the upload folder."""
+    _, client, _ = running
+    files = [("docs/boats/index.md", b"# Boats\n\nBoats pay 5 dollars a night."),
+             ("docs/kayaks/index.md", b"# Kayaks\n\nKayaks pay 2 dollars a night."),
+             ("/home/ann/Desktop/fees.md", b"# Fees\n\nFees are due on arrival."), ("../../../etc/notes.md", b"# Notes\n\nBe kind.")]
+    assert upload(client, "gov", files)["status"] == "succeeded"
+    docs = {d["original"]: d["doc_id"] for d in client.get("/api/collections/gov/documents").json()}
+    assert docs == {"docs/boats/index.md": "index", "docs/kayaks/index.md": "index-2", "fees.md": "fees", "etc/notes.md": "notes"}
+    assert upload(client, "gov", [("docs/kayaks/index.md", b"# Kayaks\n\nKayaks now pay 3 dollars.")])["status"] == "succeeded"
+    assert len(client.get("/api/collections/gov/documents").json()) == 4
+    got = client.get("/api/collections/gov/documents/index-2/file")
+    assert "3 dollars" in got.text and 'filename="index.md"' in got.headers["content-disposition"]
+    assert not [p for p in tmp_path.rglob("*") if p.name in ("etc", "docs", "boats")]  # stored by their names alone
+    refused = client.post("/api/collections/gov/documents", files=[("files", ("a/x.md", b"# X\n\nx")), ("files", ("a/x.md", b"# X\n\ny"))])
+    assert refused.status_code == 400 and "'a/x.md' appears twice" in refused.json()["error"]["message"]
+
+
 def test_delete_and_replace_single_documents(running, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     _, client, _ = running
     upload(client, "gov", [("passports.md", PASSPORT), ("fishing.md", FISHING)])

@@ -5,7 +5,7 @@ import pytest
 
 from convrag.errors import ConfigError
 from convrag.service.settings import ServiceSettings
-from convrag.service.uploads import UploadError, assign_doc_ids, check_content, inside, safe_filename
+from convrag.service.uploads import UploadError, assign_doc_ids, check_content, inside, original_name, safe_filename
 
 
 def test_file_then_environment_then_flags(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -137,9 +137,25 @@ def test_api_key_needed_off_loopback() -> None:
     ("日本.md", "日本.md"),
     ("Über uns – Preise.HTML", "Über uns _ Preise.html"),
     ("tab\there.txt", "tabhere.txt"),
+    ("guides/boats/index.md", "index.md"),
 ])
 def test_safe_filenames(name: str, expected: str) -> None:
     assert safe_filename(name) == expected
+
+
+@pytest.mark.parametrize("name,expected", [
+    ("notes.md", "notes.md"),
+    ("guides/boats/index.md", "guides/boats/index.md"),  # a folder uploaded whole: its paths keep same names apart
+    ("guides\\index.md", "guides/index.md"),
+    ("./guides//index.md", "guides/index.md"),
+    ("../../etc/passwd.txt", "etc/passwd.txt"),  # only shown and compared: the file is stored as passwd.txt
+    ("/home/ann/Desktop/report.pdf", "report.pdf"),  # a client's whole local path: the file's name alone
+    ("C:\\Users\\ann\\report.pdf", "report.pdf"),
+    ("C:report.pdf", "report.pdf"),
+    (" Über/ uns.md ", "Über/uns.md"),
+])
+def test_original_names_keep_a_folders_paths_but_no_absolute_ones(name: str, expected: str) -> None:
+    assert original_name(name) == expected
 
 
 @pytest.mark.parametrize("name", ["", "..", ".", "../", "noext", "virus.exe", ".txt"])

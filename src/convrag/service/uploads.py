@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping
-from pathlib import Path, PurePosixPath, PureWindowsPath
+from pathlib import Path, PurePosixPath
 
 from ..errors import DataFormatError
 from ..ingest.documents import SUFFIXES, decode_text
@@ -33,9 +33,28 @@ class UploadError(ValueError):
         self.status, self.code = status, code
 
 
+_SEPARATORS = re.compile(r"[\\/]")
+_DRIVE = re.compile(r"[A-Za-z]:")
+
+
 def original_name(name: str) -> str:
-    """The user's own file name: the last path part, Unicode-normalized (NFC), nothing else changed."""
-    return unicodedata.normalize("NFC", PureWindowsPath(PurePosixPath(name or "").name).name).strip()
+    """The user's own name for a file, Unicode-normalized (NFC): with its folders where it is a path
+    inside a folder uploaded whole ("guides/index.md", as the web page sends a dropped folder's files),
+    so that the many index.md of a documentation folder stay apart and one uploaded again replaces its
+    own; "." and ".." parts are dropped. An absolute path (some clients send the file's whole local
+    path) is cut to the file's name. The name is only shown and compared: files are stored under
+    :func:`safe_filename`, which keeps the last part alone."""
+    text = unicodedata.normalize("NFC", name or "").strip()
+    drive = _DRIVE.match(text)
+    absolute = bool(drive) or text.startswith(("/", "\\"))
+    parts = [part.strip() for part in _SEPARATORS.split(text[2:] if drive else text)]
+    parts = [part for part in parts if part not in ("", ".", "..")]
+    return "/".join(parts[-1:] if absolute else parts)
+
+
+def file_part(name: str) -> str:
+    """The file's own name, the last part of :func:`original_name`'s path."""
+    return PurePosixPath(original_name(name)).name
 
 
 def _clip(text: str, max_bytes: int) -> str:
@@ -46,7 +65,7 @@ def _clip(text: str, max_bytes: int) -> str:
 
 def safe_filename(name: str) -> str:
     """A basename that cannot escape a folder: path parts, control and unsafe characters removed."""
-    base = original_name(name)
+    base = file_part(name)
     base = "".join(c for c in base if unicodedata.category(c)[0] != "C")  # control and format characters
     base = _UNSAFE.sub("_", base).strip(" .")
     if not base or base in {".", ".."}:

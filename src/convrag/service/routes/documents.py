@@ -15,7 +15,7 @@ from ..links import served_url
 from ..settings import Limits
 from ..state import ServiceState, get_state
 from ..store import new_id
-from ..uploads import SNIFF_BYTES, UploadError, assign_doc_ids, check_content, inside, original_name, safe_filename
+from ..uploads import SNIFF_BYTES, UploadError, assign_doc_ids, check_content, file_part, inside, original_name, safe_filename
 from .common import job_info, require_collection
 
 Staged = tuple[UploadFile, str, str]  # the upload, the user's name, the safe file name
@@ -134,7 +134,7 @@ def router(limits: Limits) -> APIRouter:
             raise ApiError(404, f"document {doc_id!r} of {name!r} was indexed by `convrag index`, not uploaded: "
                                 "the service has no file of it", "no_uploaded_file")
         path = inside(state.uploads / row["job_id"], stored)
-        return FileResponse(path, filename=row["original"], content_disposition_type="attachment")
+        return FileResponse(path, filename=file_part(row["original"]), content_disposition_type="attachment")
 
     @api.get("/collections/{name}/passages/{passage_id:path}")
     def passage(name: str, passage_id: str, state: ServiceState = Depends(get_state)) -> dict[str, Any]:

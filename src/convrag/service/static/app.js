@@ -195,26 +195,70 @@ function send(method, url, form, onDone) {
 // What an upload left out, said beside its result when its job is done.
 let uploadNote = "";
 
+// Names for a note: all of them when few, else counted by type (a folder's hundred pictures).
+function named(names) {
+  if (names.length <= 5) return names.join(", ");
+  const kinds = {};
+  for (const n of names) { const dot = n.lastIndexOf("."); const kind = dot > n.lastIndexOf("/") ? n.slice(dot).toLowerCase() : "(no suffix)"; kinds[kind] = (kinds[kind] || 0) + 1; }
+  return `${names.length} files (${Object.entries(kinds).map(([k, n]) => `${k} ${n}`).join(", ")})`;
+}
+
 // Files of the types convrag reads are uploaded; the others (a folder's pictures and spreadsheets,
 // dropped with its documents) are named and left out, as `convrag index` does with a folder: one
-// of them made the server refuse the whole upload.
-function uploadFiles(files) {
+// of them made the server refuse the whole upload. Each file goes with its path inside a folder
+// uploaded whole ("guides/index.md"), so that the many index.md of a documentation folder stay
+// apart: the server refused an upload that named one file twice.
+function uploadFiles(entries) {
   const name = $("upload-target").value;
-  if (!name || !files.length) { showError("choose a collection and files"); return; }
+  if (!name || !entries.length) { showError("choose a collection and files"); return; }
   const types = $("upload-files").accept.split(",");
-  const kept = [...files].filter((f) => types.some((t) => f.name.toLowerCase().endsWith(t)));
-  const left = [...files].filter((f) => !kept.includes(f)).map((f) => f.name);
-  uploadNote = left.length ? `; not uploaded, not a type convrag reads: ${left.join(", ")}` : "";
-  if (!kept.length) { showError(`nothing to upload: convrag reads ${types.join(" ")} files, not ${left.join(", ")}`); return; }
+  const kept = entries.filter(({ path }) => types.some((t) => path.toLowerCase().endsWith(t)));
+  const left = entries.filter((e) => !kept.includes(e)).map(({ path }) => path);
+  uploadNote = left.length ? `; not uploaded, not a type convrag reads: ${named(left)}` : "";
+  if (!kept.length) { showError(`nothing to upload: convrag reads ${types.join(" ")} files, not ${named(left)}`); return; }
   const form = new FormData();
-  for (const f of kept) form.append("files", f, f.name);
+  for (const { file, path } of kept) form.append("files", file, path);
   send("POST", `/api/collections/${encodeURIComponent(name)}/documents`, form, () => refreshDocuments(name));
 }
 
+// A picked or dropped file with its path: inside the folder it came with, else its name.
+const withPath = (file, path) => ({ file, path: path || file.webkitRelativePath || file.name });
+
 $("upload").addEventListener("submit", (event) => {
   event.preventDefault(); showError();
-  uploadFiles($("upload-files").files);
+  uploadFiles([...$("upload-files").files].map((f) => withPath(f)));
 });
+$("pick-folder").addEventListener("click", () => $("upload-folder").click());
+$("upload-folder").addEventListener("change", () => {
+  showError();
+  const files = [...$("upload-folder").files].filter((f) => !f.webkitRelativePath.split("/").some((part) => part.startsWith(".")));
+  $("upload-folder").value = "";
+  if (!files.length) { showError("nothing to upload: the folder holds no files"); return; }
+  uploadFiles(files.map((f) => withPath(f)));
+});
+
+// The files under dropped folders and beside them, each with its path. A folder is walked as
+// `convrag index` walks one: its subfolders too, hidden ones (.git) and hidden files left out. A
+// folder dropped on the page had come as one nameless file, "not a type convrag reads".
+async function walkEntries(entries) {
+  const found = [];
+  async function walk(entry, folder) {
+    if (entry.name.startsWith(".")) return;
+    if (entry.isFile) {
+      found.push(withPath(await new Promise((done, fail) => entry.file(done, fail)), folder + entry.name));
+    } else if (entry.isDirectory) {
+      const reader = entry.createReader();
+      for (;;) {  // a folder's entries come a batch at a time (100 in Chromium) until an empty one
+        const batch = await new Promise((done, fail) => reader.readEntries(done, fail));
+        if (!batch.length) break;
+        for (const child of batch) await walk(child, `${folder}${entry.name}/`);
+      }
+    }
+  }
+  for (const entry of entries) await walk(entry, "");
+  return found;
+}
+window.walkEntries = walkEntries;  // for the page's tests, which cannot drop a real folder
 
 // Files dropped anywhere on the page go to the collection chosen under "Upload to"; without this
 // the browser opened a dropped PDF in place of the chat.
@@ -228,7 +272,12 @@ document.addEventListener("drop", (event) => {
   if (!event.dataTransfer || !event.dataTransfer.files.length) return;
   event.preventDefault(); showError();
   document.body.classList.remove("dropping");
-  uploadFiles(event.dataTransfer.files);
+  // the entries must be taken while the event lasts; the browser empties the drop after it
+  const entries = [...event.dataTransfer.items].map((item) => item.webkitGetAsEntry && item.webkitGetAsEntry());
+  if (!entries.some((entry) => entry && entry.isDirectory)) { uploadFiles([...event.dataTransfer.files].map((f) => withPath(f))); return; }
+  walkEntries(entries.filter(Boolean)).then(
+    (found) => (found.length ? uploadFiles(found) : showError("nothing to upload: the dropped folder holds no files")),
+    (error) => showError(`the dropped folder could not be read: ${error.message || error}`));
 });
 
 async function pollJob(id, onDone) {
