@@ -68,6 +68,9 @@ def main() -> None:
     html = folder / "nested.html"
     html.write_text("<html><body>" + "<div>" * 200_000 + "deep text" + "</div>" * 200_000 + "</body></html>")
     _timed(f"HTML, 200,000 nested divs ({html.stat().st_size / 1e6:.1f} MB)", lambda: repr(read_document(html).text))
+    tables = folder / "tables.html"  # a table in a table's cell, 20,000 deep: each is judged a layout table once
+    tables.write_text("<html><body>" + "<table><tr><td>" * 20_000 + "deep text" + "</td></tr></table>" * 20_000 + "</body></html>")
+    _timed(f"HTML, 20,000 nested tables ({tables.stat().st_size / 1e6:.1f} MB)", lambda: repr(read_document(tables).text))
     wrapped = folder / "wrapped.txt"  # one sentence wrapped over 300,000 lines: every line break is joined
     rng = random.Random(0)
     words = "the harbour office opens at eight and boats must register at the desk before mooring while visitors pay".split()

@@ -292,12 +292,36 @@ def test_a_tables_row_is_a_line_of_its_cells_named_by_its_headings(tmp_path: Pat
     # a title row across the table, above its headings, is read as its caption is
     ("<table><tr><th colspan=2>Moorings 2025</th></tr><tr><th>Boat</th><th>Price</th></tr><tr><td>Kayak</td><td>12</td></tr>"
      "</table>", "Moorings 2025\nBoat: Kayak | Price: 12"),
-    # a table holding a table is read cell by cell as before
-    ("<table><tr><td>Fees</td><td><table><tr><td>Lite</td><td>Free</td></tr></table></td></tr></table>", "Fees | Lite | Free"),
+    # a table holding a table lays the page out: its cells are blocks, and the table inside is a table of its own
+    ("<table><tr><td>Fees</td><td><table><tr><td>Lite</td><td>Free</td></tr></table></td></tr></table>", "Fees\nLite | Free"),
+    # a footer's rows (totals), which HTML may write before the body, come last, where a browser shows them
+    ("<table><thead><tr><th>Plan</th><th>Price</th></tr></thead><tfoot><tr><td>Total</td><td>45</td></tr></tfoot>"
+     "<tbody><tr><td>Lite</td><td>10</td></tr><tr><td>Pro</td><td>35</td></tr></tbody></table>",
+     "Plan: Lite | Price: 10\nPlan: Pro | Price: 35\nPlan: Total | Price: 45"),
+    # a table that says it lays out (role="presentation"), and a box of one cell, are blocks
+    ("<table role=presentation><tr><td><p>Boats pay 5 dollars.</p><p>Kayaks pay 2.</p></td><td>Open daily.</td></tr></table>",
+     "Boats pay 5 dollars.\nKayaks pay 2.\nOpen daily."),
+    ("<table><tr><td><p>Boats pay 5 dollars.</p><p>Kayaks pay 2.</p></td></tr></table>", "Boats pay 5 dollars.\nKayaks pay 2."),
 ])
 def test_a_table_is_named_by_headings_only_where_its_markup_gives_them(tmp_path: Path, table: str, text: str) -> None:
     (tmp_path / "t.html").write_text(f"<html><body>{table}</body></html>")
     assert read_document(tmp_path / "t.html").text == text
+
+
+def test_a_page_laid_out_by_a_table_reads_as_its_blocks(tmp_path: Path) -> None:
+    """Older sites, HTML e-mails and intranet pages lay a page out in a table's cells. Read as a table,
+    the whole page was one line, "Home Fees | Mooring fees Boats pay 5 dollars a night. Kayaks pay 2
+    dollars. Plan | Price Lite | 10 Winter The harbour closes in January.": its headings no lines of
+    their own (so no passage began at them) and its price table no longer named."""
+    (tmp_path / "harbour.html").write_text(
+        "<html><head><title>Harbour</title></head><body><table width='100%'><tr><td width=150><ul><li>Home</li><li>Fees</li>"
+        "</ul></td><td><h1>Mooring fees</h1><p>Boats pay 5 dollars a night.</p><p>Kayaks pay 2 dollars.</p><table border=1>"
+        "<tr><th>Plan</th><th>Price</th></tr><tr><td>Lite</td><td>10</td></tr></table><h2>Winter</h2>"
+        "<p>The harbour closes in January.</p></td></tr></table></body></html>")
+    document = read_document(tmp_path / "harbour.html")
+    assert document.text.split("\n") == ["Home", "Fees", "Mooring fees", "Boats pay 5 dollars a night.", "Kayaks pay 2 dollars.",
+                                         "Plan: Lite | Price: 10", "Winter", "The harbour closes in January."]
+    assert [h.text for h in document.headings] == ["Mooring fees", "Winter"]
 
 
 @pytest.mark.parametrize("html, title, text", [

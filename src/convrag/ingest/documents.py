@@ -96,6 +96,7 @@ def _html_to_text(html: str) -> tuple[str, str, str, tuple[Heading, ...]]:
     url = str(canonical.get("href", "")) if canonical else ""
     if soup.title:
         soup.title.decompose()
+    _unbox_layout_tables(soup)
     lines = [" ".join(line.split()) for line in _visible_text(soup).splitlines()]
     text = "\n".join(line for line in lines if line)
     if not title:
@@ -163,6 +164,36 @@ def _visible_text(root: Tag) -> str:
     return "".join(parts)
 
 
+#: the parts of a table that belong to it alone (a table inside one of its cells has its own)
+_TABLE_PARTS = ["tr", "td", "th", "thead", "tbody", "tfoot", "caption"]
+
+
+def _unbox_layout_tables(root: Tag) -> None:
+    """Each table that lays a page out rather than holding data made plain blocks, as a browser shows
+    its cells' paragraphs and headings: lines of their own. Pages laid out so (older sites, HTML
+    e-mails, intranet pages) were read as one table: the whole page one line, its headings and
+    paragraphs joined by spaces, and the data tables inside no longer named. A layout table says so
+    (``role="presentation"``), holds another table, has a heading in a cell, or is one cell, a box.
+    A data table inside one is then read as a table of its own, its rows named by its headings.
+    Each element is looked at once, for the table it is nearest in: bs4's ``find`` walks a tag's
+    whole subtree, and tables nest deep."""
+    parts: dict[int, list[Tag]] = {}  # each table's own rows and cells
+    boxed: set[int] = set()  # tables with a table or a heading inside them
+    for found in root.find_all(["table", *_TABLE_PARTS, *_HEADING_TAGS]):
+        if (table := found.find_parent("table")) is None:
+            continue
+        if found.name in _TABLE_PARTS:
+            parts.setdefault(id(table), []).append(found)
+        else:  # a table, or a heading, in one of its cells
+            boxed.add(id(table))
+    for table in root.find_all("table"):
+        own = parts.get(id(table), [])
+        if (table.get("role") in ("presentation", "none") or id(table) in boxed
+                or sum(1 for part in own if part.name in _CELLS) == 1):
+            for part in [table, *own]:
+                part.name = "div"
+
+
 def _plain_table(table: Tag) -> bool:
     """Whether a table is read by :func:`_html_table`: no table inside it, and all its text in its
     cells or its caption (text a page put straight into a <table> is read by the walk, as a browser
@@ -182,7 +213,9 @@ def _html_table(table: Tag) -> str:
     rows: list[list[str]] = []
     headed: list[bool] = []  # whether each row is all th cells
     down: dict[int, tuple[str, int]] = {}  # a column's cell spanning rows: its text, and how many rows it has left
-    for tr in table.find_all("tr"):
+    # a footer's rows (totals) are read last, where a browser shows them, though HTML may write them first
+    trs = table.find_all("tr")
+    for tr in [*(tr for tr in trs if tr.parent.name != "tfoot"), *(tr for tr in trs if tr.parent.name == "tfoot")]:
         cells = tr.find_all(["td", "th"], recursive=False)
         headed.append(bool(cells) and all(cell.name == "th" for cell in cells))
         row: list[str] = []
