@@ -76,6 +76,18 @@ def test_a_folders_files_keep_their_paths_so_same_names_stay_apart(running, tmp_
     assert refused.status_code == 400 and "'a/x.md' appears twice" in refused.json()["error"]["message"]
 
 
+def test_word_and_excel_97_2003_files_are_uploaded_and_searched(running) -> None:  # type: ignore[no-untyped-def]
+    """A .doc or .xls upload was refused, "unsupported file type"."""
+    _, client, _ = running
+    made = Path(__file__).parent.parent / "ingest" / "made_by_libreoffice"
+    files = [(name, (made / name).read_bytes()) for name in ("heatpump-manual.doc", "harbour-prices.xls")]
+    assert upload(client, "gov", files)["status"] == "succeeded"
+    titles = {d["doc_id"]: d["title"] for d in client.get("/api/collections/gov/documents").json()}
+    assert titles == {"heatpump-manual": "Solenne HX-9 Air-to-Water Heat Pump: Owner\u2019s Manual", "harbour-prices": "harbour prices"}
+    assert "magnetic filter" in search(client, "How often should the magnetic filter be cleaned?", 1)[0]["text"]
+    assert "Plan: Standard | Price: 12.5" in search(client, "price of the Standard plan", 1)[0]["text"]
+
+
 def test_delete_and_replace_single_documents(running, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     _, client, _ = running
     upload(client, "gov", [("passports.md", PASSPORT), ("fishing.md", FISHING)])

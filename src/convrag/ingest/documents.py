@@ -1,5 +1,5 @@
-"""Read plain text, Markdown, HTML, CSV, PDF, Word (.docx), OpenDocument text (.odt), RTF, PowerPoint (.pptx), Excel
-(.xlsx) and EPUB files into
+"""Read plain text, Markdown, reStructuredText, HTML, CSV, PDF, Word (.docx, and .doc through :mod:`.msdoc`),
+OpenDocument (.odt, .ods, .odp), RTF, PowerPoint (.pptx), Excel (.xlsx, .xls) and EPUB files into
 :class:`Document` values (title, text, url kept)."""
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from .hyphenation import BREAK, mend
 
 SUFFIXES = {".txt": "text", ".text": "text", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html", ".pdf": "pdf",
             ".docx": "docx", ".pptx": "pptx", ".xlsx": "xlsx", ".csv": "csv", ".tsv": "csv", ".epub": "epub",
-            ".odt": "odt", ".ods": "ods", ".odp": "odp", ".rtf": "rtf", ".rst": "rst"}
+            ".odt": "odt", ".ods": "ods", ".odp": "odp", ".rtf": "rtf", ".rst": "rst", ".doc": "doc", ".xls": "xls"}
 
 
 #: elements whose line breaks are the text's own (a browser keeps them)
@@ -577,7 +577,7 @@ def _docx_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
         heading = next((line for style, line in lines if line and style in headings), "")
         title = (document.core_properties.title or "").strip()
     except (PackageNotFoundError, BadZipFile):
-        raise DataFormatError(path, "not a readable Word document (not a .docx package; an old .doc must be saved as .docx)") from None
+        raise DataFormatError(path, "not a readable Word document (not a .docx package; an old Word 97-2003 file is read as .doc)") from None
     except MemoryError:
         raise
     except Exception as exc:  # a damaged part: lxml's XMLSyntaxError, or python-docx's AttributeError on a wrong one
@@ -1024,13 +1024,92 @@ def _xlsx_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
         finally:
             book.close()
     except (BadZipFile, KeyError) as exc:  # not a package, or one without a workbook part
-        raise DataFormatError(path, "not a readable Excel workbook (not an .xlsx package; an old .xls must be saved as .xlsx"
+        raise DataFormatError(path, "not a readable Excel workbook (not an .xlsx package; an old Excel 97-2003 file is read as .xls"
                                     f"{'' if isinstance(exc, BadZipFile) else f': {exc}'})") from None
     except MemoryError:
         raise
     except Exception as exc:  # a damaged part: lxml's or openpyxl's own errors
         raise DataFormatError(path, f"not a readable Excel workbook ({exc or type(exc).__name__})") from None
     return typeset_letters("\n\n".join(sheets)), typeset_letters(own_title(title)), ()
+
+
+def _xls_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
+    """The text of an Excel 97-2003 workbook (.xls, xlrd), as an .xlsx's is (:func:`_xlsx_to_text`):
+    each visible sheet's rows, named by its first row where that holds labels, a date as a date and
+    a formula as the value Excel last computed. The title is the file's own, else its name. A file
+    xlrd cannot read (not an .xls, damaged, locked by a password) is a :class:`DataFormatError`."""
+    import xlrd
+
+    try:
+        book = xlrd.open_workbook(str(path), on_demand=True)
+    except MemoryError:
+        raise
+    except Exception as exc:  # xlrd's XLRDError and CompDocError, and what a damaged stream raises
+        raise DataFormatError(path, f"not a readable Excel 97-2003 workbook ({exc or type(exc).__name__})") from None
+    try:
+        sheets = []
+        filled = 0
+        for index in range(book.nsheets):
+            sheet = book.sheet_by_index(index)
+            if sheet.visibility != 0:  # hidden, or "very hidden" (only a macro shows it)
+                continue
+            filled += sheet.nrows * sheet.ncols
+            if filled > MAX_ODS_CELLS:
+                raise DataFormatError(path, f"not read: it holds more than {MAX_ODS_CELLS:,} cells; save the sheets that "
+                                            "matter as .csv")
+            rows = [[_xls_cell(cell, book.datemode) for cell in sheet.row(r)] for r in range(sheet.nrows)]
+            table = _table_lines(rows)
+            if table:
+                sheets.append(_sheet_block(sheet.name, table))
+            book.unload_sheet(index)
+    except (DataFormatError, MemoryError):
+        raise
+    except Exception as exc:
+        raise DataFormatError(path, f"not a readable Excel 97-2003 workbook ({exc or type(exc).__name__})") from None
+    finally:
+        book.release_resources()
+    return typeset_letters("\n\n".join(sheets)), "", ()
+
+
+def _xls_cell(cell: Any, datemode: int) -> str:
+    """An .xls cell as :func:`_cell_text` reads an .xlsx's: a date is a number there, marked by its format."""
+    import xlrd
+
+    if cell.ctype == xlrd.XL_CELL_DATE:
+        try:
+            return _cell_text(xlrd.xldate.xldate_as_datetime(cell.value, datemode))
+        except (ValueError, OverflowError):  # a date Excel cannot show either (before 1900, or negative)
+            return _cell_text(cell.value)
+    if cell.ctype == xlrd.XL_CELL_BOOLEAN:
+        return _cell_text(bool(cell.value))
+    if cell.ctype == xlrd.XL_CELL_ERROR:
+        return xlrd.error_text_from_code.get(cell.value, "")
+    return _cell_text(cell.value if cell.ctype != xlrd.XL_CELL_EMPTY else None)
+
+
+def _doc_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
+    """The text of a Word 97-2003 document (.doc; :mod:`.msdoc`), as a .docx's is: a paragraph to a
+    line, a table's row to a line of its cells joined by " | " and named by its first row where that
+    holds labels (the file's header-row mark is in formatting this reader does not read), then its
+    footnotes and endnotes. Its headings are the paragraphs styled "heading 1" to "heading 9"; its
+    title is its own, else its "Title" paragraph or its first top-level heading."""
+    from .msdoc import WordFileError, read_word97
+
+    try:
+        word = read_word97(path)
+    except WordFileError as exc:
+        raise DataFormatError(path, str(exc)) from None
+    lines: list[str] = []
+    headings: list[Heading] = []
+    for block in word.blocks:
+        if isinstance(block, list):
+            lines.append(_table_lines(block))
+        elif line := typeset_letters(" ".join(block.text.split())):
+            lines.append(line)
+            if block.level is not None:
+                headings.append(Heading(block.level, line))
+    title = own_title(word.title) or next((h.text for h in headings if h.level == 0), "") or _first_heading(headings)
+    return typeset_letters("\n".join(line for line in lines if line)), typeset_letters(title), tuple(h for h in headings if h.level)
 
 
 def _sheet_block(name: str, table: str) -> str:
@@ -1522,7 +1601,8 @@ def _rtf_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
 
 #: the formats read from a file by their own library rather than decoded as text
 _PACKAGES = {"pdf": _pdf_to_text, "docx": _docx_to_text, "pptx": _pptx_to_text, "xlsx": _xlsx_to_text, "epub": _epub_to_text,
-             "odt": _odt_to_text, "ods": _ods_to_text, "odp": _odp_to_text, "rtf": _rtf_to_text}
+             "odt": _odt_to_text, "ods": _ods_to_text, "odp": _odp_to_text, "rtf": _rtf_to_text, "doc": _doc_to_text,
+             "xls": _xls_to_text}
 
 
 def read_document(path: Path, doc_id: str | None = None, url: str | None = None, name: str | None = None) -> Document:

@@ -17,6 +17,7 @@ from pathlib import Path, PurePosixPath
 
 from ..errors import DataFormatError
 from ..ingest.documents import SUFFIXES, decode_text
+from ..ingest.msdoc import OLE_MAGIC
 
 # Letters and digits of any script, and a few harmless marks; everything else becomes "_".
 _UNSAFE = re.compile(r"[^\w .,()+&'@=~-]+", re.UNICODE)
@@ -109,6 +110,8 @@ def assign_doc_ids(originals: Iterable[str], existing: Mapping[str, str]) -> dic
 _PACKAGES = {".docx": ("a Word", ".doc"), ".pptx": ("a PowerPoint", ".ppt"), ".xlsx": ("an Excel", ".xls"), ".epub": ("an EPUB", None),
              ".odt": ("an OpenDocument text", ".sxw"), ".ods": ("an OpenDocument spreadsheet", ".sxc"),
              ".odp": ("an OpenDocument presentation", ".sxi")}
+#: files in Office's binary formats (OLE compound files): what each is called, and its newer zip package
+_OLE = {".doc": ("a Word 97-2003", ".docx"), ".xls": ("an Excel 97-2003", ".xlsx")}
 
 
 def check_content(filename: str, head: bytes, size: int) -> None:
@@ -128,8 +131,16 @@ def check_content(filename: str, head: bytes, size: int) -> None:
     if suffix in _PACKAGES:  # a zip package; an old binary .doc or .ppt renamed is not one
         if not head.startswith(b"PK\x03\x04"):
             what, old = _PACKAGES[suffix]
-            advice = f"; save an old {old} as {suffix}" if old else ""
+            readable = old in _OLE and head.startswith(OLE_MAGIC)
+            advice = f"; it is an old {old} file: name it {old}" if readable else f"; save an old {old} as {suffix}" if old else ""
             raise UploadError(f"{filename!r} is not {what} {suffix} file (not a zip package{advice})", 415,
+                              f"not_a_{suffix[1:]}")
+        return
+    if suffix in _OLE:
+        if not head.startswith(OLE_MAGIC):
+            what, newer = _OLE[suffix]
+            advice = f"; it is a {newer} package: name it {newer}" if head.startswith(b"PK\x03\x04") else ""
+            raise UploadError(f"{filename!r} is not {what} {suffix} file (not an OLE compound file{advice})", 415,
                               f"not_a_{suffix[1:]}")
         return
     try:

@@ -1,0 +1,106 @@
+"""Word 97-2003 documents (.doc) and Excel 97-2003 workbooks (.xls), which were "not read"."""
+
+from __future__ import annotations
+
+import datetime
+import struct
+from pathlib import Path
+
+import pytest
+
+from convrag.errors import DataFormatError
+from convrag.ingest.documents import read_document
+from convrag.ingest.msdoc import WordFileError, _fib, _rows, _shown, read_word97
+
+MADE = Path(__file__).parent / "made_by_libreoffice"
+
+
+def test_a_doc_reads_as_the_word_document_it_was_saved_from() -> None:
+    """LibreOffice's .doc of pandoc's Word version of the manual: the same lines (its table's rows
+    named by the header row), the same headings from its "Heading 1/2" styles, the same title."""
+    doc = read_document(MADE / "heatpump-manual.doc")
+    docx = read_document(MADE.parent / "made_by_pandoc" / "heatpump-manual.docx")
+    assert (doc.text, doc.title, doc.headings) == (docx.text, docx.title, docx.headings)
+    assert "Property: COP at A7/W35 | Value: 4.9" in doc.text and len(doc.headings) == 13
+    assert doc.headings[-1].text == "12. Disposal"  # the heading right after the table
+
+
+def test_a_tables_rows_keep_an_empty_cell_in_its_place() -> None:
+    # "Plan | (empty) | Price": each cell ends in \x07 and each row in one more, so the empty cell reads as a row's end too
+    cells = ["Plan", "Note", "Price", "", "Lite", "", "10", "", "Pro", "new", "35", ""]
+    assert _rows(cells) == [["Plan", "Note", "Price"], ["Lite", "", "10"], ["Pro", "new", "35"]]
+    # rows of different widths (merged cells): an empty cell ends a row
+    assert _rows(["Fees", "", "Boat", "5", ""]) == [["Fees"], ["Boat", "5"]]
+
+
+def test_fields_show_their_result_and_marks_are_what_they_stand_for() -> None:
+    # a hyperlink: its code (the address) dropped, its words kept; a field inside another's result too
+    text = ('See \x13 HYPERLINK "http://x" \x14the fees page\x15 now.\rDate: \x13 DATE \x14\x13 X \x142025\x15\x15.'
+            "\ra\x1fb non\x1ebreaking\x0bline\x01\x08")
+    assert _shown(text) == "See the fees page now.\rDate: 2025.\rab non-breaking\nline"
+    assert _shown("\x13 TOC \r\x14Fees\x15") == "\rFees"  # a paragraph mark stays, so the paragraphs keep their styles
+
+
+def _fib_bytes(ident: int = 0xA5EC, version: int = 0x00C1, flags: int = 0) -> bytes:
+    return struct.pack("<HHHHHH", ident, version, 0, 0, 0, flags) + bytes(2000)
+
+
+@pytest.mark.parametrize("fib, reason", [
+    (_fib_bytes(version=0x0065), "Word 6 or Word 95"),
+    (_fib_bytes(flags=0x0100), "locked by a password"),
+    (_fib_bytes(ident=0x1234), "not a Word document"),
+    (_fib_bytes()[:40], "cut short"),
+])
+def test_a_doc_this_cannot_read_says_why(fib: bytes, reason: str) -> None:
+    with pytest.raises(WordFileError, match=reason):
+        _fib(fib)
+
+
+def test_a_damaged_or_misnamed_doc_is_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "renamed.doc").write_bytes((MADE.parent / "made_by_pandoc" / "heatpump-manual.docx").read_bytes())
+    with pytest.raises(DataFormatError, match="renamed.doc: not a readable Word 97-2003 file"):
+        read_document(tmp_path / "renamed.doc")
+    whole = (MADE / "heatpump-manual.doc").read_bytes()
+    for size in (600, 5000, 20000):  # the container, the streams or the piece table cut short
+        (tmp_path / "cut.doc").write_bytes(whole[:size])
+        with pytest.raises(DataFormatError, match="cut.doc: "):
+            read_document(tmp_path / "cut.doc")
+    with pytest.raises(WordFileError):
+        read_word97(tmp_path / "renamed.doc")
+
+
+def _workbook(path: Path) -> Path:
+    """The workbook LibreOffice saved as ``harbour-prices.xls`` (made_by_libreoffice/README.md)."""
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    prices = book.active
+    prices.title = "Prices 2025"
+    for row in (["Plan", "Price", "From"], ["Lite", 0, datetime.datetime(2025, 1, 1)], [], ["Standard", 12.5, None],
+                ["Pro", True, datetime.datetime(2025, 3, 1, 9, 30)]):
+        prices.append(row)
+    berths = book.create_sheet("Sheet2")
+    for row in (["Berth", "Boat"], [1, "Kayak"]):
+        berths.append(row)
+    book.create_sheet("Notes").sheet_state = "hidden"
+    book["Notes"].append(["not shown to readers"])
+    book.save(path)
+    return path
+
+
+def test_an_xls_reads_as_the_xlsx_it_was_saved_from(tmp_path: Path) -> None:
+    """Its sheets and rows, named by the first row; a date as a date (a number in the file, marked by
+    its format); a hidden sheet left out; a sheet named "Sheet2" not named."""
+    xls = read_document(MADE / "harbour-prices.xls")
+    xlsx = read_document(_workbook(tmp_path / "harbour-prices.xlsx"))
+    assert (xls.text, xls.title) == (xlsx.text, xlsx.title)
+    assert xls.text == ("Prices 2025\nPlan: Lite | Price: 0 | From: 2025-01-01\nPlan: Standard | Price: 12.5\n"
+                        "Plan: Pro | Price: True | From: 2025-03-01T09:30:00\n\nBerth: 1 | Boat: Kayak")
+
+
+def test_a_damaged_or_misnamed_xls_is_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "renamed.xls").write_bytes(_workbook(tmp_path / "book.xlsx").read_bytes())
+    (tmp_path / "cut.xls").write_bytes((MADE / "harbour-prices.xls").read_bytes()[:3000])
+    for name in ("renamed.xls", "cut.xls"):
+        with pytest.raises(DataFormatError, match=f"{name}: not a readable Excel 97-2003 workbook"):
+            read_document(tmp_path / name)
