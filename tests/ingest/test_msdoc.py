@@ -67,6 +67,12 @@ def test_a_damaged_or_misnamed_doc_is_a_clear_error(tmp_path: Path) -> None:
             read_document(tmp_path / "cut.doc")
     with pytest.raises(WordFileError):
         read_word97(tmp_path / "renamed.doc")
+    # a text count no document has (a few bytes changed) is refused, not read to gigabytes
+    fib = whole.find(b"\xec\xa5")  # the WordDocument stream opens with its FIB
+    at = fib + 0x22 + 2 * struct.unpack_from("<H", whole, fib + 0x20)[0] + 2 + 3 * 4  # ccpText
+    (tmp_path / "huge.doc").write_bytes(whole[:at] + struct.pack("<i", 2_000_000_000) + whole[at + 4:])
+    with pytest.raises(DataFormatError, match="claims 2,000,0"):
+        read_document(tmp_path / "huge.doc")
 
 
 def _workbook(path: Path) -> Path:

@@ -35,6 +35,8 @@ _WORD_IDENT = 0xA5EC
 _FIRST_WORD97 = 0x00C1  # nFib of Word 97; earlier versions keep their text otherwise
 _COMPRESSED = 0x40000000
 _STSH, _PAPX, _CLX = 1, 13, 33  # indexes of the style sheet, the paragraph properties and the piece table in FibRgFcLcb97
+#: the most characters a .doc's text is read to: a 1,000-page document holds about 3 million
+MAX_CHARACTERS = 50_000_000
 #: built-in style identifiers (sti): "heading 1" to "heading 9", and "Title" (level 0)
 _HEADING_STI = {**{n: n for n in range(1, 10)}, 62: 0}
 
@@ -96,8 +98,10 @@ class _Piece(NamedTuple):
     width: int  # bytes a character: 1 (Windows-1252) or 2 (UTF-16)
 
 
-def _pieces(document: bytes, table: bytes, fc_clx: int, lcb_clx: int) -> tuple[str, list[_Piece]]:
-    """The whole text in reading order, from the piece table, and where each piece of it lies."""
+def _pieces(document: bytes, table: bytes, fc_clx: int, lcb_clx: int, limit: int) -> tuple[str, list[_Piece]]:
+    """The text in reading order, from the piece table, up to ``limit`` characters (the FIB's count
+    of them: a damaged or crafted table of many pieces, each the whole stream, would otherwise make
+    gigabytes of a small file), and where each piece of it lies."""
     clx = table[fc_clx:fc_clx + lcb_clx]
     at = 0
     try:
@@ -115,8 +119,10 @@ def _pieces(document: bytes, table: bytes, fc_clx: int, lcb_clx: int) -> tuple[s
     pieces: list[_Piece] = []
     cp = 0
     for k in range(count):
+        if cp >= limit:
+            break
         fc = struct.unpack_from("<I", plc, 4 * (count + 1) + 8 * k + 2)[0]
-        length = max(cps[k + 1] - cps[k], 0)
+        length = min(max(cps[k + 1] - cps[k], 0), limit - cp)
         if fc & _COMPRESSED:
             start = (fc & ~_COMPRESSED) // 2
             text.append(document[start:start + length].decode("cp1252", errors="replace"))
@@ -267,7 +273,9 @@ def read_word97(path: Path) -> WordText:
             title = ole.get_metadata().title or b""
     except OSError as exc:  # olefile's "not an OLE2 structured storage file", a damaged container
         raise WordFileError(f"not a readable Word 97-2003 file ({exc})") from None
-    whole, pieces = _pieces(document, table, *fib.places[_CLX])
+    if (claimed := sum(max(count, 0) for count in fib.counts)) > MAX_CHARACTERS:
+        raise WordFileError(f"it claims {claimed:,} characters, more than the {MAX_CHARACTERS:,} a document is read to")
+    whole, pieces = _pieces(document, table, *fib.places[_CLX], limit=claimed)
     main, footnotes, headers, comments, endnotes = fib.counts
     levels = _levels(whole[:main], pieces, _paragraph_styles(document, table, *fib.places[_PAPX]),
                      _heading_styles(table, *fib.places[_STSH]))
