@@ -1373,3 +1373,34 @@ def test_the_headings_a_document_marks_are_kept_with_their_levels(tmp_path: Path
     assert read_document(book).headings == (Heading(1, "Arriving"), Heading(2, "Fees"))
     (tmp_path / "fees.txt").write_text("Fees\n\nBoats pay 40 dollars a night.\n", encoding="utf-8")
     assert read_document(tmp_path / "fees.txt").headings == ()
+
+
+def test_an_email_reads_as_its_sender_date_and_body_titled_by_its_subject(tmp_path: Path) -> None:
+    """An e-mail saved as a file (.eml: what mail programs save and export threads as) was "not read"."""
+    from email.message import EmailMessage
+
+    mail = EmailMessage()
+    mail["From"], mail["To"], mail["Date"] = "Ann Lee <ann@harbour.example>", "crew@harbour.example", "Mon, 3 Mar 2025 09:30:00 +0000"
+    mail["Subject"] = "Winter mooring fees f\u00fcr Boote"  # sent RFC 2047-encoded, read as its letters
+    mail.set_content("Hello crew,\n\nFrom 1 November, boats pay 4 dollars a night and kayaks\n2 dollars.\n")
+    mail.add_alternative("<p>HTML copy: boats pay 4 dollars.</p>", subtype="html")
+    mail.add_attachment(b"%PDF-1.4 x", maintype="application", subtype="pdf", filename="fees.pdf")
+    (tmp_path / "fees.eml").write_bytes(bytes(mail))
+    assert b"=?utf-8?" in (tmp_path / "fees.eml").read_bytes()
+    document = read_document(tmp_path / "fees.eml")
+    assert document.title == "Winter mooring fees f\u00fcr Boote"
+    assert document.text.split("\n") == [  # the plain body, its wrapped line joined; the attachment named, not read
+        "From: Ann Lee <ann@harbour.example>", "To: crew@harbour.example", "Date: Mon, 03 Mar 2025 09:30:00 +0000",
+        "Hello crew,", "", "From 1 November, boats pay 4 dollars a night and kayaks 2 dollars.", "Attachments (not read): fees.pdf"]
+    # a mail of HTML alone is read as a page, laid out in a table as HTML mail is
+    html = EmailMessage()
+    html["Subject"], html["From"] = "Fees", "ann@harbour.example"
+    html.set_content("<table width=600><tr><td><h1>Winter fees</h1><p>Boats pay 4 dollars.</p><table><tr><th>Boat</th>"
+                     "<th>Fee</th></tr><tr><td>Kayak</td><td>2</td></tr></table></td></tr></table>", subtype="html")
+    (tmp_path / "html.eml").write_bytes(bytes(html))
+    document = read_document(tmp_path / "html.eml")
+    assert document.text.split("\n") == ["From: ann@harbour.example", "Winter fees", "Boats pay 4 dollars.", "Boat: Kayak | Fee: 2"]
+    assert [h.text for h in document.headings] == ["Winter fees"]
+    (tmp_path / "notes.eml").write_text("Just some notes, no headers.\n")
+    with pytest.raises(DataFormatError, match="notes.eml: not an e-mail"):
+        read_document(tmp_path / "notes.eml")

@@ -28,7 +28,7 @@ from .hyphenation import BREAK, mend
 
 SUFFIXES = {".txt": "text", ".text": "text", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html", ".pdf": "pdf",
             ".docx": "docx", ".pptx": "pptx", ".xlsx": "xlsx", ".csv": "csv", ".tsv": "csv", ".epub": "epub",
-            ".odt": "odt", ".ods": "ods", ".odp": "odp", ".rtf": "rtf", ".rst": "rst", ".doc": "doc", ".xls": "xls"}
+            ".odt": "odt", ".ods": "ods", ".odp": "odp", ".rtf": "rtf", ".rst": "rst", ".doc": "doc", ".xls": "xls", ".eml": "eml"}
 
 
 #: elements whose line breaks are the text's own (a browser keeps them)
@@ -1112,6 +1112,44 @@ def _doc_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     return typeset_letters("\n".join(line for line in lines if line)), typeset_letters(title), tuple(h for h in headings if h.level)
 
 
+#: the header fields an e-mail's text opens with: who wrote to whom, and when
+_MAIL_FIELDS = ("From", "To", "Cc", "Date")
+
+
+def _eml_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
+    """The text of an e-mail saved as a file (.eml, RFC 5322; what mail programs save and export
+    threads as): its sender, recipients and date, then its body, plain text where it has one (lines
+    its writer wrapped joined again), else its HTML read as a page is (an HTML mail is laid out in
+    tables: :func:`_unbox_layout_tables`), then the names of its attachments, which are not read.
+    The title is its subject. Headers in RFC 2047 encoding ("=?UTF-8?B?...?=") read as letters."""
+    import email
+    import email.policy
+
+    try:
+        message = email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
+        lines = [f"{name}: {' '.join(str(message[name]).split())}" for name in _MAIL_FIELDS if message[name]]
+        body = message.get_body(preferencelist=("plain", "html"))
+        headings: tuple[Heading, ...] = ()
+        if body is not None:
+            content = body.get_content()
+            if body.get_content_subtype() == "html":
+                text, _, _, headings = _html_to_text(content)
+            else:
+                text = unwrap_lines(content.replace("\r\n", "\n").strip())
+            lines.append(text)
+        attached = [part.get_filename() or part.get_content_type() for part in message.iter_attachments()]
+        if attached:
+            lines.append("Attachments (not read): " + ", ".join(attached))
+        subject = " ".join(str(message["Subject"] or "").split())
+    except MemoryError:
+        raise
+    except Exception as exc:  # a part whose encoding or charset cannot be decoded
+        raise DataFormatError(path, f"not a readable e-mail ({exc or type(exc).__name__})") from None
+    if not any(message[name] for name in (*_MAIL_FIELDS, "Subject")):
+        raise DataFormatError(path, "not an e-mail (no From, To, Date or Subject header)")
+    return typeset_letters(whole_characters("\n".join(line for line in lines if line))), typeset_letters(subject), headings
+
+
 def _sheet_block(name: str, table: str) -> str:
     """A workbook's sheet as a block of text: its rows, opened by its name where the name says
     something ("Prices 2025", not "Sheet1"), for an Excel and an OpenDocument workbook alike."""
@@ -1602,7 +1640,7 @@ def _rtf_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
 #: the formats read from a file by their own library rather than decoded as text
 _PACKAGES = {"pdf": _pdf_to_text, "docx": _docx_to_text, "pptx": _pptx_to_text, "xlsx": _xlsx_to_text, "epub": _epub_to_text,
              "odt": _odt_to_text, "ods": _ods_to_text, "odp": _odp_to_text, "rtf": _rtf_to_text, "doc": _doc_to_text,
-             "xls": _xls_to_text}
+             "xls": _xls_to_text, "eml": _eml_to_text}
 
 
 def read_document(path: Path, doc_id: str | None = None, url: str | None = None, name: str | None = None) -> Document:
