@@ -10,7 +10,7 @@ import pytest
 
 from convrag.errors import DataFormatError
 from convrag.ingest.documents import read_document
-from convrag.ingest.msdoc import WordFileError, _fib, _rows, _shown, read_word97
+from convrag.ingest.msdoc import Paragraph, Table, WordFileError, _blocks, _fib, _rows, _shown, read_word97
 
 MADE = Path(__file__).parent / "made_by_libreoffice"
 
@@ -23,6 +23,51 @@ def test_a_doc_reads_as_the_word_document_it_was_saved_from() -> None:
     assert (doc.text, doc.title, doc.headings) == (docx.text, docx.title, docx.headings)
     assert "Property: COP at A7/W35 | Value: 4.9" in doc.text and len(doc.headings) == 13
     assert doc.headings[-1].text == "12. Disposal"  # the heading right after the table
+
+
+def _tables_docx(path: Path) -> Path:
+    """The Word file LibreOffice saved as ``harbour-tables.doc`` (made_by_libreoffice/README.md): a key and
+    value table without a header row, and a price table whose first row is marked as its header row, with an
+    empty cell and a cell of two paragraphs."""
+    from docx import Document
+    from docx.oxml import OxmlElement
+
+    doc = Document()
+    doc.add_heading("Harbour office", level=1)
+    doc.add_paragraph("Who to ask.")
+    keys = doc.add_table(rows=2, cols=2)
+    for r, (key, value) in enumerate([("Name", "Ann Lee"), ("Opens", "8:00")]):
+        keys.cell(r, 0).text, keys.cell(r, 1).text = key, value
+    doc.add_heading("Fees", level=2)
+    prices = doc.add_table(rows=3, cols=3)
+    prices.rows[0]._tr.get_or_add_trPr().append(OxmlElement("w:tblHeader"))
+    for r, row in enumerate([("Plan", "Price", "Note"), ("Lite", "10", ""), ("Pro", "35", None)]):
+        for c, text in enumerate(row):
+            if text is not None:
+                prices.cell(r, c).text = text
+    prices.cell(2, 2).text = "Paid yearly."
+    prices.cell(2, 2).add_paragraph("Boats under 12 m.")
+    doc.add_paragraph("Fees rise in May.")
+    doc.save(str(path))
+    return path
+
+
+def test_a_docs_tables_are_read_by_their_rows_and_header_row_marks(tmp_path: Path) -> None:
+    """A table's cells, rows and header row are in its paragraphs' properties. Read from the marks alone,
+    the key and value table was named by its first row ("Name: Opens | Ann Lee: 8:00"), and a cell of
+    two paragraphs had its first read as a line before the table."""
+    doc = read_document(MADE / "harbour-tables.doc")
+    docx = read_document(_tables_docx(tmp_path / "harbour-tables.docx"))
+    assert (doc.text, doc.title, doc.headings) == (docx.text, docx.title, docx.headings)
+    assert doc.text.split("\n") == ["Harbour office", "Who to ask.", "Name | Ann Lee", "Opens | 8:00", "Fees",
+                                    "Plan: Lite | Price: 10", "Plan: Pro | Price: 35 | Note: Paid yearly. Boats under 12 m.",
+                                    "Fees rise in May."]
+
+
+def test_without_properties_a_tables_cells_are_placed_by_their_marks() -> None:
+    # a file whose paragraph properties cannot be read: its cells by their marks, the header left to the labels
+    blocks = _blocks("Fees\rPlan\x07Price\x07\x07Lite\x0710\x07\x07After.\r", [], {})
+    assert blocks == [Paragraph("Fees"), Table([["Plan", "Price"], ["Lite", "10"]], None), Paragraph("After."), Paragraph("")]
 
 
 def test_a_tables_rows_keep_an_empty_cell_in_its_place() -> None:

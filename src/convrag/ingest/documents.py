@@ -1090,10 +1090,10 @@ def _xls_cell(cell: Any, datemode: int) -> str:
 def _doc_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     """The text of a Word 97-2003 document (.doc; :mod:`.msdoc`), as a .docx's is: a paragraph to a
     line, a table's row to a line of its cells joined by " | " and named by its first row where that
-    holds labels (the file's header-row mark is in formatting this reader does not read), then its
-    footnotes and endnotes. Its headings are the paragraphs styled "heading 1" to "heading 9"; its
-    title is its own, else its "Title" paragraph or its first top-level heading."""
-    from .msdoc import WordFileError, read_word97
+    is marked as the header row (where the file's properties cannot be read, where it holds labels),
+    then its footnotes and endnotes. Its headings are the paragraphs styled "heading 1" to "heading
+    9"; its title is its own, else its "Title" paragraph or its first top-level heading."""
+    from .msdoc import Table, WordFileError, read_word97
 
     try:
         word = read_word97(path)
@@ -1102,8 +1102,8 @@ def _doc_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     lines: list[str] = []
     headings: list[Heading] = []
     for block in word.blocks:
-        if isinstance(block, list):
-            lines.append(_table_lines(block))
+        if isinstance(block, Table):
+            lines.append(_table_lines(block.rows, marked=block.header))
         elif line := typeset_letters(" ".join(block.text.split())):
             lines.append(line)
             if block.level is not None:

@@ -12,18 +12,20 @@ them as "not read". olefile opens the file's container (an OLE compound file); t
 * in the text, a paragraph ends in ``\\r``; a table's cell ends in ``\\x07``, and so does its row,
   with one more; a field is ``\\x13`` code ``\\x14`` result ``\\x15``, of which the result is what
   the page shows (a hyperlink's words, a date, a page number);
-* a paragraph's style is in its properties (the ``PlcBtePapx`` and the 512-byte pages it points
-  to), as an index into the style sheet (the ``STSH``), whose built-in identifiers mark "heading 1"
-  to "heading 9" and "Title": those paragraphs are the document's headings.
+* a paragraph's properties (the ``PlcBtePapx`` and the 512-byte pages it points to) give its
+  style, as an index into the style sheet (the ``STSH``), whose built-in identifiers mark "heading 1"
+  to "heading 9" and "Title": those paragraphs are the document's headings; and whether it is in a
+  table, ends a row, and ends the header row (a row repeated atop each page), which names the
+  table's columns as a .docx's header row does.
 
-What this does not read: a cell of several paragraphs (its earlier paragraphs read as lines before
-the table), text boxes, headers and footers, comments, and Word 6/95 files, which are refused with
-a clear reason.
+What this does not read: text boxes, headers and footers, comments, and Word 6/95 files, which are
+refused with a clear reason.
 """
 
 from __future__ import annotations
 
 import bisect
+import re
 import struct
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,11 +59,19 @@ class Paragraph(NamedTuple):
     level: int | None = None
 
 
+class Table(NamedTuple):
+    """A table's rows of cells, and whether its first row is marked as its header row (None: the
+    file's properties could not say)."""
+
+    rows: list[list[str]]
+    header: bool | None
+
+
 @dataclass
 class WordText:
-    """A .doc's text as its blocks, each a paragraph or a table (its rows of cells), and its title."""
+    """A .doc's text as its blocks, each a paragraph or a table, and its title."""
 
-    blocks: list[Paragraph | list[list[str]]] = field(default_factory=list)
+    blocks: list[Paragraph | Table] = field(default_factory=list)
     title: str = ""
 
 
@@ -151,11 +161,46 @@ def _heading_styles(table: bytes, fc: int, lcb: int) -> dict[int, int]:
     return levels
 
 
-def _paragraph_styles(document: bytes, table: bytes, fc: int, lcb: int) -> tuple[list[int], list[int]]:
+class _Props(NamedTuple):
+    """What a paragraph's properties say about it."""
+
+    istd: int = 0  # its style
+    in_table: bool = False  # it is in a table's cell (sprmPFInTable)
+    row_end: bool = False  # it is a row's end mark (sprmPFTtp)
+    header: bool = False  # that row repeats atop each page: the table's header row (sprmTTableHeader)
+
+
+_NO_PROPS = _Props()
+#: operand sizes by a sprm's spra (its top three bits); 6 is variable, its size in its first byte
+_SPRA_SIZE = {0: 1, 1: 1, 2: 2, 3: 4, 4: 2, 5: 2, 7: 3}
+_IN_TABLE, _TTP, _TABLE_HEADER, _DEF_TABLE = 0x2416, 0x2417, 0x3404, 0xD608
+
+
+def _props(grpprl: bytes, istd: int) -> _Props:
+    """A paragraph's properties from its list of sprms (the part of them this reader needs)."""
+    found: dict[int, int] = {}
+    at = 0
+    while at + 2 <= len(grpprl):
+        sprm = struct.unpack_from("<H", grpprl, at)[0]
+        at += 2
+        spra = sprm >> 13
+        if spra == 6:  # variable: a byte of size, or two for a table's definition
+            size = (struct.unpack_from("<H", grpprl, at)[0] + 1) if sprm == _DEF_TABLE and at + 2 <= len(grpprl) else \
+                (grpprl[at] + 1 if at < len(grpprl) else 0)
+        else:
+            size = _SPRA_SIZE[spra]
+        if sprm in (_IN_TABLE, _TTP, _TABLE_HEADER) and at < len(grpprl):
+            found[sprm] = grpprl[at]
+        at += size
+    return _Props(istd, bool(found.get(_IN_TABLE)), bool(found.get(_TTP)), bool(found.get(_TABLE_HEADER)))
+
+
+def _paragraph_props(document: bytes, table: bytes, fc: int, lcb: int) -> tuple[list[int], list[_Props]]:
     """Where each run of paragraph properties begins (offsets in the WordDocument stream, sorted)
-    and its style's istd, from the PlcBtePapx and the pages it points to; none where they cannot be read."""
+    and what they say, from the PlcBtePapx and the 512-byte pages it points to; none where they
+    cannot be read (the text is then read without headings, and its tables by their marks alone)."""
     plc = table[fc:fc + lcb]
-    runs: list[tuple[int, int]] = []
+    runs: list[tuple[int, _Props]] = []
     try:
         count = (len(plc) - 4) // 8
         for pn in struct.unpack_from(f"<{count}I", plc, 4 * (count + 1)):
@@ -163,34 +208,41 @@ def _paragraph_styles(document: bytes, table: bytes, fc: int, lcb: int) -> tuple
             crun = page[511]
             bounds = struct.unpack_from(f"<{crun + 1}I", page, 0)
             for k in range(crun):
-                offset, istd = 2 * page[4 * (crun + 1) + 13 * k], 0
-                if offset:  # a PapxInFkp: its size (one byte, or a zero then one), then the style's istd
-                    istd = struct.unpack_from("<H", page, offset + (1 if page[offset] else 2))[0]
-                runs.append((bounds[k], istd))
+                offset, props = 2 * page[4 * (crun + 1) + 13 * k], _NO_PROPS
+                if offset:  # a PapxInFkp: its size in words (one byte, or a zero then one), the style's istd, its sprms
+                    size, start = (2 * page[offset] - 1, offset + 1) if page[offset] else (2 * page[offset + 1], offset + 2)
+                    grpprl = page[start:start + size]
+                    props = _props(grpprl[2:], struct.unpack_from("<H", grpprl, 0)[0])
+                runs.append((bounds[k], props))
     except (IndexError, struct.error):
         return [], []
-    runs.sort()
-    return [start for start, _ in runs], [istd for _, istd in runs]
+    runs.sort(key=lambda run: run[0])
+    return [start for start, _ in runs], [props for _, props in runs]
 
 
-def _levels(text: str, pieces: list[_Piece], styles: tuple[list[int], list[int]], headings: dict[int, int]) -> list[int | None]:
-    """Each paragraph's heading level (None: none), by the offset of its paragraph mark in the file."""
-    starts, istds = styles
+_ENDS = re.compile("[\r\x07]")
+
+
+def _marks(text: str, offset: int, pieces: list[_Piece], runs: tuple[list[int], list[_Props]]) -> list[_Props]:
+    """The properties of each paragraph mark (``\\r``, or a cell's or row's ``\\x07``) of ``text``,
+    which begins ``offset`` characters into the document's text; found by the mark's place in the file."""
+    starts, props = runs
+    if not starts or not pieces:
+        return []
     cps = [piece.cp for piece in pieces]
-    levels: list[int | None] = []
-    cp = text.find("\r")
-    while cp >= 0 and starts and pieces:
+    found: list[_Props] = []
+    for mark in _ENDS.finditer(text):
+        cp = offset + mark.start()
         piece = pieces[bisect.bisect_right(cps, cp) - 1]
         run = bisect.bisect_right(starts, piece.fc + (cp - piece.cp) * piece.width) - 1
-        levels.append(headings.get(istds[run]) if run >= 0 else None)
-        cp = text.find("\r", cp + 1)
-    return levels
+        found.append(props[run] if run >= 0 else _NO_PROPS)
+    return found
 
 
 def _shown(text: str) -> str:
     """``text`` as the page shows it: each field's result kept and its code dropped, marks that are
-    no text dropped or made what they stand for. Every paragraph mark is kept, so that the
-    paragraphs stay those whose styles were read."""
+    no text dropped or made what they stand for. Every paragraph mark (``\\r``, ``\\x07``) is kept,
+    so that the paragraphs stay those whose properties were read."""
     out: list[str] = []
     fields: list[bool] = []  # for each open field, whether its result (after \x14) has begun
     for char in text:
@@ -203,11 +255,11 @@ def _shown(text: str) -> str:
         elif code == 0x15:
             if fields:
                 fields.pop()
-        elif char == "\r":
+        elif char in "\r\x07":
             out.append(char)
         elif not all(fields):  # inside a field's code
             continue
-        elif char in "\x07\t\n":
+        elif char in "\t\n":
             out.append(char)
         elif code in _MARKS:
             out.append(_MARKS[code])
@@ -217,10 +269,11 @@ def _shown(text: str) -> str:
 
 
 def _rows(cells: list[str]) -> list[list[str]]:
-    """A table's cells, each ended by ``\\x07``, as rows: a row's end is one more, which reads as
-    an empty cell. Where every row has as many cells (the common table), the rows are those groups,
-    so an empty cell inside a row stays a cell (where two rows or more agree on the width: one row
-    alone cannot tell its empty cells from its end); otherwise each empty cell ends a row."""
+    """A table's cells as rows where no properties say which mark ends a row: a row's end is one
+    more mark, which reads as an empty cell. Where every row has as many cells (the common table),
+    the rows are those groups, so an empty cell inside a row stays a cell (where two rows or more
+    agree on the width: one row alone cannot tell its empty cells from its end); otherwise each
+    empty cell ends a row."""
     for width in range(1, len(cells)):
         if len(cells) % (width + 1) == 0 and all(not cells[k] for k in range(width, len(cells), width + 1)):
             rows = [cells[k:k + width] for k in range(0, len(cells), width + 1)]
@@ -236,22 +289,50 @@ def _rows(cells: list[str]) -> list[list[str]]:
     return rows + ([row] if row else [])
 
 
-def _blocks(text: str, levels: list[int | None]) -> list[Paragraph | list[list[str]]]:
-    """Paragraphs and tables: a run of paragraphs ending in ``\\x07`` is a table's cells."""
-    blocks: list[Paragraph | list[list[str]]] = []
-    cells: list[str] = []
-    for index, paragraph in enumerate(text.split("\r")):
-        *in_table, after = paragraph.split("\x07")
-        if in_table:
-            cells += [" ".join(cell.split()) for cell in in_table]
-        if after.strip() or not in_table:
-            if cells:
-                blocks.append(_rows(cells))
-                cells = []
-            # the \r that ends this piece of the text is the mark of its last paragraph, after any cells
-            blocks.append(Paragraph(after, levels[index] if index < len(levels) else None))
-    if cells:
-        blocks.append(_rows(cells))
+def _blocks(text: str, marks: list[_Props], headings: dict[int, int]) -> list[Paragraph | Table]:
+    """Paragraphs and tables, from the shown text and its marks' properties. A paragraph in a table
+    belongs to the cell its next cell mark ends (a cell may hold several paragraphs), a row ends at a
+    row-end mark, and the first row names the columns where it is marked as the header row. Without
+    properties, a run of marks ``\\x07`` is a table's cells, their rows found by :func:`_rows`."""
+    pieces = _ENDS.split(text)
+    ends = _ENDS.findall(text)
+    blocks: list[Paragraph | Table] = []
+    rows: list[list[str]] = []
+    row: list[str] = []
+    cell: list[str] = []
+    header: bool | None = None
+    loose: list[str] = []  # cells without properties to place them
+
+    def close() -> None:
+        nonlocal rows, row, header, loose
+        if loose:
+            blocks.append(Table(_rows(loose), None))
+        elif rows or row:
+            blocks.append(Table(rows + ([row] if row else []), header))
+        rows, row, header, loose = [], [], None, []
+
+    for index, piece in enumerate(pieces):
+        end = ends[index] if index < len(ends) else "\r"
+        props = marks[index] if index < len(marks) else None
+        words = " ".join(piece.split())
+        if props is None and end == "\x07":
+            loose.append(words)
+        elif props is not None and (props.in_table or props.row_end):
+            if props.row_end:
+                if header is None:
+                    header = props.header
+                rows.append(row)
+                row = []
+            elif end == "\x07":
+                row.append(" ".join([*cell, words]).strip())
+                cell = []
+            elif words:
+                cell.append(words)
+        else:
+            close()
+            level = headings.get(props.istd) if props is not None else None
+            blocks.append(Paragraph(piece, level))
+    close()
     return blocks
 
 
@@ -276,11 +357,12 @@ def read_word97(path: Path) -> WordText:
     if (claimed := sum(max(count, 0) for count in fib.counts)) > MAX_CHARACTERS:
         raise WordFileError(f"it claims {claimed:,} characters, more than the {MAX_CHARACTERS:,} a document is read to")
     whole, pieces = _pieces(document, table, *fib.places[_CLX], limit=claimed)
+    runs = _paragraph_props(document, table, *fib.places[_PAPX])
+    headings = _heading_styles(table, *fib.places[_STSH])
     main, footnotes, headers, comments, endnotes = fib.counts
-    levels = _levels(whole[:main], pieces, _paragraph_styles(document, table, *fib.places[_PAPX]),
-                     _heading_styles(table, *fib.places[_STSH]))
-    blocks = _blocks(_shown(whole[:main]), levels)
-    start = main + footnotes + headers + comments
-    for part in (whole[main:main + footnotes], whole[start:start + endnotes]):
-        blocks += _blocks(_shown(part), [])
+    blocks: list[Paragraph | Table] = []
+    endnotes_at = main + footnotes + headers + comments
+    for start, size, styled in ((0, main, True), (main, footnotes, False), (endnotes_at, endnotes, False)):
+        part = whole[start:start + size]
+        blocks += _blocks(_shown(part), _marks(part, start, pieces, runs), headings if styled else {})
     return WordText(blocks, title.decode("cp1252", errors="replace") if isinstance(title, bytes) else str(title))
