@@ -1037,14 +1037,25 @@ def _xls_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     """The text of an Excel 97-2003 workbook (.xls, xlrd), as an .xlsx's is (:func:`_xlsx_to_text`):
     each visible sheet's rows, named by its first row where that holds labels, a date as a date and
     a formula as the value Excel last computed. The title is the file's own, else its name. A file
-    xlrd cannot read (not an .xls, damaged, locked by a password) is a :class:`DataFormatError`."""
+    that cannot be read (not an .xls, damaged, locked by a password) is a :class:`DataFormatError`."""
+    import io
+
+    import olefile
     import xlrd
 
     try:
-        book = xlrd.open_workbook(str(path), on_demand=True)
-    except MemoryError:
+        # the workbook stream is taken out of its container by olefile: xlrd's own reader follows a
+        # damaged file's chain of sectors round a loop, appending to memory until the process is killed
+        with olefile.OleFileIO(str(path)) as ole:
+            stream = next((name for name in ("Workbook", "Book") if ole.exists(name)), None)
+            if stream is None:
+                raise DataFormatError(path, "not an Excel workbook (no Workbook stream)")
+            workbook = ole.openstream(stream).read()
+            title = ole.get_metadata().title or b""
+        book = xlrd.open_workbook(file_contents=workbook, on_demand=True, logfile=io.StringIO())
+    except (DataFormatError, MemoryError):
         raise
-    except Exception as exc:  # xlrd's XLRDError and CompDocError, and what a damaged stream raises
+    except Exception as exc:  # olefile's and xlrd's errors, and what a damaged stream raises
         raise DataFormatError(path, f"not a readable Excel 97-2003 workbook ({exc or type(exc).__name__})") from None
     try:
         sheets = []
@@ -1068,7 +1079,8 @@ def _xls_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
         raise DataFormatError(path, f"not a readable Excel 97-2003 workbook ({exc or type(exc).__name__})") from None
     finally:
         book.release_resources()
-    return typeset_letters("\n\n".join(sheets)), "", ()
+    title = title.decode("cp1252", errors="replace") if isinstance(title, bytes) else str(title)
+    return typeset_letters("\n\n".join(sheets)), typeset_letters(own_title(title)), ()
 
 
 def _xls_cell(cell: Any, datemode: int) -> str:

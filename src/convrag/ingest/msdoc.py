@@ -352,8 +352,10 @@ def read_word97(path: Path) -> WordText:
                 raise WordFileError(f"its {name} stream is missing")
             table = ole.openstream(name).read()
             title = ole.get_metadata().title or b""
-    except OSError as exc:  # olefile's "not an OLE2 structured storage file", a damaged container
-        raise WordFileError(f"not a readable Word 97-2003 file ({exc})") from None
+    except (WordFileError, MemoryError):
+        raise
+    except Exception as exc:  # olefile's "not an OLE2 structured storage file", and what a damaged container raises
+        raise WordFileError(f"not a readable Word 97-2003 file ({exc or type(exc).__name__})") from None
     if (claimed := sum(max(count, 0) for count in fib.counts)) > MAX_CHARACTERS:
         raise WordFileError(f"it claims {claimed:,} characters, more than the {MAX_CHARACTERS:,} a document is read to")
     whole, pieces = _pieces(document, table, *fib.places[_CLX], limit=claimed)
