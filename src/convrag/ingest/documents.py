@@ -1649,6 +1649,10 @@ def _rtf_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
             tuple(headings))
 
 
+#: what each format read from a file is called in its errors
+_FORMAT_NAMES = {"pdf": "PDF", "docx": "Word document", "pptx": "PowerPoint deck", "xlsx": "Excel workbook", "epub": "EPUB book",
+                 "odt": "OpenDocument text", "ods": "OpenDocument spreadsheet", "odp": "OpenDocument presentation",
+                 "rtf": "RTF document", "doc": "Word 97-2003 document", "xls": "Excel 97-2003 workbook", "eml": "e-mail"}
 #: the formats read from a file by their own library rather than decoded as text
 _PACKAGES = {"pdf": _pdf_to_text, "docx": _docx_to_text, "pptx": _pptx_to_text, "xlsx": _xlsx_to_text, "epub": _epub_to_text,
              "odt": _odt_to_text, "ods": _ods_to_text, "odp": _odp_to_text, "rtf": _rtf_to_text, "doc": _doc_to_text,
@@ -1664,7 +1668,13 @@ def read_document(path: Path, doc_id: str | None = None, url: str | None = None,
     if kind is None:
         raise DataFormatError(path, f"unsupported document type {path.suffix!r} (expected {', '.join(sorted(SUFFIXES))})")
     if kind in _PACKAGES:
-        text, title, headings = _PACKAGES[kind](path)
+        try:
+            text, title, headings = _PACKAGES[kind](path)
+        except (DataFormatError, MemoryError):
+            raise
+        except Exception as exc:  # what a damaged file raises from deep in zipfile, zlib, lxml or a format library
+            raise DataFormatError(path, f"not a readable {_FORMAT_NAMES[kind]}: it looks damaged "
+                                        f"({type(exc).__name__}: {str(exc)[:200]})") from None
         if not title and kind == "pdf":
             # the first bookmark, where the first line begins it, is the title the first page shows, whole where the
             # page wraps it ("... Heat Pump: Owner's" / "Manual"; "... Heat Pump:" / "Owner's Manual", ending as no title
