@@ -96,7 +96,8 @@ def _html_to_text(html: str) -> tuple[str, str, str, tuple[Heading, ...]]:
     url = str(canonical.get("href", "")) if canonical else ""
     if soup.title:
         soup.title.decompose()
-    _unbox_layout_tables(soup)
+    if _TABLE_TAG.search(html):  # a walk of the whole tree, for pages that have a table
+        _unbox_layout_tables(soup)
     lines = [" ".join(line.split()) for line in _visible_text(soup).splitlines()]
     text = "\n".join(line for line in lines if line)
     if not title:
@@ -164,6 +165,7 @@ def _visible_text(root: Tag) -> str:
     return "".join(parts)
 
 
+_TABLE_TAG = re.compile(r"<table", re.IGNORECASE)
 #: the parts of a table that belong to it alone (a table inside one of its cells has its own)
 _TABLE_PARTS = ["tr", "td", "th", "thead", "tbody", "tfoot", "caption"]
 
