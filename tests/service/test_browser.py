@@ -6,6 +6,7 @@ and from a second origin, fail to change anything; and the answers' Markdown ren
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import os
@@ -367,16 +368,23 @@ def test_a_taken_on_collection_is_updated_from_convrag_index_in_the_page(tmp_pat
         page.close()
 
 
+@contextlib.contextmanager
+def _upload_page(tmp_path: Path, browser, name: str):  # type: ignore[no-untyped-def]
+    """A server with scripted answers and an empty collection ``name``, and the chat page open on it,
+    ready to upload to it; yields the server, an API client and the page."""
+    with ThreadServer(ServiceSettings.load(data_dir=tmp_path / "svc"), StreamingScriptedLLM()) as server:
+        api = httpx.Client(base_url=server.url, timeout=120)
+        assert api.post("/api/collections", json={"name": name}).status_code == 201
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        page.goto(server.url)
+        expect(page.locator("#upload-target")).to_have_value(name)
+        yield server, api, page
+
+
 def test_files_dropped_on_the_page_are_uploaded(tmp_path: Path, browser) -> None:  # type: ignore[no-untyped-def]
     """Dropping a file on the page made the browser open it in place of the chat; only the file
     picker uploaded. Files of other types dropped with the documents are left out and named."""
-    settings = ServiceSettings.load(data_dir=tmp_path / "svc")
-    with ThreadServer(settings, StreamingScriptedLLM()) as server:
-        api = httpx.Client(base_url=server.url, timeout=120)
-        assert api.post("/api/collections", json={"name": "gov"}).status_code == 201
-        page = browser.new_page(viewport={"width": 1400, "height": 900})
-        page.goto(server.url)
-        expect(page.locator("#upload-target")).to_have_value("gov")
+    with _upload_page(tmp_path, browser, "gov") as (server, api, page):
         dropped = page.evaluate_handle("""() => {
             const data = new DataTransfer();
             data.items.add(new File(["Passport renewal by mail costs 130 dollars."], "passports.txt", {type: "text/plain"}));
@@ -407,13 +415,7 @@ def test_a_folder_is_uploaded_whole_with_its_paths(tmp_path: Path, browser) -> N
     (docs / "logo.png").write_bytes(b"\x89PNG")
     (docs / ".git").mkdir()
     (docs / ".git" / "notes.md").write_text("# Not a document\n\nA version control file.\n")
-    settings = ServiceSettings.load(data_dir=tmp_path / "svc")
-    with ThreadServer(settings, StreamingScriptedLLM()) as server:
-        api = httpx.Client(base_url=server.url, timeout=120)
-        assert api.post("/api/collections", json={"name": "harbour"}).status_code == 201
-        page = browser.new_page(viewport={"width": 1400, "height": 900})
-        page.goto(server.url)
-        expect(page.locator("#upload-target")).to_have_value("harbour")
+    with _upload_page(tmp_path, browser, "harbour") as (_, api, page):
         page.set_input_files("#upload-folder", str(docs))
         expect(page.locator("#upload-status")).to_have_text("indexed 2 file(s); not uploaded, not a type convrag reads: docs/logo.png",
                                                           timeout=120_000)
