@@ -550,6 +550,8 @@ def test_upload_limits(tmp_path: Path) -> None:
     settings = ServiceSettings.load(data_dir=tmp_path / "svc", limits=limits)
     with ThreadServer(settings, ScriptedLLM()) as server, httpx.Client(base_url=server.url, timeout=120) as client:
         client.post("/api/collections", json={"name": "gov"})
+        # said to a client, so that the web chat sends a large folder in parts within them
+        assert client.get("/api/upload-limits").json() == {"max_upload_files": 2, "max_upload_bytes": 20_000}
         big = client.post("/api/collections/gov/documents", files=[("files", ("big.txt", b"x" * 30_000))])
         assert big.status_code == 413 and big.json()["error"]["code"] == "body_too_large"
         many = client.post("/api/collections/gov/documents", files=[("files", (f"{i}.txt", b"words")) for i in range(3)])

@@ -369,10 +369,10 @@ def test_a_taken_on_collection_is_updated_from_convrag_index_in_the_page(tmp_pat
 
 
 @contextlib.contextmanager
-def _upload_page(tmp_path: Path, browser, name: str):  # type: ignore[no-untyped-def]
+def _upload_page(tmp_path: Path, browser, name: str, **settings: object):  # type: ignore[no-untyped-def]
     """A server with scripted answers and an empty collection ``name``, and the chat page open on it,
     ready to upload to it; yields the server, an API client and the page."""
-    with ThreadServer(ServiceSettings.load(data_dir=tmp_path / "svc"), StreamingScriptedLLM()) as server:
+    with ThreadServer(ServiceSettings.load(data_dir=tmp_path / "svc", **settings), StreamingScriptedLLM()) as server:
         api = httpx.Client(base_url=server.url, timeout=120)
         assert api.post("/api/collections", json={"name": name}).status_code == 201
         page = browser.new_page(viewport={"width": 1400, "height": 900})
@@ -434,6 +434,26 @@ def test_a_folder_is_uploaded_whole_with_its_paths(tmp_path: Path, browser) -> N
             return walkEntries(dropped).then((found) => found.map((f) => [f.path, f.file.name]));
         }""")
         assert walked == [["docs/a.md", "a.md"], ["docs/boats/index.md", "index.md"], ["docs/b.md", "b.md"], ["top.txt", "top.txt"]]
+        page.close()
+
+
+def test_a_folder_larger_than_one_upload_goes_in_parts(tmp_path: Path, browser) -> None:  # type: ignore[no-untyped-def]
+    """One upload request over the server's limits (2,000 files, 50 MB by default) is refused whole, so a
+    large folder was not uploaded at all. The page sends it in parts within the limits, each indexed before
+    the next, and names a file larger than one request may be."""
+    from convrag.service.settings import Limits
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for n in range(5):
+        (docs / f"berth-{n}.md").write_text(f"# Berth {n}\n\nBerth {n} costs {10 + n} dollars a night.\n")
+    (docs / "big.md").write_text("# Big\n\n" + "Boats pay. " * 1000)
+    with _upload_page(tmp_path, browser, "harbour", limits=Limits(max_upload_files=2, max_upload_bytes=6_000)) as (_, api, page):
+        page.set_input_files("#upload-folder", str(docs))
+        expect(page.locator("#upload-status")).to_have_text(
+            "indexed 5 file(s) in 3 of 3 uploads; not uploaded, larger than one upload may be (6 KB): docs/big.md", timeout=120_000)
+        documents = api.get("/api/collections/harbour").json()["documents_list"]
+        assert sorted(d["original"] for d in documents) == [f"docs/berth-{n}.md" for n in range(5)]
         page.close()
 
 

@@ -100,6 +100,12 @@ def router(limits: Limits) -> APIRouter:
 
         return await run_in_threadpool(work)
 
+    @api.get("/upload-limits")
+    def upload_limits() -> dict[str, int]:
+        """How many files and bytes one upload request may carry. The web chat splits a larger folder
+        into requests within them (one request over either is refused whole, with a 413)."""
+        return {"max_upload_files": limits.max_upload_files, "max_upload_bytes": limits.max_upload_bytes}
+
     @api.get("/collections/{name}/documents")
     def list_documents(name: str, state: ServiceState = Depends(get_state)) -> list[dict[str, Any]]:
         require_collection(state, name)

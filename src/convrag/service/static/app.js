@@ -207,19 +207,51 @@ function named(names) {
 // dropped with its documents) are named and left out, as `convrag index` does with a folder: one
 // of them made the server refuse the whole upload. Each file goes with its path inside a folder
 // uploaded whole ("guides/index.md"), so that the many index.md of a documentation folder stay
-// apart: the server refused an upload that named one file twice.
+// apart: the server refused an upload that named one file twice. Files that one request cannot
+// carry (the server's limits, /api/upload-limits) go in parts, each indexed before the next is sent:
+// a folder of more than 50 MB of documents was refused whole.
 function uploadFiles(entries) {
   const name = $("upload-target").value;
   if (!name || !entries.length) { showError("choose a collection and files"); return; }
   const types = $("upload-files").accept.split(",");
-  const kept = entries.filter(({ path }) => types.some((t) => path.toLowerCase().endsWith(t)));
-  const left = entries.filter((e) => !kept.includes(e)).map(({ path }) => path);
-  uploadNote = left.length ? `; not uploaded, not a type convrag reads: ${named(left)}` : "";
-  if (!kept.length) { showError(`nothing to upload: convrag reads ${types.join(" ")} files, not ${named(left)}`); return; }
-  const form = new FormData();
-  for (const { file, path } of kept) form.append("files", file, path);
-  send("POST", `/api/collections/${encodeURIComponent(name)}/documents`, form, () => refreshDocuments(name));
+  const typed = entries.filter(({ path }) => types.some((t) => path.toLowerCase().endsWith(t)));
+  const left = entries.filter((e) => !typed.includes(e)).map(({ path }) => path);
+  // a file's bytes in the request: its own, and its part's boundary and headers, which name its path
+  const sent = ({ file, path }) => file.size + 256 + 3 * path.length;
+  const room = uploadLimits.max_upload_bytes - 256;
+  const kept = typed.filter((entry) => sent(entry) <= room);
+  const large = typed.filter((e) => !kept.includes(e)).map(({ path }) => path);
+  const most = uploadLimits.max_upload_bytes;
+  uploadNote = (left.length ? `; not uploaded, not a type convrag reads: ${named(left)}` : "")
+    + (large.length ? `; not uploaded, larger than one upload may be (${most >= 1e6 ? `${Math.floor(most / 1e6)} MB` : `${Math.floor(most / 1e3)} KB`}): ${named(large)}` : "");
+  if (!kept.length) {
+    showError(large.length ? `nothing to upload: ${uploadNote.slice(2)}` : `nothing to upload: convrag reads ${types.join(" ")} files, not ${named(left)}`);
+    return;
+  }
+  const parts = [[]];
+  let bytes = 0;
+  for (const entry of kept) {
+    const size = sent(entry);
+    if (parts.at(-1).length && (parts.at(-1).length >= uploadLimits.max_upload_files || bytes + size > room)) { parts.push([]); bytes = 0; }
+    parts.at(-1).push(entry);
+    bytes += size;
+  }
+  uploadRun = { part: 0, parts: parts.length, indexed: 0 };
+  const sendPart = (index) => {
+    uploadRun.part = index + 1;
+    const form = new FormData();
+    for (const { file, path } of parts[index]) form.append("files", file, path);
+    send("POST", `/api/collections/${encodeURIComponent(name)}/documents`, form, (job) =>
+      (index + 1 < parts.length && job.status === "succeeded" ? sendPart(index + 1) : refreshDocuments(name)));
+  };
+  sendPart(0);
 }
+
+// The server's upload limits, read when the page opens (its defaults until then).
+let uploadLimits = { max_upload_files: 2000, max_upload_bytes: 50_000_000 };
+api("/api/upload-limits").then((limits) => { uploadLimits = limits; }, () => { /* an older server: the defaults */ });
+// An upload sent in parts: which part is on its way, of how many, and the files indexed so far.
+let uploadRun = { part: 1, parts: 1, indexed: 0 };
 
 // A picked or dropped file with its path: inside the folder it came with, else its name.
 const withPath = (file, path) => ({ file, path: path || file.webkitRelativePath || file.name });
@@ -289,12 +321,15 @@ async function pollJob(id, onDone) {
   $("upload-status").textContent = `${job.status}: ${job.stage} ${job.total ? `${job.done}/${job.total}` : ""}`;
   if (job.status === "succeeded" || job.status === "failed") {
     if (job.status === "failed") showError(job.error);
+    uploadRun.indexed += job.source !== "indexed" ? job.files.length : 0;
+    const more = job.status === "succeeded" && uploadRun.part < uploadRun.parts;
     const what = job.source === "indexed" ? "brought in what convrag index built"
-      : job.remove.length ? `removed ${job.remove.length} document(s)` : `indexed ${job.files.length} file(s)`;
-    $("upload-status").textContent = (job.status === "succeeded" ? what : "indexing failed") + uploadNote;
-    uploadNote = "";
+      : job.remove.length ? `removed ${job.remove.length} document(s)`
+      : uploadRun.parts > 1 ? `indexed ${uploadRun.indexed} file(s) in ${uploadRun.part} of ${uploadRun.parts} uploads` : `indexed ${job.files.length} file(s)`;
+    $("upload-status").textContent = (job.status === "succeeded" ? what : "indexing failed") + (more ? "…" : uploadNote);
+    if (!more) { uploadNote = ""; uploadRun = { part: 1, parts: 1, indexed: 0 }; }
     await loadCollections();
-    if (onDone) await onDone();
+    if (onDone) await onDone(job);
     return;
   }
   setTimeout(() => pollJob(id, onDone), 400);
