@@ -122,9 +122,9 @@ def test_text_and_folder_ids(tmp_path: Path) -> None:
 
 
 def test_unsupported_type(tmp_path: Path) -> None:
-    (tmp_path / "x.ppt").write_bytes(b"\xd0\xcf\x11\xe0")  # an old binary deck
-    with pytest.raises(DataFormatError, match="unsupported document type '.ppt'"):
-        read_document(tmp_path / "x.ppt")
+    (tmp_path / "x.key").write_bytes(b"PK\x03\x04")  # a Keynote deck
+    with pytest.raises(DataFormatError, match="unsupported document type '.key'"):
+        read_document(tmp_path / "x.key")
 
 
 @pytest.mark.parametrize("metadata, title", [
@@ -376,7 +376,7 @@ def test_word_documents_keep_paragraphs_tables_and_title(tmp_path: Path) -> None
 
 @pytest.mark.parametrize(("suffix", "what"), [
     (".docx", r"Word document \(not a .docx package; an old Word 97-2003 file is read as .doc\)"),
-    (".pptx", r"PowerPoint deck \(not a .pptx package; an old .ppt must be saved as .pptx\)"),
+    (".pptx", r"PowerPoint deck \(not a .pptx package; an old PowerPoint 97-2003 file is read as .ppt\)"),
     (".xlsx", r"Excel workbook \(not an .xlsx package; an old Excel 97-2003 file is read as .xls\)"),
 ])
 @pytest.mark.parametrize("content", [b"\xd0\xcf\x11\xe0 an older binary file renamed", b"PK\x03\x04 a package cut short"],
@@ -1134,9 +1134,9 @@ def test_a_link_to_a_document_that_is_gone_is_named(tmp_path: Path) -> None:
 
 
 def test_files_of_other_types_are_counted_by_suffix_and_hidden_ones_left_out(tmp_path: Path) -> None:
-    """A .ppt or .json in the folder used to be passed over without a word."""
+    """A .key or .json in the folder used to be passed over without a word."""
     (tmp_path / "good.md").write_text("# Fees\n\nRenewal costs 130 dollars.")
-    (tmp_path / "form.PPT").write_bytes(b"\xd0\xcf\x11\xe0")
+    (tmp_path / "form.KEY").write_bytes(b"PK\x03\x04")
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "a.json").write_text("{}")
     (tmp_path / "sub" / "b.json").write_text("{}")
@@ -1146,7 +1146,7 @@ def test_files_of_other_types_are_counted_by_suffix_and_hidden_ones_left_out(tmp
     (tmp_path / ".DS_Store").write_bytes(b"\0")
     unread: Counter[str] = Counter()
     assert [d.doc_id for d in iter_documents(tmp_path, unread=unread)] == ["good"]
-    assert unread == {".ppt": 1, ".json": 2, "(no suffix)": 1}
+    assert unread == {".key": 1, ".json": 2, "(no suffix)": 1}
 
 
 def test_broken_pdf_is_a_clear_error(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
@@ -1433,6 +1433,7 @@ for i in range(count):
     ("made_by_libreoffice/harbour-prices.xls", 1, 120), ("made_by_libreoffice/heatpump-manual.doc", 3, 100),
     *((f"made_by_pandoc/heatpump-manual.{kind}", 7, 40) for kind in ("docx", "odt", "epub", "pptx", "rtf", "rst")),
     ("made_by_libreoffice/heatpump-manual.odp", 7, 40), ("made_by_libreoffice/heatpump-manual.pdf", 7, 40),
+    ("made_by_libreoffice/heatpump-manual.ppt", 7, 40),
 ])
 def test_a_damaged_file_is_skipped_with_its_reason_not_a_crash(tmp_path: Path, name: str, seed: int, count: int) -> None:
     """Files with random bytes changed are each a :class:`DataFormatError`, which names the file and lets a

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import re
 import struct
 from pathlib import Path
 
@@ -156,3 +157,50 @@ def test_a_damaged_or_misnamed_xls_is_a_clear_error(tmp_path: Path) -> None:
         with pytest.raises(DataFormatError, match=f"{name}: not a readable Excel 97-2003 workbook"):
             read_document(tmp_path / name)
 
+
+
+def test_a_ppt_reads_as_the_deck_it_was_saved_from() -> None:
+    """LibreOffice's .ppt of pandoc's deck (a PowerPoint 97-2003 deck was "not read"): the same lines,
+    slide by slide. LibreOffice wrote its shapes as plain text boxes, with no title placeholders and
+    no header-row mark, so the .ppt has no slide titles (it is titled by its file name) and its table's
+    rows are not named."""
+    ppt = read_document(MADE / "heatpump-manual.ppt")
+    deck = read_document(MADE.parent / "made_by_pandoc" / "heatpump-manual.pptx")
+    unnamed = re.sub(r"Property: (.*) \| Value: ", r"\1 | ", deck.text).replace("Heating capacity", "Property | Value\nHeating capacity", 1)
+    assert ppt.text == unnamed and ppt.text.count("\n\n") == 1
+    assert (ppt.title, ppt.headings) == ("heatpump manual", ())
+
+
+def _record(kind: int, body: bytes = b"", instance: int = 0, container: bool = False) -> bytes:
+    return struct.pack("<HHI", (instance << 4) | (0xF if container else 0), kind, len(body)) + body
+
+
+def _text_box(kind: int, text: str = "", ref: int | None = None) -> bytes:
+    atom = _record(0x0F9E, struct.pack("<i", ref)) if ref is not None else _record(0x0FA0, text.encode("utf-16-le"))
+    return _record(0xF00D, _record(0x0F9F, struct.pack("<I", kind)) + atom, container=True)
+
+
+def test_a_ppt_slides_titles_placeholders_tables_and_notes() -> None:
+    """As PowerPoint writes a deck: a placeholder's text in the slide list, referred to from the slide
+    (its title); a text box of its own; a table, a group of cells placed by their anchors; the notes."""
+    from convrag.ingest.msppt import Slide, _drawing_lines, _slide_lists, _Stream
+
+    def cell(left: int, top: int, text: str) -> bytes:
+        return _record(0xF004, _record(0xF00F, struct.pack("<iiii", left, top, left + 10, top + 1)) + _text_box(4, text), container=True)
+
+    table = _record(0xF003, _record(0xF004, b"", container=True) + cell(0, 0, "Plan") + cell(10, 0, "Price") + cell(0, 1, "Lite")
+                    + cell(10, 1, "10") + cell(10, 2, "*"), container=True)
+    shapes = (_record(0xF004, b"", container=True) + _record(0xF004, _text_box(0, ref=0), container=True)
+              + _record(0xF004, _text_box(1, "Kayaks pay 2 dollars.\rBoats pay\x0b5 dollars."), container=True) + table)
+    slide = _record(0x03EE, _record(0x040C, _record(0xF002, _record(0xF003, shapes, container=True), container=True),
+                                     container=True), container=True)
+    slide_list = _record(0x0FF0, _record(0x03F3, struct.pack("<IIiII", 5, 0, 0, 256, 0)) + _record(0x0F9F, struct.pack("<I", 0))
+                         + _record(0x0FA0, "Harbour fees".encode("utf-16-le")), instance=0, container=True)
+    document = _record(0x03E8, slide_list, container=True)
+    stream = _Stream(document + slide)
+    lists = _slide_lists(stream, stream.record(0))
+    assert [(persist, slide_id) for persist, slide_id, _ in lists[0]] == [(5, 256)]
+    read = Slide()
+    lines = _drawing_lines(stream, stream.record(len(document)), lists[0][0][2], read)
+    assert read.title == "Harbour fees"
+    assert lines == ["Harbour fees", "Kayaks pay 2 dollars.", "Boats pay", "5 dollars.", "Plan | Price", "Lite | 10"]

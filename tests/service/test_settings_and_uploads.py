@@ -212,11 +212,13 @@ def test_readable_files_pass_the_content_check() -> None:
     check_content("cut.txt", ("x" * 10 + "é").encode()[:-1], 100_000)  # a character cut by the sniffed block
     check_content("a.doc", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", 9000)  # Word and Excel 97-2003 files were "unsupported file type"
     check_content("a.xls", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", 9000)
+    check_content("a.ppt", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", 9000)
 
 
 @pytest.mark.parametrize("name, head, code, advice", [
     ("old.docx", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1 a .doc renamed", "not_a_docx", "it is an old .doc file: name it .doc"),
     ("old.xlsx", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1 a .xls renamed", "not_a_xlsx", "it is an old .xls file: name it .xls"),
+    ("old.pptx", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1 a .ppt renamed", "not_a_pptx", "it is an old .ppt file: name it .ppt"),
     ("new.doc", b"PK\x03\x04\x14\x00\x06\x00 a .docx renamed", "not_a_doc", "it is a .docx package: name it .docx"),
     ("new.xls", b"PK\x03\x04\x14\x00\x06\x00 a .xlsx renamed", "not_a_xls", "it is a .xlsx package: name it .xlsx"),
     ("text.doc", b"Moorings cost 40 dollars.", "not_a_doc", "not an OLE compound file)"),

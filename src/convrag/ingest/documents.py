@@ -1,5 +1,6 @@
 """Read plain text, Markdown, reStructuredText, HTML, CSV, PDF, Word (.docx, and .doc through :mod:`.msdoc`),
-OpenDocument (.odt, .ods, .odp), RTF, PowerPoint (.pptx), Excel (.xlsx, .xls) and EPUB files into
+OpenDocument (.odt, .ods, .odp), RTF, PowerPoint (.pptx, and .ppt through :mod:`.msppt`), Excel (.xlsx, .xls),
+EPUB and e-mail (.eml) files into
 :class:`Document` values (title, text, url kept)."""
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from .hyphenation import BREAK, mend
 
 SUFFIXES = {".txt": "text", ".text": "text", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html", ".pdf": "pdf",
             ".docx": "docx", ".pptx": "pptx", ".xlsx": "xlsx", ".csv": "csv", ".tsv": "csv", ".epub": "epub",
-            ".odt": "odt", ".ods": "ods", ".odp": "odp", ".rtf": "rtf", ".rst": "rst", ".doc": "doc", ".xls": "xls", ".eml": "eml"}
+            ".odt": "odt", ".ods": "ods", ".odp": "odp", ".rtf": "rtf", ".rst": "rst", ".doc": "doc", ".xls": "xls", ".eml": "eml", ".ppt": "ppt"}
 
 
 #: elements whose line breaks are the text's own (a browser keeps them)
@@ -719,7 +720,7 @@ def _pptx_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
             slides.append("\n".join(line for line in lines if line))
         title = (deck.core_properties.title or "").strip()
     except (PackageNotFoundError, BadZipFile):
-        raise DataFormatError(path, "not a readable PowerPoint deck (not a .pptx package; an old .ppt must be saved as .pptx)") from None
+        raise DataFormatError(path, "not a readable PowerPoint deck (not a .pptx package; an old PowerPoint 97-2003 file is read as .ppt)") from None
     except MemoryError:
         raise
     except Exception as exc:  # a damaged part: lxml's XMLSyntaxError, or python-pptx's own error on a wrong one
@@ -1162,6 +1163,27 @@ def _eml_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     if not any(message[name] for name in (*_MAIL_FIELDS, "Subject")):
         raise DataFormatError(path, "not an e-mail (no From, To, Date or Subject header)")
     return typeset_letters(whole_characters("\n".join(line for line in lines if line))), typeset_letters(subject), headings
+
+
+def _ppt_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
+    """The text of a PowerPoint 97-2003 deck (.ppt; :mod:`.msppt`), as a .pptx's is: slide by slide,
+    a blank line between two, each slide's title first, then its shapes in the order drawn (a
+    table's row a line of its cells joined by " | "), then its notes. The slides' titles are its
+    headings; its title is its own, else its first slide's title."""
+    from .msppt import PowerPointFileError, read_powerpoint97
+
+    try:
+        slides, own = read_powerpoint97(path)
+    except PowerPointFileError as exc:
+        raise DataFormatError(path, str(exc)) from None
+    blocks: list[str] = []
+    for slide in slides:
+        lines = [slide.title] if slide.title else []
+        lines += [line for line in slide.lines if line != slide.title or not lines] + slide.notes
+        blocks.append("\n".join(line for line in lines if line))
+    headings = tuple(Heading(1, slide.title) for slide in slides if slide.title)
+    title = own_title(own) or next((slide.title for slide in slides if slide.title), "")
+    return typeset_letters("\n\n".join(block for block in blocks if block)), typeset_letters(title), headings
 
 
 def _sheet_block(name: str, table: str) -> str:
@@ -1654,11 +1676,12 @@ def _rtf_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
 #: what each format read from a file is called in its errors
 _FORMAT_NAMES = {"pdf": "PDF", "docx": "Word document", "pptx": "PowerPoint deck", "xlsx": "Excel workbook", "epub": "EPUB book",
                  "odt": "OpenDocument text", "ods": "OpenDocument spreadsheet", "odp": "OpenDocument presentation",
-                 "rtf": "RTF document", "doc": "Word 97-2003 document", "xls": "Excel 97-2003 workbook", "eml": "e-mail"}
+                 "rtf": "RTF document", "doc": "Word 97-2003 document", "xls": "Excel 97-2003 workbook", "eml": "e-mail",
+                 "ppt": "PowerPoint 97-2003 deck"}
 #: the formats read from a file by their own library rather than decoded as text
 _PACKAGES = {"pdf": _pdf_to_text, "docx": _docx_to_text, "pptx": _pptx_to_text, "xlsx": _xlsx_to_text, "epub": _epub_to_text,
              "odt": _odt_to_text, "ods": _ods_to_text, "odp": _odp_to_text, "rtf": _rtf_to_text, "doc": _doc_to_text,
-             "xls": _xls_to_text, "eml": _eml_to_text}
+             "xls": _xls_to_text, "eml": _eml_to_text, "ppt": _ppt_to_text}
 
 
 def read_document(path: Path, doc_id: str | None = None, url: str | None = None, name: str | None = None) -> Document:

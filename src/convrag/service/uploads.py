@@ -111,7 +111,7 @@ _PACKAGES = {".docx": ("a Word", ".doc"), ".pptx": ("a PowerPoint", ".ppt"), ".x
              ".odt": ("an OpenDocument text", ".sxw"), ".ods": ("an OpenDocument spreadsheet", ".sxc"),
              ".odp": ("an OpenDocument presentation", ".sxi")}
 #: files in Office's binary formats (OLE compound files): what each is called, and its newer zip package
-_OLE = {".doc": ("a Word 97-2003", ".docx"), ".xls": ("an Excel 97-2003", ".xlsx")}
+_OLE = {".doc": ("a Word 97-2003", ".docx"), ".xls": ("an Excel 97-2003", ".xlsx"), ".ppt": ("a PowerPoint 97-2003", ".pptx")}
 
 
 def check_content(filename: str, head: bytes, size: int) -> None:

@@ -86,7 +86,7 @@ def router(limits: Limits) -> APIRouter:
     api = APIRouter(tags=["documents"])
 
     @api.post("/collections/{name}/documents", status_code=202, form_limits={"max_files": limits.max_upload_files})
-    async def upload_documents(name: str, files: list[UploadFile] = File(..., description="txt, md, rst, html, csv, tsv, pdf, docx, doc, odt, ods, odp, rtf, pptx, xlsx, xls, epub or eml files"),
+    async def upload_documents(name: str, files: list[UploadFile] = File(..., description="txt, md, rst, html, csv, tsv, pdf, docx, doc, odt, ods, odp, rtf, pptx, ppt, xlsx, xls, epub or eml files"),
                                state: ServiceState = Depends(get_state)) -> dict[str, Any]:
         """Store the files and start a background job that indexes them; poll ``/api/jobs/{id}``.
         A file with exactly the name of a stored document replaces it; any other file becomes a new
