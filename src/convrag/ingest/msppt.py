@@ -101,7 +101,8 @@ class _Stream:
 
     def text(self, record: _Record) -> str:
         raw = self.data[record.body:record.end]
-        return raw.decode("utf-16-le", errors="replace") if record.type == _TEXT_CHARS else raw.decode("cp1252", errors="replace")
+        # an 8-bit text atom holds each character's low byte, the high one being zero: Latin-1
+        return raw.decode("utf-16-le", errors="replace") if record.type == _TEXT_CHARS else raw.decode("latin-1")
 
 
 def _persist_directory(stream: _Stream, current_user: bytes) -> tuple[dict[int, int], int]:
