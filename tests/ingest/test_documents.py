@@ -1449,3 +1449,23 @@ def test_a_damaged_file_is_skipped_with_its_reason_not_a_crash(tmp_path: Path, n
                          capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout == ""
+
+
+def test_a_word_tables_header_row_is_the_one_its_design_sets_apart(tmp_path: Path) -> None:
+    """Few Word tables mark their first row "Repeat as header row", so nearly every table was read bare
+    ("Day pass | 12 | 15"). A table design that formats the first row apart, with its "Header Row" option
+    on, shows that row as the headings; the plain "Table Grid", or a design with the option off, does not."""
+    import docx
+    from docx.oxml.ns import qn
+
+    document = docx.Document()
+    for style, header in (("Light Grid Accent 1", True), ("Table Grid", True), ("Light Grid Accent 1", False)):
+        table = document.add_table(rows=2, cols=2)
+        table.style = style
+        table._tbl.tblPr.find(qn("w:tblLook")).set(qn("w:firstRow"), "1" if header else "0")
+        for r, row in enumerate([("Plan", "Summer"), ("Day pass", "15")]):
+            for c, text in enumerate(row):
+                table.cell(r, c).text = text
+    document.save(str(tmp_path / "fees.docx"))
+    assert read_document(tmp_path / "fees.docx").text.split("\n") == [
+        "Plan: Day pass | Summer: 15", "Plan | Summer", "Day pass | 15", "Plan | Summer", "Day pass | 15"]

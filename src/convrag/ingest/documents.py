@@ -570,13 +570,14 @@ def _docx_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
         document = docx.Document(str(path))
         levels = {style.style_id: _word_level(style.name) for style in document.styles}
         headings = {style for style, level in levels.items() if level is not None and level <= 1}
-        lines = list(_word_lines(document.element.body))
+        header_styles = _header_row_styles(document)
+        lines = list(_word_lines(document.element.body, header_styles))
         for rel in document.part.rels.values():  # the notes, after the text they are called from
             if not rel.is_external and rel.reltype in (RELATIONSHIP_TYPE.FOOTNOTES, RELATIONSHIP_TYPE.ENDNOTES):
                 notes = etree.fromstring(rel.target_part.blob)
                 for note in notes:
                     if note.get(f"{_W}type") in (None, "normal"):  # not the separator lines Word keeps there
-                        lines += _word_lines(note)
+                        lines += _word_lines(note, header_styles)
         heading = next((line for style, line in lines if line and style in headings), "")
         title = (document.core_properties.title or "").strip()
     except (PackageNotFoundError, BadZipFile):
@@ -613,11 +614,49 @@ _NOT_TEXT = frozenset({f"{_W}pPr", f"{_W}rPr", f"{_W}moveFrom", _MC_FALLBACK})
 _RUN_CHARACTERS = {f"{_W}tab": " ", f"{_W}br": " ", f"{_W}cr": " ", f"{_W}noBreakHyphen": "-"}
 
 
-def _word_lines(parent: Any) -> Iterator[tuple[str, str]]:
+def _header_row_styles(document: Any) -> frozenset[str]:
+    """The ids of the table styles that format a table's first row apart (a ``firstRow`` part, their
+    own or one they are based on): Word's table designs ("Grid Table 4", "Light Grid") show it as the
+    headings. "Table Grid", Word's plain default, does not."""
+    styles = {style.get(f"{_W}styleId"): style for style in document.styles.element.findall(f"{_W}style")
+              if style.get(f"{_W}type") == "table"}
+    found = set()
+    for origin, style in styles.items():
+        style_id, seen = origin, set()
+        while style is not None and style_id not in seen:  # its own parts, then those of the styles it is based on
+            seen.add(style_id)
+            if any(part.get(f"{_W}type") == "firstRow" for part in style.findall(f"{_W}tblStylePr")):
+                found.add(origin)
+                break
+            based = style.find(f"{_W}basedOn")
+            style_id = based.get(f"{_W}val", "") if based is not None else ""
+            style = styles.get(style_id)
+    return frozenset(found)
+
+
+def _styled_header_row(table: Any, header_styles: frozenset[str]) -> bool:
+    """Whether a table's style sets its first row apart and its "Header Row" option is on (``tblLook``:
+    ``firstRow``, or bit 0x0020 of the older hexadecimal ``val``)."""
+    style = table.find(f"{_W}tblPr/{_W}tblStyle")
+    if style is None or style.get(f"{_W}val") not in header_styles:
+        return False
+    look = table.find(f"{_W}tblPr/{_W}tblLook")
+    if look is None:
+        return False
+    if (first := look.get(f"{_W}firstRow")) is not None:
+        return first in ("1", "true", "on")
+    try:
+        return bool(int(look.get(f"{_W}val", "0"), 16) & 0x0020)
+    except ValueError:
+        return False
+
+
+def _word_lines(parent: Any, header_styles: frozenset[str] = frozenset()) -> Iterator[tuple[str, str]]:
     """``(style id, line)`` for each paragraph under a body (or a table cell, a content control, a
     note), in reading order; a table's row is one line of its cells (a cell merged down the rows
     repeats in each, as python-docx read it, so a row keeps its label); a text box's paragraphs
-    follow the paragraph they are anchored in."""
+    follow the paragraph they are anchored in. ``header_styles``: the table styles that set their first
+    row apart (:func:`_header_row_styles`)."""
     for child in parent:
         if child.tag == f"{_W}p":
             pieces: list[str] = []
@@ -626,20 +665,22 @@ def _word_lines(parent: Any) -> Iterator[tuple[str, str]]:
             style = child.find(f"{_W}pPr/{_W}pStyle")
             yield (style.get(f"{_W}val", "") if style is not None else ""), " ".join("".join(pieces).split())
             for box in boxes:
-                yield from _word_lines(box)
+                yield from _word_lines(box, header_styles)
         elif child.tag == f"{_W}tbl":
             above: dict[int, str] = {}  # a column's last cell text, for the cells merged into it
             rows: list[list[str]] = []
-            marked = False  # whether the first row is marked as the table's heading (repeated atop each page)
+            # whether the first row is marked as the table's heading: repeated atop each page, or set apart
+            # by the table's style with its "Header Row" option on (Word's table designs show it so)
+            marked = _styled_header_row(child, header_styles)
             for row in _wrapped_children(child, f"{_W}tr"):
                 if not rows:
                     header = row.find(f"{_W}trPr/{_W}tblHeader")
-                    marked = header is not None and header.get(f"{_W}val", "true") not in ("0", "false", "off")
+                    marked = marked or (header is not None and header.get(f"{_W}val", "true") not in ("0", "false", "off"))
                 cells, column = [], 0
                 for cell in _wrapped_children(row, f"{_W}tc"):
                     merge = cell.find(f"{_W}tcPr/{_W}vMerge")
                     span = cell.find(f"{_W}tcPr/{_W}gridSpan")
-                    text = " ".join(line for _, line in _word_lines(cell) if line)
+                    text = " ".join(line for _, line in _word_lines(cell, header_styles) if line)
                     if merge is not None and merge.get(f"{_W}val", "continue") == "continue":
                         text = above.get(column, "")
                     above[column] = text
@@ -649,7 +690,7 @@ def _word_lines(parent: Any) -> Iterator[tuple[str, str]]:
             for line in _table_lines(rows, marked).split("\n"):
                 yield "", line
         elif child.tag in _WRAPPERS:
-            yield from _word_lines(child)  # a content control, or a tracked change of whole paragraphs
+            yield from _word_lines(child, header_styles)  # a content control, or a tracked change of whole paragraphs
 
 
 #: elements that wrap a document's paragraphs, a table's rows or a row's cells without being one
