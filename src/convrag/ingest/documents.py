@@ -182,14 +182,17 @@ def _unbox_layout_tables(root: Tag) -> None:
     whole subtree, and tables nest deep."""
     parts: dict[int, list[Tag]] = {}  # each table's own rows and cells
     boxed: set[int] = set()  # tables with a table or a heading inside them
+    tables: list[Tag] = []
     for found in root.find_all(["table", *_TABLE_PARTS, *_HEADING_TAGS]):
+        if found.name == "table":
+            tables.append(found)
         if (table := found.find_parent("table")) is None:
             continue
         if found.name in _TABLE_PARTS:
             parts.setdefault(id(table), []).append(found)
         else:  # a table, or a heading, in one of its cells
             boxed.add(id(table))
-    for table in root.find_all("table"):
+    for table in tables:
         own = parts.get(id(table), [])
         if (table.get("role") in ("presentation", "none") or id(table) in boxed
                 or sum(1 for part in own if part.name in _CELLS) == 1):
@@ -1087,6 +1090,8 @@ def _xls_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     import olefile
     import xlrd
 
+    from .msdoc import summary_title
+
     try:
         # the workbook stream is taken out of its container by olefile: xlrd's own reader follows a
         # damaged file's chain of sectors round a loop, appending to memory until the process is killed
@@ -1095,7 +1100,7 @@ def _xls_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
             if stream is None:
                 raise DataFormatError(path, "not an Excel workbook (no Workbook stream)")
             workbook = ole.openstream(stream).read()
-            title = ole.get_metadata().title or b""
+            title = summary_title(ole)
         book = xlrd.open_workbook(file_contents=workbook, on_demand=True, logfile=io.StringIO())
     except (DataFormatError, MemoryError):
         raise
@@ -1123,7 +1128,6 @@ def _xls_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
         raise DataFormatError(path, f"not a readable Excel 97-2003 workbook ({exc or type(exc).__name__})") from None
     finally:
         book.release_resources()
-    title = title.decode("cp1252", errors="replace") if isinstance(title, bytes) else str(title)
     return typeset_letters("\n\n".join(sheets)), typeset_letters(own_title(title)), ()
 
 

@@ -29,7 +29,7 @@ import re
 import struct
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 #: the first bytes of every OLE compound file (.doc, .xls, .ppt)
 OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
@@ -46,6 +46,13 @@ _HEADING_STI = {**{n: n for n in range(1, 10)}, 62: 0}
 #: comment's reference mark, an optional hyphen (dropped); a line, page or column break; a
 #: non-breaking hyphen or space
 _MARKS = {0x01: "", 0x02: "", 0x05: "", 0x08: "", 0x1F: "", 0x1E: "-", 0x0B: "\n", 0x0C: "\n", 0x0E: "\n", 0xA0: " "}
+
+
+def summary_title(ole: Any) -> str:
+    """The title an OLE file's summary information holds (8-bit, Windows-1252), "" where there is none:
+    the one reading of it that .doc, .xls and .ppt share."""
+    title = ole.get_metadata().title or b""
+    return title.decode("cp1252", errors="replace") if isinstance(title, bytes) else str(title)
 
 
 class WordFileError(ValueError):
@@ -351,7 +358,7 @@ def read_word97(path: Path) -> WordText:
             if not ole.exists(name):
                 raise WordFileError(f"its {name} stream is missing")
             table = ole.openstream(name).read()
-            title = ole.get_metadata().title or b""
+            title = summary_title(ole)
     except (WordFileError, MemoryError):
         raise
     except Exception as exc:  # olefile's "not an OLE2 structured storage file", and what a damaged container raises
@@ -367,4 +374,4 @@ def read_word97(path: Path) -> WordText:
     for start, size, styled in ((0, main, True), (main, footnotes, False), (endnotes_at, endnotes, False)):
         part = whole[start:start + size]
         blocks += _blocks(_shown(part), _marks(part, start, pieces, runs), headings if styled else {})
-    return WordText(blocks, title.decode("cp1252", errors="replace") if isinstance(title, bytes) else str(title))
+    return WordText(blocks, title)

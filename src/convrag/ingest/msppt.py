@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
+from .msdoc import summary_title
+
 _DOCUMENT, _SLIDE, _NOTES, _SLIDE_ATOM, _NOTES_ATOM = 0x03E8, 0x03EE, 0x03F0, 0x03EF, 0x03F1
 _SLIDE_LIST, _SLIDE_PERSIST, _USER_EDIT, _PERSIST_DIRECTORY = 0x0FF0, 0x03F3, 0x0FF5, 0x1772
 _TEXT_HEADER, _TEXT_CHARS, _TEXT_BYTES, _OUTLINE_TEXT_REF = 0x0F9F, 0x0FA0, 0x0FA8, 0x0F9E
@@ -251,7 +253,7 @@ def read_powerpoint97(path: Path) -> tuple[list[Slide], str]:
                 raise PowerPointFileError("not a PowerPoint deck (no PowerPoint Document stream)")
             stream = _Stream(ole.openstream("PowerPoint Document").read())
             current_user = ole.openstream("Current User").read()
-            title = ole.get_metadata().title or b""
+            title = summary_title(ole)
     except (PowerPointFileError, MemoryError):
         raise
     except Exception as exc:  # olefile's "not an OLE2 structured storage file", and what a damaged container raises
@@ -276,5 +278,4 @@ def read_powerpoint97(path: Path) -> tuple[list[Slide], str]:
         atom = next((child for child in stream.children(record) if child.type == _NOTES_ATOM), None)
         if atom is not None and (slide := by_id.get(stream.u32(atom.body))) is not None:
             slide.notes = _drawing_lines(stream, record, placeholders, Slide(title="notes"))
-    name = title.decode("cp1252", errors="replace") if isinstance(title, bytes) else str(title)
-    return slides, name
+    return slides, title
