@@ -11,7 +11,7 @@ from bs4 import BeautifulSoup, CData, NavigableString, Tag
 
 from convrag.errors import DataFormatError
 from convrag.ingest import documents
-from convrag.ingest.documents import iter_documents, read_document
+from convrag.ingest.documents import Heading, iter_documents, read_document
 from tests.pdfs import make_pdf
 
 
@@ -1347,7 +1347,6 @@ def test_the_headings_a_document_marks_are_kept_with_their_levels(tmp_path: Path
     each as the line it reads as, with its level; plain text and PDF keep none."""
     import docx
 
-    from convrag.ingest.documents import Heading
 
     (tmp_path / "fees.md").write_text("# Harbour guide\n\nIntro.\n\n## Fees *2025*\n\nBoats pay.\n\n### Kayaks\n\nFree.\n\n"
                                       "```\n# not a heading\n```\n", encoding="utf-8")
@@ -1391,7 +1390,8 @@ def test_an_email_reads_as_its_sender_date_and_body_titled_by_its_subject(tmp_pa
     assert document.title == "Winter mooring fees f\u00fcr Boote"
     assert document.text.split("\n") == [  # the plain body, its wrapped line joined; the attachment named, not read
         "From: Ann Lee <ann@harbour.example>", "To: crew@harbour.example", "Date: Mon, 03 Mar 2025 09:30:00 +0000",
-        "Hello crew,", "", "From 1 November, boats pay 4 dollars a night and kayaks 2 dollars.", "Attachments (not read): fees.pdf"]
+        "Hello crew,", "", "From 1 November, boats pay 4 dollars a night and kayaks 2 dollars.",
+        "Attachments not read: fees.pdf (not a readable PDF (Failed to load document (PDFium: Data format error).))"]
     # a mail of HTML alone is read as a page, laid out in a table as HTML mail is
     html = EmailMessage()
     html["Subject"], html["From"] = "Fees", "ann@harbour.example"
@@ -1404,6 +1404,61 @@ def test_an_email_reads_as_its_sender_date_and_body_titled_by_its_subject(tmp_pa
     (tmp_path / "notes.eml").write_text("Just some notes, no headers.\n")
     with pytest.raises(DataFormatError, match="notes.eml: not an e-mail"):
         read_document(tmp_path / "notes.eml")
+
+
+def test_an_emails_attachments_are_read_as_sections_headed_by_their_names(tmp_path: Path) -> None:
+    """A mail's facts are often in what it carries: the manual as a PDF, the prices in a forwarded mail's
+    table. Attachments were only named, so a question about them found nothing. Each of a type convrag
+    reads is now read as the file it is; the others are named with their reasons."""
+    from email.message import EmailMessage
+
+    mail = EmailMessage()
+    mail["From"], mail["Subject"] = "ann@harbour.example", "The heat pump"
+    mail.set_content("The manual is attached.\n")
+    mail.add_attachment((_MADE / "made_by_pandoc" / "heatpump-manual.docx").read_bytes(), maintype="application",
+                        subtype="octet-stream", filename="C:\\Users\\ann\\manual.docx")  # a path, as some mailers send
+    mail.add_attachment(b"\x89PNG\r\n", maintype="image", subtype="png", filename="unit.png")
+    forwarded = EmailMessage()
+    forwarded["From"], forwarded["Subject"] = "bob@harbour.example", "Winter prices"
+    forwarded.set_content("Prices below.\n")
+    forwarded.add_attachment(b"Boat,Fee\nKayak,2\n", maintype="text", subtype="csv", filename="prices.csv")
+    mail.add_attachment(forwarded)
+    (tmp_path / "pump.eml").write_bytes(bytes(mail))
+    document = read_document(tmp_path / "pump.eml")
+    manual = read_document(_MADE / "made_by_pandoc" / "heatpump-manual.docx")
+    lines = document.text.split("\n")
+    start = lines.index("Attachment: manual.docx")
+    assert lines[:start] == ["From: ann@harbour.example", "The manual is attached."]
+    assert "\n".join(lines[start + 1:]).startswith(manual.text + "\n")  # the Word file read as it is alone
+    assert lines[-6:] == ["Attachment: Winter prices.eml", "From: bob@harbour.example", "Prices below.",
+                          "Attachment: prices.csv", "Boat: Kayak | Fee: 2",
+                          "Attachments not read: unit.png (not a type convrag reads)"]
+    assert document.headings == (Heading(1, "Attachment: manual.docx"),
+                                 *(Heading(h.level + 1, h.text) for h in manual.headings),
+                                 Heading(1, "Attachment: Winter prices.eml"), Heading(2, "Attachment: prices.csv"))
+    assert "E21" in document.text and document.title == "The heat pump"
+
+
+def test_mails_nested_in_mails_are_read_three_deep_then_named(tmp_path: Path) -> None:
+    """A crafted mail nests mails thousands deep; each level is a file read again. Past three the
+    nested mail is named with its reason, and the levels above are kept."""
+    from email.message import EmailMessage
+
+    from convrag.ingest.documents import MAX_MAIL_DEPTH
+
+    mail = EmailMessage()
+    mail["Subject"] = "level 6"
+    mail.set_content("deepest")
+    for level in range(5, -1, -1):
+        outer = EmailMessage()
+        outer["Subject"] = f"level {level}"
+        outer.set_content(f"text of level {level}")
+        outer.add_attachment(mail)
+        mail = outer
+    (tmp_path / "deep.eml").write_bytes(bytes(mail))
+    text = read_document(tmp_path / "deep.eml").text
+    assert [f"text of level {n}" in text for n in range(7)] == [n <= MAX_MAIL_DEPTH for n in range(7)]
+    assert f"Attachments not read: level {MAX_MAIL_DEPTH + 1}.eml (a mail nested more than {MAX_MAIL_DEPTH} deep)" in text
 
 
 _MUTATE = """

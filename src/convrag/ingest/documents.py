@@ -6,6 +6,7 @@ EPUB and e-mail (.eml) files into
 from __future__ import annotations
 
 import codecs
+import contextvars
 import datetime
 import functools
 import os
@@ -1174,14 +1175,71 @@ def _doc_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
 
 #: the header fields an e-mail's text opens with: who wrote to whom, and when
 _MAIL_FIELDS = ("From", "To", "Cc", "Date")
+#: how deep mails attached to mails are read: a forwarded thread is a few deep, a crafted one thousands
+MAX_MAIL_DEPTH = 3
+_MAIL_DEPTH: contextvars.ContextVar[int] = contextvars.ContextVar("convrag_mail_depth", default=0)
+
+
+class _Attachment(NamedTuple):
+    """An e-mail attachment read as the file it is: its name, and its text and headings as
+    :func:`read_document` reads them; ``reason`` instead says why it was not read."""
+
+    name: str
+    text: str = ""
+    headings: tuple[Heading, ...] = ()
+    reason: str = ""
+
+
+def _attachment_name(part: Any) -> str:
+    """The name an attachment goes by: its file name (the last part of a path some mailers send), a
+    forwarded mail's subject, or its content type."""
+    name = (part.get_filename() or "").replace("\\", "/").rsplit("/", 1)[-1].strip()
+    if not name and part.get_content_type() == "message/rfc822":
+        inner = part.get_content()
+        name = f"{' '.join(str(inner['Subject'] or 'forwarded message').split())}.eml"
+    return name or part.get_content_type()
+
+
+def _read_attachment(part: Any) -> _Attachment:
+    """One attachment of an e-mail, read as the file it is when convrag reads its type: a mail's
+    facts are often in the PDF or the spreadsheet attached to it, not its body. It is written to a
+    private temporary file under its own suffix (the format follows the suffix, as for any file); a
+    type convrag does not read, a damaged file and a mail nested past :data:`MAX_MAIL_DEPTH` are
+    named with the reason, not read, and do not stop the mail's other parts."""
+    import tempfile
+
+    name = _attachment_name(part)
+    if part.get_content_type() == "message/rfc822":
+        data, suffix = part.get_content().as_bytes(), ".eml"
+    else:
+        data, suffix = part.get_payload(decode=True), Path(name).suffix.lower()
+    if suffix not in SUFFIXES:
+        return _Attachment(name, reason="not a type convrag reads")
+    if not data:
+        return _Attachment(name, reason="empty")
+    if suffix == ".eml" and _MAIL_DEPTH.get() >= MAX_MAIL_DEPTH:
+        return _Attachment(name, reason=f"a mail nested more than {MAX_MAIL_DEPTH} deep")
+    token = _MAIL_DEPTH.set(_MAIL_DEPTH.get() + 1)
+    try:
+        with tempfile.TemporaryDirectory(prefix="convrag-attachment-") as folder:
+            file = Path(folder) / f"attachment{suffix}"
+            file.write_bytes(data)
+            document = read_document(file, name=name)
+    except DataFormatError as exc:
+        return _Attachment(name, reason=exc.reason)
+    finally:
+        _MAIL_DEPTH.reset(token)
+    return _Attachment(name, document.text, document.headings)
 
 
 def _eml_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     """The text of an e-mail saved as a file (.eml, RFC 5322; what mail programs save and export
     threads as): its sender, recipients and date, then its body, plain text where it has one (lines
     its writer wrapped joined again), else its HTML read as a page is (an HTML mail is laid out in
-    tables: :func:`_unbox_layout_tables`), then the names of its attachments, which are not read.
-    The title is its subject. Headers in RFC 2047 encoding ("=?UTF-8?B?...?=") read as letters."""
+    tables: :func:`_unbox_layout_tables`), then each attachment of a type convrag reads, a section
+    headed by its name (its own headings a level below), then the names of those not read, each with
+    its reason. The title is its subject. Headers in RFC 2047 encoding ("=?UTF-8?B?...?=") read as
+    letters."""
     import email
     import email.policy
 
@@ -1189,17 +1247,16 @@ def _eml_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
         message = email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
         lines = [f"{name}: {' '.join(str(message[name]).split())}" for name in _MAIL_FIELDS if message[name]]
         body = message.get_body(preferencelist=("plain", "html"))
-        headings: tuple[Heading, ...] = ()
+        headings: list[Heading] = []
         if body is not None:
             content = body.get_content()
             if body.get_content_subtype() == "html":
-                text, _, _, headings = _html_to_text(content)
+                text, _, _, found = _html_to_text(content)
+                headings += found
             else:
                 text = unwrap_lines(content.replace("\r\n", "\n").strip())
             lines.append(text)
-        attached = [part.get_filename() or part.get_content_type() for part in message.iter_attachments()]
-        if attached:
-            lines.append("Attachments (not read): " + ", ".join(attached))
+        attachments = [_read_attachment(part) for part in message.iter_attachments()]
         subject = " ".join(str(message["Subject"] or "").split())
     except MemoryError:
         raise
@@ -1207,7 +1264,16 @@ def _eml_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
         raise DataFormatError(path, f"not a readable e-mail ({exc or type(exc).__name__})") from None
     if not any(message[name] for name in (*_MAIL_FIELDS, "Subject")):
         raise DataFormatError(path, "not an e-mail (no From, To, Date or Subject header)")
-    return typeset_letters(whole_characters("\n".join(line for line in lines if line))), typeset_letters(subject), headings
+    for attachment in attachments:
+        if attachment.text:
+            lines += [f"Attachment: {attachment.name}", attachment.text]
+            headings += [Heading(1, f"Attachment: {attachment.name}"),
+                         *(Heading(heading.level + 1, heading.text) for heading in attachment.headings)]
+    unread = [f"{attachment.name} ({attachment.reason})" for attachment in attachments if not attachment.text]
+    if unread:
+        lines.append("Attachments not read: " + ", ".join(unread))
+    return (typeset_letters(whole_characters("\n".join(line for line in lines if line))), typeset_letters(subject),
+            tuple(headings))
 
 
 def _ppt_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
