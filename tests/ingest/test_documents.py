@@ -1439,6 +1439,30 @@ def test_an_emails_attachments_are_read_as_sections_headed_by_their_names(tmp_pa
     assert "E21" in document.text and document.title == "The heat pump"
 
 
+def test_an_outlook_message_reads_as_the_mail_it_stands_for(tmp_path: Path) -> None:
+    """A mail dragged out of Outlook is a .msg file (MS-OXMSG, an OLE compound file of properties), "not a
+    type convrag reads" before. It reads as the same mail saved as .eml would: sender, recipients, date,
+    body, and its attachments, a mail attached to it included (aspose's export sends that one in base64,
+    which had left it a mail of no headers)."""
+    document = read_document(_MADE / "made_by_aspose" / "harbour-mail.msg")
+    manual = read_document(_MADE / "made_by_pandoc" / "heatpump-manual.docx")
+    assert document.title == "The heat pump manual"
+    lines = document.text.split("\n")
+    start = lines.index("Attachment: heatpump-manual.docx")
+    assert lines[:start] == ["From: Ann Lee <ann@harbour.example>", "To: Crew <crew@harbour.example>",
+                             "Date: Mon, 03 Mar 2025 09:30:00 +0000", "Hello crew,", "",
+                             "the manual for the new heat pump is attached. Fault E21 is the water pressure."]
+    assert "\n".join(lines[start + 1:]).startswith(manual.text + "\n")
+    assert lines[-7:] == ["Attachment: Winter prices.eml", "From: Bob Hart <bob@harbour.example>", "Prices below.",
+                          "Attachment: prices.csv", "Boat: Kayak | Fee: 2", "Boat: Dinghy | Fee: 3",
+                          "Attachments not read: unit.png (not a type convrag reads)"]
+    assert document.headings[0] == Heading(1, "Attachment: heatpump-manual.docx")
+    assert document.headings[-2:] == (Heading(1, "Attachment: Winter prices.eml"), Heading(2, "Attachment: prices.csv"))
+    (tmp_path / "mail.msg").write_bytes(b"From: ann@harbour.example\r\nSubject: Fees\r\n\r\nBoats pay 40.")
+    with pytest.raises(DataFormatError, match="mail.msg: not an Outlook message"):
+        read_document(tmp_path / "mail.msg")
+
+
 def test_mails_nested_in_mails_are_read_three_deep_then_named(tmp_path: Path) -> None:
     """A crafted mail nests mails thousands deep; each level is a file read again. Past three the
     nested mail is named with its reason, and the levels above are kept."""
@@ -1488,7 +1512,7 @@ for i in range(count):
     ("made_by_libreoffice/harbour-prices.xls", 1, 120), ("made_by_libreoffice/heatpump-manual.doc", 3, 100),
     *((f"made_by_pandoc/heatpump-manual.{kind}", 7, 40) for kind in ("docx", "odt", "epub", "pptx", "rtf", "rst")),
     ("made_by_libreoffice/heatpump-manual.odp", 7, 40), ("made_by_libreoffice/heatpump-manual.pdf", 7, 40),
-    ("made_by_libreoffice/heatpump-manual.ppt", 7, 40),
+    ("made_by_libreoffice/heatpump-manual.ppt", 7, 40), ("made_by_aspose/harbour-mail.msg", 7, 40),
 ])
 def test_a_damaged_file_is_skipped_with_its_reason_not_a_crash(tmp_path: Path, name: str, seed: int, count: int) -> None:
     """Files with random bytes changed are each a :class:`DataFormatError`, which names the file and lets a

@@ -213,6 +213,7 @@ def test_readable_files_pass_the_content_check() -> None:
     check_content("a.doc", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", 9000)  # Word and Excel 97-2003 files were "unsupported file type"
     check_content("a.xls", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", 9000)
     check_content("a.ppt", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", 9000)
+    check_content("a.msg", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", 9000)  # an Outlook message was "unsupported file type"
 
 
 @pytest.mark.parametrize("name, head, code, advice", [
@@ -222,6 +223,9 @@ def test_readable_files_pass_the_content_check() -> None:
     ("new.doc", b"PK\x03\x04\x14\x00\x06\x00 a .docx renamed", "not_a_doc", "it is a .docx package: name it .docx"),
     ("new.xls", b"PK\x03\x04\x14\x00\x06\x00 a .xlsx renamed", "not_a_xls", "it is a .xlsx package: name it .xlsx"),
     ("text.doc", b"Moorings cost 40 dollars.", "not_a_doc", "not an OLE compound file)"),
+    ("mail.msg", b"From: ann@harbour.example\r\nSubject: Fees\r\n\r\nBoats pay 40.", "not_a_msg",
+     "it is an e-mail saved as text: name it .eml"),
+    ("mail.msg", b"PK\x03\x04\x14\x00\x06\x00 a zip", "not_a_msg", "not an OLE compound file)"),
 ])
 def test_an_office_file_under_the_other_suffix_is_refused_saying_which_to_give_it(name: str, head: bytes, code: str, advice: str) -> None:
     with pytest.raises(UploadError) as caught:

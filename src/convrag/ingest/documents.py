@@ -30,7 +30,8 @@ from .hyphenation import BREAK, mend
 
 SUFFIXES = {".txt": "text", ".text": "text", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html", ".pdf": "pdf",
             ".docx": "docx", ".pptx": "pptx", ".xlsx": "xlsx", ".csv": "csv", ".tsv": "csv", ".epub": "epub",
-            ".odt": "odt", ".ods": "ods", ".odp": "odp", ".rtf": "rtf", ".rst": "rst", ".doc": "doc", ".xls": "xls", ".eml": "eml", ".ppt": "ppt"}
+            ".odt": "odt", ".ods": "ods", ".odp": "odp", ".rtf": "rtf", ".rst": "rst", ".doc": "doc", ".xls": "xls", ".eml": "eml", ".msg": "msg",
+            ".ppt": "ppt"}
 
 
 #: elements whose line breaks are the text's own (a browser keeps them)
@@ -1190,12 +1191,36 @@ class _Attachment(NamedTuple):
     reason: str = ""
 
 
+def _attached_mail(part: Any) -> bytes:
+    """The bytes of a mail attached to a mail (a message/rfc822 part). RFC 2046 has it sent plain, and
+    the parser makes it a message part; some writers, aspose's .msg export among them, send it in
+    base64, which the parser takes for a mail of no headers whose body is that base64."""
+    import base64
+    import quopri
+
+    payload = part.get_payload()
+    if not isinstance(payload, list):
+        return part.get_payload(decode=True) or b""
+    if not payload:
+        return b""
+    encoding = str(part.get("Content-Transfer-Encoding", "")).strip().lower()
+    if encoding == "base64":
+        return base64.b64decode(payload[0].get_payload())
+    if encoding == "quoted-printable":
+        return quopri.decodestring(payload[0].get_payload().encode("ascii", "replace"))
+    return payload[0].as_bytes()
+
+
 def _attachment_name(part: Any) -> str:
-    """The name an attachment goes by: its file name (the last part of a path some mailers send), a
-    forwarded mail's subject, or its content type."""
+    """The name an attachment goes by: its file name (the last part of a path some mailers send), an
+    attached mail's subject where its name says nothing (Outlook names it by its subject; a writer
+    may call it "attachment.bin"), or its content type."""
+    import email.parser
+    import email.policy
+
     name = (part.get_filename() or "").replace("\\", "/").rsplit("/", 1)[-1].strip()
-    if not name and part.get_content_type() == "message/rfc822":
-        inner = part.get_content()
+    if part.get_content_type() == "message/rfc822" and not name.lower().endswith((".eml", ".msg")):
+        inner = email.parser.BytesHeaderParser(policy=email.policy.default).parsebytes(_attached_mail(part))
         name = f"{' '.join(str(inner['Subject'] or 'forwarded message').split())}.eml"
     return name or part.get_content_type()
 
@@ -1208,16 +1233,21 @@ def _read_attachment(part: Any) -> _Attachment:
     named with the reason, not read, and do not stop the mail's other parts."""
     import tempfile
 
-    name = _attachment_name(part)
-    if part.get_content_type() == "message/rfc822":
-        data, suffix = part.get_content().as_bytes(), ".eml"
-    else:
-        data, suffix = part.get_payload(decode=True), Path(name).suffix.lower()
+    try:
+        name = _attachment_name(part)
+        if part.get_content_type() == "message/rfc822":
+            data, suffix = _attached_mail(part), ".eml"
+        else:
+            data, suffix = part.get_payload(decode=True), Path(name).suffix.lower()
+    except MemoryError:
+        raise
+    except Exception as exc:  # a base64 body cut short, a header no charset decodes
+        return _Attachment(part.get_filename() or part.get_content_type(), reason=f"it looks damaged ({type(exc).__name__})")
     if suffix not in SUFFIXES:
         return _Attachment(name, reason="not a type convrag reads")
     if not data:
         return _Attachment(name, reason="empty")
-    if suffix == ".eml" and _MAIL_DEPTH.get() >= MAX_MAIL_DEPTH:
+    if suffix in (".eml", ".msg") and _MAIL_DEPTH.get() >= MAX_MAIL_DEPTH:
         return _Attachment(name, reason=f"a mail nested more than {MAX_MAIL_DEPTH} deep")
     token = _MAIL_DEPTH.set(_MAIL_DEPTH.get() + 1)
     try:
@@ -1233,8 +1263,8 @@ def _read_attachment(part: Any) -> _Attachment:
 
 
 def _eml_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
-    """The text of an e-mail saved as a file (.eml, RFC 5322; what mail programs save and export
-    threads as): its sender, recipients and date, then its body, plain text where it has one (lines
+    """The text of an e-mail saved as a file (.eml, RFC 5322; what mail programs other than Outlook
+    save and export threads as): its sender, recipients and date, then its body, plain text where it has one (lines
     its writer wrapped joined again), else its HTML read as a page is (an HTML mail is laid out in
     tables: :func:`_unbox_layout_tables`), then each attachment of a type convrag reads, a section
     headed by its name (its own headings a level below), then the names of those not read, each with
@@ -1245,6 +1275,34 @@ def _eml_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
 
     try:
         message = email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
+    except MemoryError:
+        raise
+    except Exception as exc:
+        raise DataFormatError(path, f"not a readable e-mail ({exc or type(exc).__name__})") from None
+    return _mail_to_text(message, path)
+
+
+def _msg_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
+    """The text of an Outlook message saved as a file (.msg, [MS-OXMSG]: what dragging a mail out of
+    Outlook makes), read as the .eml it stands for (:func:`_mail_to_text`): aspose-email-foss turns
+    its properties (subject, sender, recipients, delivery time, plain and HTML bodies, attachments,
+    messages attached to it) into that MIME message. A body kept only as compressed RTF is not read."""
+    import email
+    import email.policy
+
+    import olefile
+    from aspose.email_foss.msg import MapiMessage
+
+    if not olefile.isOleFile(str(path)):
+        raise DataFormatError(path, "not an Outlook message (.msg): not an OLE compound file")
+    with MapiMessage.from_file(path) as mapi:  # as bytes and parsed again: an attached mail is a message part only then
+        message = email.message_from_bytes(mapi.to_email_bytes(), policy=email.policy.default)
+    return _mail_to_text(message, path)
+
+
+def _mail_to_text(message: Any, path: Path) -> tuple[str, str, tuple[Heading, ...]]:
+    """An e-mail's text (:func:`_eml_to_text`), from the parsed message."""
+    try:
         lines = [f"{name}: {' '.join(str(message[name]).split())}" for name in _MAIL_FIELDS if message[name]]
         body = message.get_body(preferencelist=("plain", "html"))
         headings: list[Heading] = []
@@ -1788,11 +1846,13 @@ def _rtf_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
 _FORMAT_NAMES = {"pdf": "PDF", "docx": "Word document", "pptx": "PowerPoint deck", "xlsx": "Excel workbook", "epub": "EPUB book",
                  "odt": "OpenDocument text", "ods": "OpenDocument spreadsheet", "odp": "OpenDocument presentation",
                  "rtf": "RTF document", "doc": "Word 97-2003 document", "xls": "Excel 97-2003 workbook", "eml": "e-mail",
+                 "msg": "Outlook message",
                  "ppt": "PowerPoint 97-2003 deck"}
 #: the formats read from a file by their own library rather than decoded as text
 _PACKAGES = {"pdf": _pdf_to_text, "docx": _docx_to_text, "pptx": _pptx_to_text, "xlsx": _xlsx_to_text, "epub": _epub_to_text,
              "odt": _odt_to_text, "ods": _ods_to_text, "odp": _odp_to_text, "rtf": _rtf_to_text, "doc": _doc_to_text,
-             "xls": _xls_to_text, "eml": _eml_to_text, "ppt": _ppt_to_text}
+             "xls": _xls_to_text, "eml": _eml_to_text, "msg": _msg_to_text,
+             "ppt": _ppt_to_text}
 
 
 def read_document(path: Path, doc_id: str | None = None, url: str | None = None, name: str | None = None) -> Document:

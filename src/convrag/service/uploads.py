@@ -111,7 +111,10 @@ _PACKAGES = {".docx": ("a Word", ".doc"), ".pptx": ("a PowerPoint", ".ppt"), ".x
              ".odt": ("an OpenDocument text", ".sxw"), ".ods": ("an OpenDocument spreadsheet", ".sxc"),
              ".odp": ("an OpenDocument presentation", ".sxi")}
 #: files in Office's binary formats (OLE compound files): what each is called, and its newer zip package
-_OLE = {".doc": ("a Word 97-2003", ".docx"), ".xls": ("an Excel 97-2003", ".xlsx"), ".ppt": ("a PowerPoint 97-2003", ".pptx")}
+_OLE = {".doc": ("a Word 97-2003", ".docx"), ".xls": ("an Excel 97-2003", ".xlsx"), ".ppt": ("a PowerPoint 97-2003", ".pptx"),
+        ".msg": ("an Outlook message", None)}
+#: the first header of a mail saved as text (.eml): "From: ...", "Received: ...", "Subject: ..."
+_MAIL_HEAD = re.compile(rb"[A-Za-z][A-Za-z0-9-]*: \S")
 
 
 def check_content(filename: str, head: bytes, size: int) -> None:
@@ -139,7 +142,8 @@ def check_content(filename: str, head: bytes, size: int) -> None:
     if suffix in _OLE:
         if not head.startswith(OLE_MAGIC):
             what, newer = _OLE[suffix]
-            advice = f"; it is a {newer} package: name it {newer}" if head.startswith(b"PK\x03\x04") else ""
+            advice = (f"; it is a {newer} package: name it {newer}" if newer and head.startswith(b"PK\x03\x04")
+                      else "; it is an e-mail saved as text: name it .eml" if not newer and _MAIL_HEAD.match(head) else "")
             raise UploadError(f"{filename!r} is not {what} {suffix} file (not an OLE compound file{advice})", 415,
                               f"not_a_{suffix[1:]}")
         return
