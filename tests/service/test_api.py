@@ -21,7 +21,7 @@ from convrag.service.settings import Limits
 from tests.helpers import PASSPORT, HeldLLM, ScriptedLLM, SlowStreamingLLM, StreamingScriptedLLM, upload
 from tests.pdfs import make_pdf
 
-from .conftest import ThreadServer
+from .conftest import ThreadServer, wait_job
 
 EVIL = ("<html><head><title>Fishing &lt;script&gt;alert(1)&lt;/script&gt;</title></head><body>"
         "<p>Fishing licenses cost 25 dollars a year. &lt;script&gt;alert('x')&lt;/script&gt;</p></body></html>")
@@ -346,6 +346,29 @@ def test_uploaded_names_cannot_escape_the_data_folder(client: httpx.Client, gov:
     assert not (data.parent / "outside.txt").exists() and not (data / "outside.txt").exists()
     stored = [p for p in (data / "uploads").rglob("*outside.txt")]
     assert stored and all(data / "uploads" in p.parents for p in stored)
+
+
+def test_an_upload_may_leave_out_the_files_that_cannot_be_indexed(client: httpx.Client, gov: str) -> None:
+    """A folder of five hundred documents with one empty file, or a picture named .pdf, was refused whole
+    (422/415). With ``skip_refused`` those files are left out and named with their reasons, as `convrag
+    index` leaves out a folder's unreadable files; without it the upload is refused as before."""
+    files = [("guide/moorings.md", b"# Moorings\n\nA mooring costs 40 dollars a night.\n"), ("guide/empty.txt", b""),
+             ("guide/photo.pdf", b"\x89PNG\r\n\x1a\n a picture"), ("guide/winter.txt", b"Kayaks pay 2 dollars a night in winter.\n")]
+    form = [("files", (name, data)) for name, data in files]
+    strict = client.post("/api/collections/gov/documents", files=form)
+    assert strict.status_code == 422 and strict.json()["error"]["code"] == "empty_file"
+    sent = client.post("/api/collections/gov/documents", params={"skip_refused": "true"}, files=form)
+    assert sent.status_code == 202, sent.text
+    assert [(r["file"], r["code"]) for r in sent.json()["refused"]] == [("guide/empty.txt", "empty_file"), ("guide/photo.pdf", "not_a_pdf")]
+    assert "is not a PDF file" in sent.json()["refused"][1]["message"]
+    assert wait_job(client, sent.json()["id"])["status"] == "succeeded"
+    assert {d["original"] for d in client.get("/api/collections/gov/documents").json()} >= {"guide/moorings.md", "guide/winter.txt"}
+    assert not {"guide/empty.txt", "guide/photo.pdf"} & {d["original"] for d in client.get("/api/collections/gov/documents").json()}
+    # an upload of nothing but such files is refused still, with every reason
+    nothing = client.post("/api/collections/gov/documents", params={"skip_refused": "true"}, files=form[1:3])
+    assert nothing.status_code == 422 and nothing.json()["error"]["code"] == "empty_file"
+    assert "no file of this upload can be indexed" in nothing.json()["error"]["message"] and "photo.pdf" in nothing.json()["error"]["message"]
+    assert [(r["file"], r["code"]) for r in nothing.json()["errors"]] == [("guide/empty.txt", "empty_file"), ("guide/photo.pdf", "not_a_pdf")]
 
 
 def test_empty_collection_declines_without_a_model_call(client: httpx.Client, llm: ScriptedLLM) -> None:

@@ -10,6 +10,7 @@ import contextlib
 import functools
 import http.server
 import os
+import re
 import shutil
 import threading
 from collections.abc import Callable
@@ -454,6 +455,30 @@ def test_a_folder_larger_than_one_upload_goes_in_parts(tmp_path: Path, browser) 
             "indexed 5 file(s) in 3 of 3 uploads; not uploaded, larger than one upload may be (6 KB): docs/big.md", timeout=120_000)
         documents = api.get("/api/collections/harbour").json()["documents_list"]
         assert sorted(d["original"] for d in documents) == [f"docs/berth-{n}.md" for n in range(5)]
+        page.close()
+
+
+def test_a_folders_files_that_cannot_be_indexed_are_named_and_the_rest_goes_in(tmp_path: Path, browser) -> None:  # type: ignore[no-untyped-def]
+    """One empty file or one picture named .pdf refused the whole upload it was sent in, and a refused or
+    failed part stopped the parts after it: of a folder of documents, none or only some went in. They
+    are now left out and named with their reasons, in whichever part they fall, the last included."""
+    from convrag.service.settings import Limits
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for n in range(3):
+        (docs / f"berth-{n}.md").write_text(f"# Berth {n}\n\nBerth {n} costs {10 + n} dollars a night.\n")
+    (docs / "empty.md").write_text("")
+    (docs / "zz-photo.pdf").write_bytes(b"\x89PNG\r\n\x1a\n not a PDF")
+    (docs / "zz-scan.pdf").write_bytes(b"\x89PNG\r\n\x1a\n not a PDF either")
+    with _upload_page(tmp_path, browser, "harbour", limits=Limits(max_upload_files=2)) as (_, api, page):
+        page.set_input_files("#upload-folder", str(docs))
+        expect(page.locator("#upload-status")).to_have_text(re.compile(
+            r"indexed 3 file\(s\) in 3 of 3 uploads; not uploaded, cannot be indexed: docs/empty.md \(empty file\), "
+            r"docs/zz-photo.pdf \(not a .pdf file\), docs/zz-scan.pdf \(not a .pdf file\)"), timeout=120_000)
+        expect(page.locator("#error")).to_have_text("")
+        documents = api.get("/api/collections/harbour").json()["documents_list"]
+        assert sorted(d["original"] for d in documents) == [f"docs/berth-{n}.md" for n in range(3)]
         page.close()
 
 

@@ -17,9 +17,12 @@ log = logging.getLogger("convrag.service")
 
 
 class ApiError(Exception):
-    def __init__(self, status: int, message: str, code: str) -> None:
+    """An error answered as :class:`ErrorBody`; ``errors`` lists its parts where there are several
+    (an upload's refused files, each ``{"file", "code", "message"}``)."""
+
+    def __init__(self, status: int, message: str, code: str, errors: list[dict[str, Any]] | None = None) -> None:
         super().__init__(message)
-        self.status, self.message, self.code = status, message, code
+        self.status, self.message, self.code, self.errors = status, message, code, errors
 
 
 class ErrorDetail(BaseModel):
@@ -33,6 +36,7 @@ class ErrorBody(BaseModel):
 
     error: ErrorDetail
     detail: str
+    #: a request's invalid fields (``loc``, ``msg``), or an upload's refused files (``file``, ``code``, ``message``)
     errors: list[dict[str, Any]] | None = None
 
 
@@ -119,7 +123,10 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
-        return JSONResponse(body(exc.status, exc.message, exc.code), status_code=exc.status, headers=_headers(exc.status))
+        payload = body(exc.status, exc.message, exc.code)
+        if exc.errors is not None:
+            payload["errors"] = exc.errors
+        return JSONResponse(payload, status_code=exc.status, headers=_headers(exc.status))
 
     @app.exception_handler(AnswerFailed)
     async def _model_down(request: Request, exc: AnswerFailed) -> JSONResponse:

@@ -3,9 +3,9 @@ and single passages. Every change is an indexing job (202 + a job to poll): the 
 switches to its new version only when the job has finished."""
 
 import shutil
-from typing import Any
+from typing import Any, NamedTuple
 
-from fastapi import APIRouter, Depends, File, UploadFile
+from fastapi import APIRouter, Depends, File, Query, UploadFile
 from fastapi.responses import FileResponse
 from starlette.concurrency import run_in_threadpool
 
@@ -21,13 +21,27 @@ from .common import job_info, require_collection
 Staged = tuple[UploadFile, str, str]  # the upload, the user's name, the safe file name
 
 
-def _prepare(files: list[UploadFile]) -> list[Staged]:
-    """Names and early content checks for every file, before anything is written."""
+class Refused(NamedTuple):
+    """A file of an upload that the early checks left out: its name, and why (an :class:`UploadError`'s)."""
+
+    file: str
+    code: str
+    message: str
+
+
+def _prepare(files: list[UploadFile], skip_refused: bool = False) -> tuple[list[Staged], list[Refused]]:
+    """Names and early content checks for every file, before anything is written. A file that fails
+    them refuses the whole upload, unless ``skip_refused``: then it is left out and returned with its
+    reason, as ``convrag index`` leaves out a folder's unreadable files. One empty file or one
+    picture named .pdf in a folder of five hundred had refused the folder. An upload of nothing but
+    such files is refused still."""
     staged: list[Staged] = []
+    refused: list[Refused] = []
+    first: UploadError | None = None
     seen: set[str] = set()
-    try:
-        for upload in files:
-            original = original_name(upload.filename or "")
+    for upload in files:
+        original = original_name(upload.filename or "")
+        try:
             safe = safe_filename(original)
             if original in seen:
                 raise UploadError(f"{original!r} appears twice in this upload")
@@ -36,10 +50,18 @@ def _prepare(files: list[UploadFile]) -> list[Staged]:
             upload.file.seek(0)
             size = upload.size if upload.size is not None else len(head)
             check_content(original, head, size)
-            staged.append((upload, original, safe))
-    except UploadError as exc:
-        raise ApiError(exc.status, str(exc), exc.code) from None
-    return staged
+        except UploadError as exc:
+            if not skip_refused:
+                raise ApiError(exc.status, str(exc), exc.code) from None
+            first = first or exc
+            refused.append(Refused(original, exc.code, str(exc)))
+            continue
+        staged.append((upload, original, safe))
+    if first is not None and not staged:
+        reasons = "; ".join(r.message for r in refused[:5]) + (f"; and {len(refused) - 5} more" if len(refused) > 5 else "")
+        raise ApiError(first.status, f"no file of this upload can be indexed: {reasons}", first.code,
+                       [r._asdict() for r in refused])
+    return staged, refused
 
 
 def _known_names(state: ServiceState, name: str) -> dict[str, str]:
@@ -87,18 +109,23 @@ def router(limits: Limits) -> APIRouter:
 
     @api.post("/collections/{name}/documents", status_code=202, form_limits={"max_files": limits.max_upload_files})
     async def upload_documents(name: str, files: list[UploadFile] = File(..., description="txt, md, rst, html, csv, tsv, pdf, docx, doc, odt, ods, odp, rtf, pptx, ppt, xlsx, xls, epub or eml files"),
+                               skip_refused: bool = Query(False, description="leave out the files the early checks refuse "
+                                                          "(empty, not the type their suffix says, not text), listed under "
+                                                          "'refused', instead of refusing the whole upload"),
                                state: ServiceState = Depends(get_state)) -> dict[str, Any]:
         """Store the files and start a background job that indexes them; poll ``/api/jobs/{id}``.
         A file with exactly the name of a stored document replaces it; any other file becomes a new
-        document (names that clean up alike get distinct ids)."""
+        document (names that clean up alike get distinct ids). A file that cannot be indexed refuses
+        the upload (415/422), or with ``skip_refused`` is left out and named under ``refused``."""
         require_collection(state, name)
-        staged = _prepare(files)
+        staged, refused = _prepare(files, skip_refused)
 
         def work() -> dict[str, Any]:
             ids = assign_doc_ids([original for _, original, _ in staged], _known_names(state, name))
             return _stage(state, name, staged, ids)
 
-        return await run_in_threadpool(work)
+        job = await run_in_threadpool(work)
+        return {**job, "refused": [r._asdict() for r in refused]} if skip_refused else job
 
     @api.get("/upload-limits")
     def upload_limits() -> dict[str, int]:
@@ -117,7 +144,7 @@ def router(limits: Limits) -> APIRouter:
         """Replace one document with a new file (any name); it keeps its id. Returns the job."""
         require_collection(state, name)
         _document(state, name, doc_id)
-        staged = _prepare([file])
+        staged, _ = _prepare([file])
         return await run_in_threadpool(_stage, state, name, staged, {staged[0][1]: doc_id})
 
     @api.delete("/collections/{name}/documents/{doc_id}", status_code=202)

@@ -176,13 +176,17 @@ $("create-collection").addEventListener("submit", (event) => {
   });
 });
 
-function send(method, url, form, onDone) {
+// onRefused, where given, takes the files of an upload the server refused every one of (else an error shows).
+function send(method, url, form, onDone, onRefused) {
   const xhr = new XMLHttpRequest();
   const bar = $("upload-progress"); bar.hidden = false; bar.value = 0;
   xhr.upload.onprogress = (e) => { if (e.lengthComputable) { bar.value = (50 * e.loaded) / e.total; } };
   xhr.onload = () => {
     let data = {}; try { data = JSON.parse(xhr.responseText); } catch { /* not JSON */ }
+    const refused = Array.isArray(data.errors) && data.errors.length && data.errors.every((e) => e.file) ? data.errors : null;
+    if (xhr.status !== 202 && onRefused && refused) { bar.hidden = true; onRefused(refused); return; }
     if (xhr.status !== 202) { showError(errorMessage(data, { statusText: xhr.statusText })); bar.hidden = true; return; }
+    uploadRun.refused.push(...(data.refused || []));
     $("upload-status").textContent = "indexing…";
     pollJob(data.id, onDone);
   };
@@ -194,6 +198,14 @@ function send(method, url, form, onDone) {
 
 // What an upload left out, said beside its result when its job is done.
 let uploadNote = "";
+
+// The files the server left out of an upload, each with its reason where few ("docs/empty.txt (empty file)").
+function refusedNote(refused) {
+  if (!refused.length) return "";
+  const why = (r) => r.code.replace(/^not_a_(\w+)$/, (_, kind) => `not a .${kind} file`).replace(/_/g, " ");
+  const sorted = [...refused].sort((a, b) => (a.file < b.file ? -1 : 1));
+  return `; not uploaded, cannot be indexed: ${sorted.length <= 5 ? sorted.map((r) => `${r.file} (${why(r)})`).join(", ") : named(sorted.map((r) => r.file))}`;
+}
 
 // Names for a note: all of them when few, else counted by type (a folder's hundred pictures).
 function named(names) {
@@ -209,7 +221,9 @@ function named(names) {
 // uploaded whole ("guides/index.md"), so that the many index.md of a documentation folder stay
 // apart: the server refused an upload that named one file twice. Files that one request cannot
 // carry (the server's limits, /api/upload-limits) go in parts, each indexed before the next is sent:
-// a folder of more than 50 MB of documents was refused whole.
+// a folder of more than 50 MB of documents was refused whole. A file the server's checks refuse (an
+// empty file, a picture named .pdf) is left out and named, and the rest goes on: one such file
+// refused its whole part, and a part that failed stopped the parts after it.
 function uploadFiles(entries) {
   const name = $("upload-target").value;
   if (!name || !entries.length) { showError("choose a collection and files"); return; }
@@ -236,13 +250,23 @@ function uploadFiles(entries) {
     parts.at(-1).push(entry);
     bytes += size;
   }
-  uploadRun = { part: 0, parts: parts.length, indexed: 0 };
+  uploadRun = { part: 0, parts: parts.length, indexed: 0, failed: 0, refused: [] };
   const sendPart = (index) => {
     uploadRun.part = index + 1;
     const form = new FormData();
     for (const { file, path } of parts[index]) form.append("files", file, path);
-    send("POST", `/api/collections/${encodeURIComponent(name)}/documents`, form, (job) =>
-      (index + 1 < parts.length && job.status === "succeeded" ? sendPart(index + 1) : refreshDocuments(name)));
+    const next = () => (index + 1 < parts.length ? sendPart(index + 1) : refreshDocuments(name));
+    // a part of nothing but refused files, in a folder sent in parts: named, and the next part goes
+    const skipPart = (refused) => {
+      uploadRun.refused.push(...refused);
+      if (index + 1 < parts.length) { sendPart(index + 1); return; }
+      $("upload-status").textContent = `indexed ${uploadRun.indexed} file(s) in ${parts.length} of ${parts.length} uploads`
+        + (uploadRun.failed ? ` (${uploadRun.failed} failed)` : "") + uploadNote + refusedNote(uploadRun.refused);
+      uploadNote = ""; uploadRun = { part: 1, parts: 1, indexed: 0, failed: 0, refused: [] };
+      refreshDocuments(name);
+    };
+    send("POST", `/api/collections/${encodeURIComponent(name)}/documents?skip_refused=true`, form, next,
+      parts.length > 1 ? skipPart : undefined);
   };
   sendPart(0);
 }
@@ -251,7 +275,7 @@ function uploadFiles(entries) {
 let uploadLimits = { max_upload_files: 2000, max_upload_bytes: 50_000_000 };
 api("/api/upload-limits").then((limits) => { uploadLimits = limits; }, () => { /* an older server: the defaults */ });
 // An upload sent in parts: which part is on its way, of how many, and the files indexed so far.
-let uploadRun = { part: 1, parts: 1, indexed: 0 };
+let uploadRun = { part: 1, parts: 1, indexed: 0, failed: 0, refused: [] };
 
 // A picked or dropped file with its path: inside the folder it came with, else its name.
 const withPath = (file, path) => ({ file, path: path || file.webkitRelativePath || file.name });
@@ -321,13 +345,16 @@ async function pollJob(id, onDone) {
   $("upload-status").textContent = `${job.status}: ${job.stage} ${job.total ? `${job.done}/${job.total}` : ""}`;
   if (job.status === "succeeded" || job.status === "failed") {
     if (job.status === "failed") showError(job.error);
-    uploadRun.indexed += job.source !== "indexed" ? job.files.length : 0;
-    const more = job.status === "succeeded" && uploadRun.part < uploadRun.parts;
+    if (job.status === "succeeded") uploadRun.indexed += job.source !== "indexed" ? job.files.length : 0;
+    else uploadRun.failed += 1;
+    const more = uploadRun.part < uploadRun.parts;
     const what = job.source === "indexed" ? "brought in what convrag index built"
       : job.remove.length ? `removed ${job.remove.length} document(s)`
-      : uploadRun.parts > 1 ? `indexed ${uploadRun.indexed} file(s) in ${uploadRun.part} of ${uploadRun.parts} uploads` : `indexed ${job.files.length} file(s)`;
-    $("upload-status").textContent = (job.status === "succeeded" ? what : "indexing failed") + (more ? "…" : uploadNote);
-    if (!more) { uploadNote = ""; uploadRun = { part: 1, parts: 1, indexed: 0 }; }
+      : uploadRun.parts > 1 ? `indexed ${uploadRun.indexed} file(s) in ${uploadRun.part} of ${uploadRun.parts} uploads`
+        + (uploadRun.failed ? ` (${uploadRun.failed} failed)` : "") : `indexed ${job.files.length} file(s)`;
+    $("upload-status").textContent = (job.status === "succeeded" || uploadRun.parts > 1 ? what : "indexing failed")
+      + (more ? "…" : uploadNote + refusedNote(uploadRun.refused));
+    if (!more) { uploadNote = ""; uploadRun = { part: 1, parts: 1, indexed: 0, failed: 0, refused: [] }; }
     await loadCollections();
     if (onDone) await onDone(job);
     return;
