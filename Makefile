@@ -6,6 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.convrag-installed
 CHROMIUM ?= /usr/bin/chromium
+TESSERACT ?= /usr/bin/tesseract
 # llama-cpp-python is built from source for the CPU it runs on. Not a native build: that one
 # crashes in AMX code on some CPUs, so AMX stays off. AVX2 always; AVX-512 (and its VBMI, VNNI
 # and BF16 extensions) where /proc/cpuinfo lists them: on an AMD EPYC with AVX-512 the model reads
@@ -28,14 +29,19 @@ LLAMA := $(VENV)/.llama-cpp-built
 run: $(STAMP)
 	$(PY) -m convrag demo
 
-test: $(STAMP) $(CHROMIUM)
+test: $(STAMP) $(CHROMIUM) $(TESSERACT)
 	$(PY) -m pytest
 
 # The web chat's browser test drives Debian's Chromium through Playwright (no browser download).
 $(CHROMIUM):
 	if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium; else sudo apt-get install -y chromium; fi
 
-install: $(STAMP)
+# Tesseract reads scanned PDFs' pages (src/convrag/ingest/ocr.py), with its English model; without it
+# a scanned PDF is skipped with a reason that says how to install it.
+$(TESSERACT):
+	if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq tesseract-ocr; else sudo apt-get install -y tesseract-ocr; fi
+
+install: $(STAMP) $(TESSERACT)
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)

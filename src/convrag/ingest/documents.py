@@ -449,6 +449,13 @@ def _rst_to_text(source: str, path: Path) -> tuple[str, str, tuple[Heading, ...]
 #: repeat a slow page thousands of times, and must not keep an indexing job busy for hours
 MAX_PDF_SECONDS = 120.0
 
+#: the longest a PDF's scanned pages are read for by OCR (:mod:`.ocr`), about 1,500 pages on two
+#: cores; past it the PDF is skipped with advice, rather than keep an indexing job busy for hours
+MAX_OCR_SECONDS = 1800.0
+#: a page with fewer printed characters than this in its text layer, and a picture, is a scanned page
+#: (a scanner may stamp a page number or a Bates number as text on the picture of the page)
+SCANNED_PAGE_CHARACTERS = 20
+
 _clock = time.monotonic
 #: PDFium is not thread-safe: the service's indexer and a command in the same process read in turn
 _PDFIUM = threading.Lock()
@@ -461,13 +468,15 @@ def _pdf_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     a justifying writer such as groff adds to each space, so it took the line's later words for
     farther apart than they are and cut words ("contr ol box", "befor e"). A word PDFium finds broken
     over a line end (it marks the hyphen U+FFFE) is made whole again, or keeps its hyphen where it is
-    a compound ("self-service"), as in a text file (:func:`unwrap_lines`). A file PDFium cannot open or
+    a compound ("self-service"), as in a text file (:func:`unwrap_lines`). A scanned page (a picture
+    and next to no text layer) is read by OCR (:func:`_scanned_pages`). A file PDFium cannot open or
     read is a :class:`DataFormatError`, so that one damaged file stops neither a folder's indexing
     nor the other files of an upload."""
     import pypdfium2 as pdfium
 
     deadline = _clock() + MAX_PDF_SECONDS
     pages: list[str] = []
+    scanned: list[int] = []
     with _PDFIUM:
         try:
             pdf = pdfium.PdfDocument(path)
@@ -483,7 +492,12 @@ def _pdf_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
                 text_page = page.get_textpage()
                 pages.append(text_page.get_text_range(errors="replace"))
                 text_page.close()
+                if _printed(pages[-1]) < SCANNED_PAGE_CHARACTERS and _has_picture(page):
+                    scanned.append(index)
                 page.close()
+            if scanned:
+                for index, text in zip(scanned, _scanned_pages(path, pdf, scanned, bool(_printed("".join(pages)))), strict=True):
+                    pages[index] = text
             title = pdf.get_metadata_value("Title")
             outline = [Heading(item.level + 1, " ".join(item.get_title().split())) for item in pdf.get_toc(max_depth=9)]
         except (DataFormatError, MemoryError):
@@ -498,6 +512,59 @@ def _pdf_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     text = unwrap_lines(typeset_letters(whole_characters("\n".join(lines))))
     headings = tuple(heading for heading in outline if heading.text)
     return text, typeset_letters(whole_characters(own_title(title))), headings
+
+
+def _printed(text: str) -> int:
+    """How many characters of ``text`` print (all but white space)."""
+    return sum(not c.isspace() for c in text)
+
+
+def _has_picture(page: Any) -> bool:
+    """Whether a PDF page draws an image, itself or inside a form it draws (where scanners put it)."""
+    import pypdfium2.raw as pdfium_c
+
+    return next(iter(page.get_objects(filter=(pdfium_c.FPDF_PAGEOBJ_IMAGE,), max_depth=3)), None) is not None
+
+
+def _scanned_pages(path: Path, pdf: Any, indexes: list[int], has_text: bool) -> list[str]:
+    """The text of a PDF's scanned pages (``indexes``), read by OCR (:mod:`.ocr`) from the pages
+    rendered at its resolution; a page's text layer (a stamped number) gives way to what is read.
+    Without OCR, a PDF with text elsewhere keeps its scanned pages empty, and one that is all
+    scanned pages is a :class:`DataFormatError` that says how to install it: it had been skipped as
+    a file that "holds no text", which told the user nothing they could do."""
+    import io
+
+    from . import ocr
+
+    if not ocr.available():
+        if has_text:
+            return [""] * len(indexes)
+        how = (f"OCR is off ({ocr.LANGUAGES_VARIABLE} is empty)" if not ocr.languages() else
+               f"no OCR program is installed: {ocr.HOW_TO_INSTALL}")
+        raise DataFormatError(path, f"its {len(indexes)} page(s) are scanned pictures without a text layer, and {how}")
+
+    def render(index: int) -> bytes:
+        page = pdf[index]
+        try:
+            image = page.render(scale=ocr.DPI / 72, grayscale=True).to_pil()
+        finally:
+            page.close()
+        out = io.BytesIO()
+        image.save(out, format="PNG", compress_level=1)
+        return out.getvalue()
+
+    deadline = _clock() + MAX_OCR_SECONDS
+    texts: list[str] = []
+    try:
+        for text in ocr.read_images(functools.partial(render, index) for index in indexes):
+            if _clock() > deadline:
+                raise DataFormatError(path, f"not read: its scanned pages took more than {MAX_OCR_SECONDS / 60:.0f} min to read "
+                                            f"by OCR ({len(texts)} of {len(indexes)} read); give it a text layer first "
+                                            "(e.g. ocrmypdf) and index that")
+            texts.append(text.replace("\f", "\n"))
+    except ocr.OcrError as exc:
+        raise DataFormatError(path, f"its scanned pages could not be read by OCR: {exc}") from None
+    return texts
 
 
 #: a line that only numbers its page: "12", "- 12 -", "Page 12", "page 12 of 40", "12 / 40"

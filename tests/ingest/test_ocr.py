@@ -1,0 +1,117 @@
+"""Scanned PDFs read by OCR (convrag/ingest/ocr.py and the PDF reader's use of it). The scans are
+made here from LibreOffice's PDF of the heat pump manual: its pages rendered to pictures and saved
+as a PDF of pictures alone, as a scanner saves one. Tesseract is installed by the set-up."""
+
+import re
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+
+import pypdfium2 as pdfium
+import pytest
+
+from convrag.errors import DataFormatError
+from convrag.ingest import ocr
+from convrag.ingest.documents import read_document
+
+MANUAL_PDF = Path(__file__).parent / "made_by_libreoffice" / "heatpump-manual.pdf"
+MANUAL_MD = Path(__file__).parents[2] / "tools" / "data" / "heatpump-manual.md"
+_WORD = re.compile(r"\w+")
+
+
+def _scan(path: Path, pages: list[int] | None = None, dpi: int = 150) -> Path:
+    """A PDF of the manual's ``pages`` as pictures, with no text layer."""
+    source = pdfium.PdfDocument(MANUAL_PDF)
+    images = [source[i].render(scale=dpi / 72, grayscale=True).to_pil().convert("L") for i in pages or range(len(source))]
+    images[0].save(path, save_all=True, append_images=images[1:], resolution=dpi)
+    return path
+
+
+def _words(text: str) -> Counter[str]:
+    return Counter(word.lower() for word in _WORD.findall(text))
+
+
+def test_a_scanned_pdf_reads_as_the_text_it_shows(tmp_path: Path) -> None:
+    """A PDF of page pictures read as no text, and was skipped. Its words are now the manual's."""
+    scan = _scan(tmp_path / "scan.pdf")
+    assert pdfium.PdfDocument(scan)[0].get_textpage().get_text_range() == ""
+    document = read_document(scan)
+    read, manual = _words(document.text), _words(read_document(MANUAL_PDF).text)
+    assert sum((read & manual).values()) >= 0.99 * sum(manual.values())
+    assert sum((read - manual).values()) <= 0.01 * sum(manual.values())
+    assert "E21" in document.text and "0.8 bar" in document.text
+    assert "1. Safety" in document.text.split("\n")  # a heading stays a line of its own
+    lines = document.text.split("\n")  # a paragraph's printed lines are one line, as the text layer's are
+    assert any(line.startswith("The outdoor unit runs on a 230 V supply") and line.endswith("the refrigerant circuit.") for line in lines)
+
+
+def test_only_the_scanned_pages_of_a_pdf_are_read_by_ocr_in_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A PDF of typed pages with one scanned page among them (a signed page put back): the typed pages
+    are read from their text layer, the scanned one by OCR, each in its place; a blank page is no scan."""
+    scan = pdfium.PdfDocument(_scan(tmp_path / "scan.pdf", pages=[1]))
+    mixed = pdfium.PdfDocument.new()
+    mixed.import_pages(pdfium.PdfDocument(MANUAL_PDF), [0])
+    mixed.import_pages(scan, [0])
+    mixed.new_page(595, 842)  # blank
+    mixed.import_pages(pdfium.PdfDocument(MANUAL_PDF), [2])
+    mixed.save(tmp_path / "mixed.pdf")
+    read_pages: list[int] = []
+    real = ocr.read_image
+    monkeypatch.setattr(ocr, "read_image", lambda image: read_pages.append(len(image)) or real(image))
+    text = read_document(tmp_path / "mixed.pdf").text
+    assert len(read_pages) == 1
+    order = [text.find(s) for s in ("3. Where to place the outdoor unit", "4. The wall thermostat", "6. Domestic hot water",
+                                    "7. The app and remote access")]
+    assert -1 not in order and order == sorted(order), order  # page 1 typed, page 2 scanned, page 3 typed
+    # without OCR the typed pages are still read; the scanned page gives nothing
+    monkeypatch.setattr(ocr, "tesseract", lambda: None)
+    without = read_document(tmp_path / "mixed.pdf").text
+    assert "3. Where to place the outdoor unit" in without and "7. The app and remote access" in without
+    assert "4. The wall thermostat" not in without
+
+
+def test_a_scanned_pdf_without_ocr_says_how_to_get_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Skipped as a file that "holds no text", which told the user nothing they could do about it."""
+    scan = _scan(tmp_path / "scan.pdf", pages=[0, 1])
+    monkeypatch.setattr(ocr, "tesseract", lambda: None)
+    with pytest.raises(DataFormatError, match=r"scan.pdf: its 2 page\(s\) are scanned pictures without a text layer, "
+                                              r"and no OCR program is installed: install Tesseract OCR \(Debian"):
+        read_document(scan)
+    monkeypatch.undo()
+    monkeypatch.setenv(ocr.LANGUAGES_VARIABLE, "")
+    with pytest.raises(DataFormatError, match="and OCR is off"):
+        read_document(scan)
+
+
+def test_a_language_tesseract_does_not_have_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(ocr.LANGUAGES_VARIABLE, "xyz")
+    with pytest.raises(DataFormatError, match=r"could not be read by OCR: Tesseract failed \(.*xyz"):
+        read_document(_scan(tmp_path / "scan.pdf", pages=[0]))
+
+
+def test_pages_are_read_in_order_several_at_once_and_rendered_only_just_ahead() -> None:
+    """Two cores read two pages at once; the pages come back in their order whichever finishes first,
+    and no more than two per worker are rendered ahead of the one awaited (a scanned book's pages
+    would not fit in memory at once)."""
+    made: list[int] = []
+    running, most = [0], [0]
+    lock = threading.Lock()
+
+    def read(image: bytes) -> str:
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        time.sleep(0.02 * (3 - int(image) % 3))  # later pages finish first
+        with lock:
+            running[0] -= 1
+        return f"page {int(image)}"
+
+    def maker(n: int):  # type: ignore[no-untyped-def]
+        return lambda: made.append(n) or str(n).encode()
+
+    out = []
+    for text in ocr.read_images((maker(n) for n in range(12)), workers=2, read=read):
+        out.append(text)
+        assert len(made) - len(out) <= 4
+    assert out == [f"page {n}" for n in range(12)] and most[0] == 2
