@@ -115,3 +115,20 @@ def test_pages_are_read_in_order_several_at_once_and_rendered_only_just_ahead() 
         out.append(text)
         assert len(made) - len(out) <= 4
     assert out == [f"page {n}" for n in range(12)] and most[0] == 2
+
+
+def test_a_scan_saved_as_tiff_reads_page_by_page(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Scanners and fax programs save a document as a TIFF, a page per frame: "not a type convrag reads"."""
+    source = pdfium.PdfDocument(MANUAL_PDF)
+    frames = [source[i].render(scale=150 / 72, grayscale=True).to_pil().convert("L") for i in (0, 1)]
+    frames[0].save(tmp_path / "scan.tif", save_all=True, append_images=frames[1:], compression="tiff_lzw", dpi=(150, 150))
+    text = read_document(tmp_path / "scan.tif").text
+    read, manual = _words(text), _words("\n".join(source[i].get_textpage().get_text_range() for i in (0, 1)))
+    assert sum((read & manual).values()) >= 0.99 * sum(manual.values()) and sum((read - manual).values()) <= 0.01 * sum(manual.values())
+    assert text.find("1. Safety") < text.find("4. The wall thermostat")  # the pages in their order
+    monkeypatch.setattr(ocr, "tesseract", lambda: None)
+    with pytest.raises(DataFormatError, match=r"scan.tif: its 2 page\(s\) are scanned pictures, and no OCR program is installed"):
+        read_document(tmp_path / "scan.tif")
+    (tmp_path / "photo.tif").write_bytes(b"II*\x00 not a picture")
+    with pytest.raises(DataFormatError, match="photo.tif: not a readable TIFF scan"):
+        read_document(tmp_path / "photo.tif")

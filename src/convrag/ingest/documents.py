@@ -31,7 +31,7 @@ from .hyphenation import BREAK, mend
 SUFFIXES = {".txt": "text", ".text": "text", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html", ".pdf": "pdf",
             ".docx": "docx", ".pptx": "pptx", ".xlsx": "xlsx", ".csv": "csv", ".tsv": "csv", ".epub": "epub",
             ".odt": "odt", ".ods": "ods", ".odp": "odp", ".rtf": "rtf", ".rst": "rst", ".doc": "doc", ".xls": "xls", ".eml": "eml", ".msg": "msg",
-            ".ppt": "ppt"}
+            ".ppt": "ppt", ".tif": "tiff", ".tiff": "tiff"}
 
 
 #: elements whose line breaks are the text's own (a browser keeps them)
@@ -506,10 +506,7 @@ def _pdf_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
             raise DataFormatError(path, f"not a readable PDF ({exc or type(exc).__name__})") from None
         finally:
             pdf.close()
-    pages = [page.replace("\r\n", "\n").replace("\r", "\n") for page in pages]
-    lines = [line for page in _without_running_lines([[" ".join(line.split()) for line in page.splitlines()] for page in pages])
-             for line in page]
-    text = unwrap_lines(typeset_letters(whole_characters("\n".join(lines))))
+    text = _page_lines(pages)
     headings = tuple(heading for heading in outline if heading.text)
     return text, typeset_letters(whole_characters(own_title(title))), headings
 
@@ -532,39 +529,94 @@ def _scanned_pages(path: Path, pdf: Any, indexes: list[int], has_text: bool) -> 
     Without OCR, a PDF with text elsewhere keeps its scanned pages empty, and one that is all
     scanned pages is a :class:`DataFormatError` that says how to install it: it had been skipped as
     a file that "holds no text", which told the user nothing they could do."""
-    import io
-
     from . import ocr
 
     if not ocr.available():
         if has_text:
             return [""] * len(indexes)
-        how = (f"OCR is off ({ocr.LANGUAGES_VARIABLE} is empty)" if not ocr.languages() else
-               f"no OCR program is installed: {ocr.HOW_TO_INSTALL}")
-        raise DataFormatError(path, f"its {len(indexes)} page(s) are scanned pictures without a text layer, and {how}")
+        raise _no_ocr(path, f"its {len(indexes)} page(s) are scanned pictures without a text layer")
 
     def render(index: int) -> bytes:
         page = pdf[index]
         try:
-            image = page.render(scale=ocr.DPI / 72, grayscale=True).to_pil()
+            return _png(page.render(scale=ocr.DPI / 72, grayscale=True).to_pil())
         finally:
             page.close()
-        out = io.BytesIO()
-        image.save(out, format="PNG", compress_level=1)
-        return out.getvalue()
+
+    return _read_by_ocr(path, [functools.partial(render, index) for index in indexes])
+
+
+def _png(image: Any) -> bytes:
+    """A picture as PNG bytes, for Tesseract (fast to write: OCR, not storage)."""
+    import io
+
+    out = io.BytesIO()
+    image.save(out, format="PNG", compress_level=1)
+    return out.getvalue()
+
+
+def _no_ocr(path: Path, what: str) -> DataFormatError:
+    """The error for scanned pictures that cannot be read: OCR off, or no Tesseract (how to install it)."""
+    from . import ocr
+
+    how = (f"OCR is off ({ocr.LANGUAGES_VARIABLE} is empty)" if not ocr.languages() else
+           f"no OCR program is installed: {ocr.HOW_TO_INSTALL}")
+    return DataFormatError(path, f"{what}, and {how}")
+
+
+def _read_by_ocr(path: Path, pages: list[Any]) -> list[str]:
+    """The text of scanned pages (``pages``: each a function that renders one to PNG), read by OCR
+    in order within :data:`MAX_OCR_SECONDS`; Tesseract's failure is the file's :class:`DataFormatError`."""
+    from . import ocr
 
     deadline = _clock() + MAX_OCR_SECONDS
     texts: list[str] = []
     try:
-        for text in ocr.read_images(functools.partial(render, index) for index in indexes):
+        for text in ocr.read_images(pages):
             if _clock() > deadline:
                 raise DataFormatError(path, f"not read: its scanned pages took more than {MAX_OCR_SECONDS / 60:.0f} min to read "
-                                            f"by OCR ({len(texts)} of {len(indexes)} read); give it a text layer first "
+                                            f"by OCR ({len(texts)} of {len(pages)} read); give it a text layer first "
                                             "(e.g. ocrmypdf) and index that")
             texts.append(text.replace("\f", "\n"))
     except ocr.OcrError as exc:
         raise DataFormatError(path, f"its scanned pages could not be read by OCR: {exc}") from None
     return texts
+
+
+def _page_lines(pages: list[str]) -> str:
+    """Pages of text as one text: without their page numbers and running lines, sentences wrapped
+    over lines (and pages) joined, hyphenated words made whole (PDF pages and scanned ones alike)."""
+    pages = [page.replace("\r\n", "\n").replace("\r", "\n") for page in pages]
+    lines = [line for page in _without_running_lines([[" ".join(line.split()) for line in page.splitlines()] for page in pages])
+             for line in page]
+    return unwrap_lines(typeset_letters(whole_characters("\n".join(lines))))
+
+
+def _tiff_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
+    """A scanned document saved as TIFF (what scanners and fax programs save, a page per frame),
+    read by OCR page by page (:mod:`.ocr`) as a scanned PDF is. Pillow opens it, and refuses a
+    picture so large it would fill the memory (its decompression-bomb check)."""
+    from PIL import Image
+
+    from . import ocr
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # Pillow's word on a damaged file's EXIF: the file is read, or fails, all the same
+        with Image.open(path) as image:
+            count = getattr(image, "n_frames", 1)
+            if not ocr.available():
+                raise _no_ocr(path, f"its {count} page(s) are scanned pictures")
+
+            def render(index: int) -> bytes:
+                image.seek(index)
+                frame = image.convert("L")
+                dpi = float((image.info.get("dpi") or (0, 0))[0] or 0)
+                if 0 < dpi < ocr.DPI:  # enlarged to the resolution Tesseract reads best: a 150 dpi grey scan, 4 words wrong -> 0
+                    frame = frame.resize((round(frame.width * ocr.DPI / dpi), round(frame.height * ocr.DPI / dpi)), Image.Resampling.LANCZOS)
+                return _png(frame)
+
+            texts = _read_by_ocr(path, [functools.partial(render, index) for index in range(count)])
+    return _page_lines(texts), "", ()
 
 
 #: a line that only numbers its page: "12", "- 12 -", "Page 12", "page 12 of 40", "12 / 40"
@@ -1913,13 +1965,13 @@ def _rtf_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
 _FORMAT_NAMES = {"pdf": "PDF", "docx": "Word document", "pptx": "PowerPoint deck", "xlsx": "Excel workbook", "epub": "EPUB book",
                  "odt": "OpenDocument text", "ods": "OpenDocument spreadsheet", "odp": "OpenDocument presentation",
                  "rtf": "RTF document", "doc": "Word 97-2003 document", "xls": "Excel 97-2003 workbook", "eml": "e-mail",
-                 "msg": "Outlook message",
+                 "msg": "Outlook message", "tiff": "TIFF scan",
                  "ppt": "PowerPoint 97-2003 deck"}
 #: the formats read from a file by their own library rather than decoded as text
 _PACKAGES = {"pdf": _pdf_to_text, "docx": _docx_to_text, "pptx": _pptx_to_text, "xlsx": _xlsx_to_text, "epub": _epub_to_text,
              "odt": _odt_to_text, "ods": _ods_to_text, "odp": _odp_to_text, "rtf": _rtf_to_text, "doc": _doc_to_text,
              "xls": _xls_to_text, "eml": _eml_to_text, "msg": _msg_to_text,
-             "ppt": _ppt_to_text}
+             "ppt": _ppt_to_text, "tiff": _tiff_to_text}
 
 
 def read_document(path: Path, doc_id: str | None = None, url: str | None = None, name: str | None = None) -> Document:
