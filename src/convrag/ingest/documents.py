@@ -1235,8 +1235,8 @@ def _xls_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
             if sheet.visibility != 0:  # hidden, or "very hidden" (only a macro shows it)
                 continue
             filled += sheet.nrows * sheet.ncols
-            if filled > MAX_ODS_CELLS:
-                raise DataFormatError(path, f"not read: it holds more than {MAX_ODS_CELLS:,} cells; save the sheets that "
+            if filled > MAX_SHEET_CELLS:
+                raise DataFormatError(path, f"not read: it holds more than {MAX_SHEET_CELLS:,} cells; save the sheets that "
                                             "matter as .csv")
             rows = [[_xls_cell(cell, book.datemode) for cell in sheet.row(r)] for r in range(sheet.nrows)]
             table = _table_lines(rows)
@@ -1638,9 +1638,10 @@ def _odt_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
 #: the most times a repeated spreadsheet row or cell that holds something is read: a sheet's unused
 #: rows and columns are one element repeated up to a million times, and a filled one is rarely repeated
 _ODS_MAX_REPEAT = 1000
-#: the most filled cells a spreadsheet is read to, repeats counted: a few kilobytes of XML can claim a
-#: row of a thousand filled cells repeated a thousand times, and the workbook is refused past this
-MAX_ODS_CELLS = 2_000_000
+#: the most filled cells a workbook is read to (an .ods, repeats counted, and an .xls): a few kilobytes of
+#: an .ods's XML can claim a row of a thousand filled cells repeated a thousand times, and the workbook is
+#: refused past this
+MAX_SHEET_CELLS = 2_000_000
 
 
 def _ods_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
@@ -1668,8 +1669,8 @@ def _ods_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
             cells = cells[:max((i + 1 for i, cell in enumerate(cells) if cell), default=0)]
             times = _repeat(row, "rows") if cells else 1
             filled += len(cells) * times
-            if filled > MAX_ODS_CELLS:
-                raise DataFormatError(path, f"not read: it holds more than {MAX_ODS_CELLS:,} filled cells, repeats counted; save "
+            if filled > MAX_SHEET_CELLS:
+                raise DataFormatError(path, f"not read: it holds more than {MAX_SHEET_CELLS:,} filled cells, repeats counted; save "
                                             "the sheets that matter as .csv")
             rows += [cells] * times
         table = _table_lines(rows)
