@@ -540,6 +540,27 @@ def test_index_one_document_file(tmp_path: Path) -> None:
         assert str(refused.exception).startswith(f"{tmp_path / name}: {reason}"), refused.output
 
 
+def test_index_a_zip_archive_of_documents_and_still_a_zipped_beir_corpus(tmp_path: Path) -> None:
+    """A downloaded Drive folder or a Notion export is a .zip: "not a BEIR corpus ... nor a document". It is
+    read as one document of its files; a BEIR corpus zipped as .jsonl.zip is still read as a corpus."""
+    import zipfile
+
+    with zipfile.ZipFile(tmp_path / "export.zip", "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("Harbour/Fees.md", "# Fees\n\nA mooring costs 40 dollars a night.\n")
+        archive.writestr("Harbour/logo.png", b"\x89PNG")
+    store = str(tmp_path / "store")
+    result = runner.invoke(app, ["index", str(tmp_path / "export.zip"), "-c", "export", "--store", store, "--no-dense"])
+    assert result.exit_code == 0, result.output
+    found = runner.invoke(app, ["search", "mooring night", "-c", "export", "--store", store, "-r", "bm25", "-k", "1"])
+    assert "export-0-" in found.output and "A mooring costs 40 dollars a night." in found.output
+    with zipfile.ZipFile(tmp_path / "corpus.jsonl.zip", "w") as archive:
+        archive.write(write_jsonl(tmp_path / "corpus.jsonl", [{"_id": p.doc_id, "title": p.title, "text": p.text} for p in TINY]),
+                      "corpus.jsonl")
+    result = runner.invoke(app, ["index", str(tmp_path / "corpus.jsonl.zip"), "-c", "tiny", "--store", store, "--no-dense"])
+    assert result.exit_code == 0, result.output
+    assert runner.invoke(app, ["search", "passport renewal fee", "-c", "tiny", "--store", store, "-r", "bm25", "-k", "1"]).output.startswith("1. p2")
+
+
 def test_eval_measures_a_strategy_of_ones_own(tmp_path: Path) -> None:
     """Comparing one's own strategy with the built-in ones meant editing convrag's registry."""
     own = str(Path(__file__).parents[2] / "examples" / "previous_question.py") + ":PreviousQuestion"

@@ -1463,12 +1463,84 @@ def test_an_outlook_message_reads_as_the_mail_it_stands_for(tmp_path: Path) -> N
         read_document(tmp_path / "mail.msg")
 
 
+def test_a_zip_archive_reads_as_its_files_each_a_section(tmp_path: Path) -> None:
+    """A Google Drive folder downloaded, a Notion or Confluence export: a .zip of documents, "not a type
+    convrag reads". Each file of a type convrag reads is read as it is alone, under "File: its path", in
+    path order; pictures are named, hidden files and macOS's __MACOSX copies left out; a damaged member
+    is named with its reason and the others read."""
+    import zipfile
+
+    manual = read_document(_MADE / "made_by_pandoc" / "heatpump-manual.docx")
+    with zipfile.ZipFile(tmp_path / "export.zip", "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("Harbour/Winter/prices.csv", "Boat,Fee\nKayak,2\n")
+        archive.write(_MADE / "made_by_pandoc" / "heatpump-manual.docx", "Harbour/manual.docx")
+        archive.writestr("Harbour/logo.png", b"\x89PNG")
+        archive.writestr("Harbour/.DS_Store", b"\x00")
+        archive.writestr("__MACOSX/Harbour/._manual.docx", b"\x00")
+        archive.writestr("Harbour/notes.txt", "")
+        archive.writestr("Harbour/broken.pdf", b"%PDF-1.4 broken")
+    document = read_document(tmp_path / "export.zip")
+    assert document.title == "export"  # its file name, as a folder has no title
+    lines = document.text.split("\n")
+    assert lines[0] == "File: Harbour/Winter/prices.csv" and lines[1] == "Boat: Kayak | Fee: 2"
+    assert lines[2] == "File: Harbour/manual.docx" and "\n".join(lines[3:]).startswith(manual.text + "\n")
+    assert lines[-1] == ("Files not read: Harbour/broken.pdf (not a readable PDF (Failed to load document (PDFium: Data format "
+                         "error).)), Harbour/logo.png (not a type convrag reads), Harbour/notes.txt (empty)")
+    assert document.headings == (Heading(1, "File: Harbour/Winter/prices.csv"), Heading(1, "File: Harbour/manual.docx"),
+                                 *(Heading(h.level + 1, h.text) for h in manual.headings))
+    # an archive of nothing readable, one of more files than the bound, one that claims a bomb's size
+    with zipfile.ZipFile(tmp_path / "pictures.zip", "w") as archive:
+        archive.writestr("a.png", b"\x89PNG")
+    with pytest.raises(DataFormatError, match=r"pictures.zip: no file in it could be read: a.png \(not a type convrag reads\)"):
+        read_document(tmp_path / "pictures.zip")
+    with zipfile.ZipFile(tmp_path / "many.zip", "w") as archive:
+        for n in range(4):
+            archive.writestr(f"{n}.txt", "x")
+    documents.MAX_ARCHIVE_FILES, files = 3, documents.MAX_ARCHIVE_FILES
+    try:
+        with pytest.raises(DataFormatError, match="many.zip: not read: it holds more than 3 files"):
+            read_document(tmp_path / "many.zip")
+    finally:
+        documents.MAX_ARCHIVE_FILES = files
+    with zipfile.ZipFile(tmp_path / "bomb.zip", "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("zeros.txt", b"0" * (2 << 20))
+    documents.MAX_ARCHIVE_BYTES, most = 1 << 20, documents.MAX_ARCHIVE_BYTES
+    try:
+        with pytest.raises(DataFormatError, match="bomb.zip: not read: its documents unpack to more than 1 MB"):
+            read_document(tmp_path / "bomb.zip")
+    finally:
+        documents.MAX_ARCHIVE_BYTES = most
+    (tmp_path / "fake.zip").write_bytes(b"not a zip")
+    with pytest.raises(DataFormatError, match="fake.zip: not a readable zip archive"):
+        read_document(tmp_path / "fake.zip")
+
+
+def test_archives_nested_in_archives_are_read_three_deep_then_named(tmp_path: Path) -> None:
+    import io
+    import zipfile
+
+    from convrag.ingest.documents import MAX_NESTING
+
+    inner = b""
+    for level in range(6, -1, -1):
+        out = io.BytesIO()
+        with zipfile.ZipFile(out, "w") as archive:
+            archive.writestr(f"level{level}.txt", f"text of level {level}")
+            if inner:
+                archive.writestr(f"level{level + 1}.zip", inner)
+        inner = out.getvalue()
+    (tmp_path / "deep.zip").write_bytes(inner)
+    text = read_document(tmp_path / "deep.zip").text
+    assert [f"text of level {n}" in text for n in range(7)] == [n <= MAX_NESTING for n in range(7)]
+    assert f"level{MAX_NESTING + 1}.zip (an archive nested more than {MAX_NESTING} deep)" in text
+
+
 def test_mails_nested_in_mails_are_read_three_deep_then_named(tmp_path: Path) -> None:
     """A crafted mail nests mails thousands deep; each level is a file read again. Past three the
     nested mail is named with its reason, and the levels above are kept."""
     from email.message import EmailMessage
 
-    from convrag.ingest.documents import MAX_MAIL_DEPTH
+    from convrag.ingest.documents import MAX_NESTING
 
     mail = EmailMessage()
     mail["Subject"] = "level 6"
@@ -1481,8 +1553,8 @@ def test_mails_nested_in_mails_are_read_three_deep_then_named(tmp_path: Path) ->
         mail = outer
     (tmp_path / "deep.eml").write_bytes(bytes(mail))
     text = read_document(tmp_path / "deep.eml").text
-    assert [f"text of level {n}" in text for n in range(7)] == [n <= MAX_MAIL_DEPTH for n in range(7)]
-    assert f"Attachments not read: level {MAX_MAIL_DEPTH + 1}.eml (a mail nested more than {MAX_MAIL_DEPTH} deep)" in text
+    assert [f"text of level {n}" in text for n in range(7)] == [n <= MAX_NESTING for n in range(7)]
+    assert f"Attachments not read: level {MAX_NESTING + 1}.eml (a mail nested more than {MAX_NESTING} deep)" in text
 
 
 _MUTATE = """

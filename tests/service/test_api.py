@@ -112,6 +112,28 @@ def test_a_spreadsheet_s_table_and_a_slide_deck_are_uploaded_and_searched(client
     assert top("diesel hours")["title"] == "Fuel at the pier"
 
 
+def test_a_zip_archive_and_a_mail_are_uploaded_and_searched(client: httpx.Client) -> None:
+    """A Drive folder downloaded as .zip, and a mail with its attachment: "unsupported file type" at upload."""
+    import io
+    import zipfile
+    from email.message import EmailMessage
+
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("Harbour/fuel.md", "# Fuel at the pier\n\nDiesel is sold from 6 to 22.\n")
+    mail = EmailMessage()
+    mail["From"], mail["Subject"] = "ann@harbour.example", "Winter fees"
+    mail.set_content("The fees are attached.")
+    mail.add_attachment(b"Boat,Fee\nKayak,2\n", maintype="text", subtype="csv", filename="fees.csv")
+    assert client.post("/api/collections", json={"name": "harbour"}).status_code == 201
+    job = upload(client, "harbour", [("export.zip", out.getvalue()), ("fees.eml", bytes(mail))])
+    assert job["status"] == "succeeded", job
+    def top(query: str) -> dict:  # type: ignore[type-arg]
+        return client.post("/api/search", json={"collections": ["harbour"], "query": query, "k": 1}).json()["hits"][0]
+    assert top("diesel hours")["document_id"] == "export" and "Diesel is sold from 6 to 22." in top("diesel hours")["text"]
+    assert top("kayak fee")["document_id"] == "fees" and "Boat: Kayak | Fee: 2" in top("kayak fee")["text"]
+
+
 def test_conversation_turns_are_stored_with_citations_and_trace(client: httpx.Client, gov: str, llm: ScriptedLLM) -> None:
     conv = client.post("/api/conversations", json={"collections": ["gov"]}).json()
     turn = client.post(f"/api/conversations/{conv['id']}/messages", json={"question": "How much does passport renewal by mail cost?"})

@@ -191,6 +191,7 @@ def test_document_ids_stay_distinct_and_replace_only_the_same_name() -> None:
     ("old.odp", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1 a binary .ppt renamed", 40, "not_a_odp"),
     ("binary.txt", b"\x89PNG\r\n\x1a\n\x00\x00\xff\xfe" * 10, 100, "not_text"),
     ("scan.tif", b"\x89PNG\r\n\x1a\n\x00\x00\xff\xfe" * 10, 100, "not_a_tiff"),
+    ("export.zip", b"Rar!\x1a\x07\x00 a RAR archive renamed", 40, "not_a_zip"),
 ])
 def test_files_that_cannot_be_indexed_are_refused_at_upload(name: str, head: bytes, size: int, code: str) -> None:
     with pytest.raises(UploadError) as caught:
@@ -217,6 +218,7 @@ def test_readable_files_pass_the_content_check() -> None:
     check_content("a.msg", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", 9000)  # an Outlook message was "unsupported file type"
     check_content("a.tif", b"II*\x00\x08\x00\x00\x00", 9000)  # a scan, as a scanner or a fax program saves it
     check_content("a.tiff", b"MM\x00*\x00\x00\x00\x08", 9000)
+    check_content("a.zip", b"PK\x03\x04\x14\x00\x00\x00", 9000)  # a Drive folder downloaded, a Notion export
 
 
 @pytest.mark.parametrize("name, head, code, advice", [

@@ -28,7 +28,7 @@ from .output import snippet
 
 @app.command(rich_help_panel="Collections")
 def index(
-    source: Annotated[Path, typer.Argument(help="A BEIR corpus (.jsonl, .jsonl.gz, .jsonl.zip), a folder of .txt, .md, .rst, .html, .csv, .pdf, .docx, .odt, .ods, .odp, .rtf, .pptx, .xlsx, .epub, .doc, .xls, .ppt, .eml, .msg and .tif documents, or one such document.")],
+    source: Annotated[Path, typer.Argument(help="A BEIR corpus (.jsonl, .jsonl.gz, .jsonl.zip), a folder of .txt, .md, .rst, .html, .csv, .pdf, .docx, .odt, .ods, .odp, .rtf, .pptx, .xlsx, .epub, .doc, .xls, .ppt, .eml, .msg, .tif and .zip documents, or one such document.")],
     collection: Annotated[str, typer.Option("--collection", "-c", help="Name of the collection to create or update.")],
     store: StoreOpt = None,
     embedding_model: ModelOpt = "all-MiniLM-L6-v2",
@@ -71,7 +71,8 @@ def index(
     # the vectors are the same to 1e-6, so the collection is searched with the CPU model afterwards
     embedder = load_embedder(embedding_model, device=device, batch_size=16 if device == "cpu" else 128) if dense else None
     reporter = RichReporter()
-    documents = source.is_dir() or source.suffix.lower() in SUFFIXES  # else a BEIR corpus
+    corpus = source.name.lower().endswith((".jsonl", ".jsonl.gz", ".jsonl.zip"))  # a BEIR corpus, though .zip is an archive's suffix too
+    documents = source.is_dir() or (source.suffix.lower() in SUFFIXES and not corpus)
     tokenizer = (embedder or load_embedder(embedding_model)).tokenizer if documents else None
     if source.is_dir():
         skipped: list[str] = []
@@ -93,7 +94,7 @@ def index(
         if not passages:
             raise DataFormatError(source, no_text_reason(source))
     else:
-        if not source.name.lower().endswith((".jsonl", ".jsonl.gz", ".jsonl.zip")) and source.is_file():
+        if not corpus and source.is_file():
             raise DataFormatError(source, f"not a BEIR corpus (.jsonl, .jsonl.gz, .jsonl.zip) nor a document "
                                           f"({', '.join(sorted(SUFFIXES))})")
         empty: list[str] = []

@@ -31,7 +31,7 @@ from .hyphenation import BREAK, mend
 SUFFIXES = {".txt": "text", ".text": "text", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html", ".pdf": "pdf",
             ".docx": "docx", ".pptx": "pptx", ".xlsx": "xlsx", ".csv": "csv", ".tsv": "csv", ".epub": "epub",
             ".odt": "odt", ".ods": "ods", ".odp": "odp", ".rtf": "rtf", ".rst": "rst", ".doc": "doc", ".xls": "xls", ".eml": "eml", ".msg": "msg",
-            ".ppt": "ppt", ".tif": "tiff", ".tiff": "tiff"}
+            ".ppt": "ppt", ".tif": "tiff", ".tiff": "tiff", ".zip": "zip"}
 
 
 #: elements whose line breaks are the text's own (a browser keeps them)
@@ -1295,19 +1295,66 @@ def _doc_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
 
 #: the header fields an e-mail's text opens with: who wrote to whom, and when
 _MAIL_FIELDS = ("From", "To", "Cc", "Date")
-#: how deep mails attached to mails are read: a forwarded thread is a few deep, a crafted one thousands
-MAX_MAIL_DEPTH = 3
-_MAIL_DEPTH: contextvars.ContextVar[int] = contextvars.ContextVar("convrag_mail_depth", default=0)
+#: how deep files inside files are read (a mail attached to a mail, an archive in an archive): a
+#: forwarded thread is a few deep, a crafted file thousands
+MAX_NESTING = 3
+_NESTING: contextvars.ContextVar[int] = contextvars.ContextVar("convrag_nesting", default=0)
+#: the files that hold files
+_CONTAINERS = {".eml": "a mail", ".msg": "a mail", ".zip": "an archive"}
 
 
-class _Attachment(NamedTuple):
-    """An e-mail attachment read as the file it is: its name, and its text and headings as
-    :func:`read_document` reads them; ``reason`` instead says why it was not read."""
+class _Contained(NamedTuple):
+    """A file inside a file (an e-mail's attachment, an archive's member) read as the file it is: its
+    name, and its text and headings as :func:`read_document` reads them; ``reason`` instead says why
+    it was not read."""
 
     name: str
     text: str = ""
     headings: tuple[Heading, ...] = ()
     reason: str = ""
+
+
+def _read_contained(name: str, data: bytes) -> _Contained:
+    """A file inside a file, read as the file it is when convrag reads its type: it is written to a
+    private temporary file under its own suffix (the format follows the suffix, as for any file). A
+    type convrag does not read, a damaged file, and a mail or an archive nested past
+    :data:`MAX_NESTING` are named with the reason, not read, and do not stop the other files."""
+    import tempfile
+
+    suffix = Path(name).suffix.lower()
+    if suffix not in SUFFIXES:
+        return _Contained(name, reason="not a type convrag reads")
+    if not data:
+        return _Contained(name, reason="empty")
+    if suffix in _CONTAINERS and _NESTING.get() >= MAX_NESTING:
+        return _Contained(name, reason=f"{_CONTAINERS[suffix]} nested more than {MAX_NESTING} deep")
+    token = _NESTING.set(_NESTING.get() + 1)
+    try:
+        with tempfile.TemporaryDirectory(prefix="convrag-contained-") as folder:
+            file = Path(folder) / f"contained{suffix}"
+            file.write_bytes(data)
+            document = read_document(file, name=Path(name).name)
+    except DataFormatError as exc:
+        return _Contained(name, reason=exc.reason)
+    finally:
+        _NESTING.reset(token)
+    return _Contained(name, document.text, document.headings)
+
+
+def _sections(label: str, files: list[_Contained], lines: list[str], headings: list[Heading]) -> None:
+    """Each file read, as a section headed "{label}: its name" (its own headings a level below),
+    added to ``lines`` and ``headings``; then one line that names the others, each with its reason
+    (counted by reason where there are many: an archive's hundred pictures)."""
+    for file in files:
+        if file.text:
+            lines += [f"{label}: {file.name}", file.text]
+            headings += [Heading(1, f"{label}: {file.name}"), *(Heading(h.level + 1, h.text) for h in file.headings)]
+    unread = [file for file in files if not file.text]
+    if len(unread) > 10:
+        counted = Counter(file.reason for file in unread)
+        lines.append(f"{label}s not read: {len(unread)} (" + "; ".join(f"{n} {reason}" for reason, n in counted.most_common()) + ")")
+    elif unread:
+        lines.append(f"{label}s not read: " + ", ".join(f"{file.name} ({file.reason})" for file in unread))
 
 
 def _attached_mail(part: Any) -> bytes:
@@ -1344,41 +1391,77 @@ def _attachment_name(part: Any) -> str:
     return name or part.get_content_type()
 
 
-def _read_attachment(part: Any) -> _Attachment:
-    """One attachment of an e-mail, read as the file it is when convrag reads its type: a mail's
-    facts are often in the PDF or the spreadsheet attached to it, not its body. It is written to a
-    private temporary file under its own suffix (the format follows the suffix, as for any file); a
-    type convrag does not read, a damaged file and a mail nested past :data:`MAX_MAIL_DEPTH` are
-    named with the reason, not read, and do not stop the mail's other parts."""
-    import tempfile
-
+def _read_attachment(part: Any) -> _Contained:
+    """One attachment of an e-mail, read as the file it is (:func:`_read_contained`): a mail's facts
+    are often in the PDF or the spreadsheet attached to it, not its body."""
     try:
         name = _attachment_name(part)
         if part.get_content_type() == "message/rfc822":
-            data, suffix = _attached_mail(part), ".eml"
+            data = _attached_mail(part)  # a MIME mail, read as an .eml whatever its name says ("Fees.msg")
+            name = name if name.lower().endswith(".eml") else f"{Path(name).stem}.eml"
         else:
-            data, suffix = part.get_payload(decode=True), Path(name).suffix.lower()
+            data = part.get_payload(decode=True)
     except MemoryError:
         raise
     except Exception as exc:  # a base64 body cut short, a header no charset decodes
-        return _Attachment(part.get_filename() or part.get_content_type(), reason=f"it looks damaged ({type(exc).__name__})")
-    if suffix not in SUFFIXES:
-        return _Attachment(name, reason="not a type convrag reads")
-    if not data:
-        return _Attachment(name, reason="empty")
-    if suffix in (".eml", ".msg") and _MAIL_DEPTH.get() >= MAX_MAIL_DEPTH:
-        return _Attachment(name, reason=f"a mail nested more than {MAX_MAIL_DEPTH} deep")
-    token = _MAIL_DEPTH.set(_MAIL_DEPTH.get() + 1)
+        return _Contained(part.get_filename() or part.get_content_type(), reason=f"it looks damaged ({type(exc).__name__})")
+    return _read_contained(name, data or b"")
+
+
+#: the most files an archive is read to, and the most bytes its files of types convrag reads unpack to
+MAX_ARCHIVE_FILES = 10_000
+MAX_ARCHIVE_BYTES = 1 << 30
+
+
+def _zip_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
+    """The files of a zip archive (a Google Drive folder downloaded, a Notion or Confluence export, a
+    manual's HTML pages), read as a folder's are but as one document: each file of a type convrag
+    reads, in path order, a section headed "File: its path" (its own headings a level below), then
+    the others named with their reasons (an archive's pictures). Hidden files and macOS's
+    ``__MACOSX`` copies are left out. An archive of more than :data:`MAX_ARCHIVE_FILES` files, or
+    whose readable files claim more than :data:`MAX_ARCHIVE_BYTES` unpacked (a zip bomb claims
+    terabytes), is refused before anything is unpacked; zipfile unpacks no file past the size it
+    claims."""
+    import zipfile
+
     try:
-        with tempfile.TemporaryDirectory(prefix="convrag-attachment-") as folder:
-            file = Path(folder) / f"attachment{suffix}"
-            file.write_bytes(data)
-            document = read_document(file, name=name)
-    except DataFormatError as exc:
-        return _Attachment(name, reason=exc.reason)
-    finally:
-        _MAIL_DEPTH.reset(token)
-    return _Attachment(name, document.text, document.headings)
+        archive = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise DataFormatError(path, f"not a readable zip archive ({exc})") from None
+    with archive:
+        members = sorted((info for info in archive.infolist() if not info.is_dir()
+                          and not any(part.startswith(".") or part == "__MACOSX" for part in info.filename.split("/"))),
+                         key=lambda info: info.filename)
+        if len(members) > MAX_ARCHIVE_FILES:
+            raise DataFormatError(path, f"not read: it holds more than {MAX_ARCHIVE_FILES:,} files; unpack it and index the folder")
+        readable = [info for info in members if Path(info.filename).suffix.lower() in SUFFIXES]
+        if sum(info.file_size for info in readable) > MAX_ARCHIVE_BYTES:
+            raise DataFormatError(path, f"not read: its documents unpack to more than {MAX_ARCHIVE_BYTES >> 20:,} MB; "
+                                        "unpack it and index the folder")
+        files: list[_Contained] = []
+        for info in members:
+            name = readable_name(info.filename)
+            if info not in readable:
+                files.append(_Contained(name, reason="not a type convrag reads"))
+            elif info.flag_bits & 0x1:
+                files.append(_Contained(name, reason="locked by a password"))
+            else:
+                try:
+                    data = archive.read(info)
+                except MemoryError:
+                    raise
+                except Exception as exc:  # a damaged member: a bad CRC, data zlib cannot unpack, a method zipfile lacks
+                    files.append(_Contained(name, reason=f"it looks damaged ({type(exc).__name__})"))
+                    continue
+                files.append(_read_contained(name, data))
+    if not any(file.text for file in files):
+        raise DataFormatError(path, "no file in it could be read" + (f": {', '.join(f'{f.name} ({f.reason})' for f in files[:5])}"
+                                                                    + (f" and {len(files) - 5} more" if len(files) > 5 else "")
+                                                                    if files else " (it is empty)"))
+    lines: list[str] = []
+    headings: list[Heading] = []
+    _sections("File", files, lines, headings)
+    return "\n".join(lines), "", tuple(headings)
 
 
 def _eml_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
@@ -1441,14 +1524,7 @@ def _mail_to_text(message: Any, path: Path) -> tuple[str, str, tuple[Heading, ..
         raise DataFormatError(path, f"not a readable e-mail ({exc or type(exc).__name__})") from None
     if not any(message[name] for name in (*_MAIL_FIELDS, "Subject")):
         raise DataFormatError(path, "not an e-mail (no From, To, Date or Subject header)")
-    for attachment in attachments:
-        if attachment.text:
-            lines += [f"Attachment: {attachment.name}", attachment.text]
-            headings += [Heading(1, f"Attachment: {attachment.name}"),
-                         *(Heading(heading.level + 1, heading.text) for heading in attachment.headings)]
-    unread = [f"{attachment.name} ({attachment.reason})" for attachment in attachments if not attachment.text]
-    if unread:
-        lines.append("Attachments not read: " + ", ".join(unread))
+    _sections("Attachment", attachments, lines, headings)
     return (typeset_letters(whole_characters("\n".join(line for line in lines if line))), typeset_letters(subject),
             tuple(headings))
 
@@ -1966,13 +2042,13 @@ def _rtf_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
 _FORMAT_NAMES = {"pdf": "PDF", "docx": "Word document", "pptx": "PowerPoint deck", "xlsx": "Excel workbook", "epub": "EPUB book",
                  "odt": "OpenDocument text", "ods": "OpenDocument spreadsheet", "odp": "OpenDocument presentation",
                  "rtf": "RTF document", "doc": "Word 97-2003 document", "xls": "Excel 97-2003 workbook", "eml": "e-mail",
-                 "msg": "Outlook message", "tiff": "TIFF scan",
+                 "msg": "Outlook message", "tiff": "TIFF scan", "zip": "zip archive",
                  "ppt": "PowerPoint 97-2003 deck"}
 #: the formats read from a file by their own library rather than decoded as text
 _PACKAGES = {"pdf": _pdf_to_text, "docx": _docx_to_text, "pptx": _pptx_to_text, "xlsx": _xlsx_to_text, "epub": _epub_to_text,
              "odt": _odt_to_text, "ods": _ods_to_text, "odp": _odp_to_text, "rtf": _rtf_to_text, "doc": _doc_to_text,
              "xls": _xls_to_text, "eml": _eml_to_text, "msg": _msg_to_text,
-             "ppt": _ppt_to_text, "tiff": _tiff_to_text}
+             "ppt": _ppt_to_text, "tiff": _tiff_to_text, "zip": _zip_to_text}
 
 
 def read_document(path: Path, doc_id: str | None = None, url: str | None = None, name: str | None = None) -> Document:

@@ -139,6 +139,10 @@ def check_content(filename: str, head: bytes, size: int) -> None:
             raise UploadError(f"{filename!r} is not {what} {suffix} file (not a zip package{advice})", 415,
                               f"not_a_{suffix[1:]}")
         return
+    if suffix == ".zip":
+        if not head.startswith((b"PK\x03\x04", b"PK\x05\x06")):
+            raise UploadError(f"{filename!r} is not a zip archive (it does not start as one)", 415, "not_a_zip")
+        return
     if suffix in (".tif", ".tiff"):
         if not head.startswith((b"II*\x00", b"MM\x00*")):
             raise UploadError(f"{filename!r} is not a TIFF picture (it does not start as one)", 415, "not_a_tiff")

@@ -108,7 +108,7 @@ def router(limits: Limits) -> APIRouter:
     api = APIRouter(tags=["documents"])
 
     @api.post("/collections/{name}/documents", status_code=202, form_limits={"max_files": limits.max_upload_files})
-    async def upload_documents(name: str, files: list[UploadFile] = File(..., description="txt, md, rst, html, csv, tsv, pdf, docx, doc, odt, ods, odp, rtf, pptx, ppt, xlsx, xls, epub, eml, msg or tif files"),
+    async def upload_documents(name: str, files: list[UploadFile] = File(..., description="txt, md, rst, html, csv, tsv, pdf, docx, doc, odt, ods, odp, rtf, pptx, ppt, xlsx, xls, epub, eml, msg, tif or zip files"),
                                skip_refused: bool = Query(False, description="leave out the files the early checks refuse "
                                                           "(empty, not the type their suffix says, not text), listed under "
                                                           "'refused', instead of refusing the whole upload"),
