@@ -1113,10 +1113,15 @@ def test_a_folder_names_the_files_that_hold_no_text(tmp_path: Path) -> None:
     (tmp_path / "good.md").write_text("# Fees\n\nRenewal costs 130 dollars.")
     (tmp_path / "empty.txt").write_bytes(b"")
     (tmp_path / "blank.md").write_text("  \n\n")
-    (tmp_path / "scan.pdf").write_bytes(make_pdf([""], title="A scanned form"))  # a page with no text layer
+    (tmp_path / "scan.pdf").write_bytes(make_pdf([""], title="A scanned form"))  # a page with no text layer, and no picture
     skipped: list[str] = []
-    assert [d.doc_id for d in iter_documents(tmp_path, skipped)] == ["good"]
-    assert skipped == ["blank.md: no text", "empty.txt: no text", "scan.pdf: no text layer (scanned pages need OCR first)"]
+    counted: list[int] = []
+    assert [d.doc_id for d in iter_documents(tmp_path, skipped, advance=counted.append)] == ["good"]
+    assert skipped == ["blank.md: no text", "empty.txt: no text",
+                       "scan.pdf: no text (no text layer, and no words OCR could read in its pictures)"]
+    # a progress bar counts the files before they are read, and each one read or skipped
+    assert [p.name for p in documents.document_paths(tmp_path)] == ["blank.md", "empty.txt", "good.md", "scan.pdf"]
+    assert counted == [1, 1, 1, 1]
 
 
 def test_a_link_to_a_document_that_is_gone_is_named(tmp_path: Path) -> None:

@@ -53,7 +53,7 @@ def index(
     from ..index.collection import Collection, CollectionStore
     from ..index.windows import WindowSettings
     from ..ingest.chunking import chunk_documents
-    from ..ingest.documents import SUFFIXES, iter_documents, no_text_reason, read_document
+    from ..ingest.documents import SUFFIXES, document_paths, iter_documents, no_text_reason, read_document
 
     check_backend(backend, store)
     if not 0 <= overlap < max_tokens:  # refused before the embedding model loads (a ValueError traceback from the chunker, after it)
@@ -77,8 +77,9 @@ def index(
     if source.is_dir():
         skipped: list[str] = []
         unread: Counter[str] = Counter()
-        with reporter.stage(f"chunking documents under {source}"):
-            passages = list(chunk_documents(iter_documents(source, skipped, unread), tokenizer, max_tokens, overlap, structured))
+        # counted first, so the bar says how many files are left: a folder of scans read by OCR takes minutes
+        with reporter.stage(f"reading and chunking documents under {source}", total=len(document_paths(source))) as advance:
+            passages = list(chunk_documents(iter_documents(source, skipped, unread, advance), tokenizer, max_tokens, overlap, structured))
         for line in skipped:
             console.print(f"[yellow]skipped[/yellow] {escape(line)}", highlight=False)
         if unread:

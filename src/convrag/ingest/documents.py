@@ -16,7 +16,7 @@ import time
 import unicodedata
 import warnings
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -1441,7 +1441,7 @@ def _zip_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
         files: list[_Contained] = []
         for info in members:
             name = readable_name(info.filename)
-            if info not in readable:
+            if Path(info.filename).suffix.lower() not in SUFFIXES:
                 files.append(_Contained(name, reason="not a type convrag reads"))
             elif info.flag_bits & 0x1:
                 files.append(_Contained(name, reason="locked by a password"))
@@ -1466,12 +1466,12 @@ def _zip_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
 
 def _eml_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     """The text of an e-mail saved as a file (.eml, RFC 5322; what mail programs other than Outlook
-    save and export threads as): its sender, recipients and date, then its body, plain text where it has one (lines
-    its writer wrapped joined again), else its HTML read as a page is (an HTML mail is laid out in
-    tables: :func:`_unbox_layout_tables`), then each attachment of a type convrag reads, a section
-    headed by its name (its own headings a level below), then the names of those not read, each with
-    its reason. The title is its subject. Headers in RFC 2047 encoding ("=?UTF-8?B?...?=") read as
-    letters."""
+    save and export threads as): its sender, recipients and date, then its body, plain text where it
+    has one (lines its writer wrapped joined again), else its HTML read as a page is (an HTML mail is
+    laid out in tables: :func:`_unbox_layout_tables`), then each attachment of a type convrag reads,
+    a section headed by its name (its own headings a level below), then the names of those not read,
+    each with its reason. The title is its subject. Headers in RFC 2047 encoding ("=?UTF-8?B?...?=")
+    read as letters."""
     import email
     import email.policy
 
@@ -2115,8 +2115,10 @@ def _typeset(headings: tuple[Heading, ...]) -> tuple[Heading, ...]:
 
 
 def no_text_reason(path: Path) -> str:
-    """Why a document that reads holds nothing to index: a PDF without a text layer says so."""
-    return "no text layer (scanned pages need OCR first)" if path.suffix.lower() == ".pdf" else "no text"
+    """Why a document that reads holds nothing to index. A PDF's scanned pages are read by OCR (an
+    all-scanned PDF without OCR is refused with its own reason), so a PDF that gives no text has
+    neither a text layer nor words OCR could read in its pictures (blank pages, drawings, photos)."""
+    return "no text (no text layer, and no words OCR could read in its pictures)" if path.suffix.lower() == ".pdf" else "no text"
 
 
 def _walk(folder: Path, skipped: list[str] | None) -> list[Path]:
@@ -2143,7 +2145,14 @@ def _walk(folder: Path, skipped: list[str] | None) -> list[Path]:
     return sorted(entries)
 
 
-def iter_documents(folder: Path, skipped: list[str] | None = None, unread: Counter[str] | None = None) -> Iterator[Document]:
+def document_paths(folder: Path) -> list[Path]:
+    """The files under ``folder`` that :func:`iter_documents` reads, in its order: what a progress bar
+    counts before the reading begins (a folder of scans read by OCR takes minutes)."""
+    return [p for p in _walk(Path(folder), None) if p.is_file() and p.suffix.lower() in SUFFIXES]
+
+
+def iter_documents(folder: Path, skipped: list[str] | None = None, unread: Counter[str] | None = None,
+                   advance: Callable[[int], None] | None = None) -> Iterator[Document]:
     """Every supported file under ``folder``, in path order; ids are paths relative to the folder,
     without the suffix unless another document there has the same path but for its suffix.
     A file that cannot be read raises :class:`DataFormatError`, or, when ``skipped`` is given, is
@@ -2153,7 +2162,8 @@ def iter_documents(folder: Path, skipped: list[str] | None = None, unread: Count
     and so is a link to a document whose target is gone.
     ``unread``, when given, counts the files of other types by suffix, in the same walk of the
     folder: a user who put a .xlsx or .json there should hear that it was not indexed, not find it
-    missing later. Hidden files and folders (.git, .DS_Store) are left out of that count."""
+    missing later. Hidden files and folders (.git, .DS_Store) are left out of that count.
+    ``advance``, when given, is called with 1 after each file of :func:`document_paths`, read or not."""
     folder = Path(folder)
     if not folder.is_dir():
         raise DataFormatError(folder, "not a folder")
@@ -2185,6 +2195,9 @@ def iter_documents(folder: Path, skipped: list[str] | None = None, unread: Count
                 raise
             skipped.append(f"{shown}: {exc.reason}")
             continue
+        finally:
+            if advance is not None:
+                advance(1)
         if skipped is not None and not document.text.strip():
             skipped.append(f"{shown}: {no_text_reason(path)}")
             continue
