@@ -190,3 +190,25 @@ def test_a_heading_right_under_another_stays_with_it(embedder: Embedder) -> None
     assert len(passages) > 3
     for passage in passages:
         assert not passage.text.startswith("Fees of part") and not passage.text.endswith(tuple(f"Part {s}" for s in range(1, 6)))
+
+
+def test_no_passage_runs_from_one_file_of_an_archive_or_a_mail_into_the_next(embedder: Embedder, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A zip of two notes read as one document: the passage that began in the first file ran on into the
+    second and was titled by the first, so the second's words were cited by the first file's name."""
+    import zipfile
+
+    from convrag.ingest.documents import read_document
+
+    first = "# Moorings\n\n" + "Moorings are booked at the harbour office. " * 40
+    second = "# Fuel\n\nDiesel is sold from 6 to 22 at the pier.\n"
+    with zipfile.ZipFile(tmp_path / "notes.zip", "w") as archive:
+        archive.writestr("a-moorings.md", first)
+        archive.writestr("b-fuel.md", second)
+    document = read_document(tmp_path / "notes.zip")
+    passages = chunk_document(document, embedder.tokenizer)
+    fuel = [p for p in passages if "Diesel" in p.text]
+    assert len(fuel) == 1 and "Moorings" not in fuel[0].text and fuel[0].text.startswith("File: b-fuel.md")
+    assert all(not ("Moorings are booked" in p.text and "Diesel" in p.text) for p in passages)
+    # the same text with the file heading an ordinary one: a passage runs across it, as across any section
+    plain = Document("d", "notes", document.text, headings=tuple(h._replace(part=False) for h in document.headings))
+    assert any("Moorings are booked" in p.text and "Diesel" in p.text for p in chunk_document(plain, embedder.tokenizer))

@@ -1438,9 +1438,9 @@ def test_an_emails_attachments_are_read_as_sections_headed_by_their_names(tmp_pa
     assert lines[-6:] == ["Attachment: Winter prices.eml", "From: bob@harbour.example", "Prices below.",
                           "Attachment: prices.csv", "Boat: Kayak | Fee: 2",
                           "Attachments not read: unit.png (not a type convrag reads)"]
-    assert document.headings == (Heading(1, "Attachment: manual.docx"),
+    assert document.headings == (Heading(1, "Attachment: manual.docx", part=True),
                                  *(Heading(h.level + 1, h.text) for h in manual.headings),
-                                 Heading(1, "Attachment: Winter prices.eml"), Heading(2, "Attachment: prices.csv"))
+                                 Heading(1, "Attachment: Winter prices.eml", part=True), Heading(2, "Attachment: prices.csv", part=True))
     assert "E21" in document.text and document.title == "The heat pump"
 
 
@@ -1461,8 +1461,8 @@ def test_an_outlook_message_reads_as_the_mail_it_stands_for(tmp_path: Path) -> N
     assert lines[-7:] == ["Attachment: Winter prices.eml", "From: Bob Hart <bob@harbour.example>", "Prices below.",
                           "Attachment: prices.csv", "Boat: Kayak | Fee: 2", "Boat: Dinghy | Fee: 3",
                           "Attachments not read: unit.png (not a type convrag reads)"]
-    assert document.headings[0] == Heading(1, "Attachment: heatpump-manual.docx")
-    assert document.headings[-2:] == (Heading(1, "Attachment: Winter prices.eml"), Heading(2, "Attachment: prices.csv"))
+    assert document.headings[0] == Heading(1, "Attachment: heatpump-manual.docx", part=True)
+    assert document.headings[-2:] == (Heading(1, "Attachment: Winter prices.eml", part=True), Heading(2, "Attachment: prices.csv", part=True))
     (tmp_path / "mail.msg").write_bytes(b"From: ann@harbour.example\r\nSubject: Fees\r\n\r\nBoats pay 40.")
     with pytest.raises(DataFormatError, match="mail.msg: not an Outlook message"):
         read_document(tmp_path / "mail.msg")
@@ -1491,7 +1491,7 @@ def test_a_zip_archive_reads_as_its_files_each_a_section(tmp_path: Path) -> None
     assert lines[2] == "File: Harbour/manual.docx" and "\n".join(lines[3:]).startswith(manual.text + "\n")
     assert lines[-1] == ("Files not read: Harbour/broken.pdf (not a readable PDF (Failed to load document (PDFium: Data format "
                          "error).)), Harbour/logo.png (not a type convrag reads), Harbour/notes.txt (empty)")
-    assert document.headings == (Heading(1, "File: Harbour/Winter/prices.csv"), Heading(1, "File: Harbour/manual.docx"),
+    assert document.headings == (Heading(1, "File: Harbour/Winter/prices.csv", part=True), Heading(1, "File: Harbour/manual.docx", part=True),
                                  *(Heading(h.level + 1, h.text) for h in manual.headings))
     # an archive of nothing readable, one of more files than the bound, one that claims a bomb's size
     with zipfile.ZipFile(tmp_path / "pictures.zip", "w") as archive:

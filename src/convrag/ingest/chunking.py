@@ -244,7 +244,11 @@ def chunk_document(
         titles = [document.title] * len(spans)
     else:
         marks = heading_offsets(text, document.headings)
-        spans = structured_spans(text, offsets, max_tokens, overlap, [(where, where + len(h.text)) for where, h in marks])
+        headed = [(where, where + len(h.text)) for where, h in marks]
+        # each file of an archive or a mail is cut on its own: no passage runs from one file into the next
+        cuts = [0, *(where for where, h in marks if h.part and where > 0), len(text)]
+        spans = [span for begin, end in zip(cuts, cuts[1:])
+                 for span in structured_spans(text, [o for o in offsets if begin <= o[0] < end], max_tokens, overlap, headed)]
         titles = section_titles(document.title, marks, spans)
     return [
         Passage(doc_id=f"{document.doc_id}-{start}-{end}", text=text[start:end], title=title, url=document.url)

@@ -56,10 +56,13 @@ _CELLS = frozenset({"td", "th"})
 class Heading(NamedTuple):
     """A heading the document's own markup marks (an HTML ``h2``, a Markdown ``##``, a Word "Heading 2"
     paragraph, an OpenDocument ``text:h``), as the line it reads as in the document's text. ``level``
-    is 1 for the top headings; a title paragraph is 0."""
+    is 1 for the top headings; a title paragraph is 0. ``part``: the heading begins another file (an
+    archive's member, a mail's attachment), and no passage runs across it: a passage that ran from
+    one file into the next was cited by the first file's name for the second's words."""
 
     level: int
     text: str
+    part: bool = False
 
 
 @dataclass(frozen=True)
@@ -1348,7 +1351,7 @@ def _sections(label: str, files: list[_Contained], lines: list[str], headings: l
     for file in files:
         if file.text:
             lines += [f"{label}: {file.name}", file.text]
-            headings += [Heading(1, f"{label}: {file.name}"), *(Heading(h.level + 1, h.text) for h in file.headings)]
+            headings += [Heading(1, f"{label}: {file.name}", part=True), *(Heading(h.level + 1, h.text, h.part) for h in file.headings)]
     unread = [file for file in files if not file.text]
     if len(unread) > 10:
         counted = Counter(file.reason for file in unread)
@@ -2111,7 +2114,7 @@ def _first_heading(headings: Iterable[Heading]) -> str:
 
 def _typeset(headings: tuple[Heading, ...]) -> tuple[Heading, ...]:
     """The headings with their letters as the text's (:func:`typeset_letters`), so that each reads as its line."""
-    return tuple(Heading(h.level, typeset_letters(h.text)) for h in headings)
+    return tuple(h._replace(text=typeset_letters(h.text)) for h in headings)
 
 
 def no_text_reason(path: Path) -> str:
