@@ -132,3 +132,12 @@ def test_a_scan_saved_as_tiff_reads_page_by_page(tmp_path: Path, monkeypatch: py
     (tmp_path / "photo.tif").write_bytes(b"II*\x00 not a picture")
     with pytest.raises(DataFormatError, match="photo.tif: not a readable TIFF scan"):
         read_document(tmp_path / "photo.tif")
+
+
+def test_a_page_is_rendered_at_300_dpi_unless_that_would_be_billions_of_pixels() -> None:
+    """PDF allows pages 200 inches a side: at 300 dpi, 3.6 billion pixels, gigabytes to render."""
+    assert ocr.scale(595, 842) == pytest.approx(300 / 72)  # A4 in points
+    assert ocr.scale(1240, 1754, dpi=150) == pytest.approx(2.0)  # an A4 scan at 150 dpi, enlarged to 300
+    poster = ocr.scale(14400, 14400)
+    assert 14400 * poster * 14400 * poster == pytest.approx(ocr.MAX_PIXELS)
+    assert ocr.scale(2480, 3508, dpi=300) == pytest.approx(1.0)

@@ -542,7 +542,7 @@ def _scanned_pages(path: Path, pdf: Any, indexes: list[int], has_text: bool) -> 
     def render(index: int) -> bytes:
         page = pdf[index]
         try:
-            return _png(page.render(scale=ocr.DPI / 72, grayscale=True).to_pil())
+            return _png(page.render(scale=ocr.scale(*page.get_size()), grayscale=True).to_pil())
         finally:
             page.close()
 
@@ -614,8 +614,9 @@ def _tiff_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
                 image.seek(index)
                 frame = image.convert("L")
                 dpi = float((image.info.get("dpi") or (0, 0))[0] or 0)
-                if 0 < dpi < ocr.DPI:  # enlarged to the resolution Tesseract reads best: a 150 dpi grey scan, 4 words wrong -> 0
-                    frame = frame.resize((round(frame.width * ocr.DPI / dpi), round(frame.height * ocr.DPI / dpi)), Image.Resampling.LANCZOS)
+                factor = ocr.scale(frame.width, frame.height, dpi) if dpi > 0 else 1.0
+                if factor > 1:  # enlarged to the resolution Tesseract reads best: a 150 dpi grey scan, 4 words wrong -> 0
+                    frame = frame.resize((round(frame.width * factor), round(frame.height * factor)), Image.Resampling.LANCZOS)
                 return _png(frame)
 
             texts = _read_by_ocr(path, [functools.partial(render, index) for index in range(count)])
