@@ -50,3 +50,35 @@ def make_pdf(lines: list[str], title: str = "", in_form: bool = False, to_unicod
     out += "".join(f"{o:010d} 00000 n \n" for o in offsets).encode()
     out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R /Info 6 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
     return out
+
+
+def with_form(pdf: bytes, fields: list[dict[str, object]]) -> bytes:
+    """``pdf`` with a form (AcroForm) on its first page: each field a widget with the given entries
+    ("/FT", "/T", "/TU", "/V", "/AS"; strings for text, names for the rest, as pypdf writes them), a
+    box ("/FT": "/Btn") with the "/Yes" and "/Off" appearances a checkbox has."""
+    import io
+
+    from pypdf import PdfReader, PdfWriter
+    from pypdf.generic import ArrayObject, DictionaryObject, FloatObject, NameObject, StreamObject, TextStringObject
+
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(pdf)))
+
+    def empty() -> object:
+        stream = StreamObject()
+        stream._data = b""
+        return writer._add_object(stream)
+
+    refs = []
+    for i, entries in enumerate(fields):
+        widget = DictionaryObject({NameObject("/Type"): NameObject("/Annot"), NameObject("/Subtype"): NameObject("/Widget"),
+                                   NameObject("/Rect"): ArrayObject([FloatObject(v) for v in (100, 700 - 30 * i, 300, 720 - 30 * i)])})
+        for key, value in entries.items():
+            widget[NameObject(key)] = NameObject(value) if str(value).startswith("/") else TextStringObject(str(value))
+        if entries.get("/FT") == "/Btn":
+            widget[NameObject("/AP")] = DictionaryObject({NameObject("/N"): DictionaryObject({NameObject("/Yes"): empty(), NameObject("/Off"): empty()})})
+        refs.append(writer._add_object(widget))
+    writer.pages[0][NameObject("/Annots")] = ArrayObject(refs)
+    writer._root_object[NameObject("/AcroForm")] = DictionaryObject({NameObject("/Fields"): ArrayObject(refs)})
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()

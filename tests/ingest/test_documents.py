@@ -1468,6 +1468,24 @@ def test_an_outlook_message_reads_as_the_mail_it_stands_for(tmp_path: Path) -> N
         read_document(tmp_path / "mail.msg")
 
 
+def test_a_filled_pdf_form_reads_with_its_answers(tmp_path: Path) -> None:
+    """PDFium's text layer holds a form's printed questions, not what was typed into its fields: a filled
+    application read as its blank form. Each answer is a line, named by the field's tooltip, else by the
+    last part of its name; ticked boxes say yes; empty fields and unticked boxes are left out."""
+    from tests.pdfs import with_form
+
+    pdf = with_form(make_pdf(["Mooring application. Boat name: Owner: Length:"]), [
+        {"/FT": "/Tx", "/T": "topmostSubform[0].Page1[0].f1_01[0]", "/TU": "Boat name", "/V": "Sea Swallow"},
+        {"/FT": "/Tx", "/T": "form1[0].owner[0]", "/V": "Ann Lee"},
+        {"/FT": "/Tx", "/T": "length", "/V": ""},
+        {"/FT": "/Btn", "/T": "Winter berth", "/V": "/Yes", "/AS": "/Yes"},
+        {"/FT": "/Btn", "/T": "Electricity", "/V": "/Off", "/AS": "/Off"},
+    ])
+    (tmp_path / "application.pdf").write_bytes(pdf)
+    assert read_document(tmp_path / "application.pdf").text.split("\n") == [
+        "Mooring application. Boat name: Owner: Length:", "Boat name: Sea Swallow", "owner: Ann Lee", "Winter berth: yes"]
+
+
 def test_a_zip_archive_reads_as_its_files_each_a_section(tmp_path: Path) -> None:
     """A Google Drive folder downloaded, a Notion or Confluence export: a .zip of documents, "not a type
     convrag reads". Each file of a type convrag reads is read as it is alone, under "File: its path", in

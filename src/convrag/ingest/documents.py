@@ -486,6 +486,7 @@ def _pdf_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
         except pdfium.PdfiumError as exc:  # not a PDF, damaged past repair, or locked by a password
             raise DataFormatError(path, f"not a readable PDF ({exc})") from None
         try:
+            form = _pdf_form(pdf)
             for index in range(len(pdf)):
                 if _clock() > deadline:
                     raise DataFormatError(path, f"not read: its pages took more than {MAX_PDF_SECONDS:.0f} s to read, the "
@@ -497,6 +498,8 @@ def _pdf_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
                 text_page.close()
                 if _printed(pages[-1]) < SCANNED_PAGE_CHARACTERS and _has_picture(page):
                     scanned.append(index)
+                if form is not None:
+                    pages[-1] = "\n".join([pages[-1], *_form_lines(page, form)])
                 page.close()
             if scanned:
                 for index, text in zip(scanned, _scanned_pages(path, pdf, scanned, bool(_printed("".join(pages)))), strict=True):
@@ -512,6 +515,66 @@ def _pdf_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     text = _page_lines(pages)
     headings = tuple(heading for heading in outline if heading.text)
     return text, typeset_letters(whole_characters(own_title(title))), headings
+
+
+def _pdf_form(pdf: Any) -> Any:
+    """The form environment of a PDF with a form (AcroForm), else None: set up before any page is
+    loaded, as PDFium asks."""
+    import pypdfium2.raw as pdfium_c
+
+    if pdfium_c.FPDF_GetFormType(pdf.raw) == pdfium_c.FORMTYPE_NONE:
+        return None
+    pdf.init_forms()
+    return pdf.formenv.raw if pdf.formenv is not None else None
+
+
+#: the index of a field's part in an XFA-made name: "topmostSubform[0].Page1[0].f1_01[0]"
+_FIELD_INDEX = re.compile(r"\[\d+\]")
+
+
+def _form_lines(page: Any, form: Any) -> list[str]:
+    """A filled PDF form's answers on one page, a line each ("Boat name: Sea Swallow"): PDFium's text
+    layer holds the form's printed questions but not what was typed into its fields, so an application
+    or a claim read as its blank form. A field is named by its tooltip where it has one, else by the
+    last part of its name ("topmostSubform[0].Page1[0].f1_01[0]" says nothing); a ticked box or radio
+    button by its name and "yes" (a radio group by its chosen value); empty fields, buttons and
+    signatures are left out."""
+    import ctypes
+
+    import pypdfium2.raw as pdfium_c
+
+    def said(function: Any, annotation: Any) -> str:
+        size = function(form, annotation, None, 0)
+        if size <= 2:
+            return ""
+        buffer = ctypes.create_string_buffer(size)
+        function(form, annotation, ctypes.cast(buffer, ctypes.POINTER(pdfium_c.FPDF_WCHAR)), size)
+        return " ".join(buffer.raw[:size - 2].decode("utf-16-le", "replace").split())
+
+    lines: list[str] = []
+    seen: set[str] = set()
+    for index in range(pdfium_c.FPDFPage_GetAnnotCount(page.raw)):
+        annotation = pdfium_c.FPDFPage_GetAnnot(page.raw, index)
+        try:
+            if pdfium_c.FPDFAnnot_GetSubtype(annotation) != pdfium_c.FPDF_ANNOT_WIDGET:
+                continue
+            kind = pdfium_c.FPDFAnnot_GetFormFieldType(form, annotation)
+            name = said(pdfium_c.FPDFAnnot_GetFormFieldName, annotation)
+            label = said(pdfium_c.FPDFAnnot_GetFormFieldAlternateName, annotation) or _FIELD_INDEX.sub("", name).rsplit(".", 1)[-1]
+            if kind in (pdfium_c.FPDF_FORMFIELD_TEXTFIELD, pdfium_c.FPDF_FORMFIELD_COMBOBOX, pdfium_c.FPDF_FORMFIELD_LISTBOX):
+                value = said(pdfium_c.FPDFAnnot_GetFormFieldValue, annotation)
+            elif kind == pdfium_c.FPDF_FORMFIELD_CHECKBOX and pdfium_c.FPDFAnnot_IsChecked(form, annotation):
+                value = "yes"
+            elif kind == pdfium_c.FPDF_FORMFIELD_RADIOBUTTON and pdfium_c.FPDFAnnot_IsChecked(form, annotation):
+                value = said(pdfium_c.FPDFAnnot_GetFormFieldValue, annotation) or "yes"
+            else:
+                continue
+            if value and value != "Off" and name not in seen:
+                seen.add(name)
+                lines.append(f"{label}: {value}" if label else value)
+        finally:
+            pdfium_c.FPDFPage_CloseAnnot(annotation)
+    return lines
 
 
 def _printed(text: str) -> int:
