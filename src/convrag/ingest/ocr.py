@@ -30,14 +30,6 @@ DPI = 300
 #: the most pixels a page is rendered to: an A4 page at 300 dpi is 8.7 million, a poster-sized page
 #: (PDF allows 200 inches a side) would be billions, so it is rendered at what resolution this allows
 MAX_PIXELS = 40_000_000
-
-
-def scale(width: float, height: float, dpi: float = 72.0) -> float:
-    """How much to enlarge a page of ``width`` x ``height`` at ``dpi`` (72 for PDF points) for
-    Tesseract: to :data:`DPI`, or less where that would pass :data:`MAX_PIXELS`."""
-    wanted = DPI / dpi
-    room = (MAX_PIXELS / max(width * height, 1.0)) ** 0.5
-    return min(wanted, room)
 #: the longest one page is read for: a page of text takes about 2 s on one core
 PAGE_SECONDS = 120.0
 #: how to install Tesseract, said where a scanned PDF cannot be read without it
@@ -46,6 +38,14 @@ HOW_TO_INSTALL = "install Tesseract OCR (Debian and Ubuntu: apt install tesserac
 
 class OcrError(Exception):
     """Tesseract could not read a page (a language model not installed, the program failing)."""
+
+
+def scale(width: float, height: float, dpi: float = 72.0) -> float:
+    """How much to enlarge a page of ``width`` x ``height`` at ``dpi`` (72 for PDF points) for
+    Tesseract: to :data:`DPI`, or less where that would pass :data:`MAX_PIXELS`."""
+    wanted = DPI / dpi
+    room = (MAX_PIXELS / max(width * height, 1.0)) ** 0.5
+    return min(wanted, room)
 
 
 def languages() -> str:
