@@ -141,3 +141,14 @@ def test_a_page_is_rendered_at_300_dpi_unless_that_would_be_billions_of_pixels()
     poster = ocr.scale(14400, 14400)
     assert 14400 * poster * 14400 * poster == pytest.approx(ocr.MAX_PIXELS)
     assert ocr.scale(2480, 3508, dpi=300) == pytest.approx(1.0)
+
+
+def test_a_scanned_page_keeps_the_answers_of_a_form_filled_on_it(tmp_path: Path) -> None:
+    """A scanned form whose fields were then filled in on screen: the page read by OCR gave way to the
+    OCR text, and the typed answers went with its text layer."""
+    from tests.pdfs import with_form
+
+    scan = _scan(tmp_path / "scan.pdf", pages=[0])
+    (tmp_path / "filled.pdf").write_bytes(with_form(scan.read_bytes(), [{"/FT": "/Tx", "/T": "Owner", "/V": "Ann Lee"}]))
+    lines = read_document(tmp_path / "filled.pdf").text.split("\n")
+    assert lines[-1] == "Owner: Ann Lee" and "1. Safety" in lines

@@ -480,6 +480,7 @@ def _pdf_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     deadline = _clock() + MAX_PDF_SECONDS
     pages: list[str] = []
     scanned: list[int] = []
+    answers: list[list[str]] = []  # a filled form's, page by page
     with _PDFIUM:
         try:
             pdf = pdfium.PdfDocument(path)
@@ -498,12 +499,13 @@ def _pdf_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
                 text_page.close()
                 if _printed(pages[-1]) < SCANNED_PAGE_CHARACTERS and _has_picture(page):
                     scanned.append(index)
-                if form is not None:
-                    pages[-1] = "\n".join([pages[-1], *_form_lines(page, form)])
+                answers.append(_form_lines(page, form) if form is not None else [])
                 page.close()
             if scanned:
-                for index, text in zip(scanned, _scanned_pages(path, pdf, scanned, bool(_printed("".join(pages)))), strict=True):
+                has_text = bool(_printed("".join(pages))) or any(answers)
+                for index, text in zip(scanned, _scanned_pages(path, pdf, scanned, has_text), strict=True):
                     pages[index] = text
+            pages = ["\n".join([page, *lines]) for page, lines in zip(pages, answers, strict=True)]
             title = pdf.get_metadata_value("Title")
             outline = [Heading(item.level + 1, " ".join(item.get_title().split())) for item in pdf.get_toc(max_depth=9)]
         except (DataFormatError, MemoryError):
