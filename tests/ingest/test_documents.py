@@ -1538,6 +1538,22 @@ def test_a_zip_archive_reads_as_its_files_each_a_section(tmp_path: Path) -> None
         read_document(tmp_path / "fake.zip")
 
 
+def test_an_archives_file_names_in_utf8_without_the_flag_read_as_written(tmp_path: Path) -> None:
+    """macOS's Archive Utility writes UTF-8 names without the zip's UTF-8 flag; zipfile reads them as code
+    page 437, so the section of "Gebühren.md" was headed "File: Geb├╝hren.md"."""
+    import zipfile
+
+    with zipfile.ZipFile(tmp_path / "export.zip", "w") as archive:
+        archive.writestr("Gebühren.md", "# Gebühren\n\nEin Liegeplatz kostet 40 Euro.\n")
+    data = bytearray((tmp_path / "export.zip").read_bytes())
+    for signature, at in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):  # clear the UTF-8 flag, as such tools leave it
+        where = data.find(signature) + at
+        data[where:where + 2] = (int.from_bytes(data[where:where + 2], "little") & ~0x800).to_bytes(2, "little")
+    (tmp_path / "export.zip").write_bytes(bytes(data))
+    assert zipfile.ZipFile(tmp_path / "export.zip").namelist() != ["Gebühren.md"]  # as zipfile reads it
+    assert read_document(tmp_path / "export.zip").text.split("\n")[0] == "File: Gebühren.md"
+
+
 def test_archives_nested_in_archives_are_read_three_deep_then_named(tmp_path: Path) -> None:
     import io
     import zipfile

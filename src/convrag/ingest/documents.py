@@ -1482,6 +1482,19 @@ MAX_ARCHIVE_FILES = 10_000
 MAX_ARCHIVE_BYTES = 1 << 30
 
 
+def _member_name(info: Any) -> str:
+    """An archive member's name. zipfile reads a name without the UTF-8 flag as code page 437, the
+    format's first encoding; macOS's Archive Utility and many other tools write UTF-8 without the
+    flag, so "Gebühren.md" came out as "Geb├╝hren.md". Such a name is read as UTF-8 where its
+    bytes are UTF-8."""
+    if info.flag_bits & 0x800:
+        return info.filename
+    try:
+        return info.filename.encode("cp437").decode("utf-8")
+    except UnicodeError:
+        return info.filename
+
+
 def _zip_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     """The files of a zip archive (a Google Drive folder downloaded, a Notion or Confluence export, a
     manual's HTML pages), read as a folder's are but as one document: each file of a type convrag
@@ -1509,7 +1522,7 @@ def _zip_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
                                         "unpack it and index the folder")
         files: list[_Contained] = []
         for info in members:
-            name = readable_name(info.filename)
+            name = readable_name(_member_name(info))
             if Path(info.filename).suffix.lower() not in SUFFIXES:
                 files.append(_Contained(name, reason="not a type convrag reads"))
             elif info.flag_bits & 0x1:
