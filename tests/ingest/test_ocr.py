@@ -152,3 +152,14 @@ def test_a_scanned_page_keeps_the_answers_of_a_form_filled_on_it(tmp_path: Path)
     (tmp_path / "filled.pdf").write_bytes(with_form(scan.read_bytes(), [{"/FT": "/Tx", "/T": "Owner", "/V": "Ann Lee"}]))
     lines = read_document(tmp_path / "filled.pdf").text.split("\n")
     assert lines[-1] == "Owner: Ann Lee" and "1. Safety" in lines
+
+
+def test_each_scanned_page_read_is_told_to_whoever_listens(tmp_path: Path) -> None:
+    """A long scan is minutes of one file; the service's job says which page OCR is on."""
+    heard: list[tuple[int, int]] = []
+    token = ocr.page_progress.set(lambda done, total: heard.append((done, total)))
+    try:
+        read_document(_scan(tmp_path / "scan.pdf", pages=[0, 1]))
+    finally:
+        ocr.page_progress.reset(token)
+    assert heard == [(1, 2), (2, 2)]

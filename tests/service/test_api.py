@@ -4,6 +4,7 @@ real local model answers in ``test_browser.py`` and ``test_schema.py``."""
 
 from __future__ import annotations
 
+import io
 import json
 import threading
 import time
@@ -132,6 +133,32 @@ def test_a_zip_archive_and_a_mail_are_uploaded_and_searched(client: httpx.Client
         return client.post("/api/search", json={"collections": ["harbour"], "query": query, "k": 1}).json()["hits"][0]
     assert top("diesel hours")["document_id"] == "export" and "Diesel is sold from 6 to 22." in top("diesel hours")["text"]
     assert top("kayak fee")["document_id"] == "fees" and "Boat: Kayak | Fee: 2" in top("kayak fee")["text"]
+
+
+def test_a_scanned_pdf_is_uploaded_read_by_ocr_and_its_pages_shown_in_the_job(client: httpx.Client,
+                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A scan was "no text"; read by OCR it takes a second or two a page, and the job said nothing of it."""
+    import pypdfium2 as pdfium
+
+    from convrag.service.store import Store
+    from tests.ingest.test_ocr import MANUAL_PDF
+
+    source = pdfium.PdfDocument(MANUAL_PDF)
+    images = [source[i].render(scale=150 / 72, grayscale=True).to_pil().convert("L") for i in (0, 1)]
+    source.close()
+    out = io.BytesIO()
+    images[0].save(out, format="PDF", save_all=True, append_images=images[1:], resolution=150)
+    stages: list[str] = []
+    real = Store.update_job
+    monkeypatch.setattr(Store, "update_job", lambda self, job_id, **fields: (stages.append(fields["stage"]) if "stage" in fields else None,
+                                                                             real(self, job_id, **fields))[1])
+    assert client.post("/api/collections", json={"name": "scans"}).status_code == 201
+    job = upload(client, "scans", [("manual-scan.pdf", out.getvalue())])
+    assert job["status"] == "succeeded", job
+    assert "reading and chunking documents (manual-scan.pdf: page 2 of 2 read by OCR)" in stages
+    assert stages[stages.index("reading and chunking documents (manual-scan.pdf: page 2 of 2 read by OCR)") + 1] == "reading and chunking documents"
+    hits = client.post("/api/search", json={"collections": ["scans"], "query": "refrigerant R290 propane", "k": 1}).json()["hits"]
+    assert "The refrigerant is R290 (propane), which is flammable" in hits[0]["text"]
 
 
 def test_conversation_turns_are_stored_with_citations_and_trace(client: httpx.Client, gov: str, llm: ScriptedLLM) -> None:

@@ -646,6 +646,8 @@ def _read_by_ocr(path: Path, pages: list[Any]) -> list[str]:
                                             f"by OCR ({len(texts)} of {len(pages)} read); give it a text layer first "
                                             "(e.g. ocrmypdf) and index that")
             texts.append(text.replace("\f", "\n"))
+            if (hear := ocr.page_progress.get()) is not None:
+                hear(len(texts), len(pages))
     except ocr.OcrError as exc:
         raise DataFormatError(path, f"its scanned pages could not be read by OCR: {exc}") from None
     return texts

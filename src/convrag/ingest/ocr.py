@@ -15,6 +15,7 @@ turns OCR off. Without Tesseract, a scanned PDF is skipped with a reason that sa
 
 from __future__ import annotations
 
+import contextvars
 import os
 import shutil
 import subprocess
@@ -34,6 +35,10 @@ MAX_PIXELS = 40_000_000
 PAGE_SECONDS = 120.0
 #: how to install Tesseract, said where a scanned PDF cannot be read without it
 HOW_TO_INSTALL = "install Tesseract OCR (Debian and Ubuntu: apt install tesseract-ocr; macOS: brew install tesseract)"
+
+#: who hears of each scanned page read, with the pages read so far and the document's scanned pages:
+#: a long scan is minutes of one file, and the service's job says which page it is on
+page_progress: contextvars.ContextVar[Callable[[int, int], None] | None] = contextvars.ContextVar("convrag_ocr_progress", default=None)
 
 
 class OcrError(Exception):

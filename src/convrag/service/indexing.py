@@ -217,7 +217,8 @@ class Indexer:
         with reporter.stage("reading and chunking documents", total=len(job["files"])) as advance:
             for f in job["files"]:
                 try:
-                    passages = self._chunked(name, folder / f["stored"], f, embedder)
+                    with self._pages_reported(job_id, f.get("original") or f["filename"]):
+                        passages = self._chunked(name, folder / f["stored"], f, embedder)
                 except ConvragError as exc:
                     skipped.append(f"{f.get('original') or f['filename']}: {self.public_error(exc, job)}")
                     advance(1)
@@ -268,6 +269,27 @@ class Indexer:
         log.info("indexing job %s: collection %s now %d passage(s), %d document(s) from convrag index (%d gone) in %.1f s",
                  job_id, name, built.passages, len(documents), len(removed), time.monotonic() - began)
         self.on_change(name)
+
+    @contextmanager
+    def _pages_reported(self, job_id: str, shown: str) -> Iterator[None]:
+        """While one file is read: the job's stage says which of its scanned pages OCR is on (at most
+        once a second), since a long scan is minutes of one file; then the stage is the files' again."""
+        from ..ingest import ocr
+
+        last = [0.0]
+
+        def hear(done: int, total: int) -> None:
+            if time.monotonic() - last[0] >= 1.0 or done == total:
+                last[0] = time.monotonic()
+                self.store.update_job(job_id, stage=f"reading and chunking documents ({shown}: page {done} of {total} read by OCR)")
+
+        token = ocr.page_progress.set(hear)
+        try:
+            yield
+        finally:
+            ocr.page_progress.reset(token)
+            if last[0]:
+                self.store.update_job(job_id, stage="reading and chunking documents")
 
     def _chunked(self, name: str, path: Path, f: dict[str, Any], embedder: Embedder) -> list[Passage]:
         """The passages of one uploaded file, as a document of collection ``name``."""
