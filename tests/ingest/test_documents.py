@@ -1554,6 +1554,24 @@ def test_an_archives_file_names_in_utf8_without_the_flag_read_as_written(tmp_pat
     assert read_document(tmp_path / "export.zip").text.split("\n")[0] == "File: Gebühren.md"
 
 
+def test_an_archive_member_packed_with_a_method_zipfile_lacks_is_named_with_advice(tmp_path: Path) -> None:
+    """Windows packs large files with Deflate64, which zipfile cannot unpack: "it looks damaged (NotImplementedError)"."""
+    import zipfile
+
+    with zipfile.ZipFile(tmp_path / "export.zip", "w") as archive:
+        archive.writestr("big.md", "# Big\n\nPacked with Deflate64.\n")
+        archive.writestr("small.md", "# Small\n\nStored.\n")
+    data = bytearray((tmp_path / "export.zip").read_bytes())
+    for signature, at in ((b"PK\x03\x04", 8), (b"PK\x01\x02", 10)):  # the first member's method: 9, Deflate64
+        where = data.find(signature) + at
+        data[where:where + 2] = (9).to_bytes(2, "little")
+    (tmp_path / "export.zip").write_bytes(bytes(data))
+    lines = read_document(tmp_path / "export.zip").text.split("\n")
+    assert lines[:3] == ["File: small.md", "Small", "Stored."]
+    assert lines[-1] == ("Files not read: big.md (packed with a method Python's zipfile cannot unpack (9); unpack the archive "
+                         "and index the folder)")
+
+
 def test_archives_nested_in_archives_are_read_three_deep_then_named(tmp_path: Path) -> None:
     import io
     import zipfile

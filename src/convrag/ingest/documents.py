@@ -1532,6 +1532,10 @@ def _zip_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
             else:
                 try:
                     data = archive.read(info)
+                except NotImplementedError:  # Deflate64 (Windows's for large files), PPMd, a method of zipfile's future
+                    files.append(_Contained(name, reason=f"packed with a method Python's zipfile cannot unpack ({info.compress_type}); "
+                                                         "unpack the archive and index the folder"))
+                    continue
                 except MemoryError:
                     raise
                 except Exception as exc:  # a damaged member: a bad CRC, data zlib cannot unpack, a method zipfile lacks
