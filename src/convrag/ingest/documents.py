@@ -580,15 +580,35 @@ def _form_lines(page: Any, form: Any) -> list[str]:
 
 
 def _printed(text: str) -> int:
-    """How many characters of ``text`` print (all but white space)."""
-    return sum(not c.isspace() for c in text)
+    """How many characters of ``text`` print (all but white space). Counted in C, not a character at
+    a time: a page of 1.6 million characters took half a second to count, and the slow-PDF stress
+    input four times as long to read (tools/ingest_stress.py)."""
+    return len("".join(text.split()))
+
+
+#: the most drawing objects of a page looked through for a picture: a scan draws its page picture
+#: among its first few; a crafted page of 150,000 text objects took a second to look through whole
+PICTURE_SEARCH_OBJECTS = 2000
 
 
 def _has_picture(page: Any) -> bool:
-    """Whether a PDF page draws an image, itself or inside a form it draws (where scanners put it)."""
+    """Whether a PDF page draws an image among its first :data:`PICTURE_SEARCH_OBJECTS` objects,
+    itself or inside a form it draws (where some scanners put it). Read through PDFium's own calls:
+    pypdfium2's object list wraps every object in Python first."""
     import pypdfium2.raw as pdfium_c
 
-    return next(iter(page.get_objects(filter=(pdfium_c.FPDF_PAGEOBJ_IMAGE,), max_depth=3)), None) is not None
+    def pictured(count: int, get: Callable[[int], Any], depth: int) -> bool:
+        for index in range(min(count, PICTURE_SEARCH_OBJECTS)):
+            thing = get(index)
+            kind = pdfium_c.FPDFPageObj_GetType(thing)
+            if kind == pdfium_c.FPDF_PAGEOBJ_IMAGE:
+                return True
+            if kind == pdfium_c.FPDF_PAGEOBJ_FORM and depth < 3 and pictured(
+                    pdfium_c.FPDFFormObj_CountObjects(thing), functools.partial(pdfium_c.FPDFFormObj_GetObject, thing), depth + 1):
+                return True
+        return False
+
+    return pictured(pdfium_c.FPDFPage_CountObjects(page.raw), functools.partial(pdfium_c.FPDFPage_GetObject, page.raw), 0)
 
 
 def _scanned_pages(path: Path, pdf: Any, indexes: list[int], has_text: bool) -> list[str]:
