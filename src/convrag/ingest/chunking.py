@@ -246,9 +246,10 @@ def chunk_document(
         marks = heading_offsets(text, document.headings)
         headed = [(where, where + len(h.text)) for where, h in marks]
         # each file of an archive or a mail is cut on its own: no passage runs from one file into the next
-        cuts = [0, *(where for where, h in marks if h.part and where > 0), len(text)]
-        spans = [span for begin, end in zip(cuts, cuts[1:])
-                 for span in structured_spans(text, [o for o in offsets if begin <= o[0] < end], max_tokens, overlap, headed)]
+        starts = [a for a, _ in offsets]
+        cuts = [0, *(bisect.bisect_left(starts, where) for where, h in marks if h.part and where > 0), len(offsets)]
+        spans = [span for first, last in zip(cuts, cuts[1:])
+                 for span in structured_spans(text, offsets[first:last], max_tokens, overlap, headed)]
         titles = section_titles(document.title, marks, spans)
     return [
         Passage(doc_id=f"{document.doc_id}-{start}-{end}", text=text[start:end], title=title, url=document.url)
