@@ -502,7 +502,7 @@ def _pdf_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
                 answers.append(_form_lines(page, form) if form is not None else [])
                 page.close()
             if scanned:
-                has_text = bool(_printed("".join(pages))) or any(answers)
+                has_text = any(map(_printed, pages)) or any(answers)
                 for index, text in zip(scanned, _scanned_pages(path, pdf, scanned, has_text), strict=True):
                     pages[index] = text
             pages = ["\n".join([page, *lines]) for page, lines in zip(pages, answers, strict=True)]
@@ -580,9 +580,8 @@ def _form_lines(page: Any, form: Any) -> list[str]:
 
 
 def _printed(text: str) -> int:
-    """How many characters of ``text`` print (all but white space). Counted in C, not a character at
-    a time: a page of 1.6 million characters took half a second to count, and the slow-PDF stress
-    input four times as long to read (tools/ingest_stress.py)."""
+    """How many characters of ``text`` print (all but white space), counted in C, not a character at
+    a time (a crafted page holds 1.6 million)."""
     return len("".join(text.split()))
 
 
@@ -1471,15 +1470,18 @@ def _attached_mail(part: Any) -> bytes:
 def _attachment_name(part: Any) -> str:
     """The name an attachment goes by: its file name (the last part of a path some mailers send), an
     attached mail's subject where its name says nothing (Outlook names it by its subject; a writer
-    may call it "attachment.bin"), or its content type."""
+    may call it "attachment.bin"), or its content type. An attached mail's name ends in .eml, the
+    format it is read in."""
     import email.parser
     import email.policy
 
     name = (part.get_filename() or "").replace("\\", "/").rsplit("/", 1)[-1].strip()
-    if part.get_content_type() == "message/rfc822" and not name.lower().endswith((".eml", ".msg")):
-        inner = email.parser.BytesHeaderParser(policy=email.policy.default).parsebytes(_attached_mail(part))
-        name = f"{' '.join(str(inner['Subject'] or 'forwarded message').split())}.eml"
-    return name or part.get_content_type()
+    if part.get_content_type() != "message/rfc822" or name.lower().endswith(".eml"):
+        return name or part.get_content_type()
+    if name.lower().endswith(".msg"):  # a MIME mail whatever its name says ("Fees.msg"): read as an .eml
+        return f"{Path(name).stem}.eml"
+    inner = email.parser.BytesHeaderParser(policy=email.policy.default).parsebytes(_attached_mail(part))
+    return f"{' '.join(str(inner['Subject'] or 'forwarded message').split())}.eml"
 
 
 def _read_attachment(part: Any) -> _Contained:
@@ -1487,11 +1489,7 @@ def _read_attachment(part: Any) -> _Contained:
     are often in the PDF or the spreadsheet attached to it, not its body."""
     try:
         name = _attachment_name(part)
-        if part.get_content_type() == "message/rfc822":
-            data = _attached_mail(part)  # a MIME mail, read as an .eml whatever its name says ("Fees.msg")
-            name = name if name.lower().endswith(".eml") else f"{Path(name).stem}.eml"
-        else:
-            data = part.get_payload(decode=True)
+        data = _attached_mail(part) if part.get_content_type() == "message/rfc822" else part.get_payload(decode=True)
     except MemoryError:
         raise
     except Exception as exc:  # a base64 body cut short, a header no charset decodes
@@ -1538,8 +1536,7 @@ def _zip_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
                          key=lambda info: info.filename)
         if len(members) > MAX_ARCHIVE_FILES:
             raise DataFormatError(path, f"not read: it holds more than {MAX_ARCHIVE_FILES:,} files; unpack it and index the folder")
-        readable = [info for info in members if Path(info.filename).suffix.lower() in SUFFIXES]
-        if sum(info.file_size for info in readable) > MAX_ARCHIVE_BYTES:
+        if sum(info.file_size for info in members if Path(info.filename).suffix.lower() in SUFFIXES) > MAX_ARCHIVE_BYTES:
             raise DataFormatError(path, f"not read: its documents unpack to more than {MAX_ARCHIVE_BYTES >> 20:,} MB; "
                                         "unpack it and index the folder")
         files: list[_Contained] = []
@@ -1558,14 +1555,15 @@ def _zip_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
                     continue
                 except MemoryError:
                     raise
-                except Exception as exc:  # a damaged member: a bad CRC, data zlib cannot unpack, a method zipfile lacks
+                except Exception as exc:  # a damaged member: a bad CRC, data zlib cannot unpack
                     files.append(_Contained(name, reason=f"it looks damaged ({type(exc).__name__})"))
                     continue
                 files.append(_read_contained(name, data))
+    if not files:
+        raise DataFormatError(path, "no file in it could be read (it is empty)")
     if not any(file.text for file in files):
-        raise DataFormatError(path, "no file in it could be read" + (f": {', '.join(f'{f.name} ({f.reason})' for f in files[:5])}"
-                                                                    + (f" and {len(files) - 5} more" if len(files) > 5 else "")
-                                                                    if files else " (it is empty)"))
+        named = ", ".join(f"{file.name} ({file.reason})" for file in files[:5])
+        raise DataFormatError(path, f"no file in it could be read: {named}" + (f" and {len(files) - 5} more" if len(files) > 5 else ""))
     lines: list[str] = []
     headings: list[Heading] = []
     _sections("File", files, lines, headings)

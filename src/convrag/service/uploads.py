@@ -113,6 +113,10 @@ _PACKAGES = {".docx": ("a Word", ".doc"), ".pptx": ("a PowerPoint", ".ppt"), ".x
 #: files in Office's binary formats (OLE compound files): what each is called, and its newer zip package
 _OLE = {".doc": ("a Word 97-2003", ".docx"), ".xls": ("an Excel 97-2003", ".xlsx"), ".ppt": ("a PowerPoint 97-2003", ".pptx"),
         ".msg": ("an Outlook message", None)}
+#: files known by their first bytes: the bytes each may start with, what it is called, the error's code
+_SIGNED = {".zip": ((b"PK\x03\x04", b"PK\x05\x06"), "a zip archive", "not_a_zip"),
+           ".tif": ((b"II*\x00", b"MM\x00*"), "a TIFF picture", "not_a_tiff"),
+           ".tiff": ((b"II*\x00", b"MM\x00*"), "a TIFF picture", "not_a_tiff")}
 #: the first header of a mail saved as text (.eml): "From: ...", "Received: ...", "Subject: ..."
 _MAIL_HEAD = re.compile(rb"[A-Za-z][A-Za-z0-9-]*: \S")
 
@@ -139,13 +143,10 @@ def check_content(filename: str, head: bytes, size: int) -> None:
             raise UploadError(f"{filename!r} is not {what} {suffix} file (not a zip package{advice})", 415,
                               f"not_a_{suffix[1:]}")
         return
-    if suffix == ".zip":
-        if not head.startswith((b"PK\x03\x04", b"PK\x05\x06")):
-            raise UploadError(f"{filename!r} is not a zip archive (it does not start as one)", 415, "not_a_zip")
-        return
-    if suffix in (".tif", ".tiff"):
-        if not head.startswith((b"II*\x00", b"MM\x00*")):
-            raise UploadError(f"{filename!r} is not a TIFF picture (it does not start as one)", 415, "not_a_tiff")
+    if suffix in _SIGNED:
+        signatures, what, code = _SIGNED[suffix]
+        if not head.startswith(signatures):
+            raise UploadError(f"{filename!r} is not {what} (it does not start as one)", 415, code)
         return
     if suffix in _OLE:
         if not head.startswith(OLE_MAGIC):

@@ -250,7 +250,7 @@ function uploadFiles(entries) {
     parts.at(-1).push(entry);
     bytes += size;
   }
-  uploadRun = { part: 0, parts: parts.length, indexed: 0, failed: 0, refused: [] };
+  uploadRun = newRun(parts.length);
   const sendPart = (index) => {
     uploadRun.part = index + 1;
     const form = new FormData();
@@ -260,9 +260,7 @@ function uploadFiles(entries) {
     const skipPart = (refused) => {
       uploadRun.refused.push(...refused);
       if (index + 1 < parts.length) { sendPart(index + 1); return; }
-      $("upload-status").textContent = `indexed ${uploadRun.indexed} file(s) in ${parts.length} of ${parts.length} uploads`
-        + (uploadRun.failed ? ` (${uploadRun.failed} failed)` : "") + uploadNote + refusedNote(uploadRun.refused);
-      uploadNote = ""; uploadRun = { part: 1, parts: 1, indexed: 0, failed: 0, refused: [] };
+      $("upload-status").textContent = partsIndexed() + endRun();
       refreshDocuments(name);
     };
     send("POST", `/api/collections/${encodeURIComponent(name)}/documents?skip_refused=true`, form, next,
@@ -274,8 +272,19 @@ function uploadFiles(entries) {
 // The server's upload limits, read when the page opens (its defaults until then).
 let uploadLimits = { max_upload_files: 2000, max_upload_bytes: 50_000_000 };
 api("/api/upload-limits").then((limits) => { uploadLimits = limits; }, () => { /* an older server: the defaults */ });
-// An upload sent in parts: which part is on its way, of how many, and the files indexed so far.
-let uploadRun = { part: 1, parts: 1, indexed: 0, failed: 0, refused: [] };
+// An upload sent in parts: which part is on its way, of how many, the files indexed so far, the parts
+// that failed, and the files the server refused.
+const newRun = (parts = 1) => ({ part: 1, parts, indexed: 0, failed: 0, refused: [] });
+let uploadRun = newRun();
+// What an upload sent in parts has done so far.
+const partsIndexed = () => `indexed ${uploadRun.indexed} file(s) in ${uploadRun.part} of ${uploadRun.parts} uploads`
+  + (uploadRun.failed ? ` (${uploadRun.failed} failed)` : "");
+// The end of an upload: what it left out, said; the next starts afresh.
+function endRun() {
+  const note = uploadNote + refusedNote(uploadRun.refused);
+  uploadNote = ""; uploadRun = newRun();
+  return note;
+}
 
 // A picked or dropped file with its path: inside the folder it came with, else its name.
 const withPath = (file, path) => ({ file, path: path || file.webkitRelativePath || file.name });
@@ -350,11 +359,9 @@ async function pollJob(id, onDone) {
     const more = uploadRun.part < uploadRun.parts;
     const what = job.source === "indexed" ? "brought in what convrag index built"
       : job.remove.length ? `removed ${job.remove.length} document(s)`
-      : uploadRun.parts > 1 ? `indexed ${uploadRun.indexed} file(s) in ${uploadRun.part} of ${uploadRun.parts} uploads`
-        + (uploadRun.failed ? ` (${uploadRun.failed} failed)` : "") : `indexed ${job.files.length} file(s)`;
+      : uploadRun.parts > 1 ? partsIndexed() : `indexed ${job.files.length} file(s)`;
     $("upload-status").textContent = (job.status === "succeeded" || uploadRun.parts > 1 ? what : "indexing failed")
-      + (more ? "…" : uploadNote + refusedNote(uploadRun.refused));
-    if (!more) { uploadNote = ""; uploadRun = { part: 1, parts: 1, indexed: 0, failed: 0, refused: [] }; }
+      + (more ? "…" : endRun());
     await loadCollections();
     if (onDone) await onDone(job);
     return;
