@@ -7,7 +7,13 @@ pictures alone, as a scanner saves one; ``--copies`` repeats the pages, for a lo
 time. Each scan is read with ``read_document`` and its words are compared with the manual's
 Markdown: the words it does not hold, and the seconds per page.
 
+``--type-sizes`` measures screenshots instead: the manual's words typed in DejaVu Sans (Pillow's own
+font where it is not installed) at each size in pixels, dark on light as a window shows them, read
+by Tesseract at the picture's own size and by :func:`convrag.ingest.ocr.read_picture`, which reads
+small type again enlarged; the words of the screenshot each misses.
+
     .venv/bin/python tools/ocr_check.py --dpi 150 200 --skew 0 1.5 --noise 0 0.002
+    .venv/bin/python tools/ocr_check.py --type-sizes 9 11 13 16 20
 """
 
 from __future__ import annotations
@@ -22,8 +28,9 @@ from collections import Counter
 from pathlib import Path
 
 import pypdfium2 as pdfium
-from PIL import Image
+from PIL import Image, ImageDraw, ImageFont
 
+from convrag.ingest import ocr
 from convrag.ingest.documents import read_document
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -51,13 +58,49 @@ def make_scan(path: Path, dpi: int, skew: float, noise: float, copies: int = 1, 
     return len(images)
 
 
+def make_screenshot(size: int, lines: int = 28) -> tuple[Image.Image, list[str]]:
+    """The manual's words typed at ``size`` pixels, 14 a line, as a grey picture; and those words."""
+    words = [w for w in MANUAL_MD.read_text(encoding="utf-8").split() if re.fullmatch(r"[A-Za-z]+[.,]?", w)][:14 * lines]
+    rows = [" ".join(words[i:i + 14]) for i in range(0, len(words), 14)]
+    try:
+        font: ImageFont.FreeTypeFont | ImageFont.ImageFont = ImageFont.truetype("DejaVuSans.ttf", size)
+    except OSError:
+        font = ImageFont.load_default(size)
+    step = round(size * 1.5)
+    picture = Image.new("L", (round(max(font.getlength(row) for row in rows)) + 20, step * len(rows) + 20), 250)
+    draw = ImageDraw.Draw(picture)
+    for i, row in enumerate(rows):
+        draw.text((10, 10 + i * step), row, fill=30, font=font)
+    return picture, [w.lower() for w in _WORD.findall(" ".join(rows))]
+
+
+def check_type_sizes(sizes: list[int]) -> None:
+    """Print, per type size, the words of a screenshot missed at its own size and by ``read_picture``."""
+    print("| type size (px) | words | word height (px) | missed at its own size | missed as read (enlarged) | seconds |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for size in sizes:
+        picture, shown = make_screenshot(size)
+        own = ocr.read_words(ocr.png(picture))
+        height = ocr._median([w.height for w in own if w.confidence >= ocr.MIN_CONFIDENCE])
+        start = time.perf_counter()
+        read = ocr.read_picture(picture)
+        seconds = time.perf_counter() - start
+        missed = [sum((Counter(shown) - Counter(w.lower() for w in _WORD.findall(text))).values())
+                  for text in (ocr.lay_out(own), read)]
+        print(f"| {size} | {len(shown)} | {height:.0f} | {missed[0]} | {missed[1]} | {seconds:.1f} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dpi", type=int, nargs="+", default=[150])
     parser.add_argument("--skew", type=float, nargs="+", default=[0.0])
     parser.add_argument("--noise", type=float, nargs="+", default=[0.0])
     parser.add_argument("--copies", type=int, default=1)
+    parser.add_argument("--type-sizes", type=int, nargs="*", help="measure screenshots typed at these sizes instead")
     args = parser.parse_args()
+    if args.type_sizes:
+        check_type_sizes(args.type_sizes)
+        return
     known = Counter(word.lower() for word in _WORD.findall(MANUAL_MD.read_text(encoding="utf-8")))
     print("| scan | pages | words read | not in the manual | seconds | seconds a page |")
     print("| --- | --- | --- | --- | --- | --- |")

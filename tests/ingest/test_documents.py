@@ -1422,7 +1422,7 @@ def test_an_emails_attachments_are_read_as_sections_headed_by_their_names(tmp_pa
     mail.set_content("The manual is attached.\n")
     mail.add_attachment((_MADE / "made_by_pandoc" / "heatpump-manual.docx").read_bytes(), maintype="application",
                         subtype="octet-stream", filename="C:\\Users\\ann\\manual.docx")  # a path, as some mailers send
-    mail.add_attachment(b"\x89PNG\r\n", maintype="image", subtype="png", filename="unit.png")
+    mail.add_attachment(b"GIF89a", maintype="image", subtype="gif", filename="unit.gif")
     forwarded = EmailMessage()
     forwarded["From"], forwarded["Subject"] = "bob@harbour.example", "Winter prices"
     forwarded.set_content("Prices below.\n")
@@ -1437,7 +1437,7 @@ def test_an_emails_attachments_are_read_as_sections_headed_by_their_names(tmp_pa
     assert "\n".join(lines[start + 1:]).startswith(manual.text + "\n")  # the Word file read as it is alone
     assert lines[-6:] == ["Attachment: Winter prices.eml", "From: bob@harbour.example", "Prices below.",
                           "Attachment: prices.csv", "Boat: Kayak | Fee: 2",
-                          "Attachments not read: unit.png (not a type convrag reads)"]
+                          "Attachments not read: unit.gif (not a type convrag reads)"]
     assert document.headings == (Heading(1, "Attachment: manual.docx", part=True),
                                  *(Heading(h.level + 1, h.text) for h in manual.headings),
                                  Heading(1, "Attachment: Winter prices.eml", part=True), Heading(2, "Attachment: prices.csv", part=True))
@@ -1460,7 +1460,8 @@ def test_an_outlook_message_reads_as_the_mail_it_stands_for(tmp_path: Path) -> N
     assert "\n".join(lines[start + 1:]).startswith(manual.text + "\n")
     assert lines[-7:] == ["Attachment: Winter prices.eml", "From: Bob Hart <bob@harbour.example>", "Prices below.",
                           "Attachment: prices.csv", "Boat: Kayak | Fee: 2", "Boat: Dinghy | Fee: 3",
-                          "Attachments not read: unit.png (not a type convrag reads)"]
+                          "Attachments not read: unit.png (not a readable picture: Pillow knows no picture format that "
+                          "starts as it does (damaged, or another kind of file))"]
     assert document.headings[0] == Heading(1, "Attachment: heatpump-manual.docx", part=True)
     assert document.headings[-2:] == (Heading(1, "Attachment: Winter prices.eml", part=True), Heading(2, "Attachment: prices.csv", part=True))
     (tmp_path / "mail.msg").write_bytes(b"From: ann@harbour.example\r\nSubject: Fees\r\n\r\nBoats pay 40.")
@@ -1489,15 +1490,24 @@ def test_a_filled_pdf_form_reads_with_its_answers(tmp_path: Path) -> None:
 def test_a_zip_archive_reads_as_its_files_each_a_section(tmp_path: Path) -> None:
     """A Google Drive folder downloaded, a Notion or Confluence export: a .zip of documents, "not a type
     convrag reads". Each file of a type convrag reads is read as it is alone, under "File: its path", in
-    path order; pictures are named, hidden files and macOS's __MACOSX copies left out; a damaged member
-    is named with its reason and the others read."""
+    path order; a picture is read by OCR (a photo of a notice); hidden files and macOS's __MACOSX copies are
+    left out; a damaged member and one of another type are named with their reasons and the others read."""
+    import io
     import zipfile
+
+    from PIL import Image, ImageDraw, ImageFont
+
+    notice = Image.new("RGB", (520, 60), "white")
+    ImageDraw.Draw(notice).text((10, 15), "Winter berths close on 1 November.", fill="black", font=ImageFont.load_default(24))
+    png = io.BytesIO()
+    notice.save(png, format="PNG")
 
     manual = read_document(_MADE / "made_by_pandoc" / "heatpump-manual.docx")
     with zipfile.ZipFile(tmp_path / "export.zip", "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("Harbour/Winter/prices.csv", "Boat,Fee\nKayak,2\n")
         archive.write(_MADE / "made_by_pandoc" / "heatpump-manual.docx", "Harbour/manual.docx")
-        archive.writestr("Harbour/logo.png", b"\x89PNG")
+        archive.writestr("Harbour/logo.gif", b"GIF89a")
+        archive.writestr("Harbour/notice.png", png.getvalue())
         archive.writestr("Harbour/.DS_Store", b"\x00")
         archive.writestr("__MACOSX/Harbour/._manual.docx", b"\x00")
         archive.writestr("Harbour/notes.txt", "")
@@ -1507,14 +1517,15 @@ def test_a_zip_archive_reads_as_its_files_each_a_section(tmp_path: Path) -> None
     lines = document.text.split("\n")
     assert lines[0] == "File: Harbour/Winter/prices.csv" and lines[1] == "Boat: Kayak | Fee: 2"
     assert lines[2] == "File: Harbour/manual.docx" and "\n".join(lines[3:]).startswith(manual.text + "\n")
+    assert lines[-3:-1] == ["File: Harbour/notice.png", "Winter berths close on 1 November."]
     assert lines[-1] == ("Files not read: Harbour/broken.pdf (not a readable PDF (Failed to load document (PDFium: Data format "
-                         "error).)), Harbour/logo.png (not a type convrag reads), Harbour/notes.txt (empty)")
+                         "error).)), Harbour/logo.gif (not a type convrag reads), Harbour/notes.txt (empty)")
     assert document.headings == (Heading(1, "File: Harbour/Winter/prices.csv", part=True), Heading(1, "File: Harbour/manual.docx", part=True),
-                                 *(Heading(h.level + 1, h.text) for h in manual.headings))
+                                 *(Heading(h.level + 1, h.text) for h in manual.headings), Heading(1, "File: Harbour/notice.png", part=True))
     # an archive of nothing readable, one of more files than the bound, one that claims a bomb's size
     with zipfile.ZipFile(tmp_path / "pictures.zip", "w") as archive:
-        archive.writestr("a.png", b"\x89PNG")
-    with pytest.raises(DataFormatError, match=r"pictures.zip: no file in it could be read: a.png \(not a type convrag reads\)"):
+        archive.writestr("a.gif", b"GIF89a")
+    with pytest.raises(DataFormatError, match=r"pictures.zip: no file in it could be read: a.gif \(not a type convrag reads\)"):
         read_document(tmp_path / "pictures.zip")
     with zipfile.ZipFile(tmp_path / "many.zip", "w") as archive:
         for n in range(4):

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pypdfium2 as pdfium
 import pytest
+from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
 from convrag.errors import DataFormatError
 from convrag.ingest import ocr
@@ -57,8 +58,8 @@ def test_only_the_scanned_pages_of_a_pdf_are_read_by_ocr_in_order(tmp_path: Path
     mixed.import_pages(pdfium.PdfDocument(MANUAL_PDF), [2])
     mixed.save(tmp_path / "mixed.pdf")
     read_pages: list[int] = []
-    real = ocr.read_image
-    monkeypatch.setattr(ocr, "read_image", lambda image: read_pages.append(len(image)) or real(image))
+    real = ocr.read_picture
+    monkeypatch.setattr(ocr, "read_picture", lambda picture: read_pages.append(picture.width) or real(picture))
     text = read_document(tmp_path / "mixed.pdf").text
     assert len(read_pages) == 1
     order = [text.find(s) for s in ("3. Where to place the outdoor unit", "4. The wall thermostat", "6. Domestic hot water",
@@ -163,3 +164,84 @@ def test_each_scanned_page_read_is_told_to_whoever_listens(tmp_path: Path) -> No
     finally:
         ocr.page_progress.reset(token)
     assert heard == [(1, 2), (2, 2)]
+
+
+def _screenshot(size: int, lines: int = 12) -> tuple[Image.Image, str]:
+    """A screenshot of the manual's sentences in ``size``-pixel type, dark on light as a window shows
+    them, and the text it shows."""
+    words = [w for w in MANUAL_MD.read_text().split() if re.fullmatch(r"[A-Za-z]+[.,]?", w)]
+    rows = [" ".join(words[i * 14:(i + 1) * 14]) for i in range(lines)]
+    font = ImageFont.load_default(size)
+    width = max(round(font.getlength(row)) for row in rows) + 20
+    picture = Image.new("RGB", (width, round(size * 1.6) * lines + 20), (248, 248, 248))
+    draw = ImageDraw.Draw(picture)
+    for i, row in enumerate(rows):
+        draw.text((10, 10 + i * round(size * 1.6)), row, fill=(40, 40, 40), font=font)
+    return picture, "\n".join(rows)
+
+
+def _gravel(seed: int = 2) -> Image.Image:
+    """A photo's texture without a word in it (gravel, grass): Tesseract's text output reads it as
+    "6G / Z / WA / HY AN ce! / NANG / ZY MEY"."""
+    import random
+
+    rng = random.Random(seed)
+    picture = Image.new("L", (900, 600), 200)
+    draw = ImageDraw.Draw(picture)
+    for _ in range(900 * 600 // 60):
+        x, y = rng.randrange(900), rng.randrange(600)
+        draw.line([(x, y), (x + rng.randrange(-8, 9), y + rng.randrange(-8, 9))], fill=rng.choice((20, 60, 120, 240)),
+                  width=rng.randrange(1, 3))
+    return picture.filter(ImageFilter.GaussianBlur(0.5))
+
+
+def test_a_screenshot_or_a_photo_of_text_reads_as_its_words(tmp_path: Path) -> None:
+    """A PNG or JPEG was "not a type convrag reads": a screenshot of an error message, a phone's
+    photo of a notice."""
+    for size, suffix in ((12, ".png"), (16, ".jpg"), (24, ".webp"), (16, ".bmp")):
+        picture, shown = _screenshot(size)
+        picture.save(tmp_path / f"shot{suffix}", quality=90)
+        read = _words(read_document(tmp_path / f"shot{suffix}").text)
+        assert sum((_words(shown) - read).values()) <= 2, (size, suffix, _words(shown) - read)
+
+
+def test_small_type_is_read_enlarged(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tesseract lost 7 of 168 words of 12-pixel type (words 9 pixels high) read at its own size."""
+    picture, shown = _screenshot(12)
+    sizes: list[int] = []
+    real = ocr.png
+    monkeypatch.setattr(ocr, "png", lambda p: sizes.append(p.width) or real(p))
+    read = _words(ocr.read_picture(picture.convert("L")))
+    assert sizes[0] == picture.width and sizes[1] == round(picture.width * ocr.MAX_ENLARGEMENT)
+    assert sum((_words(shown) - read).values()) <= 1
+
+
+def test_a_photo_without_words_gives_no_text_not_guesses(tmp_path: Path) -> None:
+    _gravel().save(tmp_path / "path.jpg", quality=92)
+    assert len(ocr.read_words(ocr.png(_gravel()))) >= 5  # Tesseract's guesses, each unsure
+    assert read_document(tmp_path / "path.jpg").text == ""
+
+
+def test_a_photo_is_turned_as_the_camera_says_and_see_through_parts_are_white(tmp_path: Path) -> None:
+    """A phone stores an upright photo sideways with an EXIF tag that says so; a PNG's see-through
+    background turned black around black type."""
+    picture, shown = _screenshot(18, lines=6)
+    sideways = picture.transpose(Image.Transpose.ROTATE_90)  # what the sensor saw
+    exif = Image.Exif()
+    exif[0x0112] = 6  # Orientation: turn 90 degrees clockwise to show
+    sideways.save(tmp_path / "notice.jpg", exif=exif, quality=92)
+    assert sum((_words(shown) - _words(read_document(tmp_path / "notice.jpg").text)).values()) <= 2
+    see_through = Image.new("RGBA", picture.size, (0, 0, 0, 0))
+    see_through.paste((0, 0, 0, 255), mask=picture.convert("L").point(lambda v: 255 if v < 128 else 0))
+    see_through.save(tmp_path / "label.png")
+    assert sum((_words(shown) - _words(read_document(tmp_path / "label.png").text)).values()) <= 2
+
+
+def test_a_picture_without_ocr_or_not_a_picture_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "broken.png").write_bytes(b"\x89PNG\r\n\x1a\n not a picture")
+    with pytest.raises(DataFormatError, match="broken.png: not a readable picture"):
+        read_document(tmp_path / "broken.png")
+    _screenshot(16)[0].save(tmp_path / "shot.png")
+    monkeypatch.setattr(ocr, "tesseract", lambda: None)
+    with pytest.raises(DataFormatError, match=r"shot.png: it is a picture, and no OCR program is installed"):
+        read_document(tmp_path / "shot.png")

@@ -31,7 +31,8 @@ from .hyphenation import BREAK, mend
 SUFFIXES = {".txt": "text", ".text": "text", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html", ".pdf": "pdf",
             ".docx": "docx", ".pptx": "pptx", ".xlsx": "xlsx", ".csv": "csv", ".tsv": "csv", ".epub": "epub",
             ".odt": "odt", ".ods": "ods", ".odp": "odp", ".rtf": "rtf", ".rst": "rst", ".doc": "doc", ".xls": "xls", ".eml": "eml", ".msg": "msg",
-            ".ppt": "ppt", ".tif": "tiff", ".tiff": "tiff", ".zip": "zip"}
+            ".ppt": "ppt", ".tif": "tiff", ".tiff": "tiff", ".zip": "zip", ".png": "picture", ".jpg": "picture", ".jpeg": "picture",
+            ".webp": "picture", ".bmp": "picture"}
 
 
 #: elements whose line breaks are the text's own (a browser keeps them)
@@ -623,23 +624,14 @@ def _scanned_pages(path: Path, pdf: Any, indexes: list[int], has_text: bool) -> 
             return [""] * len(indexes)
         raise _no_ocr(path, f"its {len(indexes)} page(s) are scanned pictures without a text layer")
 
-    def render(index: int) -> bytes:
+    def render(index: int) -> Any:
         page = pdf[index]
         try:
-            return _png(page.render(scale=ocr.scale(*page.get_size()), grayscale=True).to_pil())
+            return page.render(scale=ocr.scale(*page.get_size()), grayscale=True).to_pil()
         finally:
             page.close()
 
     return _read_by_ocr(path, [functools.partial(render, index) for index in indexes])
-
-
-def _png(image: Any) -> bytes:
-    """A picture as PNG bytes, for Tesseract (fast to write: OCR, not storage)."""
-    import io
-
-    out = io.BytesIO()
-    image.save(out, format="PNG", compress_level=1)
-    return out.getvalue()
 
 
 def _no_ocr(path: Path, what: str) -> DataFormatError:
@@ -652,7 +644,7 @@ def _no_ocr(path: Path, what: str) -> DataFormatError:
 
 
 def _read_by_ocr(path: Path, pages: list[Any]) -> list[str]:
-    """The text of scanned pages (``pages``: each a function that renders one to PNG), read by OCR
+    """The text of scanned pages (``pages``: each a function that renders one to a picture), read by OCR
     in order within :data:`MAX_OCR_SECONDS`; Tesseract's failure is the file's :class:`DataFormatError`."""
     from . import ocr
 
@@ -683,30 +675,63 @@ def _page_lines(pages: list[str]) -> str:
 
 def _tiff_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     """A scanned document saved as TIFF (what scanners and fax programs save, a page per frame),
-    read by OCR page by page (:mod:`.ocr`) as a scanned PDF is. Pillow opens it, and refuses a
-    picture so large it would fill the memory (its decompression-bomb check)."""
-    from PIL import Image
+    read by OCR page by page (:mod:`.ocr`) as a scanned PDF is. A frame scanned at less than 300 dpi
+    is enlarged to it, as Tesseract reads best there: a grey 150 dpi scan went from 4 words wrong to 0."""
+    return _pictures_to_text(path, every_frame=True)
+
+
+def _picture_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
+    """A picture (PNG, JPEG, WebP, BMP): a screenshot, a phone's photo of a notice or a receipt,
+    read by OCR. Its first frame only (an animated WebP's others are the same picture moving), turned
+    as the camera's EXIF orientation says (a phone stores a photo taken upright sideways, with that
+    tag). Its resolution tag is not trusted (a phone's photo says 72 dpi whatever it shows), so small
+    type is found by its height instead (:func:`.ocr.read_picture`). A photo without text gives none."""
+    return _pictures_to_text(path, every_frame=False)
+
+
+def _pictures_to_text(path: Path, every_frame: bool) -> tuple[str, str, tuple[Heading, ...]]:
+    """The text of a picture file's frames (every one, or the first), read by OCR. Pillow opens it,
+    and refuses a picture so large it would fill the memory (its decompression-bomb check)."""
+    from PIL import Image, ImageOps, UnidentifiedImageError
 
     from . import ocr
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # Pillow's word on a damaged file's EXIF: the file is read, or fails, all the same
-        with Image.open(path) as image:
-            count = getattr(image, "n_frames", 1)
+        try:
+            opened = Image.open(path)
+        except UnidentifiedImageError:  # its message names the file's path, a temporary one inside a mail
+            raise DataFormatError(path, f"not a readable {_FORMAT_NAMES[SUFFIXES[path.suffix.lower()]]}: Pillow knows no "
+                                        "picture format that starts as it does (damaged, or another kind of file)") from None
+        with opened as image:
+            count = getattr(image, "n_frames", 1) if every_frame else 1
             if not ocr.available():
-                raise _no_ocr(path, f"its {count} page(s) are scanned pictures")
+                raise _no_ocr(path, f"its {count} page(s) are scanned pictures" if every_frame else "it is a picture")
 
-            def render(index: int) -> bytes:
+            def render(index: int) -> Any:
                 image.seek(index)
+                if not every_frame:
+                    return _on_white(ImageOps.exif_transpose(image)).convert("L")
                 frame = image.convert("L")
                 dpi = float((image.info.get("dpi") or (0, 0))[0] or 0)
                 factor = ocr.scale(frame.width, frame.height, dpi) if dpi > 0 else 1.0
-                if factor > 1:  # enlarged to the resolution Tesseract reads best: a 150 dpi grey scan, 4 words wrong -> 0
+                if factor > 1:
                     frame = frame.resize((round(frame.width * factor), round(frame.height * factor)), Image.Resampling.LANCZOS)
-                return _png(frame)
+                return frame
 
             texts = _read_by_ocr(path, [functools.partial(render, index) for index in range(count)])
     return _page_lines(texts), "", ()
+
+
+def _on_white(picture: Any) -> Any:
+    """A picture with see-through parts (a PNG logo, a screenshot of a window's shadow) laid on white:
+    turned grey as it is, the see-through black around black type read as one black block."""
+    from PIL import Image
+
+    if picture.mode not in ("RGBA", "LA", "PA") and "transparency" not in picture.info:
+        return picture
+    picture = picture.convert("RGBA")
+    return Image.alpha_composite(Image.new("RGBA", picture.size, "white"), picture)
 
 
 #: a line that only numbers its page: "12", "- 12 -", "Page 12", "page 12 of 40", "12 / 40"
@@ -2148,13 +2173,13 @@ def _rtf_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
 _FORMAT_NAMES = {"pdf": "PDF", "docx": "Word document", "pptx": "PowerPoint deck", "xlsx": "Excel workbook", "epub": "EPUB book",
                  "odt": "OpenDocument text", "ods": "OpenDocument spreadsheet", "odp": "OpenDocument presentation",
                  "rtf": "RTF document", "doc": "Word 97-2003 document", "xls": "Excel 97-2003 workbook", "eml": "e-mail",
-                 "msg": "Outlook message", "tiff": "TIFF scan", "zip": "zip archive",
+                 "msg": "Outlook message", "tiff": "TIFF scan", "picture": "picture", "zip": "zip archive",
                  "ppt": "PowerPoint 97-2003 deck"}
 #: the formats read from a file by their own library rather than decoded as text
 _PACKAGES = {"pdf": _pdf_to_text, "docx": _docx_to_text, "pptx": _pptx_to_text, "xlsx": _xlsx_to_text, "epub": _epub_to_text,
              "odt": _odt_to_text, "ods": _ods_to_text, "odp": _odp_to_text, "rtf": _rtf_to_text, "doc": _doc_to_text,
              "xls": _xls_to_text, "eml": _eml_to_text, "msg": _msg_to_text,
-             "ppt": _ppt_to_text, "tiff": _tiff_to_text, "zip": _zip_to_text}
+             "ppt": _ppt_to_text, "tiff": _tiff_to_text, "picture": _picture_to_text, "zip": _zip_to_text}
 
 
 def read_document(path: Path, doc_id: str | None = None, url: str | None = None, name: str | None = None) -> Document:
@@ -2223,8 +2248,12 @@ def _typeset(headings: tuple[Heading, ...]) -> tuple[Heading, ...]:
 def no_text_reason(path: Path) -> str:
     """Why a document that reads holds nothing to index. A PDF's scanned pages are read by OCR (an
     all-scanned PDF without OCR is refused with its own reason), so a PDF that gives no text has
-    neither a text layer nor words OCR could read in its pictures (blank pages, drawings, photos)."""
-    return "no text (no text layer, and no words OCR could read in its pictures)" if path.suffix.lower() == ".pdf" else "no text"
+    neither a text layer nor words OCR could read in its pictures (blank pages, drawings, photos);
+    a picture file (a TIFF scan, a photo) that gives none holds no words OCR could read."""
+    kind = SUFFIXES.get(path.suffix.lower())
+    if kind == "pdf":
+        return "no text (no text layer, and no words OCR could read in its pictures)"
+    return "no text (no words OCR could read in it)" if kind in ("tiff", "picture") else "no text"
 
 
 def _walk(folder: Path, skipped: list[str] | None) -> list[Path]:

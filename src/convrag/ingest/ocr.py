@@ -1,4 +1,4 @@
-"""Reading scanned pages by OCR: Tesseract, the program, run once per page.
+"""Reading scanned pages and pictures by OCR: Tesseract, the program, run once per page.
 
 A scanned PDF (a contract signed and scanned, a manual photocopied, a fax) holds pictures of its
 pages and no text layer, so it read as no text at all and was skipped. Its pages are rendered by
@@ -6,7 +6,8 @@ PDFium (:mod:`.documents`) and read here by Tesseract 5, which the set-up instal
 packages (Debian's ``tesseract-ocr``, with its English model). Tesseract is run as a program, one
 process per page with its own thread limit: its OpenMP threads, left to themselves on two cores,
 spin against each other and read a page about eight times slower (15 s instead of 2 s here).
-Pages are read by as many processes at once as there are cores, in order.
+Pages are read by as many processes at once as there are cores, in order. A TIFF scan's frames and
+a picture file (a screenshot, a phone's photo of a notice) are read the same way.
 
 ``CONVRAG_OCR_LANGUAGES`` names Tesseract's language models to read with ("eng" by default;
 "deu+eng" for German and English, each installed as ``tesseract-ocr-deu`` and its like); empty
@@ -16,12 +17,17 @@ turns OCR off. Without Tesseract, a scanned PDF is skipped with a reason that sa
 from __future__ import annotations
 
 import contextvars
+import io
 import os
 import shutil
+import statistics
 import subprocess
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from typing import NamedTuple
+
+from PIL import Image
 
 #: the environment variable naming the language models Tesseract reads with
 LANGUAGES_VARIABLE = "CONVRAG_OCR_LANGUAGES"
@@ -31,6 +37,17 @@ DPI = 300
 #: the most pixels a page is rendered to: an A4 page at 300 dpi is 8.7 million, a poster-sized page
 #: (PDF allows 200 inches a side) would be billions, so it is rendered at what resolution this allows
 MAX_PIXELS = 40_000_000
+#: a picture whose median word Tesseract reads with less confidence than this holds no text: the words it
+#: guesses in a photo have medians of 22-45 (two photos, three gravel textures), printed text 90 and more,
+#: the pages of a 150 dpi scan with dust 93-96
+MIN_CONFIDENCE = 60.0
+#: a picture whose words are less high than this, in pixels, is read again enlarged for its words to be
+#: about :data:`TEXT_PIXELS` high (at most :data:`MAX_ENLARGEMENT` times). Screenshots of 392 words in
+#: DejaVu Sans (``tools/ocr_check.py --type-sizes``): 9-pixel type (words 8 high) missed 70 at its own
+#: size and 7 enlarged, 11-pixel type 5 and none; from 16-pixel type (words 12 high), none either way
+SMALL_TEXT_PIXELS = 12
+TEXT_PIXELS = 28
+MAX_ENLARGEMENT = 3.0
 #: the longest one page is read for: a page of text takes about 2 s on one core
 PAGE_SECONDS = 120.0
 #: how to install Tesseract, said where a scanned PDF cannot be read without it
@@ -48,9 +65,12 @@ class OcrError(Exception):
 def scale(width: float, height: float, dpi: float = 72.0) -> float:
     """How much to enlarge a page of ``width`` x ``height`` at ``dpi`` (72 for PDF points) for
     Tesseract: to :data:`DPI`, or less where that would pass :data:`MAX_PIXELS`."""
-    wanted = DPI / dpi
-    room = (MAX_PIXELS / max(width * height, 1.0)) ** 0.5
-    return min(wanted, room)
+    return min(DPI / dpi, room(width, height))
+
+
+def room(width: float, height: float) -> float:
+    """The most a picture of ``width`` x ``height`` pixels may be enlarged within :data:`MAX_PIXELS`."""
+    return (MAX_PIXELS / max(width * height, 1.0)) ** 0.5
 
 
 def languages() -> str:
@@ -68,35 +88,99 @@ def available() -> bool:
     return bool(languages()) and tesseract() is not None
 
 
-def read_image(image: bytes, language: str | None = None) -> str:
-    """The text Tesseract reads in one image (PNG, or any format Leptonica reads), its lines as
-    Tesseract lays them out: a line per printed line, a blank line between paragraphs."""
+class Word(NamedTuple):
+    """A word Tesseract read: the block, paragraph and line it stands in, how sure Tesseract is of it
+    (0-100), and its height in pixels."""
+
+    block: int
+    paragraph: int
+    line: int
+    confidence: float
+    height: int
+    text: str
+
+
+def read_words(image: bytes, language: str | None = None) -> list[Word]:
+    """The words Tesseract reads in one image (PNG, or any format Leptonica reads), in reading order."""
     program = tesseract()
     if program is None:
         raise OcrError(f"no OCR program: {HOW_TO_INSTALL}")
     language = language or languages() or DEFAULT_LANGUAGES
     try:
-        run = subprocess.run([program, "stdin", "stdout", "-l", language, "--psm", "3"], input=image, capture_output=True,
+        run = subprocess.run([program, "stdin", "stdout", "-l", language, "--psm", "3", "tsv"], input=image, capture_output=True,
                              timeout=PAGE_SECONDS, env={**os.environ, "OMP_THREAD_LIMIT": "1"})
     except subprocess.TimeoutExpired:
         raise OcrError(f"Tesseract took more than {PAGE_SECONDS:.0f} s over one page") from None
     if run.returncode != 0:
         said = [line for line in run.stderr.decode("utf-8", "replace").splitlines() if line.strip()]
         raise OcrError(f"Tesseract failed ({said[0] if said else f'exit status {run.returncode}'})")
-    return run.stdout.decode("utf-8", "replace")
+    words = []
+    for row in run.stdout.decode("utf-8", "replace").splitlines()[1:]:
+        # level page block paragraph line word left top width height confidence text
+        cells = row.split("\t")
+        if len(cells) == 12 and cells[0] == "5" and cells[11].strip():
+            words.append(Word(int(cells[2]), int(cells[3]), int(cells[4]), float(cells[10]), int(cells[9]), cells[11].strip()))
+    return words
 
 
-def read_images(images: Iterable[Callable[[], bytes]], workers: int | None = None,
-                read: Callable[[bytes], str] | None = None) -> Iterator[str]:
-    """The text of each image, in order, read by ``workers`` processes at once (one per core by
-    default). Each image is made by calling its maker only when a worker is about to be free (at
+def lay_out(words: list[Word]) -> str:
+    """Words as Tesseract's own text output lays them out: a line per printed line, a blank line
+    between paragraphs."""
+    lines: list[str] = []
+    where: tuple[int, int, int] | None = None
+    for word in words:
+        if where is not None and (word.block, word.paragraph) == where[:2] and word.line == where[2]:
+            lines[-1] += " " + word.text
+            continue
+        if where is not None and (word.block, word.paragraph) != where[:2]:
+            lines.append("")
+        lines.append(word.text)
+        where = (word.block, word.paragraph, word.line)
+    return "\n".join(lines) + "\n" if lines else ""
+
+
+def _median(values: list[float]) -> float:
+    return statistics.median(values) if values else 0.0
+
+
+def read_picture(picture: Image.Image, language: str | None = None) -> str:
+    """The text in one picture (a scanned page, a screenshot, a photo of a notice): its words laid
+    out by :func:`lay_out`, or "" where the picture holds no text Tesseract is sure of.
+
+    Two judgements Tesseract's text output does not make. A photo without text (a view, a product)
+    reads as dozens of guessed "words" ("Pca", "pcs", "PAs"), most below :data:`MIN_CONFIDENCE`,
+    where printed text reads above 90 even through a noisy scan's dust; so a picture whose median
+    word is below it gives no text. And a screenshot's small type (words under
+    :data:`SMALL_TEXT_PIXELS` high) is read again enlarged, which costs a second reading of a small
+    picture: 9-pixel type missed 70 of 392 words at its own size, 7 enlarged."""
+    words = read_words(png(picture), language)
+    height = _median([w.height for w in words if w.confidence >= MIN_CONFIDENCE])
+    if 0 < height < SMALL_TEXT_PIXELS:
+        factor = min(TEXT_PIXELS / height, MAX_ENLARGEMENT, room(picture.width, picture.height))
+        if factor > 1:
+            enlarged = picture.resize((round(picture.width * factor), round(picture.height * factor)), Image.Resampling.LANCZOS)
+            words = read_words(png(enlarged), language)
+    return lay_out(words) if _median([w.confidence for w in words]) >= MIN_CONFIDENCE else ""
+
+
+def png(picture: Image.Image) -> bytes:
+    """A picture as PNG bytes, for Tesseract (fast to write: OCR, not storage)."""
+    out = io.BytesIO()
+    picture.save(out, format="PNG", compress_level=1)
+    return out.getvalue()
+
+
+def read_images(pictures: Iterable[Callable[[], Image.Image]], workers: int | None = None,
+                read: Callable[[Image.Image], str] | None = None) -> Iterator[str]:
+    """The text of each picture, in order, read by ``workers`` processes at once (one per core by
+    default). Each picture is made by calling its maker only when a worker is about to be free (at
     most two per worker wait), so a scanned book's pages are not all rendered into memory at once;
     the makers are called on the calling thread (PDFium, which renders them, is not thread-safe)."""
     workers = max(1, workers or os.cpu_count() or 1)
-    read = read or read_image
+    read = read or read_picture
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="convrag-ocr") as pool:
         waiting: deque[Future[str]] = deque()
-        for make in images:
+        for make in pictures:
             if len(waiting) >= 2 * workers:
                 yield waiting.popleft().result()
             waiting.append(pool.submit(read, make()))

@@ -113,10 +113,14 @@ _PACKAGES = {".docx": ("a Word", ".doc"), ".pptx": ("a PowerPoint", ".ppt"), ".x
 #: files in Office's binary formats (OLE compound files): what each is called, and its newer zip package
 _OLE = {".doc": ("a Word 97-2003", ".docx"), ".xls": ("an Excel 97-2003", ".xlsx"), ".ppt": ("a PowerPoint 97-2003", ".pptx"),
         ".msg": ("an Outlook message", None)}
+#: the first bytes of the pictures read by OCR (PNG, JPEG, WebP, BMP): any of them under any of their suffixes,
+#: as Pillow opens a picture by its bytes (a phone's JPEG renamed .png is still a picture)
+_PICTURES = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"RIFF", b"BM")
 #: files known by their first bytes: the bytes each may start with, what it is called, the error's code
 _SIGNED = {".zip": ((b"PK\x03\x04", b"PK\x05\x06"), "a zip archive", "not_a_zip"),
            ".tif": ((b"II*\x00", b"MM\x00*"), "a TIFF picture", "not_a_tiff"),
-           ".tiff": ((b"II*\x00", b"MM\x00*"), "a TIFF picture", "not_a_tiff")}
+           ".tiff": ((b"II*\x00", b"MM\x00*"), "a TIFF picture", "not_a_tiff"),
+           **{suffix: (_PICTURES, "a picture (PNG, JPEG, WebP or BMP)", "not_a_picture") for suffix in (".png", ".jpg", ".jpeg", ".webp", ".bmp")}}
 #: the first header of a mail saved as text (.eml): "From: ...", "Received: ...", "Subject: ..."
 _MAIL_HEAD = re.compile(rb"[A-Za-z][A-Za-z0-9-]*: \S")
 
