@@ -245,3 +245,13 @@ def test_a_picture_without_ocr_or_not_a_picture_is_named(tmp_path: Path, monkeyp
     monkeypatch.setattr(ocr, "tesseract", lambda: None)
     with pytest.raises(DataFormatError, match=r"shot.png: it is a picture, and no OCR program is installed"):
         read_document(tmp_path / "shot.png")
+
+
+def test_an_iphone_photo_saved_as_heic_reads_upright(tmp_path: Path) -> None:
+    """An iPhone saves its photos as HEIC, which Pillow does not open: "not a type convrag reads"."""
+    heic = Path(__file__).parent / "made_by_pillow_heif" / "slipway-notice.heic"
+    assert read_document(heic).text.split("\n") == ["Harbour notice", "The slipway is closed for repairs from 3 to 14 March.",
+                                                    "Boats launch from the north ramp."]
+    (tmp_path / "cut.heic").write_bytes(heic.read_bytes()[:2000])
+    with pytest.raises(DataFormatError, match="cut.heic: not a readable picture"):
+        read_document(tmp_path / "cut.heic")

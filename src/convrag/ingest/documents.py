@@ -32,7 +32,7 @@ SUFFIXES = {".txt": "text", ".text": "text", ".md": "markdown", ".markdown": "ma
             ".docx": "docx", ".pptx": "pptx", ".xlsx": "xlsx", ".csv": "csv", ".tsv": "csv", ".epub": "epub",
             ".odt": "odt", ".ods": "ods", ".odp": "odp", ".rtf": "rtf", ".rst": "rst", ".doc": "doc", ".xls": "xls", ".eml": "eml", ".msg": "msg",
             ".ppt": "ppt", ".tif": "tiff", ".tiff": "tiff", ".zip": "zip", ".png": "picture", ".jpg": "picture", ".jpeg": "picture",
-            ".webp": "picture", ".bmp": "picture"}
+            ".webp": "picture", ".bmp": "picture", ".heic": "picture", ".heif": "picture"}
 
 
 #: elements whose line breaks are the text's own (a browser keeps them)
@@ -681,8 +681,8 @@ def _tiff_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
 
 
 def _picture_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
-    """A picture (PNG, JPEG, WebP, BMP): a screenshot, a phone's photo of a notice or a receipt,
-    read by OCR. Its first frame only (an animated WebP's others are the same picture moving), turned
+    """A picture (PNG, JPEG, WebP, BMP, and HEIC, the iPhone's photos, opened by pi-heif): a
+    screenshot, a phone's photo of a notice or a receipt, read by OCR. Its first frame only (an animated WebP's others are the same picture moving), turned
     as the camera's EXIF orientation says (a phone stores a photo taken upright sideways, with that
     tag). Its resolution tag is not trusted (a phone's photo says 72 dpi whatever it shows), so small
     type is found by its height instead (:func:`.ocr.read_picture`). A photo without text gives none."""
@@ -692,9 +692,12 @@ def _picture_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
 def _pictures_to_text(path: Path, every_frame: bool) -> tuple[str, str, tuple[Heading, ...]]:
     """The text of a picture file's frames (every one, or the first), read by OCR. Pillow opens it,
     and refuses a picture so large it would fill the memory (its decompression-bomb check)."""
+    import pi_heif
     from PIL import Image, ImageOps, UnidentifiedImageError
 
     from . import ocr
+
+    pi_heif.register_heif_opener()  # once is enough; again is harmless
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # Pillow's word on a damaged file's EXIF: the file is read, or fails, all the same

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path, PurePosixPath
 
 from ..errors import DataFormatError
@@ -113,14 +113,28 @@ _PACKAGES = {".docx": ("a Word", ".doc"), ".pptx": ("a PowerPoint", ".ppt"), ".x
 #: files in Office's binary formats (OLE compound files): what each is called, and its newer zip package
 _OLE = {".doc": ("a Word 97-2003", ".docx"), ".xls": ("an Excel 97-2003", ".xlsx"), ".ppt": ("a PowerPoint 97-2003", ".pptx"),
         ".msg": ("an Outlook message", None)}
-#: the first bytes of the pictures read by OCR (PNG, JPEG, WebP, BMP): any of them under any of their suffixes,
-#: as Pillow opens a picture by its bytes (a phone's JPEG renamed .png is still a picture)
-_PICTURES = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"RIFF", b"BM")
-#: files known by their first bytes: the bytes each may start with, what it is called, the error's code
-_SIGNED = {".zip": ((b"PK\x03\x04", b"PK\x05\x06"), "a zip archive", "not_a_zip"),
-           ".tif": ((b"II*\x00", b"MM\x00*"), "a TIFF picture", "not_a_tiff"),
-           ".tiff": ((b"II*\x00", b"MM\x00*"), "a TIFF picture", "not_a_tiff"),
-           **{suffix: (_PICTURES, "a picture (PNG, JPEG, WebP or BMP)", "not_a_picture") for suffix in (".png", ".jpg", ".jpeg", ".webp", ".bmp")}}
+def _starts(*signatures: bytes) -> Callable[[bytes], bool]:
+    """Whether a file's first bytes are one of ``signatures``."""
+    return lambda head: head.startswith(signatures)
+
+
+#: HEIF's brands, in the ``ftyp`` box its first bytes hold: an iPhone's photo (.heic) and its like
+_HEIF_BRANDS = (b"heic", b"heix", b"heim", b"heis", b"hevc", b"hevx", b"mif1", b"msf1")
+
+
+def _picture(head: bytes) -> bool:
+    """Whether a file starts as a picture read by OCR does (PNG, JPEG, WebP, BMP, HEIF), whatever its
+    suffix among theirs: Pillow opens a picture by its bytes (a phone's JPEG renamed .png is a picture)."""
+    return head.startswith((b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"RIFF", b"BM")) or (head[4:8] == b"ftyp" and head[8:12] in _HEIF_BRANDS)
+
+
+#: files known by their first bytes: whether a file's first bytes are right, what it is called, the error's code
+_SIGNED: dict[str, tuple[Callable[[bytes], bool], str, str]] = {
+    ".zip": (_starts(b"PK\x03\x04", b"PK\x05\x06"), "a zip archive", "not_a_zip"),
+    ".tif": (_starts(b"II*\x00", b"MM\x00*"), "a TIFF picture", "not_a_tiff"),
+    ".tiff": (_starts(b"II*\x00", b"MM\x00*"), "a TIFF picture", "not_a_tiff"),
+    **{suffix: (_picture, "a picture (PNG, JPEG, WebP, BMP or HEIC)", "not_a_picture")
+       for suffix in (".png", ".jpg", ".jpeg", ".webp", ".bmp", ".heic", ".heif")}}
 #: the first header of a mail saved as text (.eml): "From: ...", "Received: ...", "Subject: ..."
 _MAIL_HEAD = re.compile(rb"[A-Za-z][A-Za-z0-9-]*: \S")
 
@@ -148,8 +162,8 @@ def check_content(filename: str, head: bytes, size: int) -> None:
                               f"not_a_{suffix[1:]}")
         return
     if suffix in _SIGNED:
-        signatures, what, code = _SIGNED[suffix]
-        if not head.startswith(signatures):
+        right, what, code = _SIGNED[suffix]
+        if not right(head):
             raise UploadError(f"{filename!r} is not {what} (it does not start as one)", 415, code)
         return
     if suffix in _OLE:
