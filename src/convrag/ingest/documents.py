@@ -6,11 +6,13 @@ EPUB and e-mail (.eml) files into
 from __future__ import annotations
 
 import codecs
+import contextlib
 import contextvars
 import datetime
 import functools
 import os
 import re
+import tempfile
 import threading
 import time
 import unicodedata
@@ -691,38 +693,41 @@ def _picture_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
 
 def _pictures_to_text(path: Path, every_frame: bool) -> tuple[str, str, tuple[Heading, ...]]:
     """The text of a picture file's frames (every one, or the first), read by OCR. Pillow opens it,
-    and refuses a picture so large it would fill the memory (its decompression-bomb check)."""
-    import pi_heif
+    and refuses a picture so large it would fill the memory (its decompression-bomb check). A HEIC
+    photo is first decoded to a PNG by a child process (:mod:`.heif`: its decoder crashed on a
+    damaged one)."""
     from PIL import Image, ImageOps, UnidentifiedImageError
 
-    from . import ocr
+    from . import heif, ocr
 
-    pi_heif.register_heif_opener()  # once is enough; again is harmless
-
-    with warnings.catch_warnings():
+    with contextlib.ExitStack() as stack:
+        source = path
+        if path.suffix.lower() in (".heic", ".heif"):
+            source = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="convrag-heif-"))) / "photo.png"
+            heif.to_png(path, source)
+        stack.enter_context(warnings.catch_warnings())
         warnings.simplefilter("ignore")  # Pillow's word on a damaged file's EXIF: the file is read, or fails, all the same
         try:
-            opened = Image.open(path)
+            image = stack.enter_context(Image.open(source))
         except UnidentifiedImageError:  # its message names the file's path, a temporary one inside a mail
             raise DataFormatError(path, f"not a readable {_FORMAT_NAMES[SUFFIXES[path.suffix.lower()]]}: Pillow knows no "
                                         "picture format that starts as it does (damaged, or another kind of file)") from None
-        with opened as image:
-            count = getattr(image, "n_frames", 1) if every_frame else 1
-            if not ocr.available():
-                raise _no_ocr(path, f"its {count} page(s) are scanned pictures" if every_frame else "it is a picture")
+        count = getattr(image, "n_frames", 1) if every_frame else 1
+        if not ocr.available():
+            raise _no_ocr(path, f"its {count} page(s) are scanned pictures" if every_frame else "it is a picture")
 
-            def render(index: int) -> Any:
-                image.seek(index)
-                if not every_frame:
-                    return _on_white(ImageOps.exif_transpose(image)).convert("L")
-                frame = image.convert("L")
-                dpi = float((image.info.get("dpi") or (0, 0))[0] or 0)
-                factor = ocr.scale(frame.width, frame.height, dpi) if dpi > 0 else 1.0
-                if factor > 1:
-                    frame = frame.resize((round(frame.width * factor), round(frame.height * factor)), Image.Resampling.LANCZOS)
-                return frame
+        def render(index: int) -> Any:
+            image.seek(index)
+            if not every_frame:
+                return _on_white(ImageOps.exif_transpose(image)).convert("L")
+            frame = image.convert("L")
+            dpi = float((image.info.get("dpi") or (0, 0))[0] or 0)
+            factor = ocr.scale(frame.width, frame.height, dpi) if dpi > 0 else 1.0
+            if factor > 1:
+                frame = frame.resize((round(frame.width * factor), round(frame.height * factor)), Image.Resampling.LANCZOS)
+            return frame
 
-            texts = _read_by_ocr(path, [functools.partial(render, index) for index in range(count)])
+        texts = _read_by_ocr(path, [functools.partial(render, index) for index in range(count)])
     return _page_lines(texts), "", ()
 
 
@@ -1437,8 +1442,6 @@ def _read_contained(name: str, data: bytes) -> _Contained:
     private temporary file under its own suffix (the format follows the suffix, as for any file). A
     type convrag does not read, a damaged file, and a mail or an archive nested past
     :data:`MAX_NESTING` are named with the reason, not read, and do not stop the other files."""
-    import tempfile
-
     suffix = Path(name).suffix.lower()
     if suffix not in SUFFIXES:
         return _Contained(name, reason="not a type convrag reads")
