@@ -161,6 +161,22 @@ def test_a_scanned_pdf_is_uploaded_read_by_ocr_and_its_pages_shown_in_the_job(cl
     assert "The refrigerant is R290 (propane), which is flammable" in hits[0]["text"]
 
 
+def test_photos_are_uploaded_and_read_by_ocr_and_one_without_words_is_named(client: httpx.Client) -> None:
+    """A phone's photo of a notice (an iPhone's HEIC) was refused as "not a type convrag reads"; a photo
+    without words is skipped with the reason, not indexed as Tesseract's guesses."""
+    from tests.ingest.test_ocr import _gravel
+
+    heic = Path(__file__).parents[1] / "ingest" / "made_by_pillow_heif" / "slipway-notice.heic"
+    gravel = io.BytesIO()
+    _gravel().save(gravel, format="JPEG", quality=92)
+    assert client.post("/api/collections", json={"name": "photos"}).status_code == 201
+    job = upload(client, "photos", [("IMG_0042.HEIC", heic.read_bytes()), ("path.jpg", gravel.getvalue())])
+    assert job["status"] == "succeeded", job
+    assert job["warning"] == "skipped path.jpg: no text (no words OCR could read in it)"
+    hits = client.post("/api/search", json={"collections": ["photos"], "query": "slipway closed", "k": 1}).json()["hits"]
+    assert hits[0]["text"].startswith("Harbour notice\nThe slipway is closed for repairs from 3 to 14 March.")
+
+
 def test_conversation_turns_are_stored_with_citations_and_trace(client: httpx.Client, gov: str, llm: ScriptedLLM) -> None:
     conv = client.post("/api/conversations", json={"collections": ["gov"]}).json()
     turn = client.post(f"/api/conversations/{conv['id']}/messages", json={"question": "How much does passport renewal by mail cost?"})

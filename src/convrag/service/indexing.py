@@ -28,7 +28,7 @@ from urllib.parse import quote
 from ..embeddings import Embedder, load_embedder
 from ..errors import BackendUnavailable, ConvragError
 from ..ingest.chunking import chunk_document
-from ..ingest.documents import read_document
+from ..ingest.documents import no_text_reason, read_document
 from ..types import Passage, document_of
 from .backends import ServiceCollections
 from .store import Store
@@ -223,8 +223,8 @@ class Indexer:
                     skipped.append(f"{f.get('original') or f['filename']}: {self.public_error(exc, job)}")
                     advance(1)
                     continue
-                if not passages:
-                    skipped.append(f"{f.get('original') or f['filename']}: no text")
+                if not passages:  # "no text", or for a scan or a photo that OCR found no words in, that it did not
+                    skipped.append(f"{f.get('original') or f['filename']}: {no_text_reason(folder / f['stored'])}")
                 new_passages += passages
                 advance(1)
         removed = [d for d in job.get("remove", []) if d]
