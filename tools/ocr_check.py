@@ -4,8 +4,9 @@ Scans are made from LibreOffice's PDF of the heat pump manual (tests/ingest/made
 its pages rendered to grey pictures at ``--dpi``, turned by ``--skew`` degrees and sprinkled with
 ``--noise`` (the share of pixels flipped, as dust on a scanner's glass), then saved as a PDF of
 pictures alone, as a scanner saves one; ``--copies`` repeats the pages, for a longer document to
-time. Each scan is read with ``read_document`` and its words are compared with the manual's
-Markdown: the words it does not hold, and the seconds per page.
+time; ``--turn`` turns each page (a sheet fed upside down). Each scan is read with ``read_document``
+and its words are compared with the manual's Markdown: the words it does not hold, and the seconds
+per page.
 
 ``--type-sizes`` measures screenshots instead: the manual's words typed in DejaVu Sans (Pillow's own
 font where it is not installed) at each size in pixels, dark on light as a window shows them, read
@@ -14,6 +15,7 @@ small type again enlarged; the words of the screenshot each misses.
 
     .venv/bin/python tools/ocr_check.py --dpi 150 200 --skew 0 1.5 --noise 0 0.002
     .venv/bin/python tools/ocr_check.py --type-sizes 9 11 13 16 20
+    .venv/bin/python tools/ocr_check.py --dpi 200 --turn 0 90 180 270
 """
 
 from __future__ import annotations
@@ -39,8 +41,9 @@ MANUAL_MD = ROOT / "tools" / "data" / "heatpump-manual.md"
 _WORD = re.compile(r"\w+(?:-\w+)*")
 
 
-def make_scan(path: Path, dpi: int, skew: float, noise: float, copies: int = 1, seed: int = 0) -> int:
-    """Write the manual as a scan to ``path``; returns its number of pages."""
+def make_scan(path: Path, dpi: int, skew: float, noise: float, copies: int = 1, seed: int = 0, turn: int = 0) -> int:
+    """Write the manual as a scan to ``path``, each page turned by ``turn`` degrees counterclockwise (a
+    sheet fed the wrong way round: 180; a landscape page: 90); returns its number of pages."""
     source = pdfium.PdfDocument(MANUAL_PDF)
     rng = random.Random(seed)
     images = []
@@ -48,6 +51,8 @@ def make_scan(path: Path, dpi: int, skew: float, noise: float, copies: int = 1, 
         image = source[index].render(scale=dpi / 72, grayscale=True).to_pil().convert("L")
         if skew:
             image = image.rotate(skew, fillcolor=255, resample=Image.Resampling.BICUBIC)
+        if turn:
+            image = image.rotate(turn, expand=True)
         if noise:
             pixels, (width, height) = image.load(), image.size
             for _ in range(int(width * height * noise)):
@@ -96,6 +101,7 @@ def main() -> None:
     parser.add_argument("--skew", type=float, nargs="+", default=[0.0])
     parser.add_argument("--noise", type=float, nargs="+", default=[0.0])
     parser.add_argument("--copies", type=int, default=1)
+    parser.add_argument("--turn", type=int, nargs="+", default=[0], help="degrees each page is turned counterclockwise")
     parser.add_argument("--type-sizes", type=int, nargs="*", help="measure screenshots typed at these sizes instead")
     args = parser.parse_args()
     if args.type_sizes:
@@ -105,15 +111,15 @@ def main() -> None:
     print("| scan | pages | words read | not in the manual | seconds | seconds a page |")
     print("| --- | --- | --- | --- | --- | --- |")
     with tempfile.TemporaryDirectory() as folder:
-        for dpi, skew, noise in itertools.product(args.dpi, args.skew, args.noise):
+        for dpi, skew, noise, turn in itertools.product(args.dpi, args.skew, args.noise, args.turn):
             path = Path(folder) / "scan.pdf"
-            pages = make_scan(path, dpi, skew, noise, args.copies)
+            pages = make_scan(path, dpi, skew, noise, args.copies, turn=turn)
             start = time.perf_counter()
             text = read_document(path).text
             seconds = time.perf_counter() - start
             words = [word.lower() for word in _WORD.findall(text)]
             wrong = [word for word in words if word not in known]
-            print(f"| {dpi} dpi, skew {skew}, noise {noise} | {pages} | {len(words)} | {len(wrong)} "
+            print(f"| {dpi} dpi, skew {skew}, noise {noise}{f', turned {turn}' if turn else ''} | {pages} | {len(words)} | {len(wrong)} "
                   f"({', '.join(w for w, _ in Counter(wrong).most_common(5))}) | {seconds:.1f} | {seconds / pages:.2f} |")
 
 

@@ -255,3 +255,17 @@ def test_an_iphone_photo_saved_as_heic_reads_upright(tmp_path: Path) -> None:
     (tmp_path / "cut.heic").write_bytes(heic.read_bytes()[:2000])
     with pytest.raises(DataFormatError, match="cut.heic: not a readable picture"):
         read_document(tmp_path / "cut.heic")
+
+
+def test_pages_scanned_upside_down_or_sideways_read_the_right_way_up(tmp_path: Path) -> None:
+    """A sheet fed the wrong way round read as "O€ OJ 9194} HI Spjoy", and is now read turned; an upright
+    page is read once."""
+    source = pdfium.PdfDocument(MANUAL_PDF)
+    upright = [source[i].render(scale=150 / 72, grayscale=True).to_pil().convert("L") for i in (0, 1, 2)]
+    pages = [upright[0].rotate(180, expand=True), upright[1].rotate(90, expand=True), upright[2]]
+    pages[0].save(tmp_path / "scan.pdf", save_all=True, append_images=pages[1:], resolution=150)
+    text = read_document(tmp_path / "scan.pdf").text
+    manual = _words("\n".join(source[i].get_textpage().get_text_range() for i in (0, 1, 2)))
+    read = _words(text)
+    assert sum((read & manual).values()) >= 0.99 * sum(manual.values()) and sum((read - manual).values()) <= 0.01 * sum(manual.values())
+    assert text.find("1. Safety") < text.find("4. The wall thermostat") < text.find("6. Domestic hot water")
