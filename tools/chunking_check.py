@@ -17,12 +17,21 @@ and orjson's README as its installed package carries it (orjson 3.13.0 is pinned
 The questions were written from the documents alone, before any variant was run; 30 questions are
 a small sample, so read the counts, not the decimals.
 
+``--scan`` reads the manual from a 300 dpi scan of its PDF by OCR instead (``tools/ocr_check.py``
+makes it), as a user's scanned manual is read: a text that marks no headings. Its variant
+``structured, no headings`` is the structured one without the numbered section lines taken for
+headings (``convrag/ingest/numbered_headings.py``), as such a text was chunked before.
+
     .venv/bin/python tools/chunking_check.py
+    .venv/bin/python tools/chunking_check.py --scan
 """
 
 from __future__ import annotations
 
+import argparse
+import dataclasses
 import json
+import sys
 import tempfile
 from importlib.metadata import distribution
 from pathlib import Path
@@ -57,7 +66,19 @@ def _orjson_readme(folder: Path) -> Path:
     return path
 
 
+def _scanned_manual(folder: Path) -> Path:
+    """The manual's PDF as a 300 dpi scan of its pages, named as the Markdown is (its questions' key)."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from ocr_check import make_scan
+
+    path = folder / "heatpump-manual.pdf"
+    make_scan(path, dpi=300, skew=0.0, noise=0.0)
+    return path
+
+
 def _passages(document: Document, tokenizer: object, variant: str) -> list[Passage]:
+    if variant == "structured, no headings":
+        return chunking.chunk_document(dataclasses.replace(document, headings=()), tokenizer)
     if variant == "plain":
         return chunking.chunk_document(document, tokenizer, structured=False)
     passages = chunking.chunk_document(document, tokenizer)
@@ -67,20 +88,26 @@ def _passages(document: Document, tokenizer: object, variant: str) -> list[Passa
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--scan", action="store_true", help="read the manual from a scan of its PDF, by OCR")
+    args = parser.parse_args()
+    variants = (*VARIANTS, "structured, no headings") if args.scan else VARIANTS
     questions = json.loads((HERE / "chunking-questions.json").read_text(encoding="utf-8"))["documents"]
     embedder = load_embedder()
     llm = make_llm("local")  # its tokenizer counts the merge's budget, as in a chat
     with tempfile.TemporaryDirectory() as tmp:
         paths = {name: (HERE / name if name != "orjson.md" else _orjson_readme(Path(tmp))) for name in questions}
+        if args.scan:
+            paths["heatpump-manual.md"] = _scanned_manual(Path(tmp))
         documents = {name: read_document(path) for name, path in paths.items()}
         ranks: dict[tuple[str, str], list[int]] = {}
         prompted: dict[str, list[int]] = {}  # the answer's passage's place among the passages the answer is shown
         mean_kept: dict[str, float] = {}
         sizes: dict[str, int] = {}
-        for variant in VARIANTS:
+        for variant in variants:
             passages = [p for d in documents.values() for p in _passages(d, embedder.tokenizer, variant)]
             sizes[variant] = len(passages)
-            collection = Collection.build(Path(tmp) / variant, passages, embedder=embedder, windows=WindowSettings())
+            collection = Collection.build(Path(tmp) / variant.replace(", ", "-").replace(" ", "-"), passages, embedder=embedder, windows=WindowSettings())
             texts = {p.doc_id: _norm(p.text) for p in passages}
             asked = [(q, _norm(gold)) for items in questions.values() for q, gold in items]
             for name in RETRIEVERS:
@@ -88,8 +115,8 @@ def main() -> None:
                 hits = retriever.search([q for q, _ in asked], k=DEPTH)
                 ranks[variant, name] = [next((h.rank or i + 1 for i, h in enumerate(found) if gold in texts[h.doc_id]), 0)
                                         for (_, gold), found in zip(asked, hits, strict=True)]
-            pipeline = build_pipeline(PipelineSpec(collections=(variant,), strategy="last_turn"), llm=llm,
-                                      opened={variant: collection}, embedder=embedder, generate=False)
+            pipeline = build_pipeline(PipelineSpec(collections=(collection.name,), strategy="last_turn"), llm=llm,
+                                      opened={collection.name: collection}, embedder=embedder, generate=False)
             prompted[variant], shown = [], 0
             for q, gold in asked:
                 kept = pipeline.retrieve([Message("user", q)])[0].results
@@ -98,24 +125,24 @@ def main() -> None:
             mean_kept[variant] = shown / len(asked)
     n = len(next(iter(ranks.values())))
     print(f"{n} questions over {len(questions)} documents; passages: "
-          + ", ".join(f"{v} {sizes[v]}" for v in VARIANTS) + "\n")
+          + ", ".join(f"{v} {sizes[v]}" for v in variants) + "\n")
     print(f"| retriever | chunking | answer's passage first | in the top {DEPTH} | MRR@{DEPTH} |")
     print("| --- | --- | --- | --- | --- |")
     for name in RETRIEVERS:
-        for variant in VARIANTS:
+        for variant in variants:
             r = ranks[variant, name]
             mrr = sum(1 / x for x in r if x) / n
             print(f"| {name} | {variant} | {sum(x == 1 for x in r)} | {sum(x > 0 for x in r)} | {mrr:.3f} |")
     print("\n| chunking | answer's passage in the prompt | shown first | passages in the prompt (mean) |")
     print("| --- | --- | --- | --- |")
-    for variant in VARIANTS:
+    for variant in variants:
         p = prompted[variant]
         print(f"| {variant} | {sum(x > 0 for x in p)} | {sum(x == 1 for x in p)} | {mean_kept[variant]:.2f} |")
     print("\nper question (hybrid rank of the answer's passage, 0 = not in the top 5; then its place in the prompt, 0 = not "
-          "there): plain / aligned / structured")
+          "there): " + " / ".join(variants))
     asked = [(doc, q) for doc, items in questions.items() for q, _ in items]
     for i, (doc, q) in enumerate(asked):
-        row = " / ".join(f"{ranks[v, 'hybrid'][i]},{prompted[v][i]}" for v in VARIANTS)
+        row = " / ".join(f"{ranks[v, 'hybrid'][i]},{prompted[v][i]}" for v in variants)
         print(f"  {row}  {doc}: {q}")
 
 

@@ -43,6 +43,8 @@ def test_a_scanned_pdf_reads_as_the_text_it_shows(tmp_path: Path) -> None:
     assert sum((read - manual).values()) <= 0.01 * sum(manual.values())
     assert "E21" in document.text and "0.8 bar" in document.text
     assert "1. Safety" in document.text.split("\n")  # a heading stays a line of its own
+    # and its numbered headings are the sections a passage is titled by, as the text PDF's bookmarks are
+    assert [h.text for h in document.headings] == [h.text for h in read_document(MANUAL_PDF).headings][1:]
     lines = document.text.split("\n")  # a paragraph's printed lines are one line, as the text layer's are
     assert any(line.startswith("The outdoor unit runs on a 230 V supply") and line.endswith("the refrigerant circuit.") for line in lines)
 

@@ -29,6 +29,7 @@ from markdown_it import MarkdownIt
 from ..characters import readable_name, whole_characters
 from ..errors import DataFormatError
 from .hyphenation import BREAK, mend
+from .numbered_headings import numbered_headings
 
 SUFFIXES = {".txt": "text", ".text": "text", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html", ".pdf": "pdf",
             ".docx": "docx", ".pptx": "pptx", ".xlsx": "xlsx", ".csv": "csv", ".tsv": "csv", ".epub": "epub",
@@ -2215,6 +2216,8 @@ def read_document(path: Path, doc_id: str | None = None, url: str | None = None,
             elif _made_name(fallback):  # "2403.12345": the PDF's first line names it better
                 title = _title_line(text)
         doc_id = doc_id or readable_name(path.stem)
+        if not headings and kind in _UNMARKED:
+            headings = _numbered(text)
         return Document(doc_id=doc_id, title=title or fallback, text=text, url=url or path.resolve().as_uri(),
                         headings=_typeset(headings))
     raw = decode_text(path.read_bytes(), path)
@@ -2234,9 +2237,20 @@ def read_document(path: Path, doc_id: str | None = None, url: str | None = None,
         text, title = unwrap_lines(typeset_letters(raw.strip())), ""
         if _made_name(fallback) and _heads(raw):  # "club.txt" opening "Greenbay Sailing Club membership"
             title = _title_line(text)
+        headings = _numbered(text)
     if kind != "text":  # a page's "&shy;" is one only once parsed
         text, title = typeset_letters(text), typeset_letters(title)
     return Document(doc_id=doc_id, title=title or fallback, text=text, url=url, headings=_typeset(headings))
+
+
+#: the formats whose files mark no headings of their own (a PDF may, by its bookmarks): their numbered
+#: section lines are taken for headings (:mod:`.numbered_headings`)
+_UNMARKED = frozenset({"pdf", "tiff", "picture"})
+
+
+def _numbered(text: str) -> tuple[Heading, ...]:
+    """The numbered section lines of a text that marks no headings ("1. Safety", "3.2 Filters"), as headings."""
+    return tuple(Heading(h.level, h.text) for h in numbered_headings(text))
 
 
 def _first_heading(headings: Iterable[Heading]) -> str:
