@@ -271,3 +271,39 @@ def test_pages_scanned_upside_down_or_sideways_read_the_right_way_up(tmp_path: P
     read = _words(text)
     assert sum((read & manual).values()) >= 0.99 * sum(manual.values()) and sum((read - manual).values()) <= 0.01 * sum(manual.values())
     assert text.find("1. Safety") < text.find("4. The wall thermostat") < text.find("6. Domestic hot water")
+
+
+def _stamped(path: Path, pdf: Path, operators: str) -> Path:
+    """``pdf`` with a line of text drawn on each page by ``operators`` (in make_pdf's page), as a scanning app stamps one."""
+    import io
+
+    import pypdf
+
+    from tests.pdfs import make_pdf
+
+    out = pypdf.PdfWriter(clone_from=pdf)
+    stamp = pypdf.PdfReader(io.BytesIO(make_pdf([], operators=operators))).pages[0]
+    for page in out.pages:
+        page.merge_page(stamp)
+    out.write(path)
+    return path
+
+
+def test_a_scan_stamped_by_a_scanning_app_is_read_by_ocr_without_the_stamp(tmp_path: Path) -> None:
+    """CamScanner stamps "Scanned with CamScanner" on each page as text: 23 printed characters made the
+    pages typed ones, and the scan read as no text at all."""
+    stamped = _stamped(tmp_path / "stamped.pdf", _scan(tmp_path / "scan.pdf", pages=[0, 1, 2]),
+                       "1 0 0 1 400 20 Tm (Scanned with CamScanner) Tj")
+    text = read_document(stamped).text
+    manual = _words("\n".join(pdfium.PdfDocument(MANUAL_PDF)[i].get_textpage().get_text_range() for i in (0, 1, 2)))
+    assert sum((_words(text) & manual).values()) >= 0.99 * sum(manual.values())
+    assert "CamScanner" not in text  # a line at the foot of every page, as a running footer is
+
+
+def test_a_photo_page_keeps_its_caption_when_ocr_reads_nothing_in_it(tmp_path: Path) -> None:
+    """A page of a photo and a short caption: OCR reads no words in the photo, and its nothing had
+    replaced the caption."""
+    _gravel().save(tmp_path / "photo.pdf", resolution=100)
+    for caption in ("Harbour view", "The north ramp, where boats launch in March"):
+        stamped = _stamped(tmp_path / "page.pdf", tmp_path / "photo.pdf", f"1 0 0 1 40 10 Tm ({caption}) Tj")
+        assert read_document(stamped).text == caption

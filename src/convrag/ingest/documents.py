@@ -462,6 +462,10 @@ MAX_OCR_SECONDS = 1800.0
 #: a page with fewer printed characters than this in its text layer, and a picture, is a scanned page
 #: (a scanner may stamp a page number or a Bates number as text on the picture of the page)
 SCANNED_PAGE_CHARACTERS = 20
+#: so is a page with fewer than this, where one picture covers at least :data:`SCANNED_PAGE_SHARE` of it: a
+#: scanning app stamps "Scanned with CamScanner" on each page, a fax machine its header line
+STAMPED_PAGE_CHARACTERS = 60
+SCANNED_PAGE_SHARE = 0.5
 
 _clock = time.monotonic
 #: PDFium is not thread-safe: the service's indexer and a command in the same process read in turn
@@ -501,14 +505,17 @@ def _pdf_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
                 text_page = page.get_textpage()
                 pages.append(text_page.get_text_range(errors="replace"))
                 text_page.close()
-                if _printed(pages[-1]) < SCANNED_PAGE_CHARACTERS and _has_picture(page):
+                printed = _printed(pages[-1])
+                if printed < STAMPED_PAGE_CHARACTERS and (share := _picture_share(page)) > 0 and (
+                        printed < SCANNED_PAGE_CHARACTERS or share >= SCANNED_PAGE_SHARE):
                     scanned.append(index)
                 answers.append(_form_lines(page, form) if form is not None else [])
                 page.close()
             if scanned:
                 has_text = any(map(_printed, pages)) or any(answers)
                 for index, text in zip(scanned, _scanned_pages(path, pdf, scanned, has_text), strict=True):
-                    pages[index] = text
+                    if text.strip():  # what OCR read, the stamp with it; a photo it read nothing in keeps its caption
+                        pages[index] = text
             pages = ["\n".join([page, *lines]) for page, lines in zip(pages, answers, strict=True)]
             title = pdf.get_metadata_value("Title")
             outline = [Heading(item.level + 1, " ".join(item.get_title().split())) for item in pdf.get_toc(max_depth=9)]
@@ -594,24 +601,36 @@ def _printed(text: str) -> int:
 PICTURE_SEARCH_OBJECTS = 2000
 
 
-def _has_picture(page: Any) -> bool:
-    """Whether a PDF page draws an image among its first :data:`PICTURE_SEARCH_OBJECTS` objects,
-    itself or inside a form it draws (where some scanners put it). Read through PDFium's own calls:
-    pypdfium2's object list wraps every object in Python first."""
+def _picture_share(page: Any) -> float:
+    """The share of a PDF page the largest picture among its first :data:`PICTURE_SEARCH_OBJECTS`
+    objects covers (0 without one), the picture drawn itself or inside a form (where some scanners
+    put it; the form's bounds are taken). Read through PDFium's own calls: pypdfium2's object list
+    wraps every object in Python first."""
+    import ctypes
+
     import pypdfium2.raw as pdfium_c
 
     def pictured(count: int, get: Callable[[int], Any], depth: int) -> bool:
-        for index in range(min(count, PICTURE_SEARCH_OBJECTS)):
-            thing = get(index)
-            kind = pdfium_c.FPDFPageObj_GetType(thing)
-            if kind == pdfium_c.FPDF_PAGEOBJ_IMAGE:
-                return True
-            if kind == pdfium_c.FPDF_PAGEOBJ_FORM and depth < 3 and pictured(
-                    pdfium_c.FPDFFormObj_CountObjects(thing), functools.partial(pdfium_c.FPDFFormObj_GetObject, thing), depth + 1):
-                return True
-        return False
+        return any(kind == pdfium_c.FPDF_PAGEOBJ_IMAGE or (kind == pdfium_c.FPDF_PAGEOBJ_FORM and depth < 3 and pictured(
+                   pdfium_c.FPDFFormObj_CountObjects(thing), functools.partial(pdfium_c.FPDFFormObj_GetObject, thing), depth + 1))
+                   for thing in map(get, range(min(count, PICTURE_SEARCH_OBJECTS)))
+                   for kind in (pdfium_c.FPDFPageObj_GetType(thing),))
 
-    return pictured(pdfium_c.FPDFPage_CountObjects(page.raw), functools.partial(pdfium_c.FPDFPage_GetObject, page.raw), 0)
+    width, height = page.get_size()
+    largest = 0.0
+    for index in range(min(pdfium_c.FPDFPage_CountObjects(page.raw), PICTURE_SEARCH_OBJECTS)):
+        thing = pdfium_c.FPDFPage_GetObject(page.raw, index)
+        kind = pdfium_c.FPDFPageObj_GetType(thing)
+        if kind != pdfium_c.FPDF_PAGEOBJ_IMAGE and not (kind == pdfium_c.FPDF_PAGEOBJ_FORM and pictured(
+                pdfium_c.FPDFFormObj_CountObjects(thing), functools.partial(pdfium_c.FPDFFormObj_GetObject, thing), 1)):
+            continue
+        left, bottom, right, top = (ctypes.c_float() for _ in range(4))
+        if pdfium_c.FPDFPageObj_GetBounds(thing, left, bottom, right, top):
+            covered = max(0.0, min(right.value, width) - max(left.value, 0.0)) * max(0.0, min(top.value, height) - max(bottom.value, 0.0))
+            largest = max(largest, covered / max(width * height, 1.0))
+        else:
+            largest = max(largest, 1e-9)  # a picture whose bounds PDFium cannot say: a picture all the same
+    return largest
 
 
 def _scanned_pages(path: Path, pdf: Any, indexes: list[int], has_text: bool) -> list[str]:
