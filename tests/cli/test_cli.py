@@ -540,6 +540,22 @@ def test_index_one_document_file(tmp_path: Path) -> None:
         assert str(refused.exception).startswith(f"{tmp_path / name}: {reason}"), refused.output
 
 
+def test_index_notes_each_page_ocr_reads_on_the_bar(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A scanned PDF is read at a second or two a page; the bar said nothing for minutes."""
+    from convrag.console import RichReporter
+    from tests.ingest.test_ocr import _scan
+
+    notes: list[str] = []
+    monkeypatch.setattr(RichReporter, "note", lambda self, what: notes.append(what))
+    (tmp_path / "docs").mkdir()
+    _scan(tmp_path / "docs" / "scan.pdf", pages=[0, 1])
+    for source in (tmp_path / "docs" / "scan.pdf", tmp_path / "docs"):
+        notes.clear()
+        result = runner.invoke(app, ["index", str(source), "-c", "scans", "--store", str(tmp_path / "store"), "--no-dense", "--rebuild"])
+        assert result.exit_code == 0, result.output
+        assert notes == ["page 1 of 2 read by OCR", "page 2 of 2 read by OCR"]
+
+
 def test_index_a_zip_archive_of_documents_and_still_a_zipped_beir_corpus(tmp_path: Path) -> None:
     """A downloaded Drive folder or a Notion export is a .zip: "not a BEIR corpus ... nor a document". It is
     read as one document of its files; a BEIR corpus zipped as .jsonl.zip is still read as a corpus."""

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -74,38 +76,40 @@ def index(
     corpus = source.name.lower().endswith((".jsonl", ".jsonl.gz", ".jsonl.zip"))  # a BEIR corpus, though .zip is an archive's suffix too
     documents = source.is_dir() or (source.suffix.lower() in SUFFIXES and not corpus)
     tokenizer = (embedder or load_embedder(embedding_model)).tokenizer if documents else None
-    if source.is_dir():
-        skipped: list[str] = []
-        unread: Counter[str] = Counter()
-        # counted first, so the bar says how many files are left: a folder of scans read by OCR takes minutes
-        with reporter.stage(f"reading and chunking documents under {source}", total=len(document_paths(source))) as advance:
-            passages = list(chunk_documents(iter_documents(source, skipped, unread, advance), tokenizer, max_tokens, overlap, structured))
-        for line in skipped:
-            console.print(f"[yellow]skipped[/yellow] {escape(line)}", highlight=False)
-        if unread:
-            kinds = ", ".join(f"{suffix} ({n})" for suffix, n in sorted(unread.items()))
-            console.print(f"[yellow]not read[/yellow] {unread.total()} file(s) of other types: {escape(kinds)}; convrag reads "
-                          f"{', '.join(sorted(SUFFIXES))}")
-        if not passages:
-            raise DataFormatError(source, "no readable text in any supported file" + (f" ({len(skipped)} skipped)" if skipped else "")
-                                  + (f" ({unread.total()} of other types not read)" if unread else ""))
-    elif documents:  # one document: a collection of it alone (it read as a broken corpus)
-        with reporter.stage(f"chunking {source}"):
-            passages = list(chunk_documents([read_document(source)], tokenizer, max_tokens, overlap, structured))
-        if not passages:
-            raise DataFormatError(source, no_text_reason(source))
-    else:
-        if not corpus and source.is_file():
-            raise DataFormatError(source, f"not a BEIR corpus (.jsonl, .jsonl.gz, .jsonl.zip) nor a document "
-                                          f"({', '.join(sorted(SUFFIXES))})")
-        empty: list[str] = []
-        with reporter.stage(f"reading {source}"):
-            passages = list(read_corpus(source, empty))
-        if empty:
-            shown = ", ".join(empty[:5]) + (f" and {len(empty) - 5} more" if len(empty) > 5 else "")
-            console.print(f"[yellow]skipped[/yellow] {len(empty)} passage(s) with neither text nor title: {escape(shown)}")
-        if not passages:
-            raise DataFormatError(source, f"the corpus is empty ({len(empty)} passage(s) with neither text nor title)" if empty else "the corpus is empty")
+    # a scanned PDF is read by OCR at a second or two a page: the bar says which page, as the service's job does
+    with _ocr_pages_noted(reporter):
+        if source.is_dir():
+            skipped: list[str] = []
+            unread: Counter[str] = Counter()
+            # counted first, so the bar says how many files are left: a folder of scans read by OCR takes minutes
+            with reporter.stage(f"reading and chunking documents under {source}", total=len(document_paths(source))) as advance:
+                passages = list(chunk_documents(iter_documents(source, skipped, unread, advance), tokenizer, max_tokens, overlap, structured))
+            for line in skipped:
+                console.print(f"[yellow]skipped[/yellow] {escape(line)}", highlight=False)
+            if unread:
+                kinds = ", ".join(f"{suffix} ({n})" for suffix, n in sorted(unread.items()))
+                console.print(f"[yellow]not read[/yellow] {unread.total()} file(s) of other types: {escape(kinds)}; convrag reads "
+                              f"{', '.join(sorted(SUFFIXES))}")
+            if not passages:
+                raise DataFormatError(source, "no readable text in any supported file" + (f" ({len(skipped)} skipped)" if skipped else "")
+                                      + (f" ({unread.total()} of other types not read)" if unread else ""))
+        elif documents:  # one document: a collection of it alone (it read as a broken corpus)
+            with reporter.stage(f"chunking {source}"):
+                passages = list(chunk_documents([read_document(source)], tokenizer, max_tokens, overlap, structured))
+            if not passages:
+                raise DataFormatError(source, no_text_reason(source))
+        else:
+            if not corpus and source.is_file():
+                raise DataFormatError(source, f"not a BEIR corpus (.jsonl, .jsonl.gz, .jsonl.zip) nor a document "
+                                              f"({', '.join(sorted(SUFFIXES))})")
+            empty: list[str] = []
+            with reporter.stage(f"reading {source}"):
+                passages = list(read_corpus(source, empty))
+            if empty:
+                shown = ", ".join(empty[:5]) + (f" and {len(empty) - 5} more" if len(empty) > 5 else "")
+                console.print(f"[yellow]skipped[/yellow] {len(empty)} passage(s) with neither text nor title: {escape(shown)}")
+            if not passages:
+                raise DataFormatError(source, f"the corpus is empty ({len(empty)} passage(s) with neither text nor title)" if empty else "the corpus is empty")
     if backend == "milvus":
         if rebuild:
             milvus.delete(collection)
@@ -121,6 +125,18 @@ def index(
     indexes = f"BM25 and dense ({model})" if model else "BM25 only (no dense index)"
     count = f"{len(built):,} passage{'' if len(built) == 1 else 's'}"
     console.print(f"collection [bold]{built.name}[/bold]: {count}, {escape(indexes)}, at {escape(str(built.path))}")
+
+
+@contextmanager
+def _ocr_pages_noted(reporter: RichReporter) -> Iterator[None]:
+    """While documents are read: each scanned page OCR reads is noted on the bar on show."""
+    from ..ingest import ocr
+
+    token = ocr.page_progress.set(lambda done, total: reporter.note(f"page {done} of {total} read by OCR"))
+    try:
+        yield
+    finally:
+        ocr.page_progress.reset(token)
 
 
 @app.command(rich_help_panel="Collections")
