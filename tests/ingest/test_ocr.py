@@ -307,3 +307,21 @@ def test_a_photo_page_keeps_its_caption_when_ocr_reads_nothing_in_it(tmp_path: P
     for caption in ("Harbour view", "The north ramp, where boats launch in March"):
         stamped = _stamped(tmp_path / "page.pdf", tmp_path / "photo.pdf", f"1 0 0 1 40 10 Tm ({caption}) Tj")
         assert read_document(stamped).text == caption
+
+
+def test_a_picture_or_a_scan_of_too_many_pixels_is_read_made_smaller(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A poster photographed or scanned whole went to Tesseract as it was, hundreds of millions of pixels;
+    a 600 dpi scan is read at 300 dpi, a quarter of its pixels."""
+    sizes: list[tuple[int, int]] = []
+    real = ocr.read_picture
+    monkeypatch.setattr(ocr, "read_picture", lambda picture: sizes.append(picture.size) or real(picture))
+    picture, shown = _screenshot(40, lines=3)
+    picture.save(tmp_path / "poster.png")
+    monkeypatch.setattr(ocr, "MAX_PIXELS", picture.width * picture.height // 4)
+    assert sum((_words(shown) - _words(read_document(tmp_path / "poster.png").text)).values()) <= 1
+    assert sizes[-1] == (round(picture.width / 2), round(picture.height / 2))
+    monkeypatch.undo()
+    monkeypatch.setattr(ocr, "read_picture", lambda picture: sizes.append(picture.size) or real(picture))
+    picture.convert("L").save(tmp_path / "scan.tif", dpi=(600, 600))
+    read_document(tmp_path / "scan.tif")
+    assert sizes[-1] == (round(picture.width / 2), round(picture.height / 2))
