@@ -719,7 +719,7 @@ def _pictures_to_text(path: Path, every_frame: bool) -> tuple[str, str, tuple[He
     and refuses a picture so large it would fill the memory (its decompression-bomb check). A HEIC
     photo is first decoded to a PNG by a child process (:mod:`.heif`: its decoder crashed on a
     damaged one)."""
-    from PIL import Image, ImageOps, UnidentifiedImageError
+    from PIL import Image, UnidentifiedImageError
 
     from . import heif, ocr
 
@@ -746,14 +746,27 @@ def _pictures_to_text(path: Path, every_frame: bool) -> tuple[str, str, tuple[He
                 dpi = float((image.info.get("dpi") or (0, 0))[0] or 0)
                 factor = ocr.scale(frame.width, frame.height, dpi) if dpi > 0 else min(1.0, ocr.room(frame.width, frame.height))
             else:  # a picture as it is (a phone's tag says 72 dpi whatever it shows), but within the pixels OCR is given
-                frame = _on_white(ImageOps.exif_transpose(image)).convert("L")
-                factor = min(1.0, ocr.room(frame.width, frame.height))
+                return _for_ocr(image)
             if factor != 1:
                 frame = frame.resize((max(1, round(frame.width * factor)), max(1, round(frame.height * factor))), Image.Resampling.LANCZOS)
             return frame
 
         texts = _read_by_ocr(path, [functools.partial(render, index) for index in range(count)])
     return _page_lines(texts), "", ()
+
+
+def _for_ocr(picture: Any) -> Any:
+    """A picture as OCR is given it: turned as its EXIF tag says, see-through parts on white, grey,
+    and made smaller where it has more pixels than :data:`.ocr.MAX_PIXELS`."""
+    from PIL import Image, ImageOps
+
+    from . import ocr
+
+    frame = _on_white(ImageOps.exif_transpose(picture)).convert("L")
+    factor = ocr.room(frame.width, frame.height)
+    if factor < 1:
+        frame = frame.resize((max(1, round(frame.width * factor)), max(1, round(frame.height * factor))), Image.Resampling.LANCZOS)
+    return frame
 
 
 def _on_white(picture: Any) -> Any:
