@@ -325,3 +325,30 @@ def test_a_picture_or_a_scan_of_too_many_pixels_is_read_made_smaller(tmp_path: P
     picture.convert("L").save(tmp_path / "scan.tif", dpi=(600, 600))
     read_document(tmp_path / "scan.tif")
     assert sizes[-1] == (round(picture.width / 2), round(picture.height / 2))
+
+
+def test_a_deck_of_slide_pictures_is_read_by_ocr(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A deck saved from a PDF, or made of scanned pages, is a picture a slide: it read as no text. A
+    slide with its own text and a small picture is read as before, without OCR."""
+    import io
+
+    import pptx
+    from pptx.util import Emu
+
+    picture, shown = _screenshot(24, lines=8)
+    png = io.BytesIO()
+    picture.save(png, format="PNG")
+    deck = pptx.Presentation()
+    blank, titled = deck.slide_layouts[6], deck.slide_layouts[5]
+    whole = deck.slides.add_slide(blank)
+    whole.shapes.add_picture(io.BytesIO(png.getvalue()), 0, 0, width=deck.slide_width, height=deck.slide_height)
+    small = deck.slides.add_slide(titled)
+    small.shapes.title.text = "Our harbour"
+    small.shapes.add_picture(io.BytesIO(png.getvalue()), Emu(914400), Emu(1828800), width=Emu(1828800))
+    deck.save(str(tmp_path / "deck.pptx"))
+    read: list[int] = []
+    real = ocr.read_picture
+    monkeypatch.setattr(ocr, "read_picture", lambda p: read.append(p.width) or real(p))
+    text = read_document(tmp_path / "deck.pptx").text
+    assert len(read) == 1 and sum((_words(shown) - _words(text)).values()) <= 2
+    assert text.endswith("\n\nOur harbour")

@@ -1026,12 +1026,15 @@ def _pptx_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     import pptx
     from pptx.exc import PackageNotFoundError
 
+    from . import ocr
+
     _check_unpacked_size(path, "a PowerPoint deck")
     try:
         deck = pptx.Presentation(str(path))
         slides: list[str] = []
         heading = ""
         marked: list[Heading] = []  # each slide's title
+        pictured: list[tuple[int, bytes]] = []  # the slides that are a picture (a deck saved from a PDF, a scan), and it
         for slide in deck.slides:
             named = slide.shapes.title  # first, wherever it was drawn: a "Draft" label above it came before it
             if named is not None:
@@ -1041,6 +1044,8 @@ def _pptx_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
             shapes = [named] if named is not None else []
             shapes += _in_reading_order(s for s in slide.shapes if named is None or s.shape_id != named.shape_id)
             lines = [line for shape in shapes for line in _shape_lines(shape)]
+            if (picture := _slide_picture(slide, lines, deck.slide_width, deck.slide_height)) is not None:
+                pictured.append((len(slides), picture))
             if slide.has_notes_slide and slide.notes_slide.notes_text_frame is not None:
                 lines += [" ".join(p.text.split()) for p in slide.notes_slide.notes_text_frame.paragraphs]
             slides.append("\n".join(line for line in lines if line))
@@ -1051,7 +1056,43 @@ def _pptx_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
         raise
     except Exception as exc:  # a damaged part: lxml's XMLSyntaxError, or python-pptx's own error on a wrong one
         raise DataFormatError(path, f"not a readable PowerPoint deck ({exc or type(exc).__name__})") from None
+    if pictured and ocr.available():  # without OCR, such a slide keeps what text it has
+        texts = _read_by_ocr(path, [functools.partial(_opened_for_ocr, blob) for _, blob in pictured])
+        for (index, _), text in zip(pictured, texts, strict=True):
+            slides[index] = "\n".join(part for part in (slides[index], _page_lines([text])) if part)
     return typeset_letters("\n\n".join(s for s in slides if s)), typeset_letters(own_title(title) or heading), tuple(marked)
+
+
+def _slide_picture(slide: Any, lines: list[str], width: int | None, height: int | None) -> bytes | None:
+    """The picture a slide is, where it is one: next to no text of its own (fewer printed characters
+    than a scanned PDF page has, :data:`SCANNED_PAGE_CHARACTERS`) and a picture covering at least
+    :data:`SCANNED_PAGE_SHARE` of it. A deck converted from a PDF, or made of scanned pages, is a
+    picture a slide, and read as no text at all."""
+    from pptx.enum.shapes import MSO_SHAPE_TYPE
+
+    if _printed("".join(lines)) >= SCANNED_PAGE_CHARACTERS or not width or not height:
+        return None
+    pictures = [shape for shape in slide.shapes if shape.shape_type == MSO_SHAPE_TYPE.PICTURE]
+    largest = max(pictures, key=lambda shape: (shape.width or 0) * (shape.height or 0), default=None)
+    if largest is None or (largest.width or 0) * (largest.height or 0) < SCANNED_PAGE_SHARE * width * height:
+        return None
+    return bytes(largest.image.blob)
+
+
+def _opened_for_ocr(blob: bytes) -> Any:
+    """A picture's bytes opened and made ready for OCR (:func:`_for_ocr`); one Pillow cannot open (a
+    Windows metafile, a damaged one) is a blank picture, read as nothing."""
+    import io
+
+    from PIL import Image
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with Image.open(io.BytesIO(blob)) as picture:
+                return _for_ocr(picture)
+    except Exception:  # what Pillow raises for a format it does not know or a damaged file
+        return Image.new("L", (1, 1), 255)
 
 
 def _in_reading_order(shapes: Any) -> list[Any]:
