@@ -86,7 +86,7 @@ def check_type_sizes(sizes: list[int]) -> None:
     for size in sizes:
         picture, shown = make_screenshot(size)
         own = ocr.read_words(ocr.png(picture))
-        height = ocr._median([w.height for w in own if w.confidence >= ocr.MIN_CONFIDENCE])
+        height = ocr.median([w.height for w in own if w.confidence >= ocr.MIN_CONFIDENCE])
         start = time.perf_counter()
         read = ocr.read_picture(picture)
         seconds = time.perf_counter() - start

@@ -610,19 +610,20 @@ def _picture_share(page: Any) -> float:
 
     import pypdfium2.raw as pdfium_c
 
-    def pictured(count: int, get: Callable[[int], Any], depth: int) -> bool:
-        return any(kind == pdfium_c.FPDF_PAGEOBJ_IMAGE or (kind == pdfium_c.FPDF_PAGEOBJ_FORM and depth < 3 and pictured(
-                   pdfium_c.FPDFFormObj_CountObjects(thing), functools.partial(pdfium_c.FPDFFormObj_GetObject, thing), depth + 1))
-                   for thing in map(get, range(min(count, PICTURE_SEARCH_OBJECTS)))
-                   for kind in (pdfium_c.FPDFPageObj_GetType(thing),))
+    def is_picture(thing: Any, depth: int) -> bool:  # an image, or a form (three deep at most) that draws one
+        kind = pdfium_c.FPDFPageObj_GetType(thing)
+        if kind == pdfium_c.FPDF_PAGEOBJ_IMAGE:
+            return True
+        if kind != pdfium_c.FPDF_PAGEOBJ_FORM or depth >= 3:
+            return False
+        inside = min(pdfium_c.FPDFFormObj_CountObjects(thing), PICTURE_SEARCH_OBJECTS)
+        return any(is_picture(pdfium_c.FPDFFormObj_GetObject(thing, i), depth + 1) for i in range(inside))
 
     width, height = page.get_size()
     largest = 0.0
     for index in range(min(pdfium_c.FPDFPage_CountObjects(page.raw), PICTURE_SEARCH_OBJECTS)):
         thing = pdfium_c.FPDFPage_GetObject(page.raw, index)
-        kind = pdfium_c.FPDFPageObj_GetType(thing)
-        if kind != pdfium_c.FPDF_PAGEOBJ_IMAGE and not (kind == pdfium_c.FPDF_PAGEOBJ_FORM and pictured(
-                pdfium_c.FPDFFormObj_CountObjects(thing), functools.partial(pdfium_c.FPDFFormObj_GetObject, thing), 1)):
+        if not is_picture(thing, 0):
             continue
         left, bottom, right, top = (ctypes.c_float() for _ in range(4))
         if pdfium_c.FPDFPageObj_GetBounds(thing, left, bottom, right, top):
@@ -705,9 +706,9 @@ def _tiff_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
 
 def _picture_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     """A picture (PNG, JPEG, WebP, BMP, and HEIC, the iPhone's photos, opened by pi-heif): a
-    screenshot, a phone's photo of a notice or a receipt, read by OCR. Its first frame only (an animated WebP's others are the same picture moving), turned
-    as the camera's EXIF orientation says (a phone stores a photo taken upright sideways, with that
-    tag). Its resolution tag is not trusted (a phone's photo says 72 dpi whatever it shows), so small
+    screenshot, a phone's photo of a notice or a receipt, read by OCR. Its first frame only (an
+    animated WebP's others are the same picture moving), turned as the camera's EXIF orientation
+    says (a phone stores a photo taken upright sideways, with that tag). Its resolution tag is not trusted (a phone's photo says 72 dpi whatever it shows), so small
     type is found by its height instead (:func:`.ocr.read_picture`); a picture of more pixels than
     :data:`.ocr.MAX_PIXELS` (a poster scanned whole) is made smaller to them. A photo without text
     gives none."""

@@ -63,7 +63,7 @@ class OcrError(Exception):
 
 
 def scale(width: float, height: float, dpi: float = 72.0) -> float:
-    """How much to enlarge a page of ``width`` x ``height`` at ``dpi`` (72 for PDF points) for
+    """How much to scale a page of ``width`` x ``height`` at ``dpi`` (72 for PDF points) for
     Tesseract: to :data:`DPI`, or less where that would pass :data:`MAX_PIXELS`."""
     return min(DPI / dpi, room(width, height))
 
@@ -131,17 +131,19 @@ def lay_out(words: list[Word]) -> str:
     lines: list[str] = []
     where: tuple[int, int, int] | None = None
     for word in words:
-        if where is not None and (word.block, word.paragraph) == where[:2] and word.line == where[2]:
+        here = (word.block, word.paragraph, word.line)
+        if here == where:
             lines[-1] += " " + word.text
             continue
-        if where is not None and (word.block, word.paragraph) != where[:2]:
+        if where is not None and here[:2] != where[:2]:
             lines.append("")
         lines.append(word.text)
-        where = (word.block, word.paragraph, word.line)
+        where = here
     return "\n".join(lines) + "\n" if lines else ""
 
 
-def _median(values: list[float]) -> float:
+def median(values: list[float]) -> float:
+    """The median of ``values``, 0 for none (a picture without words)."""
     return statistics.median(values) if values else 0.0
 
 
@@ -159,18 +161,18 @@ def read_picture(picture: Image.Image, language: str | None = None) -> str:
     with Tesseract's orientation detection, which costs a second reading only of such pages (and photos)."""
     image = png(picture)
     words = read_words(image, language)
-    height = _median([w.height for w in words if w.confidence >= MIN_CONFIDENCE])
+    height = median([w.height for w in words if w.confidence >= MIN_CONFIDENCE])
     if 0 < height < SMALL_TEXT_PIXELS:
         factor = min(TEXT_PIXELS / height, MAX_ENLARGEMENT, room(picture.width, picture.height))
         if factor > 1:
             enlarged = picture.resize((round(picture.width * factor), round(picture.height * factor)), Image.Resampling.LANCZOS)
             image = png(enlarged)
             words = read_words(image, language)
-    sure = _median([w.confidence for w in words])
+    sure = median([w.confidence for w in words])
     if sure < MIN_CONFIDENCE:  # a page the wrong way up reads as unsure guesses, as a photo does: read it turned
         turned = read_words(image, language, turned=True)
-        if _median([w.confidence for w in turned]) > sure:
-            words, sure = turned, _median([w.confidence for w in turned])
+        if median([w.confidence for w in turned]) > sure:
+            words, sure = turned, median([w.confidence for w in turned])
     return lay_out(words) if sure >= MIN_CONFIDENCE else ""
 
 
