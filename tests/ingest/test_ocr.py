@@ -352,3 +352,29 @@ def test_a_deck_of_slide_pictures_is_read_by_ocr(tmp_path: Path, monkeypatch: py
     text = read_document(tmp_path / "deck.pptx").text
     assert len(read) == 1 and sum((_words(shown) - _words(text)).values()) <= 2
     assert text.endswith("\n\nOur harbour")
+
+
+def test_a_word_document_of_pictures_is_read_by_ocr(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A letter scanned and put into Word, a document of screenshots: it read as no text. A document
+    with its own text keeps its pictures unread (a logo, a photo)."""
+    import io
+
+    import docx
+    from docx.shared import Inches
+
+    picture, shown = _screenshot(24, lines=8)
+    png = io.BytesIO()
+    picture.save(png, format="PNG")
+    scanned = docx.Document()
+    scanned.add_picture(io.BytesIO(png.getvalue()), width=Inches(6))
+    scanned.add_picture(io.BytesIO(png.getvalue()), width=Inches(6))  # the same picture twice: one part, read once
+    scanned.save(str(tmp_path / "letter.docx"))
+    read: list[int] = []
+    real = ocr.read_picture
+    monkeypatch.setattr(ocr, "read_picture", lambda p: read.append(p.width) or real(p))
+    assert sum((_words(shown) - _words(read_document(tmp_path / "letter.docx").text)).values()) <= 2 and len(read) == 1
+    typed = docx.Document()
+    typed.add_paragraph("Our harbour has 120 berths and a slipway.")
+    typed.add_picture(io.BytesIO(png.getvalue()), width=Inches(6))
+    typed.save(str(tmp_path / "typed.docx"))
+    assert read_document(tmp_path / "typed.docx").text == "Our harbour has 120 berths and a slipway." and len(read) == 1

@@ -851,6 +851,8 @@ def _docx_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     from docx.opc.exceptions import PackageNotFoundError
     from lxml import etree
 
+    from . import ocr
+
     _check_unpacked_size(path)
     try:
         document = docx.Document(str(path))
@@ -866,6 +868,7 @@ def _docx_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
                         lines += _word_lines(note, header_styles)
         heading = next((line for style, line in lines if line and style in headings), "")
         title = (document.core_properties.title or "").strip()
+        pictures = _word_pictures(document) if _printed("".join(line for _, line in lines)) < SCANNED_PAGE_CHARACTERS else []
     except (PackageNotFoundError, BadZipFile):
         raise DataFormatError(path, "not a readable Word document (not a .docx package; an old Word 97-2003 file is read as .doc)") from None
     except MemoryError:
@@ -873,7 +876,34 @@ def _docx_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     except Exception as exc:  # a damaged part: lxml's XMLSyntaxError, or python-docx's AttributeError on a wrong one
         raise DataFormatError(path, f"not a readable Word document ({exc or type(exc).__name__})") from None
     marked = tuple(Heading(level, line) for style, line in lines if line and (level := levels.get(style)) is not None)
-    return typeset_letters("\n".join(line for _, line in lines if line)), typeset_letters(own_title(title) or heading), marked
+    text = "\n".join(line for _, line in lines if line)
+    if pictures and ocr.available():  # a document of pictures: scanned pages put into Word, screenshots
+        read = _page_lines(list(_read_by_ocr(path, [functools.partial(_opened_for_ocr, blob) for blob in pictures])))
+        text = "\n".join(part for part in (text, read) if part)
+    return typeset_letters(text), typeset_letters(own_title(title) or heading), marked
+
+
+#: the most pictures of a Word document of pictures read by OCR (a second or so each)
+MAX_WORD_PICTURES = 500
+
+
+def _word_pictures(document: Any) -> list[bytes]:
+    """The pictures a Word document shows, in its order (at most :data:`MAX_WORD_PICTURES`), each once:
+    read by OCR where the document has next to no text of its own (fewer printed characters than a
+    scanned PDF page, :data:`SCANNED_PAGE_CHARACTERS`), as a letter scanned and put into Word is. It
+    read as no text at all."""
+    found: list[bytes] = []
+    seen: set[str] = set()
+    for blip in document.element.body.iter(f"{_A}blip"):
+        rid = blip.get(f"{_R}embed")
+        part = document.part.related_parts.get(rid) if rid and rid not in seen else None
+        if part is not None:
+            seen.add(rid)
+            found.append(part.blob)
+            if len(found) >= MAX_WORD_PICTURES:
+                break
+    return found
+
 
 
 _WORD_HEADING = re.compile(r"heading ([1-9])", re.IGNORECASE)
@@ -891,6 +921,9 @@ def _word_level(style_name: str | None) -> int | None:
 
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+#: DrawingML's (a picture's ``a:blip``) and the package relationships' (its ``r:embed``) namespaces
+_A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
+_R = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
 #: a drawing's copy for older readers (VML, beside its DrawingML choice): the same text box again
 _MC_FALLBACK = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback"
 #: what a paragraph holds that is no text of it: its and its runs' properties (a tab stop is a
