@@ -378,3 +378,26 @@ def test_a_word_document_of_pictures_is_read_by_ocr(tmp_path: Path, monkeypatch:
     typed.add_picture(io.BytesIO(png.getvalue()), width=Inches(6))
     typed.save(str(tmp_path / "typed.docx"))
     assert read_document(tmp_path / "typed.docx").text == "Our harbour has 120 berths and a slipway." and len(read) == 1
+
+
+def test_an_archives_pictures_are_read_up_to_a_bound_and_a_wordless_one_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A photo without words and a blank note in a zip were named with no reason ("view.png ()"); a
+    Notion export's hundreds of screenshots would each be read by OCR."""
+    import io
+    import zipfile
+
+    from convrag.ingest import documents
+
+    shot, view = io.BytesIO(), io.BytesIO()
+    _screenshot(20, lines=2)[0].save(shot, format="PNG")
+    _gravel().save(view, format="PNG")
+    with zipfile.ZipFile(tmp_path / "export.zip", "w") as archive:
+        archive.writestr("a-shot.png", shot.getvalue())
+        archive.writestr("b-view.png", view.getvalue())
+        archive.writestr("c-shot.png", shot.getvalue())
+        archive.writestr("notes.txt", " \n")
+    monkeypatch.setattr(documents, "MAX_ARCHIVE_PICTURES", 2)
+    lines = read_document(tmp_path / "export.zip").text.split("\n")
+    assert lines[0] == "File: a-shot.png" and lines[-1] == (
+        "Files not read: b-view.png (no text (no words OCR could read in it)), c-shot.png (a picture past the first 2 of "
+        "the archive, which OCR reads at a second or so each; unpack it and index the folder), notes.txt (no text)")

@@ -1572,6 +1572,8 @@ def _read_contained(name: str, data: bytes) -> _Contained:
         return _Contained(name, reason=exc.reason)
     finally:
         _NESTING.reset(token)
+    if not document.text.strip():  # a blank file, a photo without words: named with why, not as "name ()"
+        return _Contained(name, reason=no_text_reason(Path(name)))
     return _Contained(name, document.text, document.headings)
 
 
@@ -1644,6 +1646,9 @@ def _read_attachment(part: Any) -> _Contained:
 #: the most files an archive is read to, and the most bytes its files of types convrag reads unpack to
 MAX_ARCHIVE_FILES = 10_000
 MAX_ARCHIVE_BYTES = 1 << 30
+#: the most pictures of an archive read by OCR (a second or so each: a Notion export's hundreds of
+#: screenshots would keep an upload minutes longer than its documents); the others are named
+MAX_ARCHIVE_PICTURES = 200
 
 
 def _member_name(info: Any) -> str:
@@ -1684,10 +1689,16 @@ def _zip_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
             raise DataFormatError(path, f"not read: its documents unpack to more than {MAX_ARCHIVE_BYTES >> 20:,} MB; "
                                         "unpack it and index the folder")
         files: list[_Contained] = []
+        pictures = 0
         for info in members:
             name = readable_name(_member_name(info))
-            if Path(info.filename).suffix.lower() not in SUFFIXES:
+            kind = SUFFIXES.get(Path(info.filename).suffix.lower())
+            pictures += kind in ("picture", "tiff")
+            if kind is None:
                 files.append(_Contained(name, reason="not a type convrag reads"))
+            elif kind in ("picture", "tiff") and pictures > MAX_ARCHIVE_PICTURES:
+                files.append(_Contained(name, reason=f"a picture past the first {MAX_ARCHIVE_PICTURES} of the archive, which OCR "
+                                                     "reads at a second or so each; unpack it and index the folder"))
             elif info.flag_bits & 0x1:
                 files.append(_Contained(name, reason="locked by a password"))
             else:
