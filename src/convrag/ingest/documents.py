@@ -36,6 +36,8 @@ SUFFIXES = {".txt": "text", ".text": "text", ".md": "markdown", ".markdown": "ma
             ".odt": "odt", ".ods": "ods", ".odp": "odp", ".rtf": "rtf", ".rst": "rst", ".doc": "doc", ".xls": "xls", ".eml": "eml", ".msg": "msg",
             ".ppt": "ppt", ".tif": "tiff", ".tiff": "tiff", ".zip": "zip", ".png": "picture", ".jpg": "picture", ".jpeg": "picture",
             ".webp": "picture", ".bmp": "picture", ".heic": "picture", ".heif": "picture"}
+#: the kinds of file that are pictures, read by OCR alone
+_PICTURE_KINDS = frozenset({"tiff", "picture"})
 
 
 #: elements whose line breaks are the text's own (a browser keeps them)
@@ -1693,10 +1695,11 @@ def _zip_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
         for info in members:
             name = readable_name(_member_name(info))
             kind = SUFFIXES.get(Path(info.filename).suffix.lower())
-            pictures += kind in ("picture", "tiff")
+            if kind in _PICTURE_KINDS:
+                pictures += 1
             if kind is None:
                 files.append(_Contained(name, reason="not a type convrag reads"))
-            elif kind in ("picture", "tiff") and pictures > MAX_ARCHIVE_PICTURES:
+            elif kind in _PICTURE_KINDS and pictures > MAX_ARCHIVE_PICTURES:
                 files.append(_Contained(name, reason=f"a picture past the first {MAX_ARCHIVE_PICTURES} of the archive, which OCR "
                                                      "reads at a second or so each; unpack it and index the folder"))
             elif info.flag_bits & 0x1:
@@ -2368,7 +2371,7 @@ def read_document(path: Path, doc_id: str | None = None, url: str | None = None,
 
 #: the formats whose files mark no headings of their own (a PDF may, by its bookmarks): their numbered
 #: section lines are taken for headings (:mod:`.numbered_headings`)
-_UNMARKED = frozenset({"pdf", "tiff", "picture"})
+_UNMARKED = frozenset({"pdf", *_PICTURE_KINDS})
 
 
 def _numbered(text: str) -> tuple[Heading, ...]:
@@ -2396,7 +2399,7 @@ def no_text_reason(path: Path) -> str:
     kind = SUFFIXES.get(path.suffix.lower())
     if kind == "pdf":
         return "no text (no text layer, and no words OCR could read in its pictures)"
-    return "no text (no words OCR could read in it)" if kind in ("tiff", "picture") else "no text"
+    return "no text (no words OCR could read in it)" if kind in _PICTURE_KINDS else "no text"
 
 
 def _walk(folder: Path, skipped: list[str] | None) -> list[Path]:
