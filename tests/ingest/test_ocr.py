@@ -401,3 +401,29 @@ def test_an_archives_pictures_are_read_up_to_a_bound_and_a_wordless_one_named(tm
     assert lines[0] == "File: a-shot.png" and lines[-1] == (
         "Files not read: b-view.png (no text (no words OCR could read in it)), c-shot.png (a picture past the first 2 of "
         "the archive, which OCR reads at a second or so each; unpack it and index the folder), notes.txt (no text)")
+
+
+def test_a_picture_attached_to_a_mail_is_read_and_one_its_body_shows_is_not(tmp_path: Path) -> None:
+    """A photo attached to a mail is a document (a receipt, a notice); a newsletter's logos and banners,
+    shown in its body, would each take a second of OCR for nothing."""
+    import io
+    from email.message import EmailMessage
+
+    shot = io.BytesIO()
+    picture, shown = _screenshot(20, lines=2)
+    picture.save(shot, format="PNG")
+    mail = EmailMessage()
+    mail["From"], mail["Subject"] = "ann@harbour.example", "The notice"
+    mail.set_content("The notice is attached.")
+    mail.add_attachment(shot.getvalue(), maintype="image", subtype="png", filename="notice.png")
+    (tmp_path / "notice.eml").write_bytes(bytes(mail))
+    lines = read_document(tmp_path / "notice.eml").text.split("\n")
+    assert lines[2] == "Attachment: notice.png" and sum((_words(shown) - _words("\n".join(lines[3:]))).values()) <= 1
+    letter = EmailMessage()  # as a newsletter is sent: its HTML, and the pictures it shows, related to it
+    letter["From"], letter["Subject"] = "news@harbour.example", "Harbour news"
+    letter.set_content('<p>Winter berths close on 1 November.</p><img src="cid:banner@harbour">', subtype="html")
+    letter.add_related(shot.getvalue(), maintype="image", subtype="png", cid="<banner@harbour>", filename="banner.png")
+    (tmp_path / "news.eml").write_bytes(bytes(letter))
+    assert read_document(tmp_path / "news.eml").text.split("\n") == [
+        "From: news@harbour.example", "Winter berths close on 1 November.",
+        "Attachments not read: banner.png (a picture shown in the mail's body (a logo, a banner), not read by OCR)"]

@@ -1632,17 +1632,34 @@ def _attachment_name(part: Any) -> str:
     return f"{' '.join(str(inner['Subject'] or 'forwarded message').split())}.eml"
 
 
-def _read_attachment(part: Any) -> _Contained:
+def _read_attachment(part: Any, shown: set[str]) -> _Contained:
     """One attachment of an e-mail, read as the file it is (:func:`_read_contained`): a mail's facts
-    are often in the PDF or the spreadsheet attached to it, not its body."""
+    are often in the PDF or the spreadsheet attached to it, not its body. ``shown``: the Content-IDs
+    of the pictures the mail's HTML body shows in place, which are not read (:func:`_body_picture`)."""
     try:
         name = _attachment_name(part)
+        if _body_picture(part, shown):
+            return _Contained(name, reason="a picture shown in the mail's body (a logo, a banner), not read by OCR")
         data = _attached_mail(part) if part.get_content_type() == "message/rfc822" else part.get_payload(decode=True)
     except MemoryError:
         raise
     except Exception as exc:  # a base64 body cut short, a header no charset decodes
         return _Contained(part.get_filename() or part.get_content_type(), reason=f"it looks damaged ({type(exc).__name__})")
     return _read_contained(name, data or b"")
+
+
+#: a picture an HTML body shows from the mail's own parts: ``<img src="cid:banner@harbour">``
+_CID = re.compile(r"""cid:([^\s"'<>)]+)""", re.IGNORECASE)
+
+
+def _body_picture(part: Any, shown: set[str]) -> bool:
+    """Whether a mail's part is a picture its HTML body shows in place (marked inline, or named by a
+    Content-ID the body links to): a newsletter's logos and banners, a signature's icons, which OCR
+    would read at a second or so each and for nothing. A picture attached as a file is read."""
+    if part.get_content_maintype() != "image":
+        return False
+    cid = str(part["Content-ID"] or "").strip().strip("<>")
+    return part.get_content_disposition() == "inline" or (bool(cid) and cid in shown)
 
 
 #: the most files an archive is read to, and the most bytes its files of types convrag reads unpack to
@@ -1771,6 +1788,8 @@ def _mail_to_text(message: Any, path: Path) -> tuple[str, str, tuple[Heading, ..
     try:
         lines = [f"{name}: {' '.join(str(message[name]).split())}" for name in _MAIL_FIELDS if message[name]]
         body = message.get_body(preferencelist=("plain", "html"))
+        html = message.get_body(preferencelist=("html",))
+        shown = set(_CID.findall(html.get_content())) if html is not None else set()  # the pictures the body shows in place
         headings: list[Heading] = []
         if body is not None:
             content = body.get_content()
@@ -1780,7 +1799,7 @@ def _mail_to_text(message: Any, path: Path) -> tuple[str, str, tuple[Heading, ..
             else:
                 text = unwrap_lines(content.replace("\r\n", "\n").strip())
             lines.append(text)
-        attachments = [_read_attachment(part) for part in message.iter_attachments()]
+        attachments = [_read_attachment(part, shown) for part in message.iter_attachments()]
         subject = " ".join(str(message["Subject"] or "").split())
     except MemoryError:
         raise
