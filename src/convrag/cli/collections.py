@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -54,6 +52,7 @@ def index(
     from ..embeddings import load_embedder
     from ..index.collection import Collection, CollectionStore
     from ..index.windows import WindowSettings
+    from ..ingest import ocr
     from ..ingest.chunking import chunk_documents
     from ..ingest.documents import SUFFIXES, document_paths, iter_documents, no_text_reason, read_document
 
@@ -77,7 +76,7 @@ def index(
     documents = source.is_dir() or (source.suffix.lower() in SUFFIXES and not corpus)
     tokenizer = (embedder or load_embedder(embedding_model)).tokenizer if documents else None
     # a scanned PDF is read by OCR at a second or two a page: the bar says which page, as the service's job does
-    with _ocr_pages_noted(reporter):
+    with ocr.hearing(lambda done, total: reporter.note(f"page {done} of {total} read by OCR")):
         if source.is_dir():
             skipped: list[str] = []
             unread: Counter[str] = Counter()
@@ -125,18 +124,6 @@ def index(
     indexes = f"BM25 and dense ({model})" if model else "BM25 only (no dense index)"
     count = f"{len(built):,} passage{'' if len(built) == 1 else 's'}"
     console.print(f"collection [bold]{built.name}[/bold]: {count}, {escape(indexes)}, at {escape(str(built.path))}")
-
-
-@contextmanager
-def _ocr_pages_noted(reporter: RichReporter) -> Iterator[None]:
-    """While documents are read: each scanned page OCR reads is noted on the bar on show."""
-    from ..ingest import ocr
-
-    token = ocr.page_progress.set(lambda done, total: reporter.note(f"page {done} of {total} read by OCR"))
-    try:
-        yield
-    finally:
-        ocr.page_progress.reset(token)
 
 
 @app.command(rich_help_panel="Collections")

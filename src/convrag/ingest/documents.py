@@ -710,10 +710,10 @@ def _picture_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     """A picture (PNG, JPEG, WebP, BMP, and HEIC, the iPhone's photos, opened by pi-heif): a
     screenshot, a phone's photo of a notice or a receipt, read by OCR. Its first frame only (an
     animated WebP's others are the same picture moving), turned as the camera's EXIF orientation
-    says (a phone stores a photo taken upright sideways, with that tag). Its resolution tag is not trusted (a phone's photo says 72 dpi whatever it shows), so small
-    type is found by its height instead (:func:`.ocr.read_picture`); a picture of more pixels than
-    :data:`.ocr.MAX_PIXELS` (a poster scanned whole) is made smaller to them. A photo without text
-    gives none."""
+    says (a phone stores a photo taken upright sideways, with that tag). Its resolution tag is not
+    trusted (a phone's photo says 72 dpi whatever it shows), so small type is found by its height
+    instead (:func:`.ocr.read_picture`); a picture of more pixels than :data:`.ocr.MAX_PIXELS` (a
+    poster scanned whole) is made smaller to them. A photo without text gives none."""
     return _pictures_to_text(path, every_frame=False)
 
 
@@ -744,15 +744,11 @@ def _pictures_to_text(path: Path, every_frame: bool) -> tuple[str, str, tuple[He
 
         def render(index: int) -> Any:
             image.seek(index)
-            if every_frame:  # a scan's frame at 300 dpi, where its resolution tag says what it has
-                frame = image.convert("L")
-                dpi = float((image.info.get("dpi") or (0, 0))[0] or 0)
-                factor = ocr.scale(frame.width, frame.height, dpi) if dpi > 0 else min(1.0, ocr.room(frame.width, frame.height))
-            else:  # a picture as it is (a phone's tag says 72 dpi whatever it shows), but within the pixels OCR is given
+            if not every_frame:  # a picture as it is (a phone's tag says 72 dpi whatever it shows), within the pixels OCR is given
                 return _for_ocr(image)
-            if factor != 1:
-                frame = frame.resize((max(1, round(frame.width * factor)), max(1, round(frame.height * factor))), Image.Resampling.LANCZOS)
-            return frame
+            frame = image.convert("L")  # a scan's frame at 300 dpi, where its resolution tag says what it has
+            dpi = float((image.info.get("dpi") or (0, 0))[0] or 0)
+            return ocr.resized(frame, ocr.scale(frame.width, frame.height, dpi) if dpi > 0 else min(1.0, ocr.room(frame.width, frame.height)))
 
         texts = _read_by_ocr(path, [functools.partial(render, index) for index in range(count)])
     return _page_lines(texts), "", ()
@@ -761,15 +757,12 @@ def _pictures_to_text(path: Path, every_frame: bool) -> tuple[str, str, tuple[He
 def _for_ocr(picture: Any) -> Any:
     """A picture as OCR is given it: turned as its EXIF tag says, see-through parts on white, grey,
     and made smaller where it has more pixels than :data:`.ocr.MAX_PIXELS`."""
-    from PIL import Image, ImageOps
+    from PIL import ImageOps
 
     from . import ocr
 
     frame = _on_white(ImageOps.exif_transpose(picture)).convert("L")
-    factor = ocr.room(frame.width, frame.height)
-    if factor < 1:
-        frame = frame.resize((max(1, round(frame.width * factor)), max(1, round(frame.height * factor))), Image.Resampling.LANCZOS)
-    return frame
+    return ocr.resized(frame, min(1.0, ocr.room(frame.width, frame.height)))
 
 
 def _on_white(picture: Any) -> Any:
@@ -905,7 +898,6 @@ def _word_pictures(document: Any) -> list[bytes]:
             if len(found) >= MAX_WORD_PICTURES:
                 break
     return found
-
 
 
 _WORD_HEADING = re.compile(r"heading ([1-9])", re.IGNORECASE)
@@ -1789,10 +1781,11 @@ def _mail_to_text(message: Any, path: Path) -> tuple[str, str, tuple[Heading, ..
         lines = [f"{name}: {' '.join(str(message[name]).split())}" for name in _MAIL_FIELDS if message[name]]
         body = message.get_body(preferencelist=("plain", "html"))
         html = message.get_body(preferencelist=("html",))
-        shown = set(_CID.findall(html.get_content())) if html is not None else set()  # the pictures the body shows in place
+        content = body.get_content() if body is not None else ""
+        # the pictures the HTML body shows in place (the body itself where it has no plain text)
+        shown = set(_CID.findall(content if html is body else html.get_content())) if html is not None else set()
         headings: list[Heading] = []
         if body is not None:
-            content = body.get_content()
             if body.get_content_subtype() == "html":
                 text, _, _, found = _html_to_text(content)
                 headings += found

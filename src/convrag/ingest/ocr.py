@@ -16,6 +16,7 @@ turns OCR off. Without Tesseract, a scanned PDF is skipped with a reason that sa
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import io
 import os
@@ -58,6 +59,16 @@ HOW_TO_INSTALL = "install Tesseract OCR (Debian and Ubuntu: apt install tesserac
 page_progress: contextvars.ContextVar[Callable[[int, int], None] | None] = contextvars.ContextVar("convrag_ocr_progress", default=None)
 
 
+@contextlib.contextmanager
+def hearing(hear: Callable[[int, int], None]) -> Iterator[None]:
+    """While the block runs, ``hear`` is told of each scanned page read (:data:`page_progress`)."""
+    token = page_progress.set(hear)
+    try:
+        yield
+    finally:
+        page_progress.reset(token)
+
+
 class OcrError(Exception):
     """Tesseract could not read a page (a language model not installed, the program failing)."""
 
@@ -71,6 +82,14 @@ def scale(width: float, height: float, dpi: float = 72.0) -> float:
 def room(width: float, height: float) -> float:
     """The most a picture of ``width`` x ``height`` pixels may be enlarged within :data:`MAX_PIXELS`."""
     return (MAX_PIXELS / max(width * height, 1.0)) ** 0.5
+
+
+def resized(picture: Image.Image, factor: float) -> Image.Image:
+    """``picture`` scaled by ``factor`` (itself where that is 1), a pixel a side at least."""
+    if factor == 1:
+        return picture
+    size = (max(1, round(picture.width * factor)), max(1, round(picture.height * factor)))
+    return picture.resize(size, Image.Resampling.LANCZOS)
 
 
 def languages() -> str:
@@ -165,8 +184,7 @@ def read_picture(picture: Image.Image, language: str | None = None) -> str:
     if 0 < height < SMALL_TEXT_PIXELS:
         factor = min(TEXT_PIXELS / height, MAX_ENLARGEMENT, room(picture.width, picture.height))
         if factor > 1:
-            enlarged = picture.resize((round(picture.width * factor), round(picture.height * factor)), Image.Resampling.LANCZOS)
-            image = png(enlarged)
+            image = png(resized(picture, factor))
             words = read_words(image, language)
     sure = median([w.confidence for w in words])
     if sure < MIN_CONFIDENCE:  # a page the wrong way up reads as unsure guesses, as a photo does: read it turned

@@ -283,11 +283,10 @@ class Indexer:
                 last[0] = time.monotonic()
                 self.store.update_job(job_id, stage=f"reading and chunking documents ({shown}: page {done} of {total} read by OCR)")
 
-        token = ocr.page_progress.set(hear)
         try:
-            yield
+            with ocr.hearing(hear):
+                yield
         finally:
-            ocr.page_progress.reset(token)
             if last[0]:
                 self.store.update_job(job_id, stage="reading and chunking documents")
 

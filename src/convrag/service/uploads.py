@@ -113,6 +113,8 @@ _PACKAGES = {".docx": ("a Word", ".doc"), ".pptx": ("a PowerPoint", ".ppt"), ".x
 #: files in Office's binary formats (OLE compound files): what each is called, and its newer zip package
 _OLE = {".doc": ("a Word 97-2003", ".docx"), ".xls": ("an Excel 97-2003", ".xlsx"), ".ppt": ("a PowerPoint 97-2003", ".pptx"),
         ".msg": ("an Outlook message", None)}
+
+
 def _starts(*signatures: bytes) -> Callable[[bytes], bool]:
     """Whether a file's first bytes are one of ``signatures``."""
     return lambda head: head.startswith(signatures)
@@ -134,7 +136,7 @@ _SIGNED: dict[str, tuple[Callable[[bytes], bool], str, str]] = {
     ".tif": (_starts(b"II*\x00", b"MM\x00*"), "a TIFF picture", "not_a_tiff"),
     ".tiff": (_starts(b"II*\x00", b"MM\x00*"), "a TIFF picture", "not_a_tiff"),
     **{suffix: (_picture, "a picture (PNG, JPEG, WebP, BMP or HEIC)", "not_a_picture")
-       for suffix in (".png", ".jpg", ".jpeg", ".webp", ".bmp", ".heic", ".heif")}}
+       for suffix, kind in SUFFIXES.items() if kind == "picture"}}
 #: the first header of a mail saved as text (.eml): "From: ...", "Received: ...", "Subject: ..."
 _MAIL_HEAD = re.compile(rb"[A-Za-z][A-Za-z0-9-]*: \S")
 
