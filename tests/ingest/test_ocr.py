@@ -200,7 +200,7 @@ def _gravel(seed: int = 2) -> Image.Image:
 def test_a_screenshot_or_a_photo_of_text_reads_as_its_words(tmp_path: Path) -> None:
     """A PNG or JPEG was "not a type convrag reads": a screenshot of an error message, a phone's
     photo of a notice."""
-    for size, suffix in ((12, ".png"), (16, ".jpg"), (24, ".webp"), (16, ".bmp")):
+    for size, suffix in ((12, ".png"), (16, ".jpg"), (24, ".webp"), (16, ".bmp"), (16, ".gif"), (16, ".avif")):
         picture, shown = _screenshot(size)
         picture.save(tmp_path / f"shot{suffix}", quality=90)
         read = _words(read_document(tmp_path / f"shot{suffix}").text)
@@ -235,8 +235,19 @@ def test_a_photo_is_turned_as_the_camera_says_and_see_through_parts_are_white(tm
     assert sum((_words(shown) - _words(read_document(tmp_path / "notice.jpg").text)).values()) <= 2
     see_through = Image.new("RGBA", picture.size, (0, 0, 0, 0))
     see_through.paste((0, 0, 0, 255), mask=picture.convert("L").point(lambda v: 255 if v < 128 else 0))
-    see_through.save(tmp_path / "label.png")
-    assert sum((_words(shown) - _words(read_document(tmp_path / "label.png").text)).values()) <= 2
+    for suffix in (".png", ".gif"):  # a GIF's see-through colour is one of its palette's
+        see_through.save(tmp_path / f"label{suffix}")
+        assert sum((_words(shown) - _words(read_document(tmp_path / f"label{suffix}").text)).values()) <= 2, suffix
+
+
+def test_an_animated_gif_is_read_by_its_first_frame(tmp_path: Path) -> None:
+    """A GIF or an AVIF was "not a type convrag reads": a diagram saved as GIF, a browser's AVIF. An
+    animated one's other frames are the same picture moving; its first is read, once."""
+    picture, shown = _screenshot(16, lines=4)
+    moved = picture.transpose(Image.Transpose.FLIP_LEFT_RIGHT)
+    picture.save(tmp_path / "moving.gif", save_all=True, append_images=[moved, picture], duration=200, loop=0)
+    assert Image.open(tmp_path / "moving.gif").n_frames == 3
+    assert sum((_words(shown) - _words(read_document(tmp_path / "moving.gif").text)).values()) <= 1
 
 
 def test_a_picture_without_ocr_or_not_a_picture_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -390,14 +390,14 @@ def test_files_dropped_on_the_page_are_uploaded(tmp_path: Path, browser) -> None
             const data = new DataTransfer();
             data.items.add(new File(["Passport renewal by mail costs 130 dollars."], "passports.txt", {type: "text/plain"}));
             data.items.add(new File(["A fishing license costs 25 dollars a year."], "fishing.txt", {type: "text/plain"}));
-            data.items.add(new File(["GIF89a"], "logo.gif", {type: "image/gif"}));  // dropped with the documents
+            data.items.add(new File(["<svg/>"], "logo.svg", {type: "image/svg+xml"}));  // dropped with the documents
             return data;
         }""")
         page.dispatch_event("#messages", "dragover", {"dataTransfer": dropped})
         expect(page.locator("body")).to_have_class("dropping")
         page.dispatch_event("#messages", "drop", {"dataTransfer": dropped})
         # the picture is named and left out; it made the server refuse the whole upload
-        expect(page.locator("#upload-status")).to_have_text("indexed 2 file(s); not uploaded, not a type convrag reads: logo.gif",
+        expect(page.locator("#upload-status")).to_have_text("indexed 2 file(s); not uploaded, not a type convrag reads: logo.svg",
                                                           timeout=120_000)
         expect(page.locator("body")).not_to_have_class("dropping")
         assert page.url.startswith(server.url)  # still the chat, not the file
@@ -413,12 +413,12 @@ def test_a_folder_is_uploaded_whole_with_its_paths(tmp_path: Path, browser) -> N
     for folder, text in (("boats", "Boats pay 5 dollars a night."), ("kayaks", "Kayaks pay 2 dollars a night.")):
         (docs / folder).mkdir(parents=True)
         (docs / folder / "index.md").write_text(f"# {folder.title()}\n\n{text}\n")
-    (docs / "logo.gif").write_bytes(b"GIF89a")
+    (docs / "logo.svg").write_bytes(b"<svg/>")
     (docs / ".git").mkdir()
     (docs / ".git" / "notes.md").write_text("# Not a document\n\nA version control file.\n")
     with _upload_page(tmp_path, browser, "harbour") as (_, api, page):
         page.set_input_files("#upload-folder", str(docs))
-        expect(page.locator("#upload-status")).to_have_text("indexed 2 file(s); not uploaded, not a type convrag reads: docs/logo.gif",
+        expect(page.locator("#upload-status")).to_have_text("indexed 2 file(s); not uploaded, not a type convrag reads: docs/logo.svg",
                                                           timeout=120_000)
         documents = api.get("/api/collections/harbour").json()["documents_list"]
         assert sorted(d["original"] for d in documents) == ["docs/boats/index.md", "docs/kayaks/index.md"]

@@ -194,6 +194,7 @@ def test_document_ids_stay_distinct_and_replace_only_the_same_name() -> None:
     ("export.zip", b"Rar!\x1a\x07\x00 a RAR archive renamed", 40, "not_a_zip"),
     ("photo.jpg", b"<html>a web page saved under a picture's name</html>", 60, "not_a_picture"),
     ("photo.heic", b"\x00\x00\x00\x18ftypmp42 a video renamed", 40, "not_a_picture"),
+    ("diagram.gif", b"<svg xmlns='http://www.w3.org/2000/svg'>a drawing saved under a GIF's name</svg>", 70, "not_a_picture"),
 ])
 def test_files_that_cannot_be_indexed_are_refused_at_upload(name: str, head: bytes, size: int, code: str) -> None:
     with pytest.raises(UploadError) as caught:
@@ -226,6 +227,8 @@ def test_readable_files_pass_the_content_check() -> None:
     check_content("a.png", b"\xff\xd8\xff\xe0\x00\x10JFIF", 9000)  # a JPEG named .png is a picture all the same
     check_content("a.webp", b"RIFF\x00\x10\x00\x00WEBPVP8 ", 9000)
     check_content("a.heic", b"\x00\x00\x00\x1cftypheic\x00\x00\x00\x00mif1", 9000)  # an iPhone's photo
+    check_content("a.gif", b"GIF89a\x58\x02\xc8\x00", 9000)  # a diagram saved as GIF
+    check_content("a.avif", b"\x00\x00\x00\x20ftypavif\x00\x00\x00\x00avifmif1", 9000)  # a browser's AVIF
 
 
 @pytest.mark.parametrize("name, head, code, advice", [

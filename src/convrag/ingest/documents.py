@@ -35,7 +35,7 @@ SUFFIXES = {".txt": "text", ".text": "text", ".md": "markdown", ".markdown": "ma
             ".docx": "docx", ".pptx": "pptx", ".xlsx": "xlsx", ".csv": "csv", ".tsv": "csv", ".epub": "epub",
             ".odt": "odt", ".ods": "ods", ".odp": "odp", ".rtf": "rtf", ".rst": "rst", ".doc": "doc", ".xls": "xls", ".eml": "eml", ".msg": "msg",
             ".ppt": "ppt", ".tif": "tiff", ".tiff": "tiff", ".zip": "zip", ".png": "picture", ".jpg": "picture", ".jpeg": "picture",
-            ".webp": "picture", ".bmp": "picture", ".heic": "picture", ".heif": "picture"}
+            ".webp": "picture", ".bmp": "picture", ".gif": "picture", ".avif": "picture", ".heic": "picture", ".heif": "picture"}
 #: the kinds of file that are pictures, read by OCR alone
 _PICTURE_KINDS = frozenset({"tiff", "picture"})
 
@@ -707,9 +707,9 @@ def _tiff_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
 
 
 def _picture_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
-    """A picture (PNG, JPEG, WebP, BMP, and HEIC, the iPhone's photos, opened by pi-heif): a
-    screenshot, a phone's photo of a notice or a receipt, read by OCR. Its first frame only (an
-    animated WebP's others are the same picture moving), turned as the camera's EXIF orientation
+    """A picture (PNG, JPEG, WebP, BMP, GIF, AVIF, and HEIC, the iPhone's photos, opened by pi-heif):
+    a screenshot, a phone's photo of a notice or a receipt, a diagram saved as GIF, read by OCR. Its
+    first frame only (an animated WebP's or GIF's others are the same picture moving), turned as the camera's EXIF orientation
     says (a phone stores a photo taken upright sideways, with that tag). Its resolution tag is not
     trusted (a phone's photo says 72 dpi whatever it shows), so small type is found by its height
     instead (:func:`.ocr.read_picture`); a picture of more pixels than :data:`.ocr.MAX_PIXELS` (a

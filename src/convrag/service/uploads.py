@@ -120,14 +120,15 @@ def _starts(*signatures: bytes) -> Callable[[bytes], bool]:
     return lambda head: head.startswith(signatures)
 
 
-#: HEIF's brands, in the ``ftyp`` box its first bytes hold: an iPhone's photo (.heic) and its like
-_HEIF_BRANDS = (b"heic", b"heix", b"heim", b"heis", b"hevc", b"hevx", b"mif1", b"msf1")
+#: HEIF's brands, in the ``ftyp`` box its first bytes hold: an iPhone's photo (.heic) and its like, and AVIF
+_HEIF_BRANDS = (b"heic", b"heix", b"heim", b"heis", b"hevc", b"hevx", b"mif1", b"msf1", b"avif", b"avis")
 
 
 def _picture(head: bytes) -> bool:
-    """Whether a file starts as a picture read by OCR does (PNG, JPEG, WebP, BMP, HEIF), whatever its
-    suffix among theirs: Pillow opens a picture by its bytes (a phone's JPEG renamed .png is a picture)."""
-    return head.startswith((b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"RIFF", b"BM")) or (head[4:8] == b"ftyp" and head[8:12] in _HEIF_BRANDS)
+    """Whether a file starts as a picture read by OCR does (PNG, JPEG, WebP, BMP, GIF, HEIF, AVIF),
+    whatever its suffix among theirs: Pillow opens a picture by its bytes (a phone's JPEG renamed .png
+    is a picture)."""
+    return head.startswith((b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"RIFF", b"BM", b"GIF87a", b"GIF89a")) or (head[4:8] == b"ftyp" and head[8:12] in _HEIF_BRANDS)
 
 
 #: files known by their first bytes: whether a file's first bytes are right, what it is called, the error's code
@@ -135,7 +136,7 @@ _SIGNED: dict[str, tuple[Callable[[bytes], bool], str, str]] = {
     ".zip": (_starts(b"PK\x03\x04", b"PK\x05\x06"), "a zip archive", "not_a_zip"),
     ".tif": (_starts(b"II*\x00", b"MM\x00*"), "a TIFF picture", "not_a_tiff"),
     ".tiff": (_starts(b"II*\x00", b"MM\x00*"), "a TIFF picture", "not_a_tiff"),
-    **{suffix: (_picture, "a picture (PNG, JPEG, WebP, BMP or HEIC)", "not_a_picture")
+    **{suffix: (_picture, "a picture (PNG, JPEG, WebP, BMP, GIF, AVIF or HEIC)", "not_a_picture")
        for suffix, kind in SUFFIXES.items() if kind == "picture"}}
 #: the first header of a mail saved as text (.eml): "From: ...", "Received: ...", "Subject: ..."
 _MAIL_HEAD = re.compile(rb"[A-Za-z][A-Za-z0-9-]*: \S")
