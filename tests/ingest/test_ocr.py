@@ -391,6 +391,41 @@ def test_a_word_document_of_pictures_is_read_by_ocr(tmp_path: Path, monkeypatch:
     assert read_document(tmp_path / "typed.docx").text == "Our harbour has 120 berths and a slipway." and len(read) == 1
 
 
+def test_a_scanned_page_pasted_among_a_word_documents_text_is_read_in_its_place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A signed form scanned and pasted between typed paragraphs: its text was lost, as the document
+    had text of its own. A picture covering half the page's text area or more is read where it is
+    shown; a screenshot beside its steps is not (a second of OCR each, for a window's menus)."""
+    import io
+
+    import docx
+    from docx.oxml.ns import qn
+    from docx.shared import Inches
+
+    page = pdfium.PdfDocument(MANUAL_PDF)[0].render(scale=150 / 72, grayscale=True).to_pil().convert("L")
+    scan = io.BytesIO()
+    page.save(scan, format="PNG")
+    shot = io.BytesIO()
+    _screenshot(16, lines=4)[0].save(shot, format="PNG")
+    document = docx.Document()  # Letter, margins of 1.25 inches left and right: a text area of 6 by 9 inches
+    document.add_paragraph("Our harbour rules follow, as signed.")
+    document.add_picture(io.BytesIO(shot.getvalue()), width=Inches(6))  # a screenshot a few lines high
+    document.add_picture(io.BytesIO(scan.getvalue()), width=Inches(6))  # the page, 6 by 7.8 inches
+    document.add_paragraph("Signed by the harbour master.")
+    document.save(str(tmp_path / "rules.docx"))
+    read: list[int] = []
+    real = ocr.read_picture
+    monkeypatch.setattr(ocr, "read_picture", lambda p: read.append(p.width) or real(p))
+    lines = read_document(tmp_path / "rules.docx").text.split("\n")
+    assert read == [page.width]
+    assert lines[0] == "Our harbour rules follow, as signed." and lines[-1] == "Signed by the harbour master."
+    page_text = pdfium.PdfDocument(MANUAL_PDF)[0].get_textpage().get_text_range()
+    assert sum((_words(page_text) - _words("\n".join(lines[1:-1]))).values()) <= 3
+    for properties in document.element.body.findall(qn("w:sectPr")):  # no page size at all: Letter is assumed
+        document.element.body.remove(properties)
+    document.save(str(tmp_path / "bare.docx"))
+    assert read_document(tmp_path / "bare.docx").text.split("\n") == lines and len(read) == 2
+
+
 def test_an_archives_pictures_are_read_up_to_a_bound_and_a_wordless_one_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A photo without words and a blank note in a zip were named with no reason ("view.png ()"); a
     Notion export's hundreds of screenshots would each be read by OCR."""

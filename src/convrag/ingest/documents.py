@@ -863,7 +863,7 @@ def _docx_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
                         lines += _word_lines(note, header_styles)
         heading = next((line for style, line in lines if line and style in headings), "")
         title = (document.core_properties.title or "").strip()
-        pictures = _word_pictures(document) if _printed("".join(line for _, line in lines)) < SCANNED_PAGE_CHARACTERS else []
+        pictures = _word_pictures(document, lines)
     except (PackageNotFoundError, BadZipFile):
         raise DataFormatError(path, "not a readable Word document (not a .docx package; an old Word 97-2003 file is read as .doc)") from None
     except MemoryError:
@@ -871,33 +871,73 @@ def _docx_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     except Exception as exc:  # a damaged part: lxml's XMLSyntaxError, or python-docx's AttributeError on a wrong one
         raise DataFormatError(path, f"not a readable Word document ({exc or type(exc).__name__})") from None
     marked = tuple(Heading(level, line) for style, line in lines if line and (level := levels.get(style)) is not None)
+    if pictures and ocr.available():  # scanned pages put into Word, alone or among its text
+        read = iter(_read_by_ocr(path, [functools.partial(_opened_for_ocr, blob) for blob in pictures.values()]))
+        lines = _with_pictures_read(lines, {place: next(read) for place in pictures})
     text = "\n".join(line for _, line in lines if line)
-    if pictures and ocr.available():  # a document of pictures: scanned pages put into Word, screenshots
-        read = _page_lines(list(_read_by_ocr(path, [functools.partial(_opened_for_ocr, blob) for blob in pictures])))
-        text = "\n".join(part for part in (text, read) if part)
     return typeset_letters(text), typeset_letters(own_title(title) or heading), marked
 
 
-#: the most pictures of a Word document of pictures read by OCR (a second or so each)
+#: the most pictures of a Word document read by OCR (a second or so each)
 MAX_WORD_PICTURES = 500
+#: the style :func:`_word_lines` gives the empty line that marks where a picture is shown: "<mark><rid> <area>"
+_PICTURE_MARK = "\x00picture "
 
 
-def _word_pictures(document: Any) -> list[bytes]:
-    """The pictures a Word document shows, in its order (at most :data:`MAX_WORD_PICTURES`), each once:
-    read by OCR where the document has next to no text of its own (fewer printed characters than a
-    scanned PDF page, :data:`SCANNED_PAGE_CHARACTERS`), as a letter scanned and put into Word is. It
-    read as no text at all."""
-    found: list[bytes] = []
+def _word_pictures(document: Any, lines: list[tuple[str, str]]) -> dict[int, bytes]:
+    """The pictures of a Word document to read by OCR, by their place in ``lines`` (the marks
+    :func:`_word_lines` leaves), each once, at most :data:`MAX_WORD_PICTURES`. Where the document has
+    next to no text of its own (fewer printed characters than a scanned PDF page,
+    :data:`SCANNED_PAGE_CHARACTERS`: a letter scanned and put into Word), every picture; it read as no
+    text at all. Otherwise those covering at least :data:`SCANNED_PAGE_SHARE` of the page's text area,
+    as a scanned page pasted among typed ones does (its text was lost); a logo, an icon or a
+    screenshot beside the steps it shows stays unread, as a PDF's picture among text does."""
+    every = _printed("".join(line for _, line in lines)) < SCANNED_PAGE_CHARACTERS
+    page = _word_text_area(document)
+    found: dict[int, bytes] = {}
     seen: set[str] = set()
-    for blip in document.element.body.iter(f"{_A}blip"):
-        rid = blip.get(f"{_R}embed")
-        part = document.part.related_parts.get(rid) if rid and rid not in seen else None
-        if part is not None:
+    for place, (style, _) in enumerate(lines):
+        if not style.startswith(_PICTURE_MARK):
+            continue
+        rid, area = style[len(_PICTURE_MARK):].rsplit(" ", 1)
+        part = document.part.related_parts.get(rid) if rid not in seen else None
+        if part is not None and (every or int(area) >= SCANNED_PAGE_SHARE * page):
             seen.add(rid)
-            found.append(part.blob)
+            found[place] = part.blob
             if len(found) >= MAX_WORD_PICTURES:
                 break
     return found
+
+
+def _word_text_area(document: Any) -> int:
+    """The area (square EMU) of the text on a page of the document's last section: the page less its
+    margins; Letter with 1-inch margins where the file says nothing (a document may have no section
+    properties at all)."""
+    inch = 914400
+    sections = document.sections
+    section = sections[-1] if len(sections) else None
+    sizes = [getattr(section, name, None) for name in ("page_width", "left_margin", "right_margin",
+                                                         "page_height", "top_margin", "bottom_margin")]
+    width, left, right, height, top, bottom = (size if isinstance(size, int) else default for size, default
+                                               in zip(sizes, (8.5 * inch, inch, inch, 11 * inch, inch, inch)))
+    return max(int(width - left - right), inch) * max(int(height - top - bottom), inch)
+
+
+def _with_pictures_read(lines: list[tuple[str, str]], read: dict[int, str]) -> list[tuple[str, str]]:
+    """``lines`` with the text OCR read in the pictures at the places ``read`` names: pictures shown
+    one after the other, with no text between (a letter's scanned pages), read as one scan is
+    (:func:`_page_lines`: a sentence runs on to the next page, a page number and a running line go)."""
+    out: list[tuple[str, str]] = []
+    pages: list[str] = []
+    for place, (style, line) in enumerate(lines):
+        if place in read:
+            pages.append(read[place])
+        elif line and pages:
+            out += [("", page_line) for page_line in _page_lines(pages).split("\n")]
+            pages = []
+        out.append((style, line))
+    out += [("", page_line) for page_line in _page_lines(pages).split("\n")] if pages else []
+    return out
 
 
 _WORD_HEADING = re.compile(r"heading ([1-9])", re.IGNORECASE)
@@ -918,6 +958,16 @@ _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 #: DrawingML's (a picture's ``a:blip``) and the package relationships' (its ``r:embed``) namespaces
 _A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
 _R = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
+#: a drawing's place in a Word document (its ``wp:extent``, the size it is shown at)
+_WP = "{http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing}"
+
+
+def _emu(value: str | None) -> int:
+    """A size in EMU as the file writes it; 0 where it is missing or no number."""
+    try:
+        return max(int(value or 0), 0)
+    except ValueError:
+        return 0
 #: a drawing's copy for older readers (VML, beside its DrawingML choice): the same text box again
 _MC_FALLBACK = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback"
 #: what a paragraph holds that is no text of it: its and its runs' properties (a tab stop is a
@@ -979,6 +1029,11 @@ def _word_lines(parent: Any, header_styles: frozenset[str] = frozenset()) -> Ite
             yield (style.get(f"{_W}val", "") if style is not None else ""), " ".join("".join(pieces).split())
             for box in boxes:
                 yield from _word_lines(box, header_styles)
+            for drawing in child.iter(f"{_W}drawing"):  # an empty line that marks where a picture is, and its size
+                blip, extent = drawing.find(f".//{_A}blip"), drawing.find(f".//{_WP}extent")
+                if blip is not None and blip.get(f"{_R}embed") and extent is not None:
+                    area = _emu(extent.get("cx")) * _emu(extent.get("cy"))
+                    yield f"{_PICTURE_MARK}{blip.get(f'{_R}embed')} {area}", ""
         elif child.tag == f"{_W}tbl":
             above: dict[int, str] = {}  # a column's last cell text, for the cells merged into it
             rows: list[list[str]] = []
