@@ -252,6 +252,80 @@ def test_markdown_front_matter_gives_the_title_and_is_no_text(tmp_path: Path, ma
     assert (doc.title, doc.text) == (title, text)
 
 
+_MDX_PAGE = """---
+title: Installing the gate app
+---
+import Tabs from '@theme/Tabs';
+import TabItem from '@theme/TabItem';
+export const meta = {
+  season: 2025,
+};
+
+# Installing the gate app
+
+{/* written for the 2025 season,
+    checked by the office */}
+
+The gate app opens the marina gate from your phone.
+
+<Tabs groupId="phone">
+  <TabItem value="android" label="Android" default>
+    Install it from Google Play, then enter your berth code.
+  </TabItem>
+  <TabItem value="ios" label={'iPhone'}>
+
+    Install it from the App Store.
+
+  </TabItem>
+</Tabs>
+
+<DocCardList />
+
+```js
+import gate from "gate";
+export const open = () => gate.open("north");
+```
+"""
+
+
+@pytest.mark.parametrize("name", ["gate.mdx", "gate.md"])  # Docusaurus reads its .md pages as MDX
+def test_an_mdx_page_reads_as_its_built_page_shows_it(tmp_path: Path, name: str) -> None:
+    """An MDX page (Docusaurus, Nextra) was "not a type convrag reads"; a Docusaurus .md page read
+    its imports as its first sentence and its two tabs as one line: "Install it from Google Play,
+    then enter your berth code. Install it from the App Store." """
+    (tmp_path / name).write_text(_MDX_PAGE)
+    document = read_document(tmp_path / name)
+    assert document.title == "Installing the gate app"
+    assert document.text.split("\n") == [
+        "Installing the gate app", "The gate app opens the marina gate from your phone.",
+        "Android", "Install it from Google Play, then enter your berth code.", "iPhone", "Install it from the App Store.",
+        'import gate from "gate";', 'export const open = () => gate.open("north");']
+
+
+def test_a_markdown_page_without_imports_keeps_its_indented_code(tmp_path: Path) -> None:
+    """Only a page that imports as MDX does is read as MDX, where indented lines are no code."""
+    (tmp_path / "plain.md").write_text("Run this:\n\n    make install\n    make test\n\nimport the list of berths from the office.\n")
+    assert read_document(tmp_path / "plain.md").text == "Run this:\nmake install\nmake test\nimport the list of berths from the office."
+    (tmp_path / "page.md").write_text("import Tabs from '@theme/Tabs';\n\nRun this:\n\n    make install\n    make test\n")
+    assert read_document(tmp_path / "page.md").text == "Run this:\nmake install make test"  # MDX's indented text, as it shows it
+
+
+@pytest.mark.parametrize("markdown", [
+    ":::tip Before you start\nAsk the office for your berth code.\n:::\n\nThen open the app.",  # Docusaurus, VitePress
+    ":::tip[Before you start]\nAsk the office for your berth code.\n:::\n\nThen open the app.",  # Docusaurus 3
+    '!!! tip "Before you start"\n    Ask the office for your berth code.\n\nThen open the app.',  # MkDocs (Material)
+    '???+ tip "Before you start"\n    Ask the office for your berth code.\n\nThen open the app.',  # MkDocs, folded
+])
+def test_a_docs_sites_admonition_is_a_block_headed_by_its_title(tmp_path: Path, markdown: str) -> None:
+    """":::tip Before you start Ask the office for your berth code. :::" was one line, markers and all;
+    MkDocs' indented text was a code block."""
+    (tmp_path / "gate.md").write_text(markdown)
+    assert read_document(tmp_path / "gate.md").text.split("\n") == [
+        "Before you start", "Ask the office for your berth code.", "Then open the app."]
+    (tmp_path / "note.md").write_text(":::warning\nThe gate closes at 22:00.\n:::\n")
+    assert read_document(tmp_path / "note.md").text.split("\n") == ["Warning", "The gate closes at 22:00."]
+
+
 def test_a_block_too_long_for_front_matter_is_not_parsed(monkeypatch: pytest.MonkeyPatch) -> None:
     # PyYAML reads about 170 KB a second: a crafted 2.5 MB block kept a reader busy for 15 s
     import yaml

@@ -31,7 +31,7 @@ from ..errors import DataFormatError
 from .hyphenation import BREAK, mend
 from .numbered_headings import numbered_headings
 
-SUFFIXES = {".txt": "text", ".text": "text", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html", ".pdf": "pdf",
+SUFFIXES = {".txt": "text", ".text": "text", ".md": "markdown", ".markdown": "markdown", ".mdx": "mdx", ".html": "html", ".htm": "html", ".pdf": "pdf",
             ".docx": "docx", ".pptx": "pptx", ".xlsx": "xlsx", ".csv": "csv", ".tsv": "csv", ".epub": "epub",
             ".odt": "odt", ".ods": "ods", ".odp": "odp", ".rtf": "rtf", ".rst": "rst", ".doc": "doc", ".xls": "xls", ".eml": "eml", ".msg": "msg",
             ".ppt": "ppt", ".tif": "tiff", ".tiff": "tiff", ".zip": "zip", ".png": "picture", ".jpg": "picture", ".jpeg": "picture",
@@ -393,18 +393,51 @@ def _plain(inline: Any) -> str:
     return " ".join("".join(parts).split())
 
 
-def _markdown_to_text(markdown: str) -> tuple[str, str, tuple[Heading, ...]]:
-    """Plain text and title of a Markdown document: the title its front matter gives, else its first
-    heading as the CommonMark parser reads it. The heading was found with a regular expression that
-    backtracked in cubic time on a line of spaces and #s (a 12 KB line took 104 s), and took a
-    "# comment" in a fenced code block for one."""
+def _markdown_to_text(markdown: str, mdx: bool = False) -> tuple[str, str, tuple[Heading, ...]]:
+    """Plain text and title of a Markdown document (an MDX page with ``mdx``, or where it imports a
+    module as one does, :mod:`.mdx`): the title its front matter gives, else its first heading as
+    the CommonMark parser reads it. The heading was found with a regular expression that backtracked
+    in cubic time on a line of spaces and #s (a 12 KB line took 104 s), and took a "# comment" in a
+    fenced code block for one. A docs site's admonitions (:func:`_admonitions`) read as a block
+    headed by their title."""
+    from . import mdx as mdx_pages
+
     markdown, title = _front_matter(markdown)
-    parser = MarkdownIt("commonmark").enable("table")  # GFM tables: a row is a line of its cells
+    parser = _admonitions(MarkdownIt("commonmark").enable("table"))  # GFM tables: a row is a line of its cells
+    if mdx or mdx_pages.is_mdx(markdown):  # Docusaurus reads its .md pages as MDX
+        markdown = mdx_pages.to_markdown(markdown)
+        parser.disable("code")  # MDX has no indented code: a component's text is indented
     tokens = parser.parse(markdown)
     heading = next((_plain(tokens[i + 1]) for i, token in enumerate(tokens[:-1])
                     if token.type == "heading_open" and tokens[i + 1].type == "inline"), "")
     text, _, _, headings = _html_to_text(parser.renderer.render(tokens, parser.options, {}))
     return text, title or heading, headings
+
+
+#: a ``:::`` admonition's opening: its kind, and its title in brackets (Docusaurus 3) or after a space
+_ADMONITION = re.compile(r"\s*(?P<kind>[\w-]+)(?:\[(?P<bracketed>[^\]]*)\]|\s+(?P<spaced>.*))?\s*$")
+
+
+def _admonitions(parser: MarkdownIt) -> MarkdownIt:
+    """``parser`` reading docs sites' admonitions (boxed notes) as a block of their own, headed by
+    their title, else by their kind ("Tip"): Docusaurus's and VitePress's ``:::tip Before you start``
+    and MkDocs' ``!!! warning "Lost phone"`` with its text indented (mdit-py-plugins). Read as plain
+    Markdown, ":::tip Before you start Ask the harbour office..." was one line with its markers, and
+    MkDocs' indented text a code block."""
+    from markdown_it.common.utils import escapeHtml
+    from mdit_py_plugins.admon import admon_plugin
+    from mdit_py_plugins.container import container_plugin
+
+    def render(_: Any, tokens: list[Any], index: int, *__: Any) -> str:
+        if tokens[index].nesting != 1:
+            return "</div>\n"
+        found = _ADMONITION.match(tokens[index].info)
+        named = (found["bracketed"] or found["spaced"] or "").strip() if found else ""
+        heading = named or (found["kind"].capitalize() if found else "")
+        return "<div>" + (f"<p>{escapeHtml(heading)}</p>" if heading else "") + "\n"
+
+    return parser.use(admon_plugin).use(container_plugin, name="admonition", validate=lambda params, _: bool(_ADMONITION.match(params)),
+                                        render=render)
 
 
 #: Sphinx's roles, which plain docutils does not know: read as Sphinx shows them (":func:`solenne.pair`"
@@ -2420,8 +2453,8 @@ def read_document(path: Path, doc_id: str | None = None, url: str | None = None,
     if kind == "html":
         text, title, canonical, headings = _html_to_text(raw)
         url = canonical or url
-    elif kind == "markdown":
-        text, title, headings = _markdown_to_text(raw)
+    elif kind in ("markdown", "mdx"):
+        text, title, headings = _markdown_to_text(raw, mdx=kind == "mdx")
     elif kind == "rst":
         text, title, headings = _rst_to_text(raw, path)
     elif kind == "csv":
