@@ -31,8 +31,8 @@ from ..errors import DataFormatError
 from .hyphenation import BREAK, mend
 from .numbered_headings import numbered_headings
 
-SUFFIXES = {".txt": "text", ".text": "text", ".md": "markdown", ".markdown": "markdown", ".mdx": "mdx", ".html": "html", ".htm": "html", ".pdf": "pdf",
-            ".docx": "docx", ".pptx": "pptx", ".xlsx": "xlsx", ".csv": "csv", ".tsv": "csv", ".epub": "epub",
+SUFFIXES = {".txt": "text", ".text": "text", ".md": "markdown", ".markdown": "markdown", ".mdx": "mdx", ".ipynb": "notebook",
+            ".html": "html", ".htm": "html", ".pdf": "pdf", ".docx": "docx", ".pptx": "pptx", ".xlsx": "xlsx", ".csv": "csv", ".tsv": "csv", ".epub": "epub",
             ".odt": "odt", ".ods": "ods", ".odp": "odp", ".rtf": "rtf", ".rst": "rst", ".doc": "doc", ".xls": "xls", ".eml": "eml", ".msg": "msg",
             ".ppt": "ppt", ".tif": "tiff", ".tiff": "tiff", ".zip": "zip", ".png": "picture", ".jpg": "picture", ".jpeg": "picture",
             ".webp": "picture", ".bmp": "picture", ".gif": "picture", ".avif": "picture", ".heic": "picture", ".heif": "picture"}
@@ -2455,6 +2455,10 @@ def read_document(path: Path, doc_id: str | None = None, url: str | None = None,
         url = canonical or url
     elif kind in ("markdown", "mdx"):
         text, title, headings = _markdown_to_text(raw, mdx=kind == "mdx")
+    elif kind == "notebook":  # its Markdown cells, its code and what the code printed (:mod:`.notebooks`)
+        from . import notebooks
+
+        text, title, headings = _markdown_to_text(notebooks.to_markdown(raw, path))
     elif kind == "rst":
         text, title, headings = _rst_to_text(raw, path)
     elif kind == "csv":
