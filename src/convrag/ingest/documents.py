@@ -32,12 +32,15 @@ from .hyphenation import BREAK, mend
 from .numbered_headings import numbered_headings
 
 SUFFIXES = {".txt": "text", ".text": "text", ".md": "markdown", ".markdown": "markdown", ".mdx": "mdx", ".ipynb": "notebook",
-            ".html": "html", ".htm": "html", ".pdf": "pdf", ".docx": "docx", ".pptx": "pptx", ".xlsx": "xlsx", ".csv": "csv", ".tsv": "csv", ".epub": "epub",
+            ".tex": "latex", ".latex": "latex", ".org": "org", ".adoc": "asciidoc", ".asciidoc": "asciidoc",
+            ".mediawiki": "mediawiki", ".html": "html", ".htm": "html", ".pdf": "pdf", ".docx": "docx", ".pptx": "pptx", ".xlsx": "xlsx", ".csv": "csv", ".tsv": "csv", ".epub": "epub",
             ".odt": "odt", ".ods": "ods", ".odp": "odp", ".rtf": "rtf", ".rst": "rst", ".doc": "doc", ".xls": "xls", ".eml": "eml", ".msg": "msg",
             ".ppt": "ppt", ".tif": "tiff", ".tiff": "tiff", ".zip": "zip", ".png": "picture", ".jpg": "picture", ".jpeg": "picture",
             ".webp": "picture", ".bmp": "picture", ".gif": "picture", ".avif": "picture", ".heic": "picture", ".heif": "picture"}
 #: the kinds of file that are pictures, read by OCR alone
 _PICTURE_KINDS = frozenset({"tiff", "picture"})
+#: the kinds of file read through pandoc (:data:`.pandoc.READERS`)
+_PANDOC_KINDS = frozenset({"latex", "org", "asciidoc", "mediawiki"})
 
 
 #: elements whose line breaks are the text's own (a browser keeps them)
@@ -2459,6 +2462,10 @@ def read_document(path: Path, doc_id: str | None = None, url: str | None = None,
         from . import notebooks
 
         text, title, headings = _markdown_to_text(notebooks.to_markdown(raw, path))
+    elif kind in _PANDOC_KINDS:  # LaTeX, Org, AsciiDoc, MediaWiki: pandoc's HTML of it (:mod:`.pandoc`)
+        from . import pandoc
+
+        text, title, _, headings = _html_to_text(pandoc.to_html(raw, kind, path))
     elif kind == "rst":
         text, title, headings = _rst_to_text(raw, path)
     elif kind == "csv":
