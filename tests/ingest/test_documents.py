@@ -1752,6 +1752,24 @@ def _read_damaged_copies(source: Path, seed: int, count: int, folder: Path) -> N
     assert run.stdout == ""
 
 
+_TEXT_FORMATS = {
+    ".ipynb": '{"cells": [{"cell_type": "markdown", "source": ["# Berths\\n", "Boats pay 40."]}, {"cell_type": "code", '
+              '"source": ["print(40)"], "outputs": [{"output_type": "stream", "text": ["40\\n"]}]}], "metadata": {}, "nbformat": 4}',
+    ".tex": "\\documentclass{article}\\title{Berths}\\begin{document}\\section{Fees}Boats pay $40$.\\footnote{Yearly.}\\end{document}",
+    ".adoc": "= Berths\n\n== Fees\n\nBoats pay 40.\n\nTIP: Pay yearly.\n\n|===\n|Plan |Price\n|Day |15\n|===\n",
+    ".mdx": "import Tabs from '@theme/Tabs';\n\n# Berths\n\n<Tabs>\n<TabItem label=\"Day\">\nBoats pay 40.\n</TabItem>\n</Tabs>\n",
+}
+
+
+@pytest.mark.parametrize("suffix", sorted(_TEXT_FORMATS))
+def test_a_damaged_notebook_or_markup_file_is_skipped_with_its_reason(tmp_path: Path, suffix: str) -> None:
+    """A notebook's JSON, or markup pandoc reads, with random bytes changed: read, or refused with a reason."""
+    (tmp_path / f"berths{suffix}").write_text(_TEXT_FORMATS[suffix])
+    assert "Boats pay 40" in read_document(tmp_path / f"berths{suffix}").text
+    (tmp_path / "copies").mkdir()
+    _read_damaged_copies(tmp_path / f"berths{suffix}", 9, 40, tmp_path / "copies")
+
+
 @pytest.mark.parametrize("suffix", [".gif", ".avif"])
 def test_a_damaged_gif_or_avif_is_skipped_with_its_reason(tmp_path: Path, suffix: str) -> None:
     """GIF and AVIF are opened by Pillow in the process, as PNG and JPEG are (a HEIC photo is decoded
