@@ -33,7 +33,7 @@ from .numbered_headings import numbered_headings
 
 SUFFIXES = {".txt": "text", ".text": "text", ".md": "markdown", ".markdown": "markdown", ".mdx": "mdx", ".ipynb": "notebook",
             ".tex": "latex", ".latex": "latex", ".org": "org", ".adoc": "asciidoc", ".asciidoc": "asciidoc",
-            ".mediawiki": "mediawiki", ".html": "html", ".htm": "html", ".pdf": "pdf", ".docx": "docx", ".pptx": "pptx", ".xlsx": "xlsx", ".csv": "csv", ".tsv": "csv", ".epub": "epub",
+            ".mediawiki": "mediawiki", ".vtt": "transcript", ".srt": "transcript", ".html": "html", ".htm": "html", ".pdf": "pdf", ".docx": "docx", ".pptx": "pptx", ".xlsx": "xlsx", ".csv": "csv", ".tsv": "csv", ".epub": "epub",
             ".odt": "odt", ".ods": "ods", ".odp": "odp", ".rtf": "rtf", ".rst": "rst", ".doc": "doc", ".xls": "xls", ".eml": "eml", ".msg": "msg",
             ".ppt": "ppt", ".tif": "tiff", ".tiff": "tiff", ".zip": "zip", ".png": "picture", ".jpg": "picture", ".jpeg": "picture",
             ".webp": "picture", ".bmp": "picture", ".gif": "picture", ".avif": "picture", ".heic": "picture", ".heif": "picture"}
@@ -2462,6 +2462,10 @@ def read_document(path: Path, doc_id: str | None = None, url: str | None = None,
         from . import notebooks
 
         text, title, headings = _markdown_to_text(notebooks.to_markdown(raw, path))
+    elif kind == "transcript":  # captions, a meeting's transcript: a paragraph a speaker's turn (:mod:`.transcripts`)
+        from . import transcripts
+
+        text, title = transcripts.to_text(raw, path), ""
     elif kind in _PANDOC_KINDS:  # LaTeX, Org, AsciiDoc, MediaWiki: pandoc's HTML of it (:mod:`.pandoc`)
         from . import pandoc
 
