@@ -1752,6 +1752,52 @@ def _read_damaged_copies(source: Path, seed: int, count: int, folder: Path) -> N
     assert run.stdout == ""
 
 
+_PANDOC_DECK = "made_by_pandoc/heatpump-manual.pptx"
+_SHOW_TYPES = {".ppsx": "application/vnd.openxmlformats-officedocument.presentationml.slideshow.main+xml",
+               ".potx": "application/vnd.openxmlformats-officedocument.presentationml.template.main+xml"}
+
+
+@pytest.mark.parametrize("name, like", [
+    ("made_by_libreoffice/heatpump-manual.docm", "made_by_pandoc/heatpump-manual.docx"),
+    ("made_by_libreoffice/heatpump-manual.dotx", "made_by_pandoc/heatpump-manual.docx"),
+    ("made_by_libreoffice/harbour-prices.xlsm", "made_by_libreoffice/harbour-prices.xls"),
+    *((suffix, _PANDOC_DECK) for suffix in _SHOW_TYPES),
+])
+def test_a_macro_enabled_package_a_template_or_a_slide_show_reads_as_its_document(tmp_path: Path, name: str, like: str) -> None:
+    """A .docm, .dotx, .xlsm or .ppsx was "not a type convrag reads", and python-docx and python-pptx refuse
+    a package whose main part is a macro-enabled document's, a template's or a slide show's. A slide show
+    is the deck with its main part's content type changed, as PowerPoint saves one (LibreOffice's .ppsx keeps
+    the deck's)."""
+    import zipfile
+
+    folder = Path(__file__).parent
+    if name in _SHOW_TYPES:
+        deck = "application/vnd.openxmlformats-officedocument.presentationml.presentation.main+xml"
+        with zipfile.ZipFile(folder / like) as source, zipfile.ZipFile(tmp_path / f"show{name}", "w") as show:
+            for item in source.infolist():
+                data = source.read(item)
+                show.writestr(item, data.replace(deck.encode(), _SHOW_TYPES[name].encode()) if item.filename == "[Content_Types].xml" else data)
+        path = tmp_path / f"show{name}"
+    else:
+        path = folder / name
+    read, expected = read_document(path), read_document(folder / like)
+    assert (read.text, read.title, read.headings) == (expected.text, expected.title, expected.headings)
+    assert len(read.text) > 150
+
+
+def test_a_word_package_whose_main_part_is_no_document_is_named(tmp_path: Path) -> None:
+    import zipfile
+
+    word = "application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"
+    with zipfile.ZipFile(Path(__file__).parent / "made_by_pandoc/heatpump-manual.docx") as source, \
+            zipfile.ZipFile(tmp_path / "odd.docx", "w") as odd:
+        for item in source.infolist():
+            data = source.read(item)
+            odd.writestr(item, data.replace(word.encode(), b"application/vnd.example.glossary+xml") if item.filename == "[Content_Types].xml" else data)
+    with pytest.raises(DataFormatError, match=r"odd.docx: not a readable Word document \(its main part \(application/vnd.example.glossary\+xml\) is no document"):
+        read_document(tmp_path / "odd.docx")
+
+
 _TEXT_FORMATS = {
     ".ipynb": '{"cells": [{"cell_type": "markdown", "source": ["# Berths\\n", "Boats pay 40."]}, {"cell_type": "code", '
               '"source": ["print(40)"], "outputs": [{"output_type": "stream", "text": ["40\\n"]}]}], "metadata": {}, "nbformat": 4}',

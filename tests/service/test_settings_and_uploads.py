@@ -228,6 +228,9 @@ def test_readable_files_pass_the_content_check() -> None:
     check_content("a.webp", b"RIFF\x00\x10\x00\x00WEBPVP8 ", 9000)
     check_content("a.heic", b"\x00\x00\x00\x1cftypheic\x00\x00\x00\x00mif1", 9000)  # an iPhone's photo
     check_content("a.gif", b"GIF89a\x58\x02\xc8\x00", 9000)  # a diagram saved as GIF
+    check_content("a.docm", b"PK\x03\x04\x14\x00\x06\x00", 9000)  # Office's macro-enabled packages, templates, slide shows
+    check_content("a.ppsx", b"PK\x03\x04\x14\x00\x06\x00", 9000)
+    check_content("a.xltm", b"PK\x03\x04\x14\x00\x06\x00", 9000)
     check_content("a.avif", b"\x00\x00\x00\x20ftypavif\x00\x00\x00\x00avifmif1", 9000)  # a browser's AVIF
 
 
@@ -235,6 +238,7 @@ def test_readable_files_pass_the_content_check() -> None:
     ("old.docx", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1 a .doc renamed", "not_a_docx", "it is an old .doc file: name it .doc"),
     ("old.xlsx", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1 a .xls renamed", "not_a_xlsx", "it is an old .xls file: name it .xls"),
     ("old.pptx", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1 a .ppt renamed", "not_a_pptx", "it is an old .ppt file: name it .ppt"),
+    ("old.ppsx", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1 a .pps renamed", "not_a_ppsx", "it is an old .ppt file: name it .ppt"),
     ("new.doc", b"PK\x03\x04\x14\x00\x06\x00 a .docx renamed", "not_a_doc", "it is a .docx package: name it .docx"),
     ("new.xls", b"PK\x03\x04\x14\x00\x06\x00 a .xlsx renamed", "not_a_xls", "it is a .xlsx package: name it .xlsx"),
     ("text.doc", b"Moorings cost 40 dollars.", "not_a_doc", "not an OLE compound file)"),

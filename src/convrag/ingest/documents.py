@@ -31,12 +31,22 @@ from ..errors import DataFormatError
 from .hyphenation import BREAK, mend
 from .numbered_headings import numbered_headings
 
-SUFFIXES = {".txt": "text", ".text": "text", ".md": "markdown", ".markdown": "markdown", ".mdx": "mdx", ".ipynb": "notebook",
-            ".tex": "latex", ".latex": "latex", ".org": "org", ".adoc": "asciidoc", ".asciidoc": "asciidoc",
-            ".mediawiki": "mediawiki", ".vtt": "transcript", ".srt": "transcript", ".html": "html", ".htm": "html", ".pdf": "pdf", ".docx": "docx", ".pptx": "pptx", ".xlsx": "xlsx", ".csv": "csv", ".tsv": "csv", ".epub": "epub",
-            ".odt": "odt", ".ods": "ods", ".odp": "odp", ".rtf": "rtf", ".rst": "rst", ".doc": "doc", ".xls": "xls", ".eml": "eml", ".msg": "msg",
-            ".ppt": "ppt", ".tif": "tiff", ".tiff": "tiff", ".zip": "zip", ".png": "picture", ".jpg": "picture", ".jpeg": "picture",
-            ".webp": "picture", ".bmp": "picture", ".gif": "picture", ".avif": "picture", ".heic": "picture", ".heif": "picture"}
+SUFFIXES = {
+    # text and markup
+    ".txt": "text", ".text": "text", ".md": "markdown", ".markdown": "markdown", ".mdx": "mdx", ".rst": "rst", ".html": "html",
+    ".htm": "html", ".csv": "csv", ".tsv": "csv", ".ipynb": "notebook", ".tex": "latex", ".latex": "latex", ".org": "org",
+    ".adoc": "asciidoc", ".asciidoc": "asciidoc", ".mediawiki": "mediawiki", ".vtt": "transcript", ".srt": "transcript",
+    # office documents: a macro-enabled package, a template or a slide show is read as its document
+    ".pdf": "pdf", ".docx": "docx", ".docm": "docx", ".dotx": "docx", ".dotm": "docx", ".pptx": "pptx", ".pptm": "pptx",
+    ".ppsx": "pptx", ".ppsm": "pptx", ".potx": "pptx", ".potm": "pptx", ".xlsx": "xlsx", ".xlsm": "xlsx", ".xltx": "xlsx",
+    ".xltm": "xlsx", ".epub": "epub", ".odt": "odt", ".ods": "ods", ".odp": "odp", ".rtf": "rtf", ".doc": "doc", ".xls": "xls",
+    ".ppt": "ppt",
+    # mail and archives
+    ".eml": "eml", ".msg": "msg", ".zip": "zip",
+    # scans and pictures, read by OCR
+    ".tif": "tiff", ".tiff": "tiff", ".png": "picture", ".jpg": "picture", ".jpeg": "picture", ".webp": "picture", ".bmp": "picture",
+    ".gif": "picture", ".avif": "picture", ".heic": "picture", ".heif": "picture",
+}
 #: the kinds of file that are pictures, read by OCR alone
 _PICTURE_KINDS = frozenset({"tiff", "picture"})
 #: the kinds of file read through pandoc (:data:`.pandoc.READERS`)
@@ -877,7 +887,6 @@ def _docx_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     leaves it) raised lxml's or python-docx's own errors."""
     from zipfile import BadZipFile
 
-    import docx
     from docx.opc.constants import RELATIONSHIP_TYPE
     from docx.opc.exceptions import PackageNotFoundError
     from lxml import etree
@@ -886,7 +895,7 @@ def _docx_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
 
     _check_unpacked_size(path)
     try:
-        document = docx.Document(str(path))
+        document = _word_document(path)
         levels = {style.style_id: _word_level(style.name) for style in document.styles}
         headings = {style for style, level in levels.items() if level is not None and level <= 1}
         header_styles = _header_row_styles(document)
@@ -912,6 +921,42 @@ def _docx_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
         lines = _with_pictures_read(lines, {place: next(read) for place in pictures})
     text = "\n".join(line for _, line in lines if line)
     return typeset_letters(text), typeset_letters(own_title(title) or heading), marked
+
+
+#: the main part of Word's other packages: macro-enabled (.docm), a template (.dotx, .dotm)
+_WORD_MAIN_TYPES = ("application/vnd.ms-word.document.macroEnabled.main+xml",
+                    "application/vnd.openxmlformats-officedocument.wordprocessingml.template.main+xml",
+                    "application/vnd.ms-word.template.macroEnabledTemplate.main+xml")
+
+
+def _word_document(path: Path) -> Any:
+    """A Word package opened by python-docx: a document (.docx), and a macro-enabled one or a template
+    (.docm, .dotx, .dotm), which ``docx.Document`` refuses by its main part's content type though
+    the part is a document's all the same; they are registered as one in python-docx's part
+    registry. Another main part is a ValueError."""
+    from docx.opc.part import PartFactory
+    from docx.package import Package
+    from docx.parts.document import DocumentPart
+
+    for content_type in _WORD_MAIN_TYPES:
+        PartFactory.part_type_for.setdefault(content_type, DocumentPart)
+    part = Package.open(str(path)).main_document_part
+    if not isinstance(part, DocumentPart):
+        raise ValueError(f"its main part ({part.content_type}) is no document")
+    return part.document
+
+
+def _powerpoint_deck(path: Path) -> Any:
+    """A PowerPoint package opened by python-pptx: a deck (.pptx), and a macro-enabled one, a slide
+    show or a template (.pptm, .ppsx, .ppsm, .potx, .potm), which python-pptx reads as a deck's
+    presentation though ``pptx.Presentation`` refuses the last three. Another main part is a ValueError."""
+    from pptx.package import Package
+    from pptx.parts.presentation import PresentationPart
+
+    part = Package.open(str(path)).main_document_part
+    if not isinstance(part, PresentationPart):
+        raise ValueError(f"its main part ({part.content_type}) is no presentation")
+    return part.presentation
 
 
 #: the most pictures of a Word document read by OCR (a second or so each)
@@ -1142,14 +1187,13 @@ def _pptx_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     :class:`DataFormatError`, as a Word document's is."""
     from zipfile import BadZipFile
 
-    import pptx
     from pptx.exc import PackageNotFoundError
 
     from . import ocr
 
     _check_unpacked_size(path, "a PowerPoint deck")
     try:
-        deck = pptx.Presentation(str(path))
+        deck = _powerpoint_deck(path)
         slides: list[str] = []
         heading = ""
         marked: list[Heading] = []  # each slide's title

@@ -106,10 +106,12 @@ def assign_doc_ids(originals: Iterable[str], existing: Mapping[str, str]) -> dic
     return out
 
 
-#: files that are zip packages: what each is called, and the older binary format it replaced (None: none)
+#: files that are zip packages: what each is called, and the older binary format it replaced (None: none);
+#: Office's macro-enabled packages, templates and slide shows (.docm, .ppsx, ...) as their documents
 _PACKAGES = {".docx": ("a Word", ".doc"), ".pptx": ("a PowerPoint", ".ppt"), ".xlsx": ("an Excel", ".xls"), ".epub": ("an EPUB", None),
              ".odt": ("an OpenDocument text", ".sxw"), ".ods": ("an OpenDocument spreadsheet", ".sxc"),
              ".odp": ("an OpenDocument presentation", ".sxi")}
+_PACKAGES |= {suffix: _PACKAGES[f".{kind}"] for suffix, kind in SUFFIXES.items() if kind in ("docx", "pptx", "xlsx")}
 #: files in Office's binary formats (OLE compound files): what each is called, and its newer zip package
 _OLE = {".doc": ("a Word 97-2003", ".docx"), ".xls": ("an Excel 97-2003", ".xlsx"), ".ppt": ("a PowerPoint 97-2003", ".pptx"),
         ".msg": ("an Outlook message", None)}
