@@ -1752,6 +1752,32 @@ def _read_damaged_copies(source: Path, seed: int, count: int, folder: Path) -> N
     assert run.stdout == ""
 
 
+def test_a_web_page_saved_whole_by_a_browser_reads_as_the_page() -> None:
+    """A page Chrome or Edge saved as one file (.mhtml) was "not a type convrag reads"; read as text it would
+    be its quoted-printable HTML, "15 =E2=82=AC" and all."""
+    document = read_document(Path(__file__).parent / "made_by_chromium" / "winter-berths.mhtml")
+    assert (document.title, document.url) == ("Winter berths \u2013 Greenbay Harbour", "https://harbour.example/winter-berths")
+    assert document.text.split("\n") == [
+        "Winter berths", "A winter berth costs 310 dollars for the season, paid at the harbour office.", "Dates",
+        "Winter berths close on 1 November and open again on 15 March.", "Plan: Day | Price: 15 \u20ac"]
+
+
+def test_a_saved_page_is_the_part_its_start_names_in_its_own_charset(tmp_path: Path) -> None:
+    """Word's "Single File Web Page" (.mht) names its page's part by ``start`` and its charset in the part."""
+    (tmp_path / "fees.mht").write_bytes(
+        b'MIME-Version: 1.0\r\nContent-Type: multipart/related; boundary="b"; type="text/html"; start="<page@fees>"\r\n\r\n'
+        b'--b\r\nContent-Type: text/html; charset="us-ascii"\r\nContent-ID: <frame@fees>\r\n\r\n<p>An advert frame.</p>\r\n'
+        b'--b\r\nContent-Type: text/html; charset="windows-1252"\r\nContent-Transfer-Encoding: quoted-printable\r\n'
+        b'Content-ID: <page@fees>\r\n\r\n<html><head><title>Fees</title></head><body><p>Caf=E9 berths cost 40 =80.</p></body></html>\r\n--b--\r\n')
+    assert read_document(tmp_path / "fees.mht").text == "Caf\u00e9 berths cost 40 \u20ac."
+    (tmp_path / "bare.mhtml").write_bytes(b"MIME-Version: 1.0\r\nContent-Type: text/html\r\n\r\n<p>Boats pay 40.</p>\r\n")
+    assert read_document(tmp_path / "bare.mhtml").text == "Boats pay 40."
+    (tmp_path / "pictures.mhtml").write_bytes(b'MIME-Version: 1.0\r\nContent-Type: multipart/related; boundary="b"\r\n\r\n'
+                                              b"--b\r\nContent-Type: image/png\r\n\r\nPNG\r\n--b--\r\n")
+    with pytest.raises(DataFormatError, match="pictures.mhtml: not a readable saved web page: it holds no HTML page"):
+        read_document(tmp_path / "pictures.mhtml")
+
+
 _PANDOC_DECK = "made_by_pandoc/heatpump-manual.pptx"
 _SHOW_TYPES = {".ppsx": "application/vnd.openxmlformats-officedocument.presentationml.slideshow.main+xml",
                ".potx": "application/vnd.openxmlformats-officedocument.presentationml.template.main+xml"}

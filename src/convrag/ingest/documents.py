@@ -34,7 +34,7 @@ from .numbered_headings import numbered_headings
 SUFFIXES = {
     # text and markup
     ".txt": "text", ".text": "text", ".md": "markdown", ".markdown": "markdown", ".mdx": "mdx", ".rst": "rst", ".html": "html",
-    ".htm": "html", ".csv": "csv", ".tsv": "csv", ".ipynb": "notebook", ".tex": "latex", ".latex": "latex", ".org": "org",
+    ".htm": "html", ".mhtml": "mhtml", ".mht": "mhtml", ".csv": "csv", ".tsv": "csv", ".ipynb": "notebook", ".tex": "latex", ".latex": "latex", ".org": "org",
     ".adoc": "asciidoc", ".asciidoc": "asciidoc", ".mediawiki": "mediawiki", ".vtt": "transcript", ".srt": "transcript",
     # office documents: a macro-enabled package, a template or a slide show is read as its document
     ".pdf": "pdf", ".docx": "docx", ".docm": "docx", ".dotx": "docx", ".dotm": "docx", ".pptx": "pptx", ".pptm": "pptx",
@@ -2497,8 +2497,8 @@ def read_document(path: Path, doc_id: str | None = None, url: str | None = None,
     doc_id = doc_id or readable_name(path.stem)
     url = url or path.resolve().as_uri()
     headings: tuple[Heading, ...] = ()
-    if kind == "html":
-        text, title, canonical, headings = _html_to_text(raw)
+    if kind in ("html", "mhtml"):  # a web page, or one saved whole by a browser (:func:`_saved_page`)
+        text, title, canonical, headings = _html_to_text(_saved_page(raw, path) if kind == "mhtml" else raw)
         url = canonical or url
     elif kind in ("markdown", "mdx"):
         text, title, headings = _markdown_to_text(raw, mdx=kind == "mdx")
@@ -2526,6 +2526,28 @@ def read_document(path: Path, doc_id: str | None = None, url: str | None = None,
     if kind != "text":  # a page's "&shy;" is one only once parsed
         text, title = typeset_letters(text), typeset_letters(title)
     return Document(doc_id=doc_id, title=title or fallback, text=text, url=url, headings=_typeset(headings))
+
+
+def _saved_page(raw: str, path: Path) -> str:
+    """The HTML of a web page a browser saved as one file (.mhtml, .mht: Chrome's and Edge's "Save as
+    single file", Word's "Single File Web Page"): a MIME message whose first HTML part, or the one its
+    ``start`` parameter names, is the page; its pictures and style sheets are the other parts. Read
+    as text, it was its quoted-printable HTML ("costs 3=\n10 dollars")."""
+    import email
+    import email.policy
+
+    message = email.message_from_string(raw, policy=email.policy.default)
+    start = str(message.get_param("start", "", header="content-type") or "").strip()
+    pages = [part for part in message.walk() if part.get_content_type() == "text/html"]
+    page = next((part for part in pages if start and str(part.get("Content-ID", "")).strip() == start), pages[0] if pages else None)
+    if page is None:
+        raise DataFormatError(path, "not a readable saved web page: it holds no HTML page")
+    payload = page.get_payload(decode=True) or b""
+    charset = page.get_content_charset()  # Chrome names none: the page's own <meta> does, and UTF-8 is tried first
+    try:
+        return payload.decode(charset) if charset else decode_text(payload, path)
+    except (LookupError, UnicodeDecodeError) as exc:  # a charset Python does not know, bytes it does not hold
+        raise DataFormatError(path, f"not a readable saved web page ({exc})") from None
 
 
 #: the formats whose files mark no headings of their own (a PDF may, by its bookmarks): their numbered
