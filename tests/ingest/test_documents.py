@@ -1543,6 +1543,24 @@ def test_an_outlook_message_reads_as_the_mail_it_stands_for(tmp_path: Path) -> N
         read_document(tmp_path / "mail.msg")
 
 
+def test_an_outlook_message_whose_body_is_only_compressed_rtf_reads_its_body(tmp_path: Path) -> None:
+    """Outlook keeps a mail written in Rich Text, or its HTML wrapped in RTF, as compressed RTF alone: such a
+    message read as its sender and attachments, without a word of its body."""
+    import olefile
+
+    rtf_mail = _MADE / "made_by_aspose" / "harbour-rtf-mail.msg"
+    assert read_document(rtf_mail).text.split("\n") == [
+        "From: Ann Lee <ann@harbour.example>", "Hello crew,", "a winter berth costs 310 dollars this season, paid at the caf\u00e9.",
+        "Attachment: prices.csv", "Boat: Kayak | Fee: 2"]
+    damaged = tmp_path / "damaged.msg"
+    damaged.write_bytes(rtf_mail.read_bytes())
+    with olefile.OleFileIO(str(damaged), write_mode=True) as ole:  # the stream's bytes changed, its size kept
+        size = ole.get_size("__substg1.0_10090102")
+        ole.write_stream("__substg1.0_10090102", b"\xff" * size)
+    assert read_document(damaged).text.split("\n")[:2] == [
+        "From: Ann Lee <ann@harbour.example>", "Body not read: its compressed RTF looks damaged (Unknown type of RTF compression)"]
+
+
 def test_a_filled_pdf_form_reads_with_its_answers(tmp_path: Path) -> None:
     """PDFium's text layer holds a form's printed questions, not what was typed into its fields: a filled
     application read as its blank form. Each answer is a line, named by the field's tooltip, else by the

@@ -1896,7 +1896,9 @@ def _msg_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     """The text of an Outlook message saved as a file (.msg, [MS-OXMSG]: what dragging a mail out of
     Outlook makes), read as the .eml it stands for (:func:`_mail_to_text`): aspose-email-foss turns
     its properties (subject, sender, recipients, delivery time, plain and HTML bodies, attachments,
-    messages attached to it) into that MIME message. A body kept only as compressed RTF is not read."""
+    messages attached to it) into that MIME message. A body Outlook kept only as compressed RTF (a mail
+    written in Rich Text, or its HTML wrapped in RTF) is decompressed (compressed-rtf) and read as an RTF
+    document is; it was left out, and such a message read as its headers alone."""
     import email
     import email.policy
 
@@ -1906,8 +1908,32 @@ def _msg_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     if not olefile.isOleFile(str(path)):
         raise DataFormatError(path, "not an Outlook message (.msg): not an OLE compound file")
     with MapiMessage.from_file(path) as mapi:  # as bytes and parsed again: an attached mail is a message part only then
+        if not mapi.body and not mapi.body_html and (body := _rtf_body(mapi, path)):
+            mapi.set_property(_PR_BODY, _PT_UNICODE, body)
         message = email.message_from_bytes(mapi.to_email_bytes(), policy=email.policy.default)
     return _mail_to_text(message, path)
+
+
+#: an Outlook message's properties ([MS-OXPROPS]): its plain body, its body as compressed RTF, and their types
+_PR_BODY, _PT_UNICODE = 0x1000, 0x001F
+_PR_RTF_COMPRESSED, _PT_BINARY = 0x1009, 0x0102
+
+
+def _rtf_body(mapi: Any, path: Path) -> str:
+    """The text of an Outlook message's compressed RTF body ("" where it has none), or a line that says
+    why it could not be read: the mail's headers and attachments are read all the same."""
+    import compressed_rtf
+
+    packed = mapi.get_property_value(_PR_RTF_COMPRESSED, _PT_BINARY)
+    if not isinstance(packed, bytes | bytearray) or not packed:
+        return ""
+    try:
+        return _rtf_text(compressed_rtf.decompress(bytes(packed)), path)[0]
+    except MemoryError:
+        raise
+    except Exception as exc:  # a damaged stream (compressed-rtf's own errors), RTF striprtf cannot read
+        said = str(exc).rstrip("!.") or type(exc).__name__  # compressed-rtf raises a bare Exception with its reason
+        return f"Body not read: its compressed RTF looks damaged ({said})"
 
 
 def _mail_to_text(message: Any, path: Path) -> tuple[str, str, tuple[Heading, ...]]:
@@ -2398,9 +2424,13 @@ def _rtf_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     Its headings are the paragraphs with an outline level (``\\outlinelevel0`` is a first-level
     heading) or a heading style (:func:`_rtf_heading_styles`); a table's first row names the columns where it is a header row (``\\trhdr``), as a
     Word table's does."""
+    return _rtf_text(path.read_bytes(), path)
+
+
+def _rtf_text(raw: bytes, path: Path) -> tuple[str, str, tuple[Heading, ...]]:
+    """:func:`_rtf_to_text` of the RTF ``raw`` (a file's, or an Outlook message's body); ``path`` names it in errors."""
     from striprtf.striprtf import rtf_to_text
 
-    raw = path.read_bytes()
     if not raw.lstrip().startswith(b"{\\rtf"):
         raise DataFormatError(path, "not an RTF document (it does not start with {\\rtf)")
     page = _RTF_CODE_PAGE.search(raw[:4096])
