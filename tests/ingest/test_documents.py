@@ -1745,6 +1745,7 @@ for i in range(count):
     *((f"made_by_pandoc/heatpump-manual.{kind}", 7, 40) for kind in ("docx", "odt", "epub", "pptx", "rtf", "rst")),
     ("made_by_libreoffice/heatpump-manual.odp", 7, 40), ("made_by_libreoffice/heatpump-manual.pdf", 7, 40),
     ("made_by_libreoffice/heatpump-manual.ppt", 7, 40), ("made_by_aspose/harbour-mail.msg", 7, 40),
+    ("made_by_aspose/harbour-rtf-mail.msg", 5, 40),
     ("made_by_zipfile/harbour-export.zip", 7, 60), ("made_by_pillow_heif/slipway-notice.heic", 11, 40),
 ])
 def test_a_damaged_file_is_skipped_with_its_reason_not_a_crash(tmp_path: Path, name: str, seed: int, count: int) -> None:
