@@ -1848,13 +1848,15 @@ _TEXT_FORMATS = {
               '"source": ["print(40)"], "outputs": [{"output_type": "stream", "text": ["40\\n"]}]}], "metadata": {}, "nbformat": 4}',
     ".tex": "\\documentclass{article}\\title{Berths}\\begin{document}\\section{Fees}Boats pay $40$.\\footnote{Yearly.}\\end{document}",
     ".adoc": "= Berths\n\n== Fees\n\nBoats pay 40.\n\nTIP: Pay yearly.\n\n|===\n|Plan |Price\n|Day |15\n|===\n",
+    ".mbox": "From MAILER-DAEMON Mon Mar  3 09:30:00 2025\nFrom: Ann <ann@harbour.example>\nSubject: Fees\n\nBoats pay 40.\n\n"
+             "From MAILER-DAEMON Mon Mar  3 09:31:00 2025\nSubject: More\nContent-Type: text/html\n\n<p>Kayaks pay 2.</p>\n",
     ".mdx": "import Tabs from '@theme/Tabs';\n\n# Berths\n\n<Tabs>\n<TabItem label=\"Day\">\nBoats pay 40.\n</TabItem>\n</Tabs>\n",
 }
 
 
 @pytest.mark.parametrize("suffix", sorted(_TEXT_FORMATS))
 def test_a_damaged_notebook_or_markup_file_is_skipped_with_its_reason(tmp_path: Path, suffix: str) -> None:
-    """A notebook's JSON, or markup pandoc reads, with random bytes changed: read, or refused with a reason."""
+    """A notebook's JSON, markup pandoc reads, or a mailbox, with random bytes changed: read, or refused with a reason."""
     (tmp_path / f"berths{suffix}").write_text(_TEXT_FORMATS[suffix])
     assert "Boats pay 40" in read_document(tmp_path / f"berths{suffix}").text
     (tmp_path / "copies").mkdir()
@@ -1895,3 +1897,46 @@ def test_a_word_tables_header_row_is_the_one_its_design_sets_apart(tmp_path: Pat
     document.save(str(tmp_path / "fees.docx"))
     assert read_document(tmp_path / "fees.docx").text.split("\n") == [
         "Plan: Day pass | Summer: 15", "Plan | Summer", "Day pass | 15", "Plan | Summer", "Day pass | 15"]
+
+
+def _mailbox(path: Path) -> Path:
+    """A mailbox as a mail program exports a folder: three mails, one with an attachment, one whose
+    body has a line starting "From " (which mbox writes as ">From ")."""
+    import mailbox
+    from email.message import EmailMessage
+
+    box = mailbox.mbox(str(path))
+    for subject, body, attachment in (("Winter berths", "A winter berth costs 310 dollars.\nFrom 1 November.\n", None),
+                                      ("=?utf-8?q?Caf=C3=A9_hours?=", "The caf\u00e9 opens at 8.\n", None),
+                                      ("Prices", "Prices attached.\n", b"Boat,Fee\nKayak,2\n")):
+        mail = EmailMessage()
+        mail["From"], mail["Subject"], mail["Date"] = "Ann Lee <ann@harbour.example>", subject, "Mon, 3 Mar 2025 09:30:00 +0000"
+        mail.set_content(body)
+        if attachment:
+            mail.add_attachment(attachment, maintype="text", subtype="csv", filename="prices.csv")
+        box.add(mail)
+    box.flush()
+    box.close()
+    return path
+
+
+def test_a_mailbox_reads_as_its_mails_each_a_section(tmp_path: Path) -> None:
+    """A Thunderbird folder, Gmail's Takeout or a mailing list's archive is a .mbox file: "not a type convrag reads"."""
+    document = read_document(_mailbox(tmp_path / "harbour.mbox"))
+    assert document.text.split("\n") == [
+        "Mail: Winter berths.eml", "From: Ann Lee <ann@harbour.example>", "Date: Mon, 03 Mar 2025 09:30:00 +0000",
+        "A winter berth costs 310 dollars.", "From 1 November.",
+        "Mail: Caf\u00e9 hours.eml", "From: Ann Lee <ann@harbour.example>", "Date: Mon, 03 Mar 2025 09:30:00 +0000", "The caf\u00e9 opens at 8.",
+        "Mail: Prices.eml", "From: Ann Lee <ann@harbour.example>", "Date: Mon, 03 Mar 2025 09:30:00 +0000", "Prices attached.",
+        "Attachment: prices.csv", "Boat: Kayak | Fee: 2"]
+    assert [h.text for h in document.headings] == ["Mail: Winter berths.eml", "Mail: Caf\u00e9 hours.eml", "Mail: Prices.eml",
+                                                   "Attachment: prices.csv"]
+
+
+def test_what_is_no_mailbox_or_too_large_a_one_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "notes.mbox").write_text("These are notes, not mail.\n")
+    with pytest.raises(DataFormatError, match='notes.mbox: not a mailbox \\(.mbox\\): it does not start with a "From " line'):
+        read_document(tmp_path / "notes.mbox")
+    monkeypatch.setattr(documents, "MAX_MAILBOX_BYTES", 100)
+    with pytest.raises(DataFormatError, match="harbour.mbox: not read: it is over 0 MB"):
+        read_document(_mailbox(tmp_path / "harbour.mbox"))

@@ -42,7 +42,7 @@ SUFFIXES = {
     ".xltm": "xlsx", ".epub": "epub", ".odt": "odt", ".ods": "ods", ".odp": "odp", ".rtf": "rtf", ".doc": "doc", ".xls": "xls",
     ".ppt": "ppt",
     # mail and archives
-    ".eml": "eml", ".msg": "msg", ".zip": "zip",
+    ".eml": "eml", ".msg": "msg", ".mbox": "mbox", ".zip": "zip",
     # scans and pictures, read by OCR
     ".tif": "tiff", ".tiff": "tiff", ".png": "picture", ".jpg": "picture", ".jpeg": "picture", ".webp": "picture", ".bmp": "picture",
     ".gif": "picture", ".avif": "picture", ".heic": "picture", ".heif": "picture",
@@ -1665,7 +1665,7 @@ _MAIL_FIELDS = ("From", "To", "Cc", "Date")
 MAX_NESTING = 3
 _NESTING: contextvars.ContextVar[int] = contextvars.ContextVar("convrag_nesting", default=0)
 #: the files that hold files
-_CONTAINERS = {".eml": "a mail", ".msg": "a mail", ".zip": "an archive"}
+_CONTAINERS = {".eml": "a mail", ".msg": "a mail", ".zip": "an archive", ".mbox": "a mailbox"}
 
 
 class _Contained(NamedTuple):
@@ -1890,6 +1890,49 @@ def _eml_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     except Exception as exc:
         raise DataFormatError(path, f"not a readable e-mail ({exc or type(exc).__name__})") from None
     return _mail_to_text(message, path)
+
+
+#: the largest mailbox file read: Gmail's Takeout of all mail runs to gigabytes
+MAX_MAILBOX_BYTES = 1 << 30
+#: a line a mailbox quoted, as it quotes every line that starts "From " in a mail (">From 1 November.")
+_FROM_QUOTED = re.compile(rb"^>(>*From )", re.MULTILINE)
+
+
+def _mbox_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
+    """The mails of a mailbox file (.mbox: a Thunderbird folder, Gmail's Takeout, Apple Mail's export, a
+    mailing list's archive), read as one document as an archive is: each mail, in the file's order, a
+    section headed "Mail: its subject" and read as a mail saved as .eml is (:func:`_read_contained`:
+    its attachments too), its lines that start "From " unquoted. A mailbox over :data:`MAX_MAILBOX_BYTES` is refused before it is read."""
+    import email.parser
+    import email.policy
+    import mailbox
+
+    size = path.stat().st_size
+    if size > MAX_MAILBOX_BYTES:
+        raise DataFormatError(path, f"not read: it is over {MAX_MAILBOX_BYTES >> 20:,} MB; export the folders or the "
+                                    "months that matter as mailboxes of their own")
+    with path.open("rb") as file:
+        if not file.read(5).startswith(b"From "):
+            raise DataFormatError(path, 'not a mailbox (.mbox): it does not start with a "From " line')
+    box = mailbox.mbox(str(path), create=False)
+    files: list[_Contained] = []
+    try:
+        for key in box.iterkeys():
+            data = _FROM_QUOTED.sub(rb"\1", box.get_bytes(key))
+            head = email.parser.BytesHeaderParser(policy=email.policy.default).parsebytes(data)
+            try:
+                subject = " ".join(str(head["Subject"] or "").split()) or "no subject"
+            except Exception:  # a header no charset decodes: the mail is read all the same
+                subject = "no subject"
+            files.append(_read_contained(f"{subject}.eml", data))
+    finally:
+        box.close()
+    if not any(file.text for file in files):
+        raise DataFormatError(path, "no mail in it could be read" + (" (it holds none)" if not files else ""))
+    lines: list[str] = []
+    headings: list[Heading] = []
+    _sections("Mail", files, lines, headings)
+    return "\n".join(lines), "", tuple(headings)
 
 
 def _msg_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
@@ -2484,11 +2527,11 @@ _FORMAT_NAMES = {"pdf": "PDF", "docx": "Word document", "pptx": "PowerPoint deck
                  "odt": "OpenDocument text", "ods": "OpenDocument spreadsheet", "odp": "OpenDocument presentation",
                  "rtf": "RTF document", "doc": "Word 97-2003 document", "xls": "Excel 97-2003 workbook", "eml": "e-mail",
                  "msg": "Outlook message", "tiff": "TIFF scan", "picture": "picture", "zip": "zip archive",
-                 "ppt": "PowerPoint 97-2003 deck"}
+                 "ppt": "PowerPoint 97-2003 deck", "mbox": "mailbox"}
 #: the formats read from a file by their own library rather than decoded as text
 _PACKAGES = {"pdf": _pdf_to_text, "docx": _docx_to_text, "pptx": _pptx_to_text, "xlsx": _xlsx_to_text, "epub": _epub_to_text,
              "odt": _odt_to_text, "ods": _ods_to_text, "odp": _odp_to_text, "rtf": _rtf_to_text, "doc": _doc_to_text,
-             "xls": _xls_to_text, "eml": _eml_to_text, "msg": _msg_to_text,
+             "xls": _xls_to_text, "eml": _eml_to_text, "msg": _msg_to_text, "mbox": _mbox_to_text,
              "ppt": _ppt_to_text, "tiff": _tiff_to_text, "picture": _picture_to_text, "zip": _zip_to_text}
 
 
