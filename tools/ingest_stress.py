@@ -1,6 +1,6 @@
 """Time convrag's readers on the inputs that used to stall them (docs/benchmarks.md, "Reading users'
 documents"): deeply nested HTML, a text file wrapped over 300,000 lines, a Markdown line of spaces
-and #s, a Word document of 56,000 paragraphs, a 23 MB text to chunk (with its peak memory), a PDF
+and #s, MDX pages of unclosed comments and of a long component line, 20,000 admonitions, a Word document of 56,000 paragraphs, a 23 MB text to chunk (with its peak memory), a PDF
 whose pages are slow to parse, and the service's document listing for 20,000 uploaded documents.
 
     .venv/bin/python tools/ingest_stress.py            # about 3 minutes on 2 cores, most of it the PDF
@@ -80,6 +80,15 @@ def main() -> None:
     md = folder / "line.md"
     md.write_text("# a" + " " * 4000 + "#" * 4000 + " " * 4000 + "x\n\nBody.\n")
     _timed("Markdown, a 12 KB heading line of spaces and #s", lambda: f"title of {len(read_document(md).title):,} characters")
+    comments = folder / "comments.mdx"  # 30,000 unclosed JSX comments: a lazy regular expression searched them in quadratic time
+    comments.write_text("{/*" * 30_000)
+    _timed("MDX page of 30,000 unclosed {/* comments", lambda: f"{len(read_document(comments).text):,} characters")
+    component = folder / "component.mdx"  # a component's tag line of 50,000 spaces: two parts of a pattern could take each
+    component.write_text("<A " + " " * 50_000 + "x\n")
+    _timed("MDX page, a component line of 50,000 spaces", lambda: f"{len(read_document(component).text):,} characters")
+    notes = folder / "admonitions.md"
+    notes.write_text("!!! note\n    Boats pay 40.\n\n" * 20_000)
+    _timed("Markdown, 20,000 MkDocs admonitions", lambda: f"{read_document(notes).text.count(chr(10)) + 1:,} lines")
     import docx
 
     word = docx.Document()
