@@ -541,7 +541,8 @@ def test_index_one_document_file(tmp_path: Path) -> None:
 
 
 def test_index_notes_each_page_ocr_reads_on_the_bar(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A scanned PDF is read at a second or two a page; the bar said nothing for minutes."""
+    """A scanned PDF is read at a second or two a page; the bar said nothing for minutes, then not which file
+    of a folder (or of an archive in it) the pages were of."""
     from convrag.console import RichReporter
     from tests.ingest.test_ocr import _scan
 
@@ -553,7 +554,16 @@ def test_index_notes_each_page_ocr_reads_on_the_bar(tmp_path: Path, monkeypatch:
         notes.clear()
         result = runner.invoke(app, ["index", str(source), "-c", "scans", "--store", str(tmp_path / "store"), "--no-dense", "--rebuild"])
         assert result.exit_code == 0, result.output
-        assert notes == ["page 1 of 2 read by OCR", "page 2 of 2 read by OCR"]
+        assert notes == ["scan.pdf: page 1 of 2 read by OCR", "scan.pdf: page 2 of 2 read by OCR"]
+    import zipfile
+
+    with zipfile.ZipFile(tmp_path / "scans.zip", "w") as archive:
+        archive.write(tmp_path / "docs" / "scan.pdf", "Letters/March scan.pdf")
+    notes.clear()
+    result = runner.invoke(app, ["index", str(tmp_path / "scans.zip"), "-c", "scans", "--store", str(tmp_path / "store"), "--no-dense",
+                                 "--rebuild"])
+    assert result.exit_code == 0, result.output
+    assert notes == ["March scan.pdf: page 1 of 2 read by OCR", "March scan.pdf: page 2 of 2 read by OCR"]
 
 
 def test_index_a_zip_archive_of_documents_and_still_a_zipped_beir_corpus(tmp_path: Path) -> None:

@@ -159,13 +159,10 @@ def test_a_scanned_page_keeps_the_answers_of_a_form_filled_on_it(tmp_path: Path)
 
 def test_each_scanned_page_read_is_told_to_whoever_listens(tmp_path: Path) -> None:
     """A long scan is minutes of one file; the service's job says which page OCR is on."""
-    heard: list[tuple[int, int]] = []
-    token = ocr.page_progress.set(lambda done, total: heard.append((done, total)))
-    try:
+    heard: list[tuple[str, int, int]] = []
+    with ocr.hearing(lambda name, done, total: heard.append((name, done, total))):
         read_document(_scan(tmp_path / "scan.pdf", pages=[0, 1]))
-    finally:
-        ocr.page_progress.reset(token)
-    assert heard == [(1, 2), (2, 2)]
+    assert heard == [("scan.pdf", 1, 2), ("scan.pdf", 2, 2)]
 
 
 def _screenshot(size: int, lines: int = 12) -> tuple[Image.Image, str]:

@@ -76,7 +76,7 @@ def index(
     documents = source.is_dir() or (source.suffix.lower() in SUFFIXES and not corpus)
     tokenizer = (embedder or load_embedder(embedding_model)).tokenizer if documents else None
     # a scanned PDF is read by OCR at a second or two a page: the bar says which page, as the service's job does
-    with ocr.hearing(lambda done, total: reporter.note(f"page {done} of {total} read by OCR")):
+    with ocr.hearing(lambda name, done, total: reporter.note(f"{name}: page {done} of {total} read by OCR")):
         if source.is_dir():
             skipped: list[str] = []
             unread: Counter[str] = Counter()

@@ -729,7 +729,7 @@ def _read_by_ocr(path: Path, pages: list[Any]) -> list[str]:
                                             "(e.g. ocrmypdf) and index that")
             texts.append(text.replace("\f", "\n"))
             if (hear := ocr.page_progress.get()) is not None:
-                hear(len(texts), len(pages))
+                hear(path.name, len(texts), len(pages))
     except ocr.OcrError as exc:
         raise DataFormatError(path, f"its scanned pages could not be read by OCR: {exc}") from None
     return texts
@@ -1679,6 +1679,10 @@ class _Contained(NamedTuple):
     reason: str = ""
 
 
+#: what a contained file's own name may keep in the temporary file's: no separator, no control character
+_CONTAINED_NAME = re.compile(r"[^\w .,()+-]")
+
+
 def _read_contained(name: str, data: bytes) -> _Contained:
     """A file inside a file, read as the file it is when convrag reads its type: it is written to a
     private temporary file under its own suffix (the format follows the suffix, as for any file). A
@@ -1694,7 +1698,8 @@ def _read_contained(name: str, data: bytes) -> _Contained:
     token = _NESTING.set(_NESTING.get() + 1)
     try:
         with tempfile.TemporaryDirectory(prefix="convrag-contained-") as folder:
-            file = Path(folder) / f"contained{suffix}"
+            # under its own name (the folder is its alone), which OCR's progress and a library's message show
+            file = Path(folder) / (_CONTAINED_NAME.sub("_", Path(name).stem)[:100] + suffix)
             file.write_bytes(data)
             document = read_document(file, name=Path(name).name)
     except DataFormatError as exc:

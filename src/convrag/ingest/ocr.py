@@ -54,13 +54,14 @@ PAGE_SECONDS = 120.0
 #: how to install Tesseract, said where a scanned PDF cannot be read without it
 HOW_TO_INSTALL = "install Tesseract OCR (Debian and Ubuntu: apt install tesseract-ocr; macOS: brew install tesseract)"
 
-#: who hears of each scanned page read, with the pages read so far and the document's scanned pages:
-#: a long scan is minutes of one file, and the service's job says which page it is on
-page_progress: contextvars.ContextVar[Callable[[int, int], None] | None] = contextvars.ContextVar("convrag_ocr_progress", default=None)
+#: who hears of each scanned page read, with the file's name, the pages read so far and the file's scanned
+#: pages: a long scan is minutes of one file, and the service's job and the CLI's bar say which page it is on
+page_progress: contextvars.ContextVar[Callable[[str, int, int], None] | None] = contextvars.ContextVar("convrag_ocr_progress",
+                                                                                                      default=None)
 
 
 @contextlib.contextmanager
-def hearing(hear: Callable[[int, int], None]) -> Iterator[None]:
+def hearing(hear: Callable[[str, int, int], None]) -> Iterator[None]:
     """While the block runs, ``hear`` is told of each scanned page read (:data:`page_progress`)."""
     token = page_progress.set(hear)
     try:

@@ -278,7 +278,7 @@ class Indexer:
 
         last = [0.0]
 
-        def hear(done: int, total: int) -> None:
+        def hear(_: str, done: int, total: int) -> None:  # the file is named as uploaded (``shown``), not as stored
             if time.monotonic() - last[0] >= 1.0 or done == total:
                 last[0] = time.monotonic()
                 self.store.update_job(job_id, stage=f"reading and chunking documents ({shown}: page {done} of {total} read by OCR)")
