@@ -1,6 +1,7 @@
 """Time convrag's readers on the inputs that used to stall them (docs/benchmarks.md, "Reading users'
 documents"): deeply nested HTML, a text file wrapped over 300,000 lines, a Markdown line of spaces
-and #s, MDX pages of unclosed comments and of a long component line, 20,000 admonitions, a Word document of 56,000 paragraphs, a 23 MB text to chunk (with its peak memory), a PDF
+and #s, MDX pages of unclosed comments and of a long component line, 20,000 admonitions, a 2 MB LaTeX
+paper (pandoc), a transcript of 50,000 cues, a mailbox of 2,000 mails, a Word document of 56,000 paragraphs, a 23 MB text to chunk (with its peak memory), a PDF
 whose pages are slow to parse, and the service's document listing for 20,000 uploaded documents.
 
     .venv/bin/python tools/ingest_stress.py            # about 3 minutes on 2 cores, most of it the PDF
@@ -89,6 +90,27 @@ def main() -> None:
     notes = folder / "admonitions.md"
     notes.write_text("!!! note\n    Boats pay 40.\n\n" * 20_000)
     _timed("Markdown, 20,000 MkDocs admonitions", lambda: f"{read_document(notes).text.count(chr(10)) + 1:,} lines")
+    latex = folder / "paper.tex"  # a long paper's source through pandoc: 2,000 sections of 150 words, math and citations
+    latex.write_text("\\documentclass{article}\\begin{document}\n" + "\n\n".join(
+        f"\\section{{Part {i}}}\n" + " ".join(rng.choice(words + ["$x^2$", "\\emph{berth}", "\\cite{a}"]) for _ in range(150))
+        for i in range(2000)) + "\n\\end{document}\n")
+    _timed(f"LaTeX paper of {latex.stat().st_size / 1e6:.1f} MB (pandoc)", lambda: f"{len(read_document(latex).headings):,} headings")
+    captions = folder / "meeting.vtt"  # a day of a meeting's transcript
+    captions.write_text("WEBVTT\n\n" + "\n\n".join(
+        f"{i // 3600:02d}:{i // 60 % 60:02d}:{i % 60:02d}.000 --> {i // 3600:02d}:{i // 60 % 60:02d}:{i % 60:02d}.900\n"
+        f"<v {rng.choice(['Ann Lee', 'Bo Chen', 'Cy Dunn'])}>{' '.join(rng.choice(words) for _ in range(10))}</v>" for i in range(50_000)))
+    _timed("WebVTT transcript of 50,000 cues", lambda: f"{read_document(captions).text.count(chr(10)) + 1:,} turns")
+    import mailbox
+    from email.message import EmailMessage
+
+    box = mailbox.mbox(str(folder / "archive.mbox"))
+    for i in range(2000):
+        mail = EmailMessage()
+        mail["From"], mail["Subject"] = "ann@harbour.example", f"Berth {i}"
+        mail.set_content(" ".join(rng.choice(words) for _ in range(80)))
+        box.add(mail)
+    box.close()
+    _timed("mailbox of 2,000 mails", lambda: f"{len(read_document(folder / 'archive.mbox').headings):,} mails")
     import docx
 
     word = docx.Document()
