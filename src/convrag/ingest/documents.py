@@ -34,8 +34,9 @@ from .numbered_headings import numbered_headings
 SUFFIXES = {
     # text and markup
     ".txt": "text", ".text": "text", ".md": "markdown", ".markdown": "markdown", ".mdx": "mdx", ".rst": "rst", ".html": "html",
-    ".htm": "html", ".mhtml": "mhtml", ".mht": "mhtml", ".csv": "csv", ".tsv": "csv", ".ipynb": "notebook", ".tex": "latex", ".latex": "latex", ".org": "org",
-    ".adoc": "asciidoc", ".asciidoc": "asciidoc", ".mediawiki": "mediawiki", ".vtt": "transcript", ".srt": "transcript",
+    ".htm": "html", ".mhtml": "mhtml", ".mht": "mhtml", ".csv": "csv", ".tsv": "csv", ".ipynb": "notebook", ".tex": "latex",
+    ".latex": "latex", ".org": "org", ".adoc": "asciidoc", ".asciidoc": "asciidoc", ".mediawiki": "mediawiki", ".vtt": "transcript",
+    ".srt": "transcript",
     # office documents: a macro-enabled package, a template or a slide show is read as its document
     ".pdf": "pdf", ".docx": "docx", ".docm": "docx", ".dotx": "docx", ".dotm": "docx", ".pptx": "pptx", ".pptm": "pptx",
     ".ppsx": "pptx", ".ppsm": "pptx", ".potx": "pptx", ".potm": "pptx", ".xlsx": "xlsx", ".xlsm": "xlsx", ".xltx": "xlsx",
@@ -755,8 +756,8 @@ def _tiff_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
 def _picture_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     """A picture (PNG, JPEG, WebP, BMP, GIF, AVIF, and HEIC, the iPhone's photos, opened by pi-heif):
     a screenshot, a phone's photo of a notice or a receipt, a diagram saved as GIF, read by OCR. Its
-    first frame only (an animated WebP's or GIF's others are the same picture moving), turned as the camera's EXIF orientation
-    says (a phone stores a photo taken upright sideways, with that tag). Its resolution tag is not
+    first frame only (an animated WebP's or GIF's others are the same picture moving), turned as the
+    camera's EXIF orientation says (a phone stores a photo taken upright sideways, with that tag). Its resolution tag is not
     trusted (a phone's photo says 72 dpi whatever it shows), so small type is found by its height
     instead (:func:`.ocr.read_picture`); a picture of more pixels than :data:`.ocr.MAX_PIXELS` (a
     poster scanned whole) is made smaller to them. A photo without text gives none."""
@@ -1041,6 +1042,13 @@ _A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
 _R = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
 #: a drawing's place in a Word document (its ``wp:extent``, the size it is shown at)
 _WP = "{http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing}"
+#: a drawing's copy for older readers (VML, beside its DrawingML choice): the same text box again
+_MC_FALLBACK = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback"
+#: what a paragraph holds that is no text of it: its and its runs' properties (a tab stop is a
+#: ``w:tab`` there), and a moved passage's old place (its text is at the new one)
+_NOT_TEXT = frozenset({f"{_W}pPr", f"{_W}rPr", f"{_W}moveFrom", _MC_FALLBACK})
+#: characters a run writes as elements
+_RUN_CHARACTERS = {f"{_W}tab": " ", f"{_W}br": " ", f"{_W}cr": " ", f"{_W}noBreakHyphen": "-"}
 
 
 def _emu(value: str | None) -> int:
@@ -1049,13 +1057,6 @@ def _emu(value: str | None) -> int:
         return max(int(value or 0), 0)
     except ValueError:
         return 0
-#: a drawing's copy for older readers (VML, beside its DrawingML choice): the same text box again
-_MC_FALLBACK = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback"
-#: what a paragraph holds that is no text of it: its and its runs' properties (a tab stop is a
-#: ``w:tab`` there), and a moved passage's old place (its text is at the new one)
-_NOT_TEXT = frozenset({f"{_W}pPr", f"{_W}rPr", f"{_W}moveFrom", _MC_FALLBACK})
-#: characters a run writes as elements
-_RUN_CHARACTERS = {f"{_W}tab": " ", f"{_W}br": " ", f"{_W}cr": " ", f"{_W}noBreakHyphen": "-"}
 
 
 def _header_row_styles(document: Any) -> frozenset[str]:
@@ -1907,7 +1908,8 @@ def _mbox_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     """The mails of a mailbox file (.mbox: a Thunderbird folder, Gmail's Takeout, Apple Mail's export, a
     mailing list's archive), read as one document as an archive is: each mail, in the file's order, a
     section headed "Mail: its subject" and read as a mail saved as .eml is (:func:`_read_contained`:
-    its attachments too), its lines that start "From " unquoted. A mailbox over :data:`MAX_MAILBOX_BYTES` is refused before it is read."""
+    its attachments too), its lines that start "From " unquoted. A mailbox over
+    :data:`MAX_MAILBOX_BYTES` is refused before it is read."""
     import email.parser
     import email.policy
     import mailbox

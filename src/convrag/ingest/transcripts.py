@@ -27,6 +27,8 @@ _NAMED = re.compile(r"(?P<name>[^\W\d_][\w.'\u2019-]*(?: [^\W\d_][\w.'\u2019-]*)
 
 
 class _Cue(NamedTuple):
+    """A caption as said: when (seconds), by whom ("" where no one is named), and its new lines."""
+
     start: float
     end: float
     speaker: str
