@@ -50,7 +50,7 @@ def test_a_notebook_reads_as_its_cells_and_what_its_code_printed(tmp_path: Path)
     assert document.text.split("\n") == [
         "Winter berth occupancy", "We count the boats kept over winter.",
         "import pandas as pd", "berths = pd.read_csv('berths.csv')", "print(len(berths), 'boats')", "118 boats",
-        "berths.describe()", "length", "mean 9.4", "<Figure size 640x480>",
+        "berths.describe()", "       length", "mean   9.4", "<Figure size 640x480>",
         "Findings", "The north pier is full by October.",
         "berths.loc['pier']", "KeyError: 'pier'", "Exported for the harbour board."]
     assert _PNG not in document.text

@@ -124,8 +124,8 @@ def _html_to_text(html: str) -> tuple[str, str, str, tuple[Heading, ...]]:
         soup.title.decompose()
     if _TABLE_TAG.search(html):  # a walk of the whole tree, for pages that have a table
         _unbox_layout_tables(soup)
-    lines = [" ".join(line.split()) for line in _visible_text(soup).splitlines()]
-    text = "\n".join(line for line in lines if line)
+    lines = [_shown_line(line) for line in _visible_text(soup).splitlines()]
+    text = "\n".join(line for line in lines if line.strip())
     if not title:
         heading = soup.find(["h1", "h2"])
         title = heading.get_text(" ", strip=True) if heading else ""
@@ -142,7 +142,8 @@ def _visible_text(root: Tag) -> str:
 
     White space in the source is a space, as a browser shows it, but in preformatted text (``pre``,
     and so a Markdown code block): a paragraph written over several lines, as Markdown and HTML
-    sources are, was kept as several lines, and the sentence splitter ended a sentence at each."""
+    sources are, was kept as several lines, and the sentence splitter ended a sentence at each. Each
+    line of preformatted text opens with :data:`_PRE_LINE`, so that its indentation is kept."""
     parts: list[str] = []
     end = object()  # where a block element ends
     end_pre = object()  # where a preformatted element ends
@@ -169,6 +170,7 @@ def _visible_text(root: Tag) -> str:
             if node.name in _PREFORMATTED:
                 preformatted += 1
                 stack.append(end_pre)
+                parts.append(_PRE_LINE)
             elif node.name in _BLOCK_TAGS:
                 stack.append(end)
             elif node.name in _CELLS:
@@ -187,8 +189,21 @@ def _visible_text(root: Tag) -> str:
                 continue
             stack.extend(reversed(node.contents))
         elif type(node) in (NavigableString, CData):
-            parts.append(str(node) if preformatted else _SPACES.sub(" ", str(node)))
+            parts.append(str(node).replace("\n", "\n" + _PRE_LINE) if preformatted else _SPACES.sub(" ", str(node)))
     return "".join(parts)
+
+
+#: opens each line of preformatted text in :func:`_visible_text`'s output (a private-use character)
+_PRE_LINE = "\ue000"
+
+
+def _shown_line(line: str) -> str:
+    """A line of :func:`_visible_text` as it reads: a preformatted line (code, a YAML file) with its
+    indentation and spaces, which had gone ("def f():" / "return 1"); another with its white space one space."""
+    before, mark, code = line.partition(_PRE_LINE)
+    if mark and not before.strip():
+        return code.replace(_PRE_LINE, "").rstrip()
+    return " ".join(line.replace(_PRE_LINE, "").split())
 
 
 _TABLE_TAG = re.compile(r"<table", re.IGNORECASE)

@@ -76,7 +76,7 @@ def _output(output: Any) -> str:
         text = _ANSI.sub("", f"{_text(output.get('ename'))}: {_text(output.get('evalue'))}")
     else:
         text = ""
-    text = text.strip()
+    text = text.rstrip().lstrip("\n") if text.strip() else ""  # a table's first line keeps its indentation
     return text if len(text) <= MAX_OUTPUT_CHARS else text[:MAX_OUTPUT_CHARS].rstrip() + " [...]"
 
 
