@@ -43,7 +43,8 @@ def test_a_latex_paper_reads_as_its_title_abstract_sections_and_tables(tmp_path:
     assert document.title == "Winter Storage of Small Boats"
     assert document.text.split("\n") == [
         "We study how a mooring berth is used in winter.", "Introduction",
-        "Boats are lifted in October. The cost is c = 310 dollars.", "Prices", "Plan | Price", "Winter | 310", "Weather allowing."]
+        "Boats are lifted in October. The cost is c = 310 dollars.", "Prices", "Plan | Price", "Winter | 310", "Weather allowing.",
+        "Included files not read: secret.tex (a file is read alone; index them as documents of their own)"]
     assert [(h.level, h.text) for h in document.headings] == [(1, "Introduction"), (2, "Prices")]
 
 
@@ -54,7 +55,8 @@ def test_org_notes_read_as_their_headings_lists_and_tables(tmp_path: Path) -> No
     document = read_document(tmp_path / "notes.org")
     assert document.title == "Harbour notes"
     assert document.text.split("\n") == ["Winter berths", "A winter berth costs 310 dollars.", "Closing",
-                                         "Berths close on 1 November.", "Plan: Day | Price: 15"]
+                                         "Berths close on 1 November.", "Plan: Day | Price: 15",
+                                         "Included files not read: secret.org (a file is read alone; index them as documents of their own)"]
 
 
 def test_an_asciidoc_guide_reads_without_its_includes(tmp_path: Path) -> None:
@@ -66,7 +68,15 @@ def test_an_asciidoc_guide_reads_without_its_includes(tmp_path: Path) -> None:
     document = read_document(tmp_path / "guide.adoc")
     assert document.title == "Gate App Guide"
     assert document.text.split("\n") == ["Installing", "The gate app opens the marina gate.", "Tip",
-                                         "Ask the office for your berth code.", 'gate.open("north");']
+                                         "Ask the office for your berth code.", 'gate.open("north");',
+                                         "Included files not read: secret.adoc (a file is read alone; index them as documents of their own)"]
+
+
+def test_a_thesis_split_into_chapters_names_the_chapters_it_could_not_read(tmp_path: Path) -> None:
+    """A thesis's main file \\input's its chapters: read alone it is its preamble, and said nothing of the rest."""
+    (tmp_path / "thesis.tex").write_text("\\documentclass{report}\\title{Harbours}\\begin{document}\\maketitle\n"
+                                         "\\include{ch1}\n\\input{ch2.tex}\n\\include{ch1}\n\\end{document}\n")
+    assert read_document(tmp_path / "thesis.tex").text == "Included files not read: ch1.tex, ch2.tex (a file is read alone; index them as documents of their own)"
 
 
 def test_a_mediawiki_page_reads_without_its_note_numbers(tmp_path: Path) -> None:
