@@ -381,11 +381,15 @@ def test_a_word_document_of_pictures_is_read_by_ocr(tmp_path: Path, monkeypatch:
     real = ocr.read_picture
     monkeypatch.setattr(ocr, "read_picture", lambda p: read.append(p.width) or real(p))
     assert sum((_words(shown) - _words(read_document(tmp_path / "letter.docx").text)).values()) <= 2 and len(read) == 1
+    framed = docx.Document()  # a scanned form laid out in a table's cell
+    framed.add_table(rows=1, cols=1).cell(0, 0).paragraphs[0].add_run().add_picture(io.BytesIO(png.getvalue()), width=Inches(6))
+    framed.save(str(tmp_path / "framed.docx"))
+    assert sum((_words(shown) - _words(read_document(tmp_path / "framed.docx").text)).values()) <= 2 and len(read) == 2
     typed = docx.Document()
     typed.add_paragraph("Our harbour has 120 berths and a slipway.")
     typed.add_picture(io.BytesIO(png.getvalue()), width=Inches(6))
     typed.save(str(tmp_path / "typed.docx"))
-    assert read_document(tmp_path / "typed.docx").text == "Our harbour has 120 berths and a slipway." and len(read) == 1
+    assert read_document(tmp_path / "typed.docx").text == "Our harbour has 120 berths and a slipway." and len(read) == 2
 
 
 def test_a_scanned_page_pasted_among_a_word_documents_text_is_read_in_its_place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

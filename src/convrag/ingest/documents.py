@@ -1137,6 +1137,7 @@ def _word_lines(parent: Any, header_styles: frozenset[str] = frozenset()) -> Ite
             # whether the first row is marked as the table's heading: repeated atop each page, or set apart
             # by the table's style with its "Header Row" option on (Word's table designs show it so)
             marked = _styled_header_row(child, header_styles)
+            pictures: list[tuple[str, str]] = []  # the marks of the pictures in its cells, after the table
             for row in _wrapped_children(child, f"{_W}tr"):
                 if not rows:
                     header = row.find(f"{_W}trPr/{_W}tblHeader")
@@ -1145,7 +1146,9 @@ def _word_lines(parent: Any, header_styles: frozenset[str] = frozenset()) -> Ite
                 for cell in _wrapped_children(row, f"{_W}tc"):
                     merge = cell.find(f"{_W}tcPr/{_W}vMerge")
                     span = cell.find(f"{_W}tcPr/{_W}gridSpan")
-                    text = " ".join(line for _, line in _word_lines(cell, header_styles) if line)
+                    inside = list(_word_lines(cell, header_styles))
+                    pictures += [(style, line) for style, line in inside if style.startswith(_PICTURE_MARK)]
+                    text = " ".join(line for _, line in inside if line)
                     if merge is not None and merge.get(f"{_W}val", "continue") == "continue":
                         text = above.get(column, "")
                     above[column] = text
@@ -1154,6 +1157,7 @@ def _word_lines(parent: Any, header_styles: frozenset[str] = frozenset()) -> Ite
                 rows.append(cells)
             for line in _table_lines(rows, marked).split("\n"):
                 yield "", line
+            yield from pictures
         elif child.tag in _WRAPPERS:
             yield from _word_lines(child, header_styles)  # a content control, or a tracked change of whole paragraphs
 
