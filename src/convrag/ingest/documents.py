@@ -28,6 +28,7 @@ from markdown_it import MarkdownIt
 
 from ..characters import readable_name, whole_characters
 from ..errors import DataFormatError
+from . import pandoc
 from .hyphenation import BREAK, mend
 from .numbered_headings import numbered_headings
 
@@ -50,8 +51,8 @@ SUFFIXES = {
 }
 #: the kinds of file that are pictures, read by OCR alone
 _PICTURE_KINDS = frozenset({"tiff", "picture"})
-#: the kinds of file read through pandoc (:data:`.pandoc.READERS`)
-_PANDOC_KINDS = frozenset({"latex", "org", "asciidoc", "mediawiki"})
+#: the kinds of file read through pandoc
+_PANDOC_KINDS = frozenset(pandoc.READERS)
 
 
 #: elements whose line breaks are the text's own (a browser keeps them)
@@ -1026,14 +1027,19 @@ def _with_pictures_read(lines: list[tuple[str, str]], read: dict[int, str]) -> l
     (:func:`_page_lines`: a sentence runs on to the next page, a page number and a running line go)."""
     out: list[tuple[str, str]] = []
     pages: list[str] = []
+
+    def flush() -> None:  # the run of pages read so far, as one scan
+        out.extend(("", page_line) for page_line in _page_lines(pages).split("\n"))
+        pages.clear()
+
     for place, (style, line) in enumerate(lines):
         if place in read:
             pages.append(read[place])
         elif line and pages:
-            out += [("", page_line) for page_line in _page_lines(pages).split("\n")]
-            pages = []
+            flush()
         out.append((style, line))
-    out += [("", page_line) for page_line in _page_lines(pages).split("\n")] if pages else []
+    if pages:
+        flush()
     return out
 
 
@@ -1772,16 +1778,22 @@ def _attachment_name(part: Any) -> str:
     attached mail's subject where its name says nothing (Outlook names it by its subject; a writer
     may call it "attachment.bin"), or its content type. An attached mail's name ends in .eml, the
     format it is read in."""
-    import email.parser
-    import email.policy
-
     name = (part.get_filename() or "").replace("\\", "/").rsplit("/", 1)[-1].strip()
     if part.get_content_type() != "message/rfc822" or name.lower().endswith(".eml"):
         return name or part.get_content_type()
     if name.lower().endswith(".msg"):  # a MIME mail whatever its name says ("Fees.msg"): read as an .eml
         return f"{Path(name).stem}.eml"
-    inner = email.parser.BytesHeaderParser(policy=email.policy.default).parsebytes(_attached_mail(part))
-    return f"{' '.join(str(inner['Subject'] or 'forwarded message').split())}.eml"
+    return _mail_name(_attached_mail(part), "forwarded message")
+
+
+def _mail_name(data: bytes, untitled: str) -> str:
+    """The name a mail inside a file (attached to a mail, or in a mailbox) goes by: its subject,
+    ``untitled`` where it has none, as a .eml, the format it is read in."""
+    import email.parser
+    import email.policy
+
+    head = email.parser.BytesHeaderParser(policy=email.policy.default).parsebytes(data)
+    return f"{' '.join(str(head['Subject'] or '').split()) or untitled}.eml"
 
 
 def _read_attachment(part: Any, shown: set[str]) -> _Contained:
@@ -1929,8 +1941,6 @@ def _mbox_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     section headed "Mail: its subject" and read as a mail saved as .eml is (:func:`_read_contained`:
     its attachments too), its lines that start "From " unquoted. A mailbox over
     :data:`MAX_MAILBOX_BYTES` is refused before it is read."""
-    import email.parser
-    import email.policy
     import mailbox
 
     size = path.stat().st_size
@@ -1945,12 +1955,11 @@ def _mbox_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     try:
         for key in box.iterkeys():
             data = _FROM_QUOTED.sub(rb"\1", box.get_bytes(key))
-            head = email.parser.BytesHeaderParser(policy=email.policy.default).parsebytes(data)
             try:
-                subject = " ".join(str(head["Subject"] or "").split()) or "no subject"
+                name = _mail_name(data, "no subject")
             except Exception:  # a header no charset decodes: the mail is read all the same
-                subject = "no subject"
-            files.append(_read_contained(f"{subject}.eml", data))
+                name = "no subject.eml"
+            files.append(_read_contained(name, data))
     finally:
         box.close()
     if not any(file.text for file in files):
@@ -2610,8 +2619,6 @@ def read_document(path: Path, doc_id: str | None = None, url: str | None = None,
 
         text, title = transcripts.to_text(raw, path), ""
     elif kind in _PANDOC_KINDS:  # LaTeX, Org, AsciiDoc, MediaWiki: pandoc's HTML of it (:mod:`.pandoc`)
-        from . import pandoc
-
         text, title, _, headings = _html_to_text(pandoc.to_html(raw, kind, path))
     elif kind == "rst":
         text, title, headings = _rst_to_text(raw, path)

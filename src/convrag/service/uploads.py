@@ -130,7 +130,8 @@ def _picture(head: bytes) -> bool:
     """Whether a file starts as a picture read by OCR does (PNG, JPEG, WebP, BMP, GIF, HEIF, AVIF),
     whatever its suffix among theirs: Pillow opens a picture by its bytes (a phone's JPEG renamed .png
     is a picture)."""
-    return head.startswith((b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"RIFF", b"BM", b"GIF87a", b"GIF89a")) or (head[4:8] == b"ftyp" and head[8:12] in _HEIF_BRANDS)
+    return (head.startswith((b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"RIFF", b"BM", b"GIF87a", b"GIF89a"))
+            or (head[4:8] == b"ftyp" and head[8:12] in _HEIF_BRANDS))
 
 
 #: files known by their first bytes: whether a file's first bytes are right, what it is called, the error's code
