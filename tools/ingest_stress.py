@@ -1,7 +1,8 @@
 """Time convrag's readers on the inputs that used to stall them (docs/benchmarks.md, "Reading users'
 documents"): deeply nested HTML, a text file wrapped over 300,000 lines, a Markdown line of spaces
 and #s, MDX pages of unclosed comments and of a long component line, 20,000 admonitions, a 2 MB LaTeX
-paper (pandoc), a transcript of 50,000 cues, a mailbox of 2,000 mails, a Word document of 56,000 paragraphs, a 23 MB text to chunk (with its peak memory), a PDF
+paper (pandoc), a transcript of 50,000 cues, a mailbox of 2,000 mails, archives of 5,000 pages (tar.gz, zip),
+a tar.gz that unpacks to 3 GB, a Word document of 56,000 paragraphs, a 23 MB text to chunk (with its peak memory), a PDF
 whose pages are slow to parse, and the service's document listing for 20,000 uploaded documents.
 
     .venv/bin/python tools/ingest_stress.py            # about 3 minutes on 2 cores, most of it the PDF
@@ -9,6 +10,7 @@ whose pages are slow to parse, and the service's document listing for 20,000 upl
 
 from __future__ import annotations
 
+import io
 import json
 import multiprocessing
 import random
@@ -111,6 +113,32 @@ def main() -> None:
         box.add(mail)
     box.close()
     _timed("mailbox of 2,000 mails", lambda: f"{len(read_document(folder / 'archive.mbox').headings):,} mails")
+    import tarfile
+    import zipfile
+
+    pages = {f"docs/page{i:04d}.md": f"# Page {i}\n\n{' '.join(rng.choice(words) for _ in range(60))}\n".encode() for i in range(5000)}
+    with tarfile.open(folder / "docs.tar.gz", "w:gz") as tar, zipfile.ZipFile(folder / "docs.zip", "w", zipfile.ZIP_DEFLATED) as zipped:
+        for name, data in pages.items():  # a compressed tar is one stream: its files are read in its order, never from its start again
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+            zipped.writestr(name, data)
+    for name in ("docs.tar.gz", "docs.zip"):
+        _timed(f"{name}, 5,000 Markdown pages", lambda name=name: f"{len(read_document(folder / name).headings):,} headings")
+    with tarfile.open(folder / "bomb.tar.gz", "w:gz", compresslevel=1) as tar, open("/dev/zero", "rb") as zeros:
+        for i in range(3):  # three files of 1 GB: the third's header is read only once the first two are unpacked
+            info = tarfile.TarInfo(f"zeros{i}.bin")
+            info.size = 1 << 30
+            tar.addfile(info, zeros)
+
+    def read_bomb() -> str:
+        try:
+            read_document(folder / "bomb.tar.gz")
+        except DataFormatError as exc:
+            return f"refused: {exc.reason[:60]}"
+        return "read"
+
+    _timed(f"tar.gz of {(folder / 'bomb.tar.gz').stat().st_size / 1e6:.0f} MB unpacking to 3 GB of zeros", read_bomb)
     import docx
 
     word = docx.Document()

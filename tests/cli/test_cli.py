@@ -568,7 +568,8 @@ def test_index_notes_each_page_ocr_reads_on_the_bar(tmp_path: Path, monkeypatch:
 
 def test_index_a_zip_archive_of_documents_and_still_a_zipped_beir_corpus(tmp_path: Path) -> None:
     """A downloaded Drive folder or a Notion export is a .zip: "not a BEIR corpus ... nor a document". It is
-    read as one document of its files; a BEIR corpus zipped as .jsonl.zip is still read as a corpus."""
+    read as one document of its files, as a .tar.gz is; a BEIR corpus zipped as .jsonl.zip is still read as a corpus."""
+    import tarfile
     import zipfile
 
     with zipfile.ZipFile(tmp_path / "export.zip", "w", zipfile.ZIP_DEFLATED) as archive:
@@ -579,6 +580,13 @@ def test_index_a_zip_archive_of_documents_and_still_a_zipped_beir_corpus(tmp_pat
     assert result.exit_code == 0, result.output
     found = runner.invoke(app, ["search", "mooring night", "-c", "export", "--store", store, "-r", "bm25", "-k", "1"])
     assert "export-0-" in found.output and "A mooring costs 40 dollars a night." in found.output
+    (tmp_path / "winter.txt").write_text("Winter berths cost 310 dollars a season.")
+    with tarfile.open(tmp_path / "packed.tar.gz", "w:gz") as packed:  # a folder packed on Linux: "not a BEIR corpus ... nor a document"
+        packed.add(tmp_path / "winter.txt", "Harbour/winter.txt")
+    result = runner.invoke(app, ["index", str(tmp_path / "packed.tar.gz"), "-c", "packed", "--store", store, "--no-dense"])
+    assert result.exit_code == 0, result.output
+    found = runner.invoke(app, ["search", "winter berth", "-c", "packed", "--store", store, "-r", "bm25", "-k", "1"])
+    assert "packed-0-" in found.output and "Winter berths cost 310 dollars a season." in found.output
     with zipfile.ZipFile(tmp_path / "corpus.jsonl.zip", "w") as archive:
         archive.write(write_jsonl(tmp_path / "corpus.jsonl", [{"_id": p.doc_id, "title": p.title, "text": p.text} for p in TINY]),
                       "corpus.jsonl")

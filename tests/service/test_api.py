@@ -114,24 +114,33 @@ def test_a_spreadsheet_s_table_and_a_slide_deck_are_uploaded_and_searched(client
 
 
 def test_a_zip_archive_and_a_mail_are_uploaded_and_searched(client: httpx.Client) -> None:
-    """A Drive folder downloaded as .zip, and a mail with its attachment: "unsupported file type" at upload."""
+    """A Drive folder downloaded as .zip, a folder packed as .tar.gz, and a mail with its attachment:
+    "unsupported file type" at upload."""
     import io
+    import tarfile
     import zipfile
     from email.message import EmailMessage
 
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("Harbour/fuel.md", "# Fuel at the pier\n\nDiesel is sold from 6 to 22.\n")
+    packed = io.BytesIO()
+    with tarfile.open(fileobj=packed, mode="w:gz") as tar:
+        berths = b"Winter berths cost 310 dollars a season."
+        info = tarfile.TarInfo("./Harbour/winter.txt")
+        info.size = len(berths)
+        tar.addfile(info, io.BytesIO(berths))
     mail = EmailMessage()
     mail["From"], mail["Subject"] = "ann@harbour.example", "Winter fees"
     mail.set_content("The fees are attached.")
     mail.add_attachment(b"Boat,Fee\nKayak,2\n", maintype="text", subtype="csv", filename="fees.csv")
     assert client.post("/api/collections", json={"name": "harbour"}).status_code == 201
-    job = upload(client, "harbour", [("export.zip", out.getvalue()), ("fees.eml", bytes(mail))])
+    job = upload(client, "harbour", [("export.zip", out.getvalue()), ("fees.eml", bytes(mail)), ("Winter docs.tar.gz", packed.getvalue())])
     assert job["status"] == "succeeded", job
     def top(query: str) -> dict:  # type: ignore[type-arg]
         return client.post("/api/search", json={"collections": ["harbour"], "query": query, "k": 1}).json()["hits"][0]
     assert top("diesel hours")["document_id"] == "export" and "Diesel is sold from 6 to 22." in top("diesel hours")["text"]
+    assert top("winter berths")["document_id"] == "Winter docs" and top("winter berths")["title"] == "Winter docs"
     assert top("kayak fee")["document_id"] == "fees" and "Boat: Kayak | Fee: 2" in top("kayak fee")["text"]
 
 

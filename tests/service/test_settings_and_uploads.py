@@ -138,6 +138,7 @@ def test_api_key_needed_off_loopback() -> None:
     ("Über uns – Preise.HTML", "Über uns _ Preise.html"),
     ("tab\there.txt", "tabhere.txt"),
     ("guides/boats/index.md", "index.md"),
+    ("Docs Export.TAR.GZ", "Docs Export.tar.gz"),  # a compressed tar is known by both suffixes (".gz" was "unsupported file type")
 ])
 def test_safe_filenames(name: str, expected: str) -> None:
     assert safe_filename(name) == expected
@@ -158,7 +159,7 @@ def test_original_names_keep_a_folders_paths_but_no_absolute_ones(name: str, exp
     assert original_name(name) == expected
 
 
-@pytest.mark.parametrize("name", ["", "..", ".", "../", "noext", "virus.exe", ".txt"])
+@pytest.mark.parametrize("name", ["", "..", ".", "../", "noext", "virus.exe", ".txt", ".tar.gz", "corpus.jsonl.gz"])
 def test_unsafe_or_unsupported_names_are_refused(name: str) -> None:
     with pytest.raises(UploadError):
         safe_filename(name)
@@ -172,8 +173,8 @@ def test_inside_refuses_escapes(tmp_path: Path) -> None:
 
 
 def test_document_ids_stay_distinct_and_replace_only_the_same_name() -> None:
-    ids = assign_doc_ids(["日本.md", "中国.md", "a b.md", "a_b.md", "a?b.md"], {})
-    assert ids == {"日本.md": "日本", "中国.md": "中国", "a b.md": "a b", "a_b.md": "a_b", "a?b.md": "a_b-2"}
+    ids = assign_doc_ids(["日本.md", "中国.md", "a b.md", "a_b.md", "a?b.md", "docs.tar.gz"], {})
+    assert ids == {"日本.md": "日本", "中国.md": "中国", "a b.md": "a b", "a_b.md": "a_b", "a?b.md": "a_b-2", "docs.tar.gz": "docs"}
     again = assign_doc_ids(["a?b.md", "a*b.md"], {v: k for k, v in ids.items()})
     assert again == {"a?b.md": "a_b-2", "a*b.md": "a_b-3"}  # the same name replaces; a new one is new
 
@@ -195,6 +196,8 @@ def test_document_ids_stay_distinct_and_replace_only_the_same_name() -> None:
     ("photo.jpg", b"<html>a web page saved under a picture's name</html>", 60, "not_a_picture"),
     ("photo.heic", b"\x00\x00\x00\x18ftypmp42 a video renamed", 40, "not_a_picture"),
     ("diagram.gif", b"<svg xmlns='http://www.w3.org/2000/svg'>a drawing saved under a GIF's name</svg>", 70, "not_a_picture"),
+    ("docs.tar.gz", b"PK\x03\x04\x14\x00\x00\x00 a zip named as a tar", 40, "not_a_tar"),
+    ("docs.tar", b"Moorings cost 40 dollars." * 20, 500, "not_a_tar"),
 ])
 def test_files_that_cannot_be_indexed_are_refused_at_upload(name: str, head: bytes, size: int, code: str) -> None:
     with pytest.raises(UploadError) as caught:
@@ -232,6 +235,11 @@ def test_readable_files_pass_the_content_check() -> None:
     check_content("a.ppsx", b"PK\x03\x04\x14\x00\x06\x00", 9000)
     check_content("a.xltm", b"PK\x03\x04\x14\x00\x06\x00", 9000)
     check_content("a.avif", b"\x00\x00\x00\x20ftypavif\x00\x00\x00\x00avifmif1", 9000)  # a browser's AVIF
+    check_content("a.tar.gz", b"\x1f\x8b\x08\x00\x00\x00\x00\x00", 9000)  # a folder packed on Linux or macOS
+    check_content("a.tgz", b"\x1f\x8b\x08\x00\x00\x00\x00\x00", 9000)
+    check_content("a.tar.bz2", b"BZh91AY&SY", 9000)
+    check_content("a.tar.xz", b"\xfd7zXZ\x00\x00\x04", 9000)
+    check_content("a.tar", b"docs/a.md".ljust(257, b"\x00") + b"ustar\x0000", 9000)
 
 
 @pytest.mark.parametrize("name, head, code, advice", [

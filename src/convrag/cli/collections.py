@@ -28,7 +28,7 @@ from .output import snippet
 
 @app.command(rich_help_panel="Collections")
 def index(
-    source: Annotated[Path, typer.Argument(help="A BEIR corpus (.jsonl, .jsonl.gz, .jsonl.zip), a folder of .txt, .md, .rst, .html, .csv, .pdf, .docx, .odt, .ods, .odp, .rtf, .pptx, .xlsx, .epub, .doc, .xls, .ppt, .eml, .msg, .tif, .png, .jpg, .heic and .zip documents, or one such document.")],
+    source: Annotated[Path, typer.Argument(help="A BEIR corpus (.jsonl, .jsonl.gz, .jsonl.zip), a folder of .txt, .md, .rst, .html, .csv, .pdf, .docx, .odt, .ods, .odp, .rtf, .pptx, .xlsx, .epub, .doc, .xls, .ppt, .eml, .msg, .tif, .png, .jpg, .heic, .zip and .tar.gz documents, or one such document.")],
     collection: Annotated[str, typer.Option("--collection", "-c", help="Name of the collection to create or update.")],
     store: StoreOpt = None,
     embedding_model: ModelOpt = "all-MiniLM-L6-v2",
@@ -54,7 +54,7 @@ def index(
     from ..index.windows import WindowSettings
     from ..ingest import ocr
     from ..ingest.chunking import chunk_documents
-    from ..ingest.documents import SUFFIXES, document_paths, iter_documents, no_text_reason, read_document
+    from ..ingest.documents import SUFFIXES, document_paths, document_suffix, iter_documents, no_text_reason, read_document
 
     check_backend(backend, store)
     if not 0 <= overlap < max_tokens:  # refused before the embedding model loads (a ValueError traceback from the chunker, after it)
@@ -73,7 +73,7 @@ def index(
     embedder = load_embedder(embedding_model, device=device, batch_size=16 if device == "cpu" else 128) if dense else None
     reporter = RichReporter()
     corpus = source.name.lower().endswith((".jsonl", ".jsonl.gz", ".jsonl.zip"))  # a BEIR corpus, though .zip is an archive's suffix too
-    documents = source.is_dir() or (source.suffix.lower() in SUFFIXES and not corpus)
+    documents = source.is_dir() or (document_suffix(source) in SUFFIXES and not corpus)
     tokenizer = (embedder or load_embedder(embedding_model)).tokenizer if documents else None
     # a scanned PDF is read by OCR at a second or two a page: the bar says which page, as the service's job does
     with ocr.hearing(lambda name, done, total: reporter.note(f"{name}: page {done} of {total} read by OCR")):

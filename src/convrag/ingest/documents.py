@@ -1,6 +1,7 @@
 """Read plain text, Markdown, reStructuredText, HTML, CSV, PDF, Word (.docx, and .doc through :mod:`.msdoc`),
 OpenDocument (.odt, .ods, .odp), RTF, PowerPoint (.pptx, and .ppt through :mod:`.msppt`), Excel (.xlsx, .xls),
-EPUB and e-mail (.eml) files into
+EPUB, e-mail (.eml, .msg, .mbox), archives (.zip, .tar and its compressed kinds), scans and pictures (by
+:mod:`.ocr`), and the formats of :data:`SUFFIXES` read through the modules beside this one, into
 :class:`Document` values (title, text, url kept)."""
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import contextlib
 import contextvars
 import datetime
 import functools
+import io
 import os
 import re
 import tempfile
@@ -43,12 +45,30 @@ SUFFIXES = {
     ".ppsx": "pptx", ".ppsm": "pptx", ".potx": "pptx", ".potm": "pptx", ".xlsx": "xlsx", ".xlsm": "xlsx", ".xltx": "xlsx",
     ".xltm": "xlsx", ".epub": "epub", ".odt": "odt", ".ods": "ods", ".odp": "odp", ".rtf": "rtf", ".doc": "doc", ".xls": "xls",
     ".ppt": "ppt",
-    # mail and archives
-    ".eml": "eml", ".msg": "msg", ".mbox": "mbox", ".zip": "zip",
+    # mail and archives; a compressed tar is known by its two suffixes (:func:`document_suffix`)
+    ".eml": "eml", ".msg": "msg", ".mbox": "mbox", ".zip": "zip", ".tar": "tar", ".tgz": "tar", ".tar.gz": "tar", ".tbz": "tar",
+    ".tbz2": "tar", ".tar.bz2": "tar", ".txz": "tar", ".tar.xz": "tar",
     # scans and pictures, read by OCR
     ".tif": "tiff", ".tiff": "tiff", ".png": "picture", ".jpg": "picture", ".jpeg": "picture", ".webp": "picture", ".bmp": "picture",
     ".gif": "picture", ".avif": "picture", ".heic": "picture", ".heif": "picture",
 }
+#: the suffixes of two parts: ".gz" alone would claim every gzip file (a BEIR corpus.jsonl.gz in a folder), which is no document
+_TWO_PART_SUFFIXES = tuple(suffix for suffix in SUFFIXES if suffix.count(".") == 2)
+
+
+def document_suffix(path: str | os.PathLike[str]) -> str:
+    """The suffix a file's type is known by, lower-cased: its last (".pdf"), or a compressed tar's
+    two (".tar.gz")."""
+    name = Path(path).name.lower()
+    return next((suffix for suffix in _TWO_PART_SUFFIXES if name.endswith(suffix) and len(name) > len(suffix)), Path(name).suffix)
+
+
+def document_stem(path: str | os.PathLike[str]) -> str:
+    """A file's name without :func:`document_suffix` ("manual" of "manual.tar.gz", as of "manual.pdf")."""
+    name = Path(path).name
+    return name[:len(name) - len(document_suffix(name))]
+
+
 #: the kinds of file that are pictures, read by OCR alone
 _PICTURE_KINDS = frozenset({"tiff", "picture"})
 #: the kinds of file read through pandoc
@@ -1691,7 +1711,8 @@ _MAIL_FIELDS = ("From", "To", "Cc", "Date")
 MAX_NESTING = 3
 _NESTING: contextvars.ContextVar[int] = contextvars.ContextVar("convrag_nesting", default=0)
 #: the files that hold files
-_CONTAINERS = {".eml": "a mail", ".msg": "a mail", ".zip": "an archive", ".mbox": "a mailbox"}
+_CONTAINERS = {".eml": "a mail", ".msg": "a mail", ".mbox": "a mailbox",
+               **{suffix: "an archive" for suffix, kind in SUFFIXES.items() if kind in ("zip", "tar")}}
 
 
 class _Contained(NamedTuple):
@@ -1714,7 +1735,7 @@ def _read_contained(name: str, data: bytes) -> _Contained:
     private temporary file under its own suffix (the format follows the suffix, as for any file). A
     type convrag does not read, a damaged file, and a mail or an archive nested past
     :data:`MAX_NESTING` are named with the reason, not read, and do not stop the other files."""
-    suffix = Path(name).suffix.lower()
+    suffix = document_suffix(name)
     if suffix not in SUFFIXES:
         return _Contained(name, reason="not a type convrag reads")
     if not data:
@@ -1725,7 +1746,7 @@ def _read_contained(name: str, data: bytes) -> _Contained:
     try:
         with tempfile.TemporaryDirectory(prefix="convrag-contained-") as folder:
             # under its own name (the folder is its alone), which OCR's progress and a library's message show
-            file = Path(folder) / (_CONTAINED_NAME.sub("_", Path(name).stem)[:100] + suffix)
+            file = Path(folder) / (_CONTAINED_NAME.sub("_", document_stem(name))[:100] + suffix)
             file.write_bytes(data)
             document = read_document(file, name=Path(name).name)
     except DataFormatError as exc:
@@ -1847,14 +1868,75 @@ def _member_name(info: Any) -> str:
         return info.filename
 
 
+class _Member(NamedTuple):
+    """A file in an archive, as its format lists it: its path there (readable), the bytes it claims to
+    unpack to, whether a password locks it, and how to read its bytes."""
+
+    name: str
+    size: int
+    read: Callable[[], bytes]
+    locked: bool = False
+
+
+def _archive_to_text(path: Path, members: list[_Member]) -> tuple[str, str, tuple[Heading, ...]]:
+    """The files of an archive (zip, tar), read as a folder's are but as one document: each file of a
+    type convrag reads, in path order, a section headed "File: its path" (its own headings a level
+    below), then the others named with their reasons (an archive's pictures). ``members`` come in the
+    archive's own order, and are read in it: a compressed tar is one stream, which a read out of its
+    order would unpack again from its start. Hidden files and macOS's ``__MACOSX`` copies are left
+    out. An archive of more than :data:`MAX_ARCHIVE_FILES` files, or whose readable files claim more
+    than :data:`MAX_ARCHIVE_BYTES` unpacked (a zip bomb claims terabytes), is refused before anything
+    is unpacked."""
+    members = [member for member in members
+               if not any(part.startswith(".") or part == "__MACOSX" for part in member.name.split("/"))]
+    if len(members) > MAX_ARCHIVE_FILES:
+        raise DataFormatError(path, f"not read: it holds more than {MAX_ARCHIVE_FILES:,} files; unpack it and index the folder")
+    if sum(member.size for member in members if document_suffix(member.name) in SUFFIXES) > MAX_ARCHIVE_BYTES:
+        raise DataFormatError(path, f"not read: its documents unpack to more than {MAX_ARCHIVE_BYTES >> 20:,} MB; "
+                                    "unpack it and index the folder")
+    # which files are read is decided in path order (the first pictures by path are read), then they are read in the archive's
+    files: dict[int, _Contained] = {}
+    pictures = 0
+    for index in sorted(range(len(members)), key=lambda index: members[index].name):
+        name, kind = members[index].name, SUFFIXES.get(document_suffix(members[index].name))
+        if kind in _PICTURE_KINDS:
+            pictures += 1
+        if kind is None:
+            files[index] = _Contained(name, reason="not a type convrag reads")
+        elif kind in _PICTURE_KINDS and pictures > MAX_ARCHIVE_PICTURES:
+            files[index] = _Contained(name, reason=f"a picture past the first {MAX_ARCHIVE_PICTURES} of the archive, which OCR "
+                                                   "reads at a second or so each; unpack it and index the folder")
+        elif members[index].locked:
+            files[index] = _Contained(name, reason="locked by a password")
+    for index, member in enumerate(members):
+        if index in files:
+            continue
+        try:
+            data = member.read()
+        except NotImplementedError as exc:  # zip's Deflate64 (Windows's for large files), PPMd, a method of zipfile's future
+            files[index] = _Contained(member.name, reason=f"packed with a method {exc}; unpack the archive and index the folder")
+            continue
+        except MemoryError:
+            raise
+        except Exception as exc:  # a damaged member: a bad CRC, data zlib cannot unpack, a tar cut short in it
+            files[index] = _Contained(member.name, reason=f"it looks damaged ({type(exc).__name__})")
+            continue
+        files[index] = _read_contained(member.name, data)
+    ordered = [files[index] for index in sorted(files, key=lambda index: members[index].name)]
+    if not ordered:
+        raise DataFormatError(path, "no file in it could be read (it is empty)")
+    if not any(file.text for file in ordered):
+        named = ", ".join(f"{file.name} ({file.reason})" for file in ordered[:5])
+        raise DataFormatError(path, f"no file in it could be read: {named}" + (f" and {len(ordered) - 5} more" if len(ordered) > 5 else ""))
+    lines: list[str] = []
+    headings: list[Heading] = []
+    _sections("File", ordered, lines, headings)
+    return "\n".join(lines), "", tuple(headings)
+
+
 def _zip_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     """The files of a zip archive (a Google Drive folder downloaded, a Notion or Confluence export, a
-    manual's HTML pages), read as a folder's are but as one document: each file of a type convrag
-    reads, in path order, a section headed "File: its path" (its own headings a level below), then
-    the others named with their reasons (an archive's pictures). Hidden files and macOS's
-    ``__MACOSX`` copies are left out. An archive of more than :data:`MAX_ARCHIVE_FILES` files, or
-    whose readable files claim more than :data:`MAX_ARCHIVE_BYTES` unpacked (a zip bomb claims
-    terabytes), is refused before anything is unpacked; zipfile unpacks no file past the size it
+    manual's HTML pages), read by :func:`_archive_to_text`; zipfile unpacks no file past the size it
     claims."""
     import zipfile
 
@@ -1863,50 +1945,76 @@ def _zip_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     except (zipfile.BadZipFile, OSError) as exc:
         raise DataFormatError(path, f"not a readable zip archive ({exc})") from None
     with archive:
-        members = sorted((info for info in archive.infolist() if not info.is_dir()
-                          and not any(part.startswith(".") or part == "__MACOSX" for part in info.filename.split("/"))),
-                         key=lambda info: info.filename)
-        if len(members) > MAX_ARCHIVE_FILES:
-            raise DataFormatError(path, f"not read: it holds more than {MAX_ARCHIVE_FILES:,} files; unpack it and index the folder")
-        if sum(info.file_size for info in members if Path(info.filename).suffix.lower() in SUFFIXES) > MAX_ARCHIVE_BYTES:
-            raise DataFormatError(path, f"not read: its documents unpack to more than {MAX_ARCHIVE_BYTES >> 20:,} MB; "
-                                        "unpack it and index the folder")
-        files: list[_Contained] = []
-        pictures = 0
-        for info in members:
-            name = readable_name(_member_name(info))
-            kind = SUFFIXES.get(Path(info.filename).suffix.lower())
-            if kind in _PICTURE_KINDS:
-                pictures += 1
-            if kind is None:
-                files.append(_Contained(name, reason="not a type convrag reads"))
-            elif kind in _PICTURE_KINDS and pictures > MAX_ARCHIVE_PICTURES:
-                files.append(_Contained(name, reason=f"a picture past the first {MAX_ARCHIVE_PICTURES} of the archive, which OCR "
-                                                     "reads at a second or so each; unpack it and index the folder"))
-            elif info.flag_bits & 0x1:
-                files.append(_Contained(name, reason="locked by a password"))
-            else:
+        def reader(info: zipfile.ZipInfo) -> Callable[[], bytes]:
+            def read() -> bytes:
                 try:
-                    data = archive.read(info)
-                except NotImplementedError:  # Deflate64 (Windows's for large files), PPMd, a method of zipfile's future
-                    files.append(_Contained(name, reason=f"packed with a method Python's zipfile cannot unpack ({info.compress_type}); "
-                                                         "unpack the archive and index the folder"))
-                    continue
-                except MemoryError:
-                    raise
-                except Exception as exc:  # a damaged member: a bad CRC, data zlib cannot unpack
-                    files.append(_Contained(name, reason=f"it looks damaged ({type(exc).__name__})"))
-                    continue
-                files.append(_read_contained(name, data))
-    if not files:
-        raise DataFormatError(path, "no file in it could be read (it is empty)")
-    if not any(file.text for file in files):
-        named = ", ".join(f"{file.name} ({file.reason})" for file in files[:5])
-        raise DataFormatError(path, f"no file in it could be read: {named}" + (f" and {len(files) - 5} more" if len(files) > 5 else ""))
-    lines: list[str] = []
-    headings: list[Heading] = []
-    _sections("File", files, lines, headings)
-    return "\n".join(lines), "", tuple(headings)
+                    return archive.read(info)
+                except NotImplementedError:
+                    raise NotImplementedError(f"Python's zipfile cannot unpack ({info.compress_type})") from None
+            return read
+
+        return _archive_to_text(path, [_Member(readable_name(_member_name(info)), info.file_size, reader(info), bool(info.flag_bits & 0x1))
+                                       for info in archive.infolist() if not info.is_dir()])
+
+
+#: the most bytes a compressed tar archive is unpacked through to list its files: a tar has no table
+#: of its files, and a compressed one is one stream, so listing it unpacks all of it (a gzip bomb
+#: unpacks a thousandfold)
+MAX_TAR_STREAM_BYTES = 2 << 30
+
+
+def _tar_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
+    """The files of a tar archive, compressed (.tar.gz, .tgz, .tar.bz2, .tar.xz) or not: a folder
+    packed on Linux or macOS, a project's documentation, a GitHub release's sources; read by
+    :func:`_archive_to_text`. Only its regular files are read (not its links, which name another
+    file of it or one of the machine that packed it). A compressed archive that unpacks to more than
+    :data:`MAX_TAR_STREAM_BYTES` is refused when it passes that size. An archive cut short (a
+    download stopped) is read as far as it goes, and the cut is named."""
+    import tarfile
+
+    try:
+        archive = tarfile.open(path, "r:*")
+    except MemoryError:
+        raise
+    except Exception as exc:  # tarfile.ReadError, a compressed stream cut before its first file (EOFError)
+        raise DataFormatError(path, f"not a readable tar archive ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})") from None
+    with archive:
+        compressed = not isinstance(archive.fileobj, io.BufferedReader)
+        def name(info: tarfile.TarInfo) -> str:  # as a folder's path: without the "./" of ``tar -C folder -czf x.tgz .``
+            return readable_name(info.name.removeprefix("./").lstrip("/"))
+
+        infos: list[tarfile.TarInfo] = []
+        passed, cut = 0, ""
+        try:
+            for info in archive:
+                passed += info.size
+                if compressed and passed > MAX_TAR_STREAM_BYTES:
+                    raise DataFormatError(path, f"not read: it unpacks to more than {MAX_TAR_STREAM_BYTES >> 20:,} MB; "
+                                                "unpack it and index the folder")
+                if len(infos) > MAX_ARCHIVE_FILES:
+                    raise DataFormatError(path, f"not read: it holds more than {MAX_ARCHIVE_FILES:,} files; unpack it and index the folder")
+                if info.isfile():
+                    infos.append(info)
+        except (DataFormatError, MemoryError):
+            raise
+        except Exception as exc:  # a download cut short: "unexpected end of data", a compressed stream's EOFError
+            if not infos:
+                raise DataFormatError(path, f"not a readable tar archive: it looks damaged or cut short ({exc})") from None
+            cut = f"{name(infos[-1])} ({type(exc).__name__}: {exc})"
+
+        def reader(info: tarfile.TarInfo) -> Callable[[], bytes]:
+            def read() -> bytes:
+                file = archive.extractfile(info)
+                return file.read() if file is not None else b""
+            return read
+
+        members = [_Member(name(info), info.size, reader(info)) for info in infos]
+        ends = f"the archive ends early, after {cut}: any files after it are not read" if cut else ""
+        try:
+            text, title, headings = _archive_to_text(path, members)
+        except DataFormatError as exc:
+            raise DataFormatError(path, f"{exc.reason}; {ends}" if ends else exc.reason) from None
+    return text + (f"\n{ends[0].upper()}{ends[1:]}." if ends else ""), title, headings
 
 
 def _eml_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
@@ -2561,21 +2669,22 @@ def _rtf_text(raw: bytes, path: Path) -> tuple[str, str, tuple[Heading, ...]]:
 _FORMAT_NAMES = {"pdf": "PDF", "docx": "Word document", "pptx": "PowerPoint deck", "xlsx": "Excel workbook", "epub": "EPUB book",
                  "odt": "OpenDocument text", "ods": "OpenDocument spreadsheet", "odp": "OpenDocument presentation",
                  "rtf": "RTF document", "doc": "Word 97-2003 document", "xls": "Excel 97-2003 workbook", "eml": "e-mail",
-                 "msg": "Outlook message", "tiff": "TIFF scan", "picture": "picture", "zip": "zip archive",
+                 "msg": "Outlook message", "tiff": "TIFF scan", "picture": "picture", "zip": "zip archive", "tar": "tar archive",
                  "ppt": "PowerPoint 97-2003 deck", "mbox": "mailbox"}
 #: the formats read from a file by their own library rather than decoded as text
 _PACKAGES = {"pdf": _pdf_to_text, "docx": _docx_to_text, "pptx": _pptx_to_text, "xlsx": _xlsx_to_text, "epub": _epub_to_text,
              "odt": _odt_to_text, "ods": _ods_to_text, "odp": _odp_to_text, "rtf": _rtf_to_text, "doc": _doc_to_text,
              "xls": _xls_to_text, "eml": _eml_to_text, "msg": _msg_to_text, "mbox": _mbox_to_text,
-             "ppt": _ppt_to_text, "tiff": _tiff_to_text, "picture": _picture_to_text, "zip": _zip_to_text}
+             "ppt": _ppt_to_text, "tiff": _tiff_to_text, "picture": _picture_to_text, "zip": _zip_to_text,
+             "tar": _tar_to_text}
 
 
 def read_document(path: Path, doc_id: str | None = None, url: str | None = None, name: str | None = None) -> Document:
     """Read one file; the format follows the suffix. ``url`` overrides the file's own address;
     ``name`` (e.g. an upload's original file name) gives the title of a document without one."""
     path = Path(path)
-    fallback = _name_as_title(readable_name(Path(name or path.name).stem))
-    kind = SUFFIXES.get(path.suffix.lower())
+    fallback = _name_as_title(readable_name(document_stem(name or path.name)))
+    kind = SUFFIXES.get(document_suffix(path))
     if kind is None:
         raise DataFormatError(path, f"unsupported document type {path.suffix!r} (expected {', '.join(sorted(SUFFIXES))})")
     if kind in _PACKAGES:
@@ -2596,13 +2705,13 @@ def read_document(path: Path, doc_id: str | None = None, url: str | None = None,
                 title = whole
             elif _made_name(fallback):  # "2403.12345": the PDF's first line names it better
                 title = _title_line(text)
-        doc_id = doc_id or readable_name(path.stem)
+        doc_id = doc_id or readable_name(document_stem(path))
         if not headings and kind in _UNMARKED:
             headings = _numbered(text)
         return Document(doc_id=doc_id, title=title or fallback, text=text, url=url or path.resolve().as_uri(),
                         headings=_typeset(headings))
     raw = decode_text(path.read_bytes(), path)
-    doc_id = doc_id or readable_name(path.stem)
+    doc_id = doc_id or readable_name(document_stem(path))
     url = url or path.resolve().as_uri()
     headings: tuple[Heading, ...] = ()
     if kind in ("html", "mhtml"):  # a web page, or one saved whole by a browser (:func:`_saved_page`)
@@ -2683,7 +2792,7 @@ def no_text_reason(path: Path) -> str:
     all-scanned PDF without OCR is refused with its own reason), so a PDF that gives no text has
     neither a text layer nor words OCR could read in its pictures (blank pages, drawings, photos);
     a picture file (a TIFF scan, a photo) that gives none holds no words OCR could read."""
-    kind = SUFFIXES.get(path.suffix.lower())
+    kind = SUFFIXES.get(document_suffix(path))
     if kind == "pdf":
         return "no text (no text layer, and no words OCR could read in its pictures)"
     return "no text (no words OCR could read in it)" if kind in _PICTURE_KINDS else "no text"
@@ -2716,7 +2825,7 @@ def _walk(folder: Path, skipped: list[str] | None) -> list[Path]:
 def document_paths(folder: Path) -> list[Path]:
     """The files under ``folder`` that :func:`iter_documents` reads, in its order: what a progress bar
     counts before the reading begins (a folder of scans read by OCR takes minutes)."""
-    return [p for p in _walk(Path(folder), None) if p.is_file() and p.suffix.lower() in SUFFIXES]
+    return [p for p in _walk(Path(folder), None) if p.is_file() and document_suffix(p) in SUFFIXES]
 
 
 def iter_documents(folder: Path, skipped: list[str] | None = None, unread: Counter[str] | None = None,
@@ -2737,7 +2846,7 @@ def iter_documents(folder: Path, skipped: list[str] | None = None, unread: Count
         raise DataFormatError(folder, "not a folder")
     entries = _walk(folder, skipped)
     files = [p for p in entries if p.is_file()]
-    for link in (p for p in entries if p.suffix.lower() in SUFFIXES and p.is_symlink() and not p.exists()):
+    for link in (p for p in entries if document_suffix(p) in SUFFIXES and p.is_symlink() and not p.exists()):
         # a link whose target was moved or deleted: not a file, so it was passed over without a word
         relative = readable_name(link.relative_to(folder).as_posix())
         reason = f"a link to {readable_name(os.readlink(link))}, which does not exist"
@@ -2745,17 +2854,17 @@ def iter_documents(folder: Path, skipped: list[str] | None = None, unread: Count
             raise DataFormatError(link, reason)
         skipped.append(f"{relative}: {reason}")
     if unread is not None:
-        unread.update(readable_name(p.suffix.lower()) or "(no suffix)" for p in files if p.suffix.lower() not in SUFFIXES
+        unread.update(readable_name(document_suffix(p)) or "(no suffix)" for p in files if document_suffix(p) not in SUFFIXES
                       and not any(part.startswith(".") for part in p.relative_to(folder).parts))
-    documents = [p for p in files if p.suffix.lower() in SUFFIXES]
+    documents = [p for p in files if document_suffix(p) in SUFFIXES]
     # a report.pdf beside its report.docx: without their suffixes both were document "report", one
     # document to the citations, and where two passages began and ended alike the build failed on a
     # duplicate passage id; such files keep their suffix in their ids
-    stems = Counter(p.relative_to(folder).with_suffix("").as_posix() for p in documents)
+    stems = Counter(p.relative_to(folder).with_name(document_stem(p)).as_posix() for p in documents)
     for path in documents:
         relative = path.relative_to(folder)
         shown = readable_name(relative.as_posix())
-        stem = relative.with_suffix("").as_posix()
+        stem = relative.with_name(document_stem(path)).as_posix()
         try:
             document = read_document(path, doc_id=readable_name(relative.as_posix() if stems[stem] > 1 else stem))
         except DataFormatError as exc:

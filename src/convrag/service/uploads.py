@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path, PurePosixPath
 
 from ..errors import DataFormatError
-from ..ingest.documents import SUFFIXES, decode_text
+from ..ingest.documents import SUFFIXES, decode_text, document_stem, document_suffix
 from ..ingest.msdoc import OLE_MAGIC
 
 # Letters and digits of any script, and a few harmless marks; everything else becomes "_".
@@ -71,15 +71,12 @@ def safe_filename(name: str) -> str:
     base = _UNSAFE.sub("_", base).strip(" .")
     if not base or base in {".", ".."}:
         raise UploadError(f"invalid file name {name!r}")
-    stem, dot, suffix = base.rpartition(".")
-    if not dot or not stem or f".{suffix.lower()}" not in SUFFIXES:
+    suffix = document_suffix(base)
+    stem = document_stem(base)
+    if not stem or suffix not in SUFFIXES:
         raise UploadError(f"unsupported file type for {name!r} (accepted: {', '.join(sorted(SUFFIXES))})", 415,
                           "unsupported_file_type")
-    return f"{_clip(stem, MAX_NAME_BYTES)}.{suffix.lower()}"
-
-
-def stem_of(filename: str) -> str:
-    return filename.rsplit(".", 1)[0]
+    return f"{_clip(stem, MAX_NAME_BYTES)}{suffix}"
 
 
 def assign_doc_ids(originals: Iterable[str], existing: Mapping[str, str]) -> dict[str, str]:
@@ -96,7 +93,7 @@ def assign_doc_ids(originals: Iterable[str], existing: Mapping[str, str]) -> dic
         if original in by_name:
             out[original] = by_name[original]
             continue
-        stem = stem_of(safe_filename(original))
+        stem = document_stem(safe_filename(original))
         candidate, n = stem, 1
         while candidate in taken:
             n += 1
@@ -134,13 +131,20 @@ def _picture(head: bytes) -> bool:
             or (head[4:8] == b"ftyp" and head[8:12] in _HEIF_BRANDS))
 
 
+def _tar(head: bytes) -> bool:
+    """Whether a file starts as a tar archive does: compressed by gzip, bzip2 or xz (:func:`tarfile.open`
+    reads each whatever its suffix among a tar's), or a POSIX or GNU tar's "ustar" at byte 257."""
+    return head.startswith((b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00")) or head[257:262] == b"ustar"
+
+
 #: files known by their first bytes: whether a file's first bytes are right, what it is called, the error's code
 _SIGNED: dict[str, tuple[Callable[[bytes], bool], str, str]] = {
     ".zip": (_starts(b"PK\x03\x04", b"PK\x05\x06"), "a zip archive", "not_a_zip"),
     ".tif": (_starts(b"II*\x00", b"MM\x00*"), "a TIFF picture", "not_a_tiff"),
     ".tiff": (_starts(b"II*\x00", b"MM\x00*"), "a TIFF picture", "not_a_tiff"),
     **{suffix: (_picture, "a picture (PNG, JPEG, WebP, BMP, GIF, AVIF or HEIC)", "not_a_picture")
-       for suffix, kind in SUFFIXES.items() if kind == "picture"}}
+       for suffix, kind in SUFFIXES.items() if kind == "picture"},
+    **{suffix: (_tar, "a tar archive", "not_a_tar") for suffix, kind in SUFFIXES.items() if kind == "tar"}}
 #: the first header of a mail saved as text (.eml): "From: ...", "Received: ...", "Subject: ..."
 _MAIL_HEAD = re.compile(rb"[A-Za-z][A-Za-z0-9-]*: \S")
 
@@ -154,7 +158,7 @@ def check_content(filename: str, head: bytes, size: int) -> None:
     saved by an editor on Windows, not only UTF-8."""
     if size == 0:
         raise UploadError(f"{filename!r} is empty", 422, "empty_file")
-    suffix = "." + filename.rsplit(".", 1)[-1].lower()
+    suffix = document_suffix(filename)
     if suffix == ".pdf":
         if not head.lstrip()[:5] == b"%PDF-":
             raise UploadError(f"{filename!r} is not a PDF file (it does not start with %PDF-)", 415, "not_a_pdf")
