@@ -24,12 +24,12 @@ export CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=O
 LLAMA_ARGS := $(VENV)/.llama-cmake-args
 LLAMA := $(VENV)/.llama-cpp-built
 
-.PHONY: run test install mpnet bench clean llama-cmake-args FORCE
+.PHONY: run test install mpnet bench clean llama-cmake-args libarchive FORCE
 
 run: $(STAMP)
 	$(PY) -m convrag demo
 
-test: $(STAMP) $(CHROMIUM) $(TESSERACT)
+test: $(STAMP) $(CHROMIUM) $(TESSERACT) libarchive
 	$(PY) -m pytest
 
 # The web chat's browser test drives Debian's Chromium through Playwright (no browser download).
@@ -44,7 +44,17 @@ $(TESSERACT):
 	elif command -v sudo > /dev/null; then sudo apt-get install -y tesseract-ocr; \
 	else echo "tesseract-ocr not installed: scanned PDFs and TIFF scans will be skipped (README: How documents are read)"; fi
 
-install: $(STAMP) $(TESSERACT)
+# libarchive reads 7z and RAR archives (through libarchive-c; src/convrag/ingest/documents.py). Debian and
+# Ubuntu ship it as libarchive13 (libarchive13t64 since Debian 13 and Ubuntu 24.04), and most systems have it
+# already (CMake and GNOME use it). Without it such an archive is skipped with a reason that says how to
+# install it, so `make install` goes on where apt cannot be used; the tests of those archives need it.
+libarchive:
+	-@ldconfig -p 2>/dev/null | grep -q 'libarchive\.so\.13 ' || \
+	if [ "$$(id -u)" = 0 ]; then apt-get update -qq && (apt-get install -y -qq libarchive13t64 || apt-get install -y -qq libarchive13); \
+	elif command -v sudo > /dev/null; then sudo apt-get install -y libarchive13t64 || sudo apt-get install -y libarchive13; \
+	else echo "libarchive not installed: 7z and RAR archives will be skipped (README: How documents are read)"; fi
+
+install: $(STAMP) $(TESSERACT) libarchive
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)

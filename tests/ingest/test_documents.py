@@ -1,5 +1,6 @@
 import codecs
 import logging
+import os
 import random
 import re
 from collections import Counter
@@ -1711,7 +1712,7 @@ def test_a_compressed_tar_is_refused_once_it_unpacks_past_its_bound(tmp_path: Pa
     thousandfold. Listing stops, and the archive is refused, once what it unpacks passes the bound; the
     bounds of a zip (files, documents' bytes) hold for a tar too."""
     _tar(tmp_path / "bomb.tgz", {"zeros.bin": b"\0" * (3 << 20), "late.txt": b"late"})
-    monkeypatch.setattr(documents, "MAX_TAR_STREAM_BYTES", 2 << 20)
+    monkeypatch.setattr(documents, "MAX_STREAM_BYTES", 2 << 20)
     with pytest.raises(DataFormatError, match="bomb.tgz: not read: it unpacks to more than 2 MB"):
         read_document(tmp_path / "bomb.tgz")
     _tar(tmp_path / "bomb.tar", {"zeros.bin": b"\0" * (3 << 20), "late.txt": b"late"}, "w")
@@ -1741,6 +1742,53 @@ def test_a_tar_in_a_folder_or_in_a_zip_reads_as_the_archive_it_is(tmp_path: Path
         archive.write(packed, "Old/docs.tar.gz")
     assert read_document(tmp_path / "export.zip").text.split("\n") == [
         "File: Old/docs.tar.gz", "File: fees.md", "Fees", "Boats pay 5 dollars."]
+
+
+def test_a_7z_archive_reads_as_its_files_and_a_locked_one_says_so() -> None:
+    """7-Zip is how many Windows users pack a folder: a .7z was "not a type convrag reads". It reads as a zip
+    does (one solid block of LZMA2, read in its order). Files locked by a password are named so; an archive
+    whose file names are locked too is refused with that reason."""
+    manual = read_document(_MADE / "made_by_pandoc" / "heatpump-manual.docx")
+    document = read_document(_MADE / "made_by_7zip" / "harbour-export.7z")
+    assert (document.doc_id, document.title) == ("harbour-export", "harbour export")
+    assert document.text == "\n".join([
+        "File: Harbour/Winter/fees.csv", "Boat: Kayak | Fee: 2", "Boat: Dinghy | Fee: 3", "File: Harbour/heatpump-manual.docx",
+        manual.text, "File: Harbour/notes.md", "Notes", "The office opens at 8.", "Files not read: Harbour/logo.svg (not a type convrag reads)"])
+    assert document.headings[-2:] == (Heading(1, "File: Harbour/notes.md", part=True), Heading(2, "Notes"))
+    with pytest.raises(DataFormatError, match=r"harbour-locked.7z: no file in it could be read: Harbour/Winter/fees.csv \(locked by a "
+                                              r"password\), Harbour/notes.md \(locked by a password\)$"):
+        read_document(_MADE / "made_by_7zip" / "harbour-locked.7z")
+    with pytest.raises(DataFormatError, match="harbour-hidden.7z: not read: it is locked by a password, its file names too"):
+        read_document(_MADE / "made_by_7zip" / "harbour-hidden.7z")
+
+
+def test_a_rar_archive_reads_as_far_as_libarchive_reads_it() -> None:
+    """WinRAR's archives, RAR 3 and RAR 5, solid or not, read as a zip does; a RAR 3 solid archive, which
+    libarchive reads up to its first file, is read that far and the rest named."""
+    assert read_document(_MADE / "made_by_rar" / "rar3-subdirs.rar").text.split("\n") == [
+        "File: sub/dir1/file1.txt", "file1", "File: sub/dir2/file2.txt", "file2", "File: sub/with space/long fn.txt", "long fn",
+        "File: sub/\u00fc\u0235\u0129\u00f6\u1e0b\u00e8/file.txt", "file"]
+    lines = read_document(_MADE / "made_by_rar" / "rar5-solid.rar").text.split("\n")
+    assert lines[0] == "File: stest1.txt" and lines.index("File: stest2.txt") == 1 + 512 and lines[-1] == "511"
+    lines = read_document(_MADE / "made_by_rar" / "rar3-solid.rar").text.split("\n")
+    assert lines[:2] == ["File: stest1.txt", "000"] and "File: stest2.txt" not in lines
+    assert lines[-1] == ("The archive ends early, after stest1.txt (ArchiveError: RAR solid archive support unavailable.): "
+                         "any files after it are not read.")
+
+
+def test_a_7z_archive_without_libarchive_is_refused_saying_how_to_install_it(tmp_path: Path) -> None:
+    """libarchive-c loads the C library when imported; where it is missing, the archive is skipped with the way to install it."""
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, "-c", "import sys; from pathlib import Path\n"
+                          "from convrag.ingest.documents import read_document\n"
+                          "try:\n    read_document(Path(sys.argv[1]))\nexcept Exception as exc:\n    print(exc)",
+                          str(_MADE / "made_by_7zip" / "harbour-export.7z")],
+                         capture_output=True, text=True, timeout=120, env={**os.environ, "LIBARCHIVE": str(tmp_path / "libarchive.so.13")})
+    assert run.stdout.strip().endswith("harbour-export.7z: not read: 7z and RAR archives are read by libarchive, which is not "
+                                       "installed (Debian and Ubuntu: apt-get install libarchive13, or libarchive13t64 since "
+                                       "Debian 13 and Ubuntu 24.04)"), run.stderr[-2000:]
 
 
 def test_only_a_tar_is_known_by_two_suffixes() -> None:
@@ -1859,6 +1907,7 @@ for i in range(count):
     ("made_by_libreoffice/heatpump-manual.ppt", 7, 40), ("made_by_aspose/harbour-mail.msg", 7, 40),
     ("made_by_aspose/harbour-rtf-mail.msg", 5, 40),
     ("made_by_zipfile/harbour-export.zip", 7, 60), ("made_by_pillow_heif/slipway-notice.heic", 11, 40),
+    ("made_by_7zip/harbour-export.7z", 7, 80), ("made_by_rar/rar5-solid.rar", 7, 60), ("made_by_rar/rar3-subdirs.rar", 7, 60),
 ])
 def test_a_damaged_file_is_skipped_with_its_reason_not_a_crash(tmp_path: Path, name: str, seed: int, count: int) -> None:
     """Files with random bytes changed are each a :class:`DataFormatError`, which names the file and lets a

@@ -28,7 +28,7 @@ from .output import snippet
 
 @app.command(rich_help_panel="Collections")
 def index(
-    source: Annotated[Path, typer.Argument(help="A BEIR corpus (.jsonl, .jsonl.gz, .jsonl.zip), a folder of .txt, .md, .rst, .html, .csv, .pdf, .docx, .odt, .ods, .odp, .rtf, .pptx, .xlsx, .epub, .doc, .xls, .ppt, .eml, .msg, .tif, .png, .jpg, .heic, .zip and .tar.gz documents, or one such document.")],
+    source: Annotated[Path, typer.Argument(help="A BEIR corpus (.jsonl, .jsonl.gz, .jsonl.zip), a folder of .txt, .md, .rst, .html, .csv, .pdf, .docx, .odt, .ods, .odp, .rtf, .pptx, .xlsx, .epub, .doc, .xls, .ppt, .eml, .msg, .tif, .png, .jpg, .heic, .zip, .tar.gz, .7z and .rar documents, or one such document.")],
     collection: Annotated[str, typer.Option("--collection", "-c", help="Name of the collection to create or update.")],
     store: StoreOpt = None,
     embedding_model: ModelOpt = "all-MiniLM-L6-v2",

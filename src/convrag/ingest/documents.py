@@ -47,7 +47,7 @@ SUFFIXES = {
     ".ppt": "ppt",
     # mail and archives; a compressed tar is known by its two suffixes (:func:`document_suffix`)
     ".eml": "eml", ".msg": "msg", ".mbox": "mbox", ".zip": "zip", ".tar": "tar", ".tgz": "tar", ".tar.gz": "tar", ".tbz": "tar",
-    ".tbz2": "tar", ".tar.bz2": "tar", ".txz": "tar", ".tar.xz": "tar",
+    ".tbz2": "tar", ".tar.bz2": "tar", ".txz": "tar", ".tar.xz": "tar", ".7z": "7z", ".rar": "rar",
     # scans and pictures, read by OCR
     ".tif": "tiff", ".tiff": "tiff", ".png": "picture", ".jpg": "picture", ".jpeg": "picture", ".webp": "picture", ".bmp": "picture",
     ".gif": "picture", ".avif": "picture", ".heic": "picture", ".heif": "picture",
@@ -1712,7 +1712,7 @@ MAX_NESTING = 3
 _NESTING: contextvars.ContextVar[int] = contextvars.ContextVar("convrag_nesting", default=0)
 #: the files that hold files
 _CONTAINERS = {".eml": "a mail", ".msg": "a mail", ".mbox": "a mailbox",
-               **{suffix: "an archive" for suffix, kind in SUFFIXES.items() if kind in ("zip", "tar")}}
+               **{suffix: "an archive" for suffix, kind in SUFFIXES.items() if kind in ("zip", "tar", "7z", "rar")}}
 
 
 class _Contained(NamedTuple):
@@ -1870,7 +1870,8 @@ def _member_name(info: Any) -> str:
 
 class _Member(NamedTuple):
     """A file in an archive, as its format lists it: its path there (readable), the bytes it claims to
-    unpack to, whether a password locks it, and how to read its bytes."""
+    unpack to, whether a password locks it, and how to read its bytes (which raises :class:`_Unread`
+    with the reason where the format knows why it cannot)."""
 
     name: str
     size: int
@@ -1878,19 +1879,66 @@ class _Member(NamedTuple):
     locked: bool = False
 
 
-def _archive_to_text(path: Path, members: list[_Member]) -> tuple[str, str, tuple[Heading, ...]]:
-    """The files of an archive (zip, tar), read as a folder's are but as one document: each file of a
-    type convrag reads, in path order, a section headed "File: its path" (its own headings a level
-    below), then the others named with their reasons (an archive's pictures). ``members`` come in the
-    archive's own order, and are read in it: a compressed tar is one stream, which a read out of its
-    order would unpack again from its start. Hidden files and macOS's ``__MACOSX`` copies are left
-    out. An archive of more than :data:`MAX_ARCHIVE_FILES` files, or whose readable files claim more
-    than :data:`MAX_ARCHIVE_BYTES` unpacked (a zip bomb claims terabytes), is refused before anything
-    is unpacked."""
+class _Unread(Exception):
+    """An archive's file its format cannot give, with the reason to name it by: a method Python
+    cannot unpack, a password, a feature libarchive lacks."""
+
+
+_TOO_MANY_FILES = "not read: it holds more than {:,} files; unpack it and index the folder"
+
+
+def _listed(path: Path, what: str, listing: Iterator[_Member]) -> tuple[list[_Member], str]:
+    """The files an archive lists, and where its listing broke off (a download cut short), as "its
+    last file listed (the error)"; "" where it did not. An archive broken before its first file is
+    refused; one that lists more than :data:`MAX_ARCHIVE_FILES` files is refused as soon as it does
+    (a tar or a 7z has no count of its files to read first)."""
+    members: list[_Member] = []
+    try:
+        for member in listing:
+            members.append(member)
+            if len(members) > MAX_ARCHIVE_FILES:
+                raise DataFormatError(path, _TOO_MANY_FILES.format(MAX_ARCHIVE_FILES))
+    except (DataFormatError, MemoryError):
+        raise
+    except Exception as exc:  # tar's "unexpected end of data", a compressed stream's EOFError, libarchive's ArchiveError
+        if not members:
+            if "encrypted" in str(exc):  # libarchive's "The archive header is encrypted": 7-Zip's "Encrypt file names"
+                raise DataFormatError(path, "not read: it is locked by a password, its file names too") from None
+            raise DataFormatError(path, f"not a readable {what}: it looks damaged or cut short ({_error_text(exc)})") from None
+        return members, f"{members[-1].name} ({_error_text(exc)})"
+    return members, ""
+
+
+def _error_text(exc: BaseException) -> str:
+    """An error's message for a reason: its first line, without libarchive's "(errno=84, retcode=-30, archive_p=...)"."""
+    text = str(exc).split("\n", 1)[0]
+    return f"{type(exc).__name__}: {text.split(' (errno=', 1)[0]}" if text else type(exc).__name__
+
+
+def _archive_to_text(path: Path, members: list[_Member], cut: str = "") -> tuple[str, str, tuple[Heading, ...]]:
+    """The files of an archive (zip, tar, 7z, RAR), read as a folder's are but as one document: each
+    file of a type convrag reads, in path order, a section headed "File: its path" (its own headings
+    a level below), then the others named with their reasons (an archive's pictures). ``members``
+    come in the archive's own order, and are read in it: a compressed tar, or a 7z's solid block, is
+    one stream, which a read out of its order would unpack again from its start. Hidden files and
+    macOS's ``__MACOSX`` copies are left out. An archive of more than :data:`MAX_ARCHIVE_FILES`
+    files, or whose readable files claim more than :data:`MAX_ARCHIVE_BYTES` unpacked (a zip bomb
+    claims terabytes), is refused before anything is unpacked. ``cut``: where the archive's listing
+    broke off (:func:`_listed`), named at the text's end."""
+    ends = f"the archive ends early, after {cut}: any files after it are not read" if cut else ""
+    try:
+        text, headings = _archive_files(path, members)
+    except DataFormatError as exc:
+        raise DataFormatError(path, f"{exc.reason}; {ends}" if ends else exc.reason) from None
+    return text + (f"\n{ends[0].upper()}{ends[1:]}." if ends else ""), "", headings
+
+
+def _archive_files(path: Path, members: list[_Member]) -> tuple[str, tuple[Heading, ...]]:
+    """The text and headings of :func:`_archive_to_text`, without the cut."""
     members = [member for member in members
                if not any(part.startswith(".") or part == "__MACOSX" for part in member.name.split("/"))]
     if len(members) > MAX_ARCHIVE_FILES:
-        raise DataFormatError(path, f"not read: it holds more than {MAX_ARCHIVE_FILES:,} files; unpack it and index the folder")
+        raise DataFormatError(path, _TOO_MANY_FILES.format(MAX_ARCHIVE_FILES))
     if sum(member.size for member in members if document_suffix(member.name) in SUFFIXES) > MAX_ARCHIVE_BYTES:
         raise DataFormatError(path, f"not read: its documents unpack to more than {MAX_ARCHIVE_BYTES >> 20:,} MB; "
                                     "unpack it and index the folder")
@@ -1913,8 +1961,8 @@ def _archive_to_text(path: Path, members: list[_Member]) -> tuple[str, str, tupl
             continue
         try:
             data = member.read()
-        except NotImplementedError as exc:  # zip's Deflate64 (Windows's for large files), PPMd, a method of zipfile's future
-            files[index] = _Contained(member.name, reason=f"packed with a method {exc}; unpack the archive and index the folder")
+        except _Unread as exc:
+            files[index] = _Contained(member.name, reason=str(exc))
             continue
         except MemoryError:
             raise
@@ -1931,7 +1979,7 @@ def _archive_to_text(path: Path, members: list[_Member]) -> tuple[str, str, tupl
     lines: list[str] = []
     headings: list[Heading] = []
     _sections("File", ordered, lines, headings)
-    return "\n".join(lines), "", tuple(headings)
+    return "\n".join(lines), tuple(headings)
 
 
 def _zip_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
@@ -1949,18 +1997,19 @@ def _zip_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
             def read() -> bytes:
                 try:
                     return archive.read(info)
-                except NotImplementedError:
-                    raise NotImplementedError(f"Python's zipfile cannot unpack ({info.compress_type})") from None
+                except NotImplementedError:  # Deflate64 (Windows's for large files), PPMd, a method of zipfile's future
+                    raise _Unread(f"packed with a method Python's zipfile cannot unpack ({info.compress_type}); "
+                                  "unpack the archive and index the folder") from None
             return read
 
         return _archive_to_text(path, [_Member(readable_name(_member_name(info)), info.file_size, reader(info), bool(info.flag_bits & 0x1))
                                        for info in archive.infolist() if not info.is_dir()])
 
 
-#: the most bytes a compressed tar archive is unpacked through to list its files: a tar has no table
-#: of its files, and a compressed one is one stream, so listing it unpacks all of it (a gzip bomb
-#: unpacks a thousandfold)
-MAX_TAR_STREAM_BYTES = 2 << 30
+#: the most bytes a compressed archive without a table of its files (a compressed tar, a 7z's or a
+#: RAR's solid block) is unpacked through to list them: a gzip bomb unpacks a thousandfold
+MAX_STREAM_BYTES = 2 << 30
+_UNPACKS_PAST = "not read: it unpacks to more than {:,} MB; unpack it and index the folder"
 
 
 def _tar_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
@@ -1968,8 +2017,8 @@ def _tar_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     packed on Linux or macOS, a project's documentation, a GitHub release's sources; read by
     :func:`_archive_to_text`. Only its regular files are read (not its links, which name another
     file of it or one of the machine that packed it). A compressed archive that unpacks to more than
-    :data:`MAX_TAR_STREAM_BYTES` is refused when it passes that size. An archive cut short (a
-    download stopped) is read as far as it goes, and the cut is named."""
+    :data:`MAX_STREAM_BYTES` is refused when it passes that size. An archive cut short (a download
+    stopped) is read as far as it goes, and the cut is named."""
     import tarfile
 
     try:
@@ -1980,27 +2029,6 @@ def _tar_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
         raise DataFormatError(path, f"not a readable tar archive ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})") from None
     with archive:
         compressed = not isinstance(archive.fileobj, io.BufferedReader)
-        def name(info: tarfile.TarInfo) -> str:  # as a folder's path: without the "./" of ``tar -C folder -czf x.tgz .``
-            return readable_name(info.name.removeprefix("./").lstrip("/"))
-
-        infos: list[tarfile.TarInfo] = []
-        passed, cut = 0, ""
-        try:
-            for info in archive:
-                passed += info.size
-                if compressed and passed > MAX_TAR_STREAM_BYTES:
-                    raise DataFormatError(path, f"not read: it unpacks to more than {MAX_TAR_STREAM_BYTES >> 20:,} MB; "
-                                                "unpack it and index the folder")
-                if len(infos) > MAX_ARCHIVE_FILES:
-                    raise DataFormatError(path, f"not read: it holds more than {MAX_ARCHIVE_FILES:,} files; unpack it and index the folder")
-                if info.isfile():
-                    infos.append(info)
-        except (DataFormatError, MemoryError):
-            raise
-        except Exception as exc:  # a download cut short: "unexpected end of data", a compressed stream's EOFError
-            if not infos:
-                raise DataFormatError(path, f"not a readable tar archive: it looks damaged or cut short ({exc})") from None
-            cut = f"{name(infos[-1])} ({type(exc).__name__}: {exc})"
 
         def reader(info: tarfile.TarInfo) -> Callable[[], bytes]:
             def read() -> bytes:
@@ -2008,13 +2036,79 @@ def _tar_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
                 return file.read() if file is not None else b""
             return read
 
-        members = [_Member(name(info), info.size, reader(info)) for info in infos]
-        ends = f"the archive ends early, after {cut}: any files after it are not read" if cut else ""
-        try:
-            text, title, headings = _archive_to_text(path, members)
-        except DataFormatError as exc:
-            raise DataFormatError(path, f"{exc.reason}; {ends}" if ends else exc.reason) from None
-    return text + (f"\n{ends[0].upper()}{ends[1:]}." if ends else ""), title, headings
+        def listing() -> Iterator[_Member]:
+            passed = 0
+            for info in archive:
+                passed += info.size
+                if compressed and passed > MAX_STREAM_BYTES:
+                    raise DataFormatError(path, _UNPACKS_PAST.format(MAX_STREAM_BYTES >> 20))
+                if info.isfile():  # as a folder's path: without the "./" of ``tar -C folder -czf x.tgz .``
+                    yield _Member(readable_name(info.name.removeprefix("./").lstrip("/")), info.size, reader(info))
+
+        return _archive_to_text(path, *_listed(path, "tar archive", listing()))
+
+
+#: how many times a 7z or RAR archive is opened again after a file of it failed (libarchive's reader
+#: stops at the first error): a locked file among open ones, a damaged archive's every file
+MAX_REOPENINGS = 10
+
+
+def _libarchive_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
+    """The files of a 7z or RAR archive (7-Zip's, WinRAR's: how many Windows users pack a folder),
+    read by libarchive (the C library, through libarchive-c) and then by :func:`_archive_to_text`.
+    libarchive reads a file's data only while it is the current one, so the archive is opened twice:
+    once to list its files, once to read those chosen, in its order. A file locked by a password is
+    named so (one whose names are locked too is refused whole); what libarchive does not read (RAR
+    3's solid archives past the first file, a volume of several) is named with its message. An
+    archive that unpacks past :data:`MAX_STREAM_BYTES` while listed is refused."""
+    try:
+        import libarchive
+    except Exception:  # no libarchive.so: libarchive-c fails on its first function, an AttributeError, not an ImportError
+        raise DataFormatError(path, "not read: 7z and RAR archives are read by libarchive, which is not installed (Debian and "
+                                    "Ubuntu: apt-get install libarchive13, or libarchive13t64 since Debian 13 and Ubuntu 24.04)") from None
+    what = f"{_FORMAT_NAMES[SUFFIXES[document_suffix(path)]]}"
+
+    def listing() -> Iterator[_Member]:
+        passed = 0
+        with libarchive.file_reader(str(path)) as archive:
+            for ordinal, entry in enumerate(archive):
+                passed += entry.size or 0
+                if passed > MAX_STREAM_BYTES:
+                    raise DataFormatError(path, _UNPACKS_PAST.format(MAX_STREAM_BYTES >> 20))
+                if entry.isreg and not entry.islnk and not entry.issym:
+                    yield _Member(readable_name(entry.pathname), entry.size or 0, functools.partial(read, ordinal))
+
+    with contextlib.ExitStack() as opened:
+        entries: Iterator[tuple[int, Any]] | None = None
+        reopenings = 0
+
+        def read(ordinal: int) -> bytes:
+            """The bytes of the archive's ``ordinal``-th entry, the reader moved forward to it."""
+            nonlocal entries, reopenings
+            if entries is None:
+                if reopenings > MAX_REOPENINGS:
+                    raise _Unread(f"not read: the archive failed more than {MAX_REOPENINGS} times before it")
+                reopenings += 1
+                entries = enumerate(opened.enter_context(libarchive.file_reader(str(path))))
+            try:
+                for index, entry in entries:
+                    if index == ordinal:
+                        data = bytearray()
+                        for block in entry.get_blocks():
+                            data += block
+                            if len(data) > MAX_ARCHIVE_BYTES:
+                                raise _Unread("it unpacks to more than its archive claims")
+                        return bytes(data)
+            except Exception as exc:  # libarchive stops at its first error: the next file is read from the archive opened again
+                entries = None
+                if isinstance(exc, _Unread):
+                    raise
+                message = _error_text(exc)
+                raise _Unread("locked by a password" if "encrypted" in message else f"not read by libarchive ({message})") from None
+            raise _Unread("not found when the archive was read again")
+
+        members, cut = _listed(path, what, listing())
+        return _archive_to_text(path, members, cut)
 
 
 def _eml_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
@@ -2669,14 +2763,14 @@ def _rtf_text(raw: bytes, path: Path) -> tuple[str, str, tuple[Heading, ...]]:
 _FORMAT_NAMES = {"pdf": "PDF", "docx": "Word document", "pptx": "PowerPoint deck", "xlsx": "Excel workbook", "epub": "EPUB book",
                  "odt": "OpenDocument text", "ods": "OpenDocument spreadsheet", "odp": "OpenDocument presentation",
                  "rtf": "RTF document", "doc": "Word 97-2003 document", "xls": "Excel 97-2003 workbook", "eml": "e-mail",
-                 "msg": "Outlook message", "tiff": "TIFF scan", "picture": "picture", "zip": "zip archive", "tar": "tar archive",
+                 "msg": "Outlook message", "tiff": "TIFF scan", "picture": "picture", "zip": "zip archive", "tar": "tar archive", "7z": "7z archive", "rar": "RAR archive",
                  "ppt": "PowerPoint 97-2003 deck", "mbox": "mailbox"}
 #: the formats read from a file by their own library rather than decoded as text
 _PACKAGES = {"pdf": _pdf_to_text, "docx": _docx_to_text, "pptx": _pptx_to_text, "xlsx": _xlsx_to_text, "epub": _epub_to_text,
              "odt": _odt_to_text, "ods": _ods_to_text, "odp": _odp_to_text, "rtf": _rtf_to_text, "doc": _doc_to_text,
              "xls": _xls_to_text, "eml": _eml_to_text, "msg": _msg_to_text, "mbox": _mbox_to_text,
              "ppt": _ppt_to_text, "tiff": _tiff_to_text, "picture": _picture_to_text, "zip": _zip_to_text,
-             "tar": _tar_to_text}
+             "tar": _tar_to_text, "7z": _libarchive_to_text, "rar": _libarchive_to_text}
 
 
 def read_document(path: Path, doc_id: str | None = None, url: str | None = None, name: str | None = None) -> Document:

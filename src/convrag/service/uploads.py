@@ -144,7 +144,9 @@ _SIGNED: dict[str, tuple[Callable[[bytes], bool], str, str]] = {
     ".tiff": (_starts(b"II*\x00", b"MM\x00*"), "a TIFF picture", "not_a_tiff"),
     **{suffix: (_picture, "a picture (PNG, JPEG, WebP, BMP, GIF, AVIF or HEIC)", "not_a_picture")
        for suffix, kind in SUFFIXES.items() if kind == "picture"},
-    **{suffix: (_tar, "a tar archive", "not_a_tar") for suffix, kind in SUFFIXES.items() if kind == "tar"}}
+    **{suffix: (_tar, "a tar archive", "not_a_tar") for suffix, kind in SUFFIXES.items() if kind == "tar"},
+    ".7z": (_starts(b"7z\xbc\xaf\x27\x1c"), "a 7z archive", "not_a_7z"),
+    ".rar": (_starts(b"Rar!\x1a\x07\x00", b"Rar!\x1a\x07\x01\x00"), "a RAR archive", "not_a_rar")}
 #: the first header of a mail saved as text (.eml): "From: ...", "Received: ...", "Subject: ..."
 _MAIL_HEAD = re.compile(rb"[A-Za-z][A-Za-z0-9-]*: \S")
 
