@@ -6,6 +6,7 @@ import re
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import pypdfium2 as pdfium
@@ -390,6 +391,68 @@ def test_a_word_document_of_pictures_is_read_by_ocr(tmp_path: Path, monkeypatch:
     typed.add_picture(io.BytesIO(png.getvalue()), width=Inches(6))
     typed.save(str(tmp_path / "typed.docx"))
     assert read_document(tmp_path / "typed.docx").text == "Our harbour has 120 berths and a slipway." and len(read) == 2
+
+
+_RULES_ODT = Path(__file__).parent / "made_by_libreoffice" / "harbour-rules.odt"
+
+
+def _odt_with(tmp_path: Path, name: str, change: Callable[[str], str]) -> Path:
+    """A copy of harbour-rules.odt with its content.xml changed by ``change``."""
+    import zipfile
+
+    with zipfile.ZipFile(_RULES_ODT) as source, zipfile.ZipFile(tmp_path / name, "w") as copy:
+        for item in source.infolist():
+            data = source.read(item)
+            copy.writestr(item, change(data.decode()).encode() if item.filename == "content.xml" else data)
+    return tmp_path / name
+
+
+def test_a_scanned_page_pasted_among_an_opendocument_texts_text_is_read_in_its_place(tmp_path: Path,
+                                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """LibreOffice's copy of the Word document below: a Writer document's pictures were never read, so a
+    scanned page among its paragraphs, or a letter scanned and put into Writer, read as nothing. As for
+    Word, a picture covering half the page's text area or more is read where it is shown (in a table's cell
+    too), and every picture of a document with next to no text of its own; a screenshot among text is not."""
+    page = pdfium.PdfDocument(MANUAL_PDF)[0].render(scale=150 / 72, grayscale=True).to_pil().convert("L")
+    page_text = pdfium.PdfDocument(MANUAL_PDF)[0].get_textpage().get_text_range()
+    read: list[int] = []
+    real = ocr.read_picture
+    monkeypatch.setattr(ocr, "read_picture", lambda p: read.append(p.width) or real(p))
+    lines = read_document(_RULES_ODT).text.split("\n")
+    assert read == [page.width]
+    assert lines[0] == "Our harbour rules follow, as signed." and lines[-1] == "Signed by the harbour master."
+    assert sum((_words(page_text) - _words("\n".join(lines[1:-1]))).values()) <= 3
+    cell = _odt_with(tmp_path, "cell.odt", lambda xml: re.sub(  # the page laid out in a table's cell
+        r'(<text:p [^>]*><draw:frame [^>]*draw:name="Picture 2".*?</text:p>)',
+        r"<table:table><table:table-column/><table:table-row><table:table-cell>\1</table:table-cell></table:table-row></table:table>",
+        xml, flags=re.S))
+    assert "<table:table-cell><text:p" in _content_xml(cell)
+    lines = read_document(cell).text.split("\n")
+    assert read == [page.width] * 2 and sum((_words(page_text) - _words("\n".join(lines[1:-1]))).values()) <= 3
+    bare = _odt_with(tmp_path, "bare.odt", lambda xml: xml.replace("Our harbour rules follow, as signed.", "").replace(
+        "Signed by the harbour master.", ""))
+    read_document(bare)
+    assert len(read) == 4 and read[-1] == page.width  # no text of its own: the screenshot is read too
+
+
+def _content_xml(path: Path) -> str:
+    """An OpenDocument's content.xml."""
+    import zipfile
+
+    with zipfile.ZipFile(path) as package:
+        return package.read("content.xml").decode()
+
+
+def test_an_opendocument_deck_of_slide_pictures_is_read_by_ocr(monkeypatch: pytest.MonkeyPatch) -> None:
+    """LibreOffice's copy of the deck above: a slide that is one picture read as nothing; a titled slide
+    with a small picture is read as before."""
+    shown = _screenshot(24, lines=8)[1]
+    read: list[int] = []
+    real = ocr.read_picture
+    monkeypatch.setattr(ocr, "read_picture", lambda p: read.append(p.width) or real(p))
+    text = read_document(Path(__file__).parent / "made_by_libreoffice" / "harbour-slides.odp").text
+    assert len(read) == 1 and sum((_words(shown) - _words(text)).values()) <= 2
+    assert text.endswith("\n\nOur harbour")
 
 
 def test_a_scanned_page_pasted_among_a_word_documents_text_is_read_in_its_place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

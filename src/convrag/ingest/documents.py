@@ -945,7 +945,8 @@ def _docx_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
                         lines += _word_lines(note, header_styles)
         heading = next((line for style, line in lines if line and style in headings), "")
         title = (document.core_properties.title or "").strip()
-        pictures = _word_pictures(document, lines)
+        parts = document.part.related_parts
+        pictures = _pictures_to_read(lines, _word_text_area(document), lambda rid: parts[rid].blob if rid in parts else None)
     except (PackageNotFoundError, BadZipFile):
         raise DataFormatError(path, "not a readable Word document (not a .docx package; an old Word 97-2003 file is read as .doc)") from None
     except MemoryError:
@@ -998,30 +999,32 @@ def _powerpoint_deck(path: Path) -> Any:
 
 #: the most pictures of a Word document read by OCR (a second or so each)
 MAX_WORD_PICTURES = 500
-#: the style :func:`_word_lines` gives the empty line that marks where a picture is shown: "<mark><rid> <area>"
+#: the style :func:`_word_lines` (and :func:`_odf_lines`) gives the empty line that marks where a picture is
+#: shown: "<mark><key> <area>", the key its relationship id (a Word document's) or its path (an OpenDocument's)
 _PICTURE_MARK = "\x00picture "
 
 
-def _word_pictures(document: Any, lines: list[tuple[str, str]]) -> dict[int, bytes]:
-    """The pictures of a Word document to read by OCR, by their place in ``lines`` (the marks
-    :func:`_word_lines` leaves), each once, at most :data:`MAX_WORD_PICTURES`. Where the document has
-    next to no text of its own (fewer printed characters than a scanned PDF page,
-    :data:`SCANNED_PAGE_CHARACTERS`: a letter scanned and put into Word), every picture; it read as no
-    text at all. Otherwise those covering at least :data:`SCANNED_PAGE_SHARE` of the page's text area,
-    as a scanned page pasted among typed ones does (its text was lost); a logo, an icon or a
-    screenshot beside the steps it shows stays unread, as a PDF's picture among text does."""
+def _pictures_to_read(lines: list[tuple[str, str]], page: float, blob: Callable[[str], bytes | None]) -> dict[int, bytes]:
+    """The pictures of a Word or OpenDocument text to read by OCR, by their place in ``lines`` (the
+    marks its reader leaves: ``"<mark><key> <area>"``, the area in the unit of ``page``, the page's
+    text area), each once, at most :data:`MAX_WORD_PICTURES`; ``blob`` gives a picture's bytes by its
+    key (None where the document does not hold it). Where the document has next to no text of its
+    own (fewer printed characters than a scanned PDF page, :data:`SCANNED_PAGE_CHARACTERS`: a letter
+    scanned and put into Word), every picture; it read as no text at all. Otherwise those covering
+    at least :data:`SCANNED_PAGE_SHARE` of the page's text area, as a scanned page pasted among
+    typed ones does (its text was lost); a logo, an icon or a screenshot beside the steps it shows
+    stays unread, as a PDF's picture among text does."""
     every = _printed("".join(line for _, line in lines)) < SCANNED_PAGE_CHARACTERS
-    page = _word_text_area(document)
     found: dict[int, bytes] = {}
     seen: set[str] = set()
     for place, (style, _) in enumerate(lines):
         if not style.startswith(_PICTURE_MARK):
             continue
-        rid, area = style[len(_PICTURE_MARK):].rsplit(" ", 1)
-        part = document.part.related_parts.get(rid) if rid not in seen else None
-        if part is not None and (every or int(area) >= SCANNED_PAGE_SHARE * page):
-            seen.add(rid)
-            found[place] = part.blob
+        key, area = style[len(_PICTURE_MARK):].rsplit(" ", 1)
+        data = blob(key) if key not in seen and (every or float(area) >= SCANNED_PAGE_SHARE * page) else None
+        if data is not None:
+            seen.add(key)
+            found[place] = data
             if len(found) >= MAX_WORD_PICTURES:
                 break
     return found
@@ -1235,8 +1238,6 @@ def _pptx_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
 
     from pptx.exc import PackageNotFoundError
 
-    from . import ocr
-
     _check_unpacked_size(path, "a PowerPoint deck")
     try:
         deck = _powerpoint_deck(path)
@@ -1265,11 +1266,22 @@ def _pptx_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
         raise
     except Exception as exc:  # a damaged part: lxml's XMLSyntaxError, or python-pptx's own error on a wrong one
         raise DataFormatError(path, f"not a readable PowerPoint deck ({exc or type(exc).__name__})") from None
-    if pictured and ocr.available():  # without OCR, such a slide keeps what text it has
-        texts = _read_by_ocr(path, [functools.partial(_opened_for_ocr, blob) for _, blob in pictured])
-        for (index, _), text in zip(pictured, texts, strict=True):
-            slides[index] = "\n".join(part for part in (slides[index], _page_lines([text])) if part)
+    slides = _with_slide_pictures_read(path, slides, pictured)
     return typeset_letters("\n\n".join(s for s in slides if s)), typeset_letters(own_title(title) or heading), tuple(marked)
+
+
+def _with_slide_pictures_read(path: Path, slides: list[str], pictured: list[tuple[int, bytes]]) -> list[str]:
+    """``slides`` with the text OCR reads in the pictures some of them are (``pictured``: a slide's
+    place and its picture's bytes) after what text each has; without OCR, such a slide keeps what it has."""
+    from . import ocr
+
+    if not pictured or not ocr.available():
+        return slides
+    slides = list(slides)
+    texts = _read_by_ocr(path, [functools.partial(_opened_for_ocr, blob) for _, blob in pictured])
+    for (index, _), text in zip(pictured, texts, strict=True):
+        slides[index] = "\n".join(part for part in (slides[index], _page_lines([text])) if part)
+    return slides
 
 
 def _slide_picture(slide: Any, lines: list[str], width: int | None, height: int | None) -> bytes | None:
@@ -2377,6 +2389,8 @@ _ODF_TEXT = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
 _ODF_TABLE = "{urn:oasis:names:tc:opendocument:xmlns:table:1.0}"
 _ODF_OFFICE = "{urn:oasis:names:tc:opendocument:xmlns:office:1.0}"
 _ODF_DRAW = "{urn:oasis:names:tc:opendocument:xmlns:drawing:1.0}"
+_ODF_FO = "{urn:oasis:names:tc:opendocument:xmlns:xsl-fo-compatible:1.0}"
+_XLINK = "{http://www.w3.org/1999/xlink}"
 _ODF_STYLE = "{urn:oasis:names:tc:opendocument:xmlns:style:1.0}"
 _ODF_PRESENTATION = "{urn:oasis:names:tc:opendocument:xmlns:presentation:1.0}"
 _SVG = "{urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0}"
@@ -2420,12 +2434,70 @@ def _odt_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     paragraphs after the paragraph it stands in, footnotes and endnotes at the end; deleted text
     under review, comments and the table of contents are left out. The title is the document's
     own (meta.xml), else its first heading."""
+    from . import ocr
+
     body, title = _odf_package(path, "text", "text")
     notes: list[str] = []
-    lines = [line for line in _odf_lines(body, notes) if line]
+    lines = [(line, "") if line.startswith(_PICTURE_MARK) else ("", line) for line in _odf_lines(body, notes, pictures=True) if line]
     marked = [Heading(_odf_level(h), " ".join("".join(_odf_pieces(h, [], [])).split())) for h in _odf_headings(body)]
     heading = marked[0].text if marked else ""
-    return typeset_letters("\n".join(lines + notes)), typeset_letters(own_title(title) or heading), tuple(h for h in marked if h.text)
+    areas = _odf_text_areas(path)
+    page = areas.get("Standard", next((area for name, area in areas.items() if name), areas[""]))  # Writer's page style, else the first
+    pictures = _pictures_to_read(lines + [("", note) for note in notes], page, functools.partial(_package_part, path))
+    if pictures and ocr.available():  # scanned pages put into a Writer document, alone or among its text
+        read = iter(_read_by_ocr(path, [functools.partial(_opened_for_ocr, blob) for blob in pictures.values()]))
+        lines = _with_pictures_read(lines, {place: next(read) for place in pictures})
+    text = "\n".join([line for _, line in lines if line] + notes)
+    return typeset_letters(text), typeset_letters(own_title(title) or heading), tuple(h for h in marked if h.text)
+
+
+def _package_part(path: Path, name: str) -> bytes | None:
+    """A part of a zip package by its path (an OpenDocument's picture, "Pictures/1000.png"), None where
+    it holds none or the part is larger than a picture read by OCR may be."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as package:
+            info = package.getinfo(name)
+            return package.read(info) if info.file_size <= MAX_PICTURE_PART_BYTES else None
+    except (KeyError, zipfile.BadZipFile, OSError, NotImplementedError):
+        return None
+
+
+#: the largest picture part of a document read by OCR (a page scanned at 600 dpi in colour is a few tens of MB)
+MAX_PICTURE_PART_BYTES = 256 << 20
+
+
+def _odf_text_areas(path: Path) -> dict[str, float]:
+    """The area (square hundredths of a millimetre) of the text on a page of an OpenDocument, by the
+    name of the master page that lays it out (a Writer document's "Standard", a slide's master): its
+    page less its margins (styles.xml). A master without a page size, and the key "", are Letter with
+    1-inch margins, as for a Word document (:func:`_word_text_area`)."""
+    import zipfile
+
+    inch = 2540
+    default = (8.5 * inch - 2 * inch) * (11 * inch - 2 * inch)
+    try:
+        with zipfile.ZipFile(path) as package:
+            styles = _xml(package.read("styles.xml"))
+    except Exception:  # no styles.xml, damaged XML: the default page
+        return {"": default}
+    areas: dict[str, float] = {}
+    for layout in styles.iter(f"{_ODF_STYLE}page-layout"):
+        properties = layout.find(f"{_ODF_STYLE}page-layout-properties")
+        if properties is None or not properties.get(f"{_ODF_FO}page-width"):
+            continue
+
+        def length(name: str, fallback: float, properties: Any = properties) -> float:
+            found = _ODF_LENGTH.fullmatch(properties.get(f"{_ODF_FO}{name}") or "")
+            return float(found.group(1)) * _ODF_UNITS[found.group(2)] if found else fallback
+
+        width = length("page-width", 8.5 * inch) - length("margin-left", 0) - length("margin-right", 0)
+        height = length("page-height", 11 * inch) - length("margin-top", 0) - length("margin-bottom", 0)
+        areas[layout.get(f"{_ODF_STYLE}name", "")] = max(width, inch) * max(height, inch)
+    pages = {master.get(f"{_ODF_STYLE}name", ""): areas.get(master.get(f"{_ODF_STYLE}page-layout-name", ""), default)
+             for master in styles.iter(f"{_ODF_STYLE}master-page")}
+    return {"": default, **pages}
 
 
 #: the most times a repeated spreadsheet row or cell that holds something is read: a sheet's unused
@@ -2488,21 +2560,39 @@ def _odp_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     (:func:`_in_reading_order`), then its speaker notes. The title is the presentation's own, else
     its first slide's title."""
     body, title = _odf_package(path, "presentation", "presentation")
+    areas = _odf_text_areas(path)
     slides: list[str] = []
     marked: list[Heading] = []
+    pictured: list[tuple[int, bytes]] = []  # the slides that are a picture (a deck saved from a PDF, a scan), and it
     for page in body.iter(f"{_ODF_DRAW}page"):
         shapes = [child for child in page if child.tag in _ODP_SHAPES]
         titles = [shape for shape in shapes if shape.get(f"{_ODF_PRESENTATION}class") == "title"]
         others = [placed.element for placed in _in_reading_order(_placed(shape) for shape in shapes if shape not in titles)]
         notes = [child for child in page if child.tag == f"{_ODF_PRESENTATION}notes"]
         lines: list[str] = []
-        for part in [*titles, *others, *notes]:
+        for part in [*titles, *others]:
+            lines += [line for line in _odf_lines(part, []) if line]
+        area = areas.get(page.get(f"{_ODF_DRAW}master-page-name") or "", areas[""])
+        if (picture := _odf_slide_picture(path, shapes, lines, area)) is not None:
+            pictured.append((len(slides), picture))
+        for part in notes:
             lines += [line for line in _odf_lines(part, []) if line]
         marked += [Heading(1, line) for frame in titles[:1] for line in _odf_lines(frame, []) if line][:1]
-        if lines:
-            slides.append("\n".join(lines))
+        slides.append("\n".join(lines))
     heading = marked[0].text if marked else ""
-    return typeset_letters("\n\n".join(slides)), typeset_letters(own_title(title) or heading), tuple(marked)
+    slides = _with_slide_pictures_read(path, slides, pictured)
+    return typeset_letters("\n\n".join(s for s in slides if s)), typeset_letters(own_title(title) or heading), tuple(marked)
+
+
+def _odf_slide_picture(path: Path, shapes: list[Any], lines: list[str], area: float) -> bytes | None:
+    """The picture an OpenDocument slide is, where it is one, as a PowerPoint slide's (:func:`_slide_picture`):
+    next to no text of its own and a picture covering at least :data:`SCANNED_PAGE_SHARE` of the slide."""
+    if _printed("".join(lines)) >= SCANNED_PAGE_CHARACTERS:
+        return None
+    pictures = [(_odf_length(shape, "width") * _odf_length(shape, "height"), image.get(f"{_XLINK}href") or "")
+                for shape in shapes if (image := shape.find(f"{_ODF_DRAW}image")) is not None]
+    largest, href = max(pictures, default=(0, ""))
+    return _package_part(path, href) if href and largest >= SCANNED_PAGE_SHARE * area else None
 
 
 #: what a slide draws that can hold text: a frame (a text box, a placeholder, a table), a shape, a group
@@ -2522,17 +2612,18 @@ class _Placed(NamedTuple):
     element: Any
 
 
+def _odf_length(element: Any, name: str) -> int:
+    """A drawn element's ``svg:`` place or size (``name``: "x", "y", "width", "height") in hundredths of a millimetre, 0 where it has none."""
+    found = _ODF_LENGTH.fullmatch(element.get(f"{_SVG}{name}") or "")
+    return round(float(found.group(1)) * _ODF_UNITS[found.group(2)]) if found else 0
+
+
 def _placed(shape: Any) -> _Placed:
     """A shape with its place; a group, which has none of its own, is where its first placed member is."""
-    def length(name: str, element: Any = shape) -> int:
-        found = _ODF_LENGTH.fullmatch(element.get(f"{_SVG}{name}") or "")
-        return round(float(found.group(1)) * _ODF_UNITS[found.group(2)]) if found else 0
-
+    where = shape
     if shape.tag == f"{_ODF_DRAW}g":
-        member = next((child for child in shape.iter() if child.get(f"{_SVG}y") is not None), None)
-        if member is not None:
-            return _Placed(length("y", member), length("x", member), length("height", member), length("width", member), shape)
-    return _Placed(length("y"), length("x"), length("height"), length("width"), shape)
+        where = next((child for child in shape.iter() if child.get(f"{_SVG}y") is not None), shape)
+    return _Placed(_odf_length(where, "y"), _odf_length(where, "x"), _odf_length(where, "height"), _odf_length(where, "width"), shape)
 
 
 def _odf_headings(parent: Any) -> Iterator[Any]:
@@ -2555,9 +2646,12 @@ def _odf_level(heading: Any) -> int:
         return 1
 
 
-def _odf_lines(parent: Any, notes: list[str]) -> Iterator[str]:
+def _odf_lines(parent: Any, notes: list[str], pictures: bool = False) -> Iterator[str]:
     """A line for each paragraph and heading under ``parent`` (a body, a section, a list, a cell,
-    a frame's text box), in reading order; a table's row is one line of its cells."""
+    a frame's text box), in reading order; a table's row is one line of its cells. ``pictures``:
+    each picture the text shows marked by a line of its own (:data:`_PICTURE_MARK`, its path in the
+    package and its area in square hundredths of a millimetre) after the paragraph it stands in, or
+    after the table in whose cell it is (:func:`_odt_to_text` reads the scanned pages among them)."""
     for child in parent:
         if child.tag in _ODF_SKIPPED:
             continue
@@ -2565,18 +2659,29 @@ def _odf_lines(parent: Any, notes: list[str]) -> Iterator[str]:
             frames: list[Any] = []
             yield " ".join("".join(_odf_pieces(child, notes, frames)).split())
             for frame in frames:
-                yield from _odf_lines(frame, notes)
+                for box in frame.iter(f"{_ODF_DRAW}text-box"):
+                    yield from _odf_lines(box, notes, pictures)
+                image = frame.find(f"{_ODF_DRAW}image")
+                if pictures and image is not None and image.get(f"{_XLINK}href"):
+                    yield f"{_PICTURE_MARK}{image.get(f'{_XLINK}href')} {_odf_length(frame, 'width') * _odf_length(frame, 'height')}"
         elif child.tag == f"{_ODF_TABLE}table":
             # a first row marked as the headings: header rows repeated atop each page (Writer), or a table
             # whose template sets its first row apart (Impress's "Header row", as PowerPoint's firstRow)
             rows, marked = [], child.get(f"{_ODF_TABLE}use-first-row-styles") == "true"
+            shown: list[str] = []  # the marks of the pictures in its cells, after the table
             for row, in_header in _odf_rows(child):
-                cells = [" ".join(_odf_lines(cell, notes)) for cell in row if cell.tag == f"{_ODF_TABLE}table-cell"]
+                cells = []
+                for cell in row:
+                    if cell.tag == f"{_ODF_TABLE}table-cell":
+                        inside = list(_odf_lines(cell, notes, pictures))
+                        shown += [line for line in inside if line.startswith(_PICTURE_MARK)]
+                        cells.append(" ".join(line for line in inside if not line.startswith(_PICTURE_MARK)))
                 rows.append(cells[:max((i + 1 for i, cell in enumerate(cells) if cell), default=0)])  # the repeated empty cells at its end
                 marked = marked or (in_header and len(rows) == 1)
             yield _table_lines(rows, marked=marked)
+            yield from shown
         else:  # a list, a list item, a section, an index's body: their paragraphs in order
-            yield from _odf_lines(child, notes)
+            yield from _odf_lines(child, notes, pictures)
 
 
 def _odf_rows(table: Any, in_header: bool = False) -> Iterator[tuple[Any, bool]]:
@@ -2602,7 +2707,7 @@ def _odf_pieces(element: Any, notes: list[str], frames: list[Any]) -> list[str]:
             if body is not None:
                 notes.append(" ".join(_odf_lines(body, notes)))
         elif child.tag == f"{_ODF_DRAW}frame":
-            frames.extend(child.iter(f"{_ODF_DRAW}text-box"))
+            frames.append(child)
         elif child.tag not in _ODF_SKIPPED:
             pieces.extend(_odf_pieces(child, notes, frames))
         pieces.append(child.tail or "")
