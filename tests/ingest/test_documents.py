@@ -1531,6 +1531,40 @@ def test_an_emails_attachments_are_read_as_sections_headed_by_their_names(tmp_pa
     assert "E21" in document.text and document.title == "The heat pump"
 
 
+def test_outlooks_winmail_dat_is_read_as_the_attachments_and_body_it_packs(tmp_path: Path) -> None:
+    """Outlook sends a mail written in Rich Text as a MIME mail whose attachments and formatted body are packed
+    into one attachment, winmail.dat (TNEF): the mail's attachments read as "winmail.dat (not a type convrag
+    reads)". Its files are read as the mail's own attachments (a picture the body shows, hidden in it, is not
+    read by OCR); its body is read where the mail has none of its own. A damaged one is named with its reason."""
+    from email.message import EmailMessage
+
+    packed = (_MADE / "made_by_outlook" / "winmail-umlaut.dat").read_bytes()
+    mail = EmailMessage()
+    mail["From"], mail["Subject"] = "ann@harbour.example", "Umlauts"
+    mail.set_content("The test file is attached.\n")
+    mail.add_attachment(packed, maintype="application", subtype="ms-tnef", filename="winmail.dat")
+    (tmp_path / "rich.eml").write_bytes(bytes(mail))
+    lines = read_document(tmp_path / "rich.eml").text.split("\n")
+    # its files are the mail's: a team's photo read by OCR (no words in it), the picture the body shows left unread,
+    # and a text file of 14 bytes in Windows-1252 whose encoding no reading can tell
+    assert lines == ["From: ann@harbour.example", "The test file is attached.",
+                     "Attachments not read: TBZ PARIV GmbH.jpg (no text (no words OCR could read in it)), image003.jpg (a picture "
+                     "shown in the mail's body (a logo, a banner), not read by OCR), UmlautAnhang-\u00e4\u00fc\u00f6.txt (not text "
+                     "(binary data, or an encoding that could not be recognised))"]
+    bodyless = EmailMessage()
+    bodyless["From"], bodyless["Subject"] = "ann@harbour.example", "Umlauts"
+    bodyless.add_attachment(packed, maintype="application", subtype="octet-stream", filename="WINMAIL.DAT")
+    (tmp_path / "bodyless.eml").write_bytes(bytes(bodyless))
+    lines = read_document(tmp_path / "bodyless.eml").text.split("\n")  # its Rich Text body, without the picture's "cid:" name
+    assert lines[:2] == ["From: ann@harbour.example", "TEST \u00e4\u00f6\u00fc +-*/~"] and lines[2].startswith("Attachments not read: ")
+    damaged = EmailMessage()
+    damaged["From"], damaged["Subject"] = "ann@harbour.example", "Umlauts"
+    damaged.set_content("The test file is attached.\n")
+    damaged.add_attachment(b"XXXX" + packed[4:], maintype="application", subtype="ms-tnef", filename="winmail.dat")  # no TNEF signature
+    (tmp_path / "damaged.eml").write_bytes(bytes(damaged))
+    assert read_document(tmp_path / "damaged.eml").text.split("\n")[-1] == "Attachments not read: winmail.dat (it looks damaged (ValueError))"
+
+
 def test_an_outlook_message_reads_as_the_mail_it_stands_for(tmp_path: Path) -> None:
     """A mail dragged out of Outlook is a .msg file (MS-OXMSG, an OLE compound file of properties), "not a
     type convrag reads" before. It reads as the same mail saved as .eml would: sender, recipients, date,

@@ -1845,6 +1845,56 @@ def _read_attachment(part: Any, shown: set[str]) -> _Contained:
     return _read_contained(name, data or b"")
 
 
+def _is_tnef(part: Any) -> bool:
+    """Whether a mail's attachment is Outlook's winmail.dat (TNEF): by its type, or by its name where a
+    relay sent it as bytes of no type."""
+    return (part.get_content_type() in ("application/ms-tnef", "application/vnd.ms-tnef")
+            or (part.get_filename() or "").strip().lower() in ("winmail.dat", "win.dat"))
+
+
+#: TNEF's MAPI properties of an attachment: hidden from the list of attachments, and the content id a body shows it by
+_PR_ATTACHMENT_HIDDEN, _PR_ATTACH_CONTENT_ID = 0x7FFE, 0x3712
+#: a line of an RTF body made from HTML that only names the picture it showed ("cid:image003.jpg@01D2EE6A.85652C70")
+_CID_LINE = re.compile(r"^cid:\S+$", re.MULTILINE)
+
+
+def _tnef_parts(part: Any, path: Path, with_body: bool) -> tuple[str, list[_Contained]]:
+    """The files Outlook packed into a winmail.dat (TNEF; tnefparse), each read as an attachment of
+    the mail, and, ``with_body``, the body it packed (HTML, else Rich Text, else plain text): a mail
+    Outlook sent in Rich Text has a plain body of its own beside it, which is read instead. A picture
+    the body shows (hidden from the attachments' list, or named by a content id) is not read by OCR,
+    as a MIME body's pictures are not (:func:`_body_picture`). A damaged one is named with its reason."""
+    import tnefparse
+
+    name = _attachment_name(part)
+    try:
+        tnef = tnefparse.TNEF(part.get_payload(decode=True) or b"")
+        text = ""
+        if with_body:
+            if tnef.htmlbody:
+                html = tnef.htmlbody
+                text = _html_to_text(html.decode("utf-8", "replace") if isinstance(html, bytes) else html)[0]
+            elif tnef.rtfbody:
+                text = _CID_LINE.sub("", _rtf_text(tnef.rtfbody, path)[0]).strip()
+            elif tnef.body:
+                plain = tnef.body.decode("cp1252", "replace") if isinstance(tnef.body, bytes) else tnef.body
+                text = unwrap_lines(plain.replace("\x00", "").replace("\r\n", "\n").strip())
+        files = []
+        for attachment in tnef.attachments:
+            file = attachment.long_filename() or "attachment"
+            properties = {attribute.name: attribute.data for attribute in attachment.mapi_attrs}
+            if (SUFFIXES.get(document_suffix(file)) in _PICTURE_KINDS
+                    and (properties.get(_PR_ATTACHMENT_HIDDEN) is True or properties.get(_PR_ATTACH_CONTENT_ID))):
+                files.append(_Contained(file, reason="a picture shown in the mail's body (a logo, a banner), not read by OCR"))
+            else:
+                files.append(_read_contained(file, attachment.data or b""))
+    except MemoryError:
+        raise
+    except Exception as exc:  # not TNEF's signature, a length past the end, an attribute tnefparse cannot decode
+        return "", [_Contained(name, reason=f"it looks damaged ({type(exc).__name__})")]
+    return text, files
+
+
 #: a picture an HTML body shows from the mail's own parts: ``<img src="cid:banner@harbour">``
 _CID = re.compile(r"""cid:([^\s"'<>)]+)""", re.IGNORECASE)
 
@@ -2245,7 +2295,14 @@ def _mail_to_text(message: Any, path: Path) -> tuple[str, str, tuple[Heading, ..
             else:
                 text = unwrap_lines(content.replace("\r\n", "\n").strip())
             lines.append(text)
-        attachments = [_read_attachment(part, shown) for part in message.iter_attachments()]
+        attachments: list[_Contained] = []
+        for part in message.iter_attachments():
+            if _is_tnef(part):  # Outlook's winmail.dat: the mail's attachments, and its body in Rich Text, packed in one
+                packed_body, packed = _tnef_parts(part, path, with_body=body is None)
+                lines.append(packed_body)
+                attachments += packed
+            else:
+                attachments.append(_read_attachment(part, shown))
         subject = " ".join(str(message["Subject"] or "").split())
     except MemoryError:
         raise
