@@ -4,6 +4,7 @@ all-MiniLM-L6-v2 model from its registry package, real indexes on disk."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 # pymilvus configures logging when imported (dictConfig), which closes every handler there is.
@@ -18,7 +19,7 @@ from convrag.embeddings import Embedder, load_embedder
 from convrag.eval.runner import BenchmarkIndexes
 from convrag.index.collection import Collection
 from convrag.types import Passage
-from tests.helpers import TINY
+from tests.helpers import TINY, Served, served_site
 
 
 @pytest.fixture(autouse=True)
@@ -75,3 +76,10 @@ def local_llm(model_path: Path):  # type: ignore[no-untyped-def]
     from convrag.llm.local import LocalLLM
 
     return LocalLLM(model_path, n_ctx=2048, slots=2)
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[Served]:
+    """A small documentation site served on 127.0.0.1 (:func:`tests.helpers.served_site`)."""
+    with served_site(tmp_path) as site:
+        yield site

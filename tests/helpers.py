@@ -5,14 +5,16 @@ drives control-flow tests; everything else in the suite runs the real parts.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
+import http.server
 import json
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from convrag.generate.answer import CITED_SYSTEM
 from convrag.generate.answer import SYSTEM as ANSWER_SYSTEM
@@ -248,3 +250,72 @@ class GarbageServer(FakeEndpoint):
 
     def __init__(self, body: bytes, content_type: str, status: int = 200) -> None:
         super().__init__(lambda _request: (status, content_type, body))
+
+
+# a web site ----------------------------------------------------------------------------------------
+class _Site(http.server.SimpleHTTPRequestHandler):
+    """A folder served as a site, with a redirect, and each request's path and User-Agent recorded (in
+    ``requests``, the list of the subclass :func:`served_site` makes for each site)."""
+
+    requests: list[tuple[str, str]]
+
+    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+        type(self).requests.append((self.path, self.headers.get("User-Agent", "")))
+        if self.path == "/docs/moved":  # a page moved out of the section
+            self.send_response(301)
+            self.send_header("Location", "/blog/moved.html")
+            self.end_headers()
+            return
+        super().do_GET()
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+class Served(NamedTuple):
+    """A site being served: its address ("http://127.0.0.1:PORT") and each request's path and User-Agent, in order."""
+
+    address: str
+    requests: list[tuple[str, str]]
+
+
+@contextlib.contextmanager
+def served_site(tmp_path: Path) -> Iterator[Served]:
+    """A small site served on 127.0.0.1 from a folder under ``tmp_path``: a docs section of pages linking
+    to each other, a PDF, a page robots.txt disallows, a page outside the section, a redirect out of
+    it, a missing page and a picture."""
+    root = tmp_path / "site"
+    (root / "docs" / "guide").mkdir(parents=True)
+    (root / "docs" / "private").mkdir()
+    (root / "blog").mkdir()
+    (root / "robots.txt").write_text("User-agent: *\nDisallow: /docs/private/\n")
+    (root / "docs" / "index.html").write_text(
+        "<html><head><title>Harbour docs</title></head><body><nav><a href='guide/fees.html'>Fees</a> "
+        "<a href='/docs/guide/winter.html#dates'>Winter</a> <a href='../blog/news.html'>Blog</a> "
+        "<a href='https://example.com/'>Elsewhere</a> <a href='mailto:office@harbour.example'>Mail</a></nav>"
+        "<main><h1>Harbour docs</h1><p>Welcome to the harbour's documentation.</p>"
+        "<p><a href='manual.pdf'>The manual</a>, <a href='private/keys.html'>keys</a>, <a href='moved'>moved</a>, "
+        "<a href='gone.html'>gone</a>, <a href='logo.svg'>logo</a>, <a href='guide/fees.html' rel='nofollow'>again</a></p>"
+        "</main></body></html>")
+    (root / "docs" / "guide" / "fees.html").write_text(
+        "<html><head><title>Fees</title><link rel='canonical' href='/docs/guide/fees.html'></head><body>"
+        "<h1>Fees</h1><p>A mooring costs 40 dollars a night.</p><a href='../index.html'>Home</a></body></html>")
+    (root / "docs" / "guide" / "winter.html").write_text(
+        "<html><head><title>Winter</title><meta name='robots' content='nofollow'></head><body><h1>Winter</h1>"
+        "<p id='dates'>Winter berths close on 1 November.</p><a href='hidden.html'>hidden</a></body></html>")
+    (root / "docs" / "guide" / "hidden.html").write_text("<p>Only a nofollow page links here.</p>")
+    (root / "docs" / "private" / "keys.html").write_text("<p>The key code is 1234.</p>")
+    (root / "blog" / "news.html").write_text("<p>Not in the docs section.</p>")
+    (root / "blog" / "moved.html").write_text("<p>Moved out of the docs section.</p>")
+    (root / "docs" / "logo.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'/>")
+    manual = Path(__file__).parent / "ingest" / "made_by_libreoffice" / "heatpump-manual.pdf"
+    (root / "docs" / "manual.pdf").write_bytes(manual.read_bytes())
+    handler = type("Site", (_Site,), {"requests": []})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), lambda *a: handler(*a, directory=str(root)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield Served(f"http://127.0.0.1:{server.server_address[1]}", handler.requests)
+    finally:
+        server.shutdown()
+        server.server_close()

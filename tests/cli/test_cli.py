@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from convrag.cli.main import app
 from convrag.data.layout import sample_root
-from tests.helpers import TINY, GarbageServer, merged_results, write_jsonl
+from tests.helpers import TINY, GarbageServer, Served, merged_results, write_jsonl
 
 runner = CliRunner()
 
@@ -593,6 +593,24 @@ def test_index_a_zip_archive_of_documents_and_still_a_zipped_beir_corpus(tmp_pat
     result = runner.invoke(app, ["index", str(tmp_path / "corpus.jsonl.zip"), "-c", "tiny", "--store", store, "--no-dense"])
     assert result.exit_code == 0, result.output
     assert runner.invoke(app, ["search", "passport renewal fee", "-c", "tiny", "--store", store, "-r", "bm25", "-k", "1"]).output.startswith("1. p2")
+
+
+def test_index_a_web_page_or_a_crawled_section_of_a_site(tmp_path: Path, served: Served) -> None:
+    """A documentation site's section: `convrag index https://...` took the address for a path ("https:/...")
+    and said it was no corpus. One page is read alone; with --crawl the pages under its folder, each cited by its
+    own address; what is not read is named."""
+    store = str(tmp_path / "store")
+    result = runner.invoke(app, ["index", f"{served.address}/docs/", "-c", "site", "--store", store, "--no-dense", "--crawl",
+                                 "--delay", "0"])
+    assert result.exit_code == 0, result.output
+    assert "skipped" in result.output and "disallowed by the site's robots.txt" in result.output
+    found = runner.invoke(app, ["search", "mooring night", "-c", "site", "--store", store, "-r", "bm25", "-k", "1"])
+    assert "guide/fees-0-" in found.output and "A mooring costs 40 dollars a night." in found.output
+    result = runner.invoke(app, ["index", f"{served.address}/docs/guide/winter.html", "-c", "page", "--store", store, "--no-dense"])
+    assert result.exit_code == 0, result.output
+    assert runner.invoke(app, ["search", "winter", "-c", "page", "--store", store, "-r", "bm25", "-k", "5"]).output.count("winter-0-") == 1
+    result = runner.invoke(app, ["index", str(tmp_path), "-c", "x", "--store", store, "--no-dense", "--crawl"])
+    assert result.exit_code != 0 and "--crawl, --max-pages and --delay are for a web address" in str(result.exception)
 
 
 def test_eval_measures_a_strategy_of_ones_own(tmp_path: Path) -> None:

@@ -28,7 +28,7 @@ from .output import snippet
 
 @app.command(rich_help_panel="Collections")
 def index(
-    source: Annotated[Path, typer.Argument(help="A BEIR corpus (.jsonl, .jsonl.gz, .jsonl.zip), a folder of .txt, .md, .rst, .html, .csv, .pdf, .docx, .odt, .ods, .odp, .rtf, .pptx, .xlsx, .epub, .doc, .xls, .ppt, .eml, .msg, .tif, .png, .jpg, .heic, .zip, .tar.gz, .7z and .rar documents, or one such document.")],
+    source: Annotated[str, typer.Argument(help="A BEIR corpus (.jsonl, .jsonl.gz, .jsonl.zip), a folder of .txt, .md, .rst, .html, .csv, .pdf, .docx, .odt, .ods, .odp, .rtf, .pptx, .xlsx, .epub, .doc, .xls, .ppt, .eml, .msg, .tif, .png, .jpg, .heic, .zip, .tar.gz, .7z and .rar documents, one such document, or a web address (https://...) of a page or a file; with --crawl, the pages it links to under its folder too.")],
     collection: Annotated[str, typer.Option("--collection", "-c", help="Name of the collection to create or update.")],
     store: StoreOpt = None,
     embedding_model: ModelOpt = "all-MiniLM-L6-v2",
@@ -43,10 +43,15 @@ def index(
         help="For documents: passages cut at sentence and line ends and titled by the section they begin in (the "
              "default), or MT-RAG's plain token windows, cut wherever the count falls and titled by the document.")] = True,
     rebuild: Annotated[bool, typer.Option("--rebuild", help="Rebuild even if nothing changed.")] = False,
+    crawl: Annotated[bool, typer.Option(
+        "--crawl", help="For a web address: also read the pages it links to under its folder on the same site, breadth first, "
+                        "one at a time, obeying the site's robots.txt.")] = False,
+    max_pages: Annotated[int, typer.Option(help="For --crawl: the most pages fetched.")] = 500,
+    delay: Annotated[float, typer.Option(help="For --crawl: seconds waited between two requests to the site.")] = 0.25,
     backend: BackendOpt = "embedded",
     milvus_uri: MilvusUriOpt = "./data/convrag.db",
 ) -> None:
-    """Build a collection (BM25 + dense indexes) from a corpus file or a folder of documents."""
+    """Build a collection (BM25 + dense indexes) from a corpus file, a folder of documents or a web site's pages."""
     from ..config import default_store
     from ..data.beir import read_corpus
     from ..embeddings import load_embedder
@@ -55,8 +60,16 @@ def index(
     from ..ingest import ocr
     from ..ingest.chunking import chunk_documents
     from ..ingest.documents import SUFFIXES, document_paths, document_suffix, iter_documents, no_text_reason, read_document
+    from ..ingest.web import crawl as crawl_site
+    from ..ingest.web import is_address
 
     check_backend(backend, store)
+    address = source.strip() if is_address(source) else ""
+    if (crawl or max_pages != 500 or delay != 0.25) and not address:
+        raise ConfigError("--crawl, --max-pages and --delay are for a web address (https://...)")
+    if max_pages < 1 or delay < 0:
+        raise ConfigError(f"--max-pages must be at least 1 and --delay at least 0; got {max_pages} and {delay}")
+    path = Path(source)
     if not 0 <= overlap < max_tokens:  # refused before the embedding model loads (a ValueError traceback from the chunker, after it)
         raise ConfigError(f"--max-tokens must be above --overlap, and --overlap at least 0; got {max_tokens} and {overlap}")
     if backend == "milvus" and not dense:
@@ -72,17 +85,27 @@ def index(
     # the vectors are the same to 1e-6, so the collection is searched with the CPU model afterwards
     embedder = load_embedder(embedding_model, device=device, batch_size=16 if device == "cpu" else 128) if dense else None
     reporter = RichReporter()
-    corpus = source.name.lower().endswith((".jsonl", ".jsonl.gz", ".jsonl.zip"))  # a BEIR corpus, though .zip is an archive's suffix too
-    documents = source.is_dir() or (document_suffix(source) in SUFFIXES and not corpus)
+    corpus = not address and path.name.lower().endswith((".jsonl", ".jsonl.gz", ".jsonl.zip"))  # a BEIR corpus, though .zip is an archive's suffix too
+    documents = bool(address) or path.is_dir() or (document_suffix(path) in SUFFIXES and not corpus)
     tokenizer = (embedder or load_embedder(embedding_model)).tokenizer if documents else None
     # a scanned PDF is read by OCR at a second or two a page: the bar says which page, as the service's job does
     with ocr.hearing(lambda name, done, total: reporter.note(f"{name}: page {done} of {total} read by OCR")):
-        if source.is_dir():
+        if address:  # a page or a file on the web, and with --crawl the pages under its folder
             skipped: list[str] = []
+            with reporter.stage(f"reading {address}" + (f" and the pages under it (at most {max_pages})" if crawl else "")) as advance:
+                pages = crawl_site(address, skipped, follow=crawl, max_pages=max_pages if crawl else 1, delay=delay,
+                                   advance=lambda url: (reporter.note(url), advance(1)))
+                passages = list(chunk_documents(pages, tokenizer, max_tokens, overlap, structured))
+            for line in skipped:
+                console.print(f"[yellow]skipped[/yellow] {escape(line)}", highlight=False)
+            if not passages:
+                raise DataFormatError(address, "no readable text" + (f" ({len(skipped)} skipped)" if skipped else ""))
+        elif path.is_dir():
+            skipped = []
             unread: Counter[str] = Counter()
             # counted first, so the bar says how many files are left: a folder of scans read by OCR takes minutes
-            with reporter.stage(f"reading and chunking documents under {source}", total=len(document_paths(source))) as advance:
-                passages = list(chunk_documents(iter_documents(source, skipped, unread, advance), tokenizer, max_tokens, overlap, structured))
+            with reporter.stage(f"reading and chunking documents under {path}", total=len(document_paths(path))) as advance:
+                passages = list(chunk_documents(iter_documents(path, skipped, unread, advance), tokenizer, max_tokens, overlap, structured))
             for line in skipped:
                 console.print(f"[yellow]skipped[/yellow] {escape(line)}", highlight=False)
             if unread:
@@ -90,25 +113,25 @@ def index(
                 console.print(f"[yellow]not read[/yellow] {unread.total()} file(s) of other types: {escape(kinds)}; convrag reads "
                               f"{', '.join(sorted(SUFFIXES))}")
             if not passages:
-                raise DataFormatError(source, "no readable text in any supported file" + (f" ({len(skipped)} skipped)" if skipped else "")
+                raise DataFormatError(path, "no readable text in any supported file" + (f" ({len(skipped)} skipped)" if skipped else "")
                                       + (f" ({unread.total()} of other types not read)" if unread else ""))
         elif documents:  # one document: a collection of it alone (it read as a broken corpus)
-            with reporter.stage(f"chunking {source}"):
-                passages = list(chunk_documents([read_document(source)], tokenizer, max_tokens, overlap, structured))
+            with reporter.stage(f"chunking {path}"):
+                passages = list(chunk_documents([read_document(path)], tokenizer, max_tokens, overlap, structured))
             if not passages:
-                raise DataFormatError(source, no_text_reason(source))
+                raise DataFormatError(path, no_text_reason(path))
         else:
-            if not corpus and source.is_file():
-                raise DataFormatError(source, f"not a BEIR corpus (.jsonl, .jsonl.gz, .jsonl.zip) nor a document "
+            if not corpus and path.is_file():
+                raise DataFormatError(path, f"not a BEIR corpus (.jsonl, .jsonl.gz, .jsonl.zip) nor a document "
                                               f"({', '.join(sorted(SUFFIXES))})")
             empty: list[str] = []
-            with reporter.stage(f"reading {source}"):
-                passages = list(read_corpus(source, empty))
+            with reporter.stage(f"reading {path}"):
+                passages = list(read_corpus(path, empty))
             if empty:
                 shown = ", ".join(empty[:5]) + (f" and {len(empty) - 5} more" if len(empty) > 5 else "")
                 console.print(f"[yellow]skipped[/yellow] {len(empty)} passage(s) with neither text nor title: {escape(shown)}")
             if not passages:
-                raise DataFormatError(source, f"the corpus is empty ({len(empty)} passage(s) with neither text nor title)" if empty else "the corpus is empty")
+                raise DataFormatError(path, f"the corpus is empty ({len(empty)} passage(s) with neither text nor title)" if empty else "the corpus is empty")
     if backend == "milvus":
         if rebuild:
             milvus.delete(collection)
@@ -118,7 +141,7 @@ def index(
                 else "unchanged")
         console.print(f"Milvus collection [bold]{collection}[/bold] at {escape(milvus_uri)}: {done}, {synced.total} in total")
         return
-    built = Collection.build(target, passages, name=collection, embedder=embedder, source=str(source), force=rebuild, reporter=reporter,
+    built = Collection.build(target, passages, name=collection, embedder=embedder, source=address or str(path), force=rebuild, reporter=reporter,
                              windows=WindowSettings() if windows and embedder is not None else None)
     model = built.manifest.embedding_model
     indexes = f"BM25 and dense ({model})" if model else "BM25 only (no dense index)"

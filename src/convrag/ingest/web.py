@@ -1,0 +1,261 @@
+"""Documents read from their web addresses: one page or file, or a site's pages crawled from a start page.
+
+Much of what a team wants to chat over is published, not filed: a product's documentation site, an
+intranet wiki, a handbook's pages. ``convrag index https://docs.example.com/guide/ --crawl`` reads the
+start page and follows its links, breadth first, to the pages under the start page's folder on the
+same host (``https://docs.example.com/guide/...``), as a person would read that section of the site;
+links elsewhere (another section, another site, a ``mailto:``) are not followed. Each page or file is
+read as the file it is by its content type (an HTML page, a PDF, a Word document linked from a
+page), with its address kept as the document's, so a citation links to the page.
+
+A crawler is a guest: it asks for one page at a time, waits :data:`DEFAULT_DELAY` seconds between two,
+says who it is (:data:`USER_AGENT`), obeys the site's ``robots.txt`` (a page it disallows is named
+and not fetched) and a page's ``<meta name="robots">`` (``noindex``: not read; ``nofollow``: its
+links not followed), and stops at ``max_pages``. A response larger than :data:`MAX_RESPONSE_BYTES`, one
+slower than :data:`TIMEOUT_SECONDS`, an error status, a redirect out of the section and a type convrag
+does not read are each named with the reason, and the crawl goes on.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import re
+import tempfile
+import time
+import urllib.robotparser
+from collections import deque
+from collections.abc import Callable, Iterator
+from pathlib import Path, PurePosixPath
+from typing import Any, NamedTuple
+from urllib.parse import unquote, urldefrag, urljoin, urlsplit
+
+from .. import __version__
+from ..characters import readable_name
+from ..errors import DataFormatError
+from .documents import SUFFIXES, Document, document_suffix, read_document
+
+#: who the crawler says it is, in each request and to robots.txt
+USER_AGENT = f"convrag/{__version__} (document indexer)"
+#: seconds waited between two requests to the site
+DEFAULT_DELAY = 0.25
+#: the most bytes of one response read (a page, a PDF); a larger one is named and skipped
+MAX_RESPONSE_BYTES = 50 << 20
+TIMEOUT_SECONDS = 30.0
+#: the pages a crawl reads at most unless told otherwise
+DEFAULT_MAX_PAGES = 500
+
+#: a web address, as a command line's argument may give one
+_ADDRESS = re.compile(r"https?://\S+", re.IGNORECASE)
+#: the suffix a response is read as, by its content type (a page's address often has none: "/guide/")
+_CONTENT_TYPES = {"text/html": ".html", "application/xhtml+xml": ".html", "text/plain": ".txt", "text/markdown": ".md",
+                  "text/csv": ".csv", "application/pdf": ".pdf", "application/rtf": ".rtf", "text/rtf": ".rtf",
+                  "application/epub+zip": ".epub", "application/msword": ".doc", "message/rfc822": ".eml",
+                  "application/vnd.openxmlformats-officedocument.wordprocessingml.document": ".docx",
+                  "application/vnd.openxmlformats-officedocument.presentationml.presentation": ".pptx",
+                  "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": ".xlsx",
+                  "application/vnd.oasis.opendocument.text": ".odt"}
+#: content types that say nothing of the format: the address's own suffix decides
+_UNTYPED = frozenset({"", "application/octet-stream", "binary/octet-stream", "application/x-download"})
+
+
+def is_address(text: str) -> bool:
+    """Whether a command line's source is a web address rather than a path."""
+    return _ADDRESS.fullmatch(text.strip()) is not None
+
+
+class _Page(NamedTuple):
+    """A response read whole: the address it came from (after redirects), its status, its content
+    type (lower case, without parameters) and its bytes; ``reason`` says why it holds none."""
+
+    url: str
+    status: int
+    content_type: str
+    body: bytes
+    reason: str = ""
+
+
+def crawl(start: str, skipped: list[str], follow: bool = True, max_pages: int = DEFAULT_MAX_PAGES,
+          delay: float = DEFAULT_DELAY, advance: Callable[[str], None] | None = None,
+          client: Any = None) -> Iterator[Document]:
+    """The documents at ``start`` and, ``follow``, at the pages it links to under its folder,
+    breadth first, at most ``max_pages`` fetched (module docstring). What is not read is recorded
+    in ``skipped`` ("address: reason"); ``advance`` is called with each address fetched. Document
+    ids are the pages' paths under the start page's folder ("install/linux"; "index" for the folder
+    itself), made distinct with "-2", "-3"... A page whose bytes are those of one read already ("guide/"
+    and "guide/index.html") is not read again. ``client``: an ``httpx.Client`` (tests give their own)."""
+    import httpx
+
+    start = urldefrag(start.strip())[0]
+    parts = urlsplit(start)
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+        raise DataFormatError(start, "not a web address (http:// or https://)")
+    folder = parts.path[:parts.path.rfind("/") + 1] or "/"
+    scope = f"{parts.scheme.lower()}://{parts.netloc.lower()}{folder}"
+    own = client is None
+    client = client or httpx.Client(follow_redirects=True, timeout=TIMEOUT_SECONDS, headers={"User-Agent": USER_AGENT})
+    try:
+        robots = _robots(client, f"{parts.scheme}://{parts.netloc}/robots.txt")
+        queue, seen, ids = deque([start]), {start}, set[str]()
+        read: dict[str, str] = {}  # each page's bytes by their digest, to the address first read with them
+        fetched = 0
+        while queue:
+            url = queue.popleft()
+            if fetched >= max_pages:
+                skipped.append(f"{len(queue) + 1} more page(s) not fetched: the crawl stops at {max_pages} (--max-pages)")
+                break
+            if not robots.can_fetch(USER_AGENT, url):
+                skipped.append(f"{url}: disallowed by the site's robots.txt")
+                continue
+            if fetched and delay > 0:
+                time.sleep(delay)
+            fetched += 1
+            if advance is not None:
+                advance(url)
+            page = _fetch(client, url)
+            if page.reason:
+                skipped.append(f"{url}: {page.reason}")
+                continue
+            if not _inside(page.url, scope):
+                skipped.append(f"{url}: redirected to {page.url}, outside {scope}")
+                continue
+            suffix = _suffix(page)
+            if suffix is None:
+                skipped.append(f"{url}: not a type convrag reads ({page.content_type or 'no content type'})")
+                continue
+            index, links = True, []
+            if suffix == ".html":
+                index, follows, links = _page_links(page)
+                links = links if follows else []
+            if follow:
+                for link in links:
+                    if link not in seen and _inside(link, scope):
+                        seen.add(link)
+                        queue.append(link)
+            if not index:
+                skipped.append(f"{url}: the page asks not to be indexed (robots noindex)")
+                continue
+            digest = hashlib.sha256(page.body).hexdigest()
+            if digest in read:  # "guide/" and "guide/index.html", a page redirected to one read: read once, under its first address
+                continue
+            read[digest] = page.url
+            document = _read(page, suffix, _unique(_page_id(page.url, scope), ids), skipped)
+            if document is not None:
+                yield document
+    finally:
+        if own:
+            client.close()
+
+
+def _robots(client: Any, address: str) -> urllib.robotparser.RobotFileParser:
+    """The site's robots.txt; none (a 404, an error) allows every page, as the convention has it."""
+    robots = urllib.robotparser.RobotFileParser(address)
+    page = _fetch(client, address)
+    robots.parse(page.body.decode("utf-8", "replace").splitlines() if not page.reason else [])
+    return robots
+
+
+def _fetch(client: Any, url: str) -> _Page:
+    """One response, read whole up to :data:`MAX_RESPONSE_BYTES`; a failure is a page with its reason."""
+    import httpx
+
+    try:
+        with client.stream("GET", url) as response:
+            kind = response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+            final = str(response.url)
+            if response.status_code != 200:
+                return _Page(final, response.status_code, kind, b"", f"HTTP {response.status_code} {response.reason_phrase}".strip())
+            declared = response.headers.get("content-length", "")
+            if declared.isdigit() and int(declared) > MAX_RESPONSE_BYTES:
+                return _Page(final, 200, kind, b"", f"larger than {MAX_RESPONSE_BYTES >> 20} MB")
+            body = bytearray()
+            for block in response.iter_bytes():
+                body += block
+                if len(body) > MAX_RESPONSE_BYTES:
+                    return _Page(final, 200, kind, b"", f"larger than {MAX_RESPONSE_BYTES >> 20} MB")
+            return _Page(final, 200, kind, bytes(body))
+    except httpx.TimeoutException:
+        return _Page(url, 0, "", b"", f"no answer within {TIMEOUT_SECONDS:.0f} s")
+    except httpx.HTTPError as exc:  # refused, unreachable, a redirect loop, a TLS error
+        return _Page(url, 0, "", b"", f"not fetched ({type(exc).__name__}: {exc})")
+
+
+def _inside(url: str, scope: str) -> bool:
+    """Whether an address is under the crawl's folder on its host (scheme and host compared in lower case)."""
+    parts = urlsplit(url)
+    return f"{parts.scheme.lower()}://{parts.netloc.lower()}{parts.path}".startswith(scope)
+
+
+def _suffix(page: _Page) -> str | None:
+    """The suffix a response is read as: its content type's, else (no type, or a generic one) its
+    address's own where convrag reads it; None where neither is a type convrag reads."""
+    if page.content_type in _CONTENT_TYPES:
+        return _CONTENT_TYPES[page.content_type]
+    own = document_suffix(PurePosixPath(unquote(urlsplit(page.url).path)).name)
+    if page.content_type in _UNTYPED or page.content_type.startswith("text/"):
+        return own if own in SUFFIXES else None
+    return None
+
+
+def _page_links(page: _Page) -> tuple[bool, bool, list[str]]:
+    """Whether an HTML page may be indexed and its links followed (its ``<meta name="robots">``), and
+    the addresses it links to (``<a href>``, against its ``<base href>``), without their fragments,
+    in the page's order. Its navigation's links are kept: a site's menu is how a crawler finds its pages."""
+    from bs4 import BeautifulSoup
+
+    from .documents import decode_text
+
+    try:
+        soup = BeautifulSoup(decode_text(page.body, Path("page.html")), "html.parser")
+    except DataFormatError:
+        return True, False, []
+    rules = " ".join(str(meta.get("content", "")) for meta in soup.find_all("meta")
+                     if str(meta.get("name", "")).lower() in ("robots", "convrag")).lower()
+    base = soup.find("base", href=True)
+    here = urljoin(page.url, str(base["href"])) if base is not None else page.url
+    links: list[str] = []
+    for anchor in soup.find_all("a", href=True):
+        if "nofollow" in str(anchor.get("rel", "")).lower():
+            continue
+        link = urldefrag(urljoin(here, str(anchor["href"]).strip()))[0]
+        if urlsplit(link).scheme.lower() in ("http", "https"):
+            links.append(link)
+    return "noindex" not in rules and "none" not in rules, "nofollow" not in rules and "none" not in rules, links
+
+
+def _page_id(url: str, scope: str) -> str:
+    """A page's document id: its path under the crawl's folder, without an HTML page's suffix, its query
+    kept ("guide/install", "news?page=2"); "index" for the folder itself."""
+    parts = urlsplit(url)
+    path = unquote(parts.path)[len(unquote(urlsplit(scope).path)):].strip("/")
+    path = re.sub(r"(?:^|/)index\.html?$", "", path, flags=re.IGNORECASE)
+    path = re.sub(r"\.html?$", "", path, flags=re.IGNORECASE) or "index"
+    return readable_name(f"{path}?{parts.query}" if parts.query else path)
+
+
+def _unique(doc_id: str, ids: set[str]) -> str:
+    candidate, n = doc_id, 1
+    while candidate in ids:
+        n += 1
+        candidate = f"{doc_id}-{n}"
+    ids.add(candidate)
+    return candidate
+
+
+def _read(page: _Page, suffix: str, doc_id: str, skipped: list[str]) -> Document | None:
+    """A response read as the file it is, under its own address; what cannot be read, or reads as
+    no text, is recorded in ``skipped``."""
+    name = PurePosixPath(unquote(urlsplit(page.url).path)).name or "index"
+    with tempfile.TemporaryDirectory(prefix="convrag-web-") as folder:
+        file = Path(folder) / f"page{suffix}"
+        file.write_bytes(page.body)
+        try:
+            document = read_document(file, doc_id=doc_id, url=page.url, name=name if document_suffix(name) else f"{name}{suffix}")
+        except DataFormatError as exc:
+            skipped.append(f"{page.url}: {exc.reason}")
+            return None
+    if not document.text.strip():
+        skipped.append(f"{page.url}: no text")
+        return None
+    # a page's own canonical address, which may be written relative to it ("/guide/install")
+    return dataclasses.replace(document, url=urljoin(page.url, document.url))

@@ -1,0 +1,64 @@
+"""convrag.ingest.web against a real HTTP server on 127.0.0.1 serving a small site from a folder."""
+
+from __future__ import annotations
+
+import pytest
+
+from convrag.errors import DataFormatError
+from convrag.ingest import web
+from convrag.ingest.web import crawl, is_address
+from tests.helpers import Served
+
+
+def test_a_sites_section_is_crawled_breadth_first_within_its_folder_as_a_guest(served: Served) -> None:
+    """The start page's links are followed to the pages under its folder, one at a time, each read as the file it
+    is with its address kept; robots.txt, a page's nofollow, other sections and sites, a redirect out of the
+    section, a missing page and a type convrag does not read are each named or passed by, and nothing else."""
+    site = served.address
+    skipped: list[str] = []
+    documents = list(crawl(f"{site}/docs/", skipped, delay=0))
+    assert [(d.doc_id, d.title, d.url) for d in documents] == [
+        ("index", "Harbour docs", f"{site}/docs/"),
+        ("guide/fees", "Fees", f"{site}/docs/guide/fees.html"),  # its canonical address, made whole
+        ("guide/winter", "Winter", f"{site}/docs/guide/winter.html"),
+        ("manual.pdf", "Solenne HX-9 Air-to-Water Heat Pump: Owner\u2019s Manual", f"{site}/docs/manual.pdf"),
+    ]
+    assert documents[0].text.split("\n") == ["Harbour docs", "Welcome to the harbour's documentation.",
+                                             "The manual, keys, moved, gone, logo, again"]  # its menu is no text
+    assert "A mooring costs 40 dollars a night." in documents[1].text and "refrigerant" in documents[3].text
+    assert skipped == [f"{site}/docs/private/keys.html: disallowed by the site's robots.txt",
+                       f"{site}/docs/moved: redirected to {site}/blog/moved.html, outside {site}/docs/",
+                       f"{site}/docs/gone.html: HTTP 404 File not found",
+                       f"{site}/docs/logo.svg: not a type convrag reads (image/svg+xml)"]
+    fetched = [path for path, _ in served.requests]
+    assert "/docs/guide/hidden.html" not in fetched and "/blog/news.html" not in fetched  # nofollow; another section
+    assert fetched[0] == "/robots.txt" and fetched.count("/docs/guide/fees.html") == 1
+    assert {agent for _, agent in served.requests} == {web.USER_AGENT}
+
+
+def test_one_address_is_read_alone_and_a_crawl_stops_at_its_bound(served: Served) -> None:
+    site = served.address
+    skipped: list[str] = []
+    documents = list(crawl(f"{site}/docs/guide/fees.html", skipped, follow=False, delay=0))
+    assert [d.doc_id for d in documents] == ["fees"] and skipped == []
+    documents = list(crawl(f"{site}/docs/index.html", skipped, max_pages=2, delay=0))
+    assert [d.doc_id for d in documents] == ["index", "guide/fees"]
+    assert skipped == ["6 more page(s) not fetched: the crawl stops at 2 (--max-pages)"]
+
+
+def test_a_response_past_the_bound_or_a_server_that_does_not_answer_is_named(served: Served, monkeypatch: pytest.MonkeyPatch) -> None:
+    site = served.address
+    monkeypatch.setattr(web, "MAX_RESPONSE_BYTES", 1000)
+    skipped: list[str] = []
+    assert [d.doc_id for d in crawl(f"{site}/docs/", skipped, delay=0)][:1] == ["index"]
+    assert f"{site}/docs/manual.pdf: larger than 0 MB" in skipped
+    skipped = []
+    assert list(crawl("http://127.0.0.1:9/docs/", skipped, delay=0)) == []
+    assert skipped[0].startswith("http://127.0.0.1:9/docs/: not fetched (ConnectError")
+
+
+def test_only_web_addresses_are_crawled() -> None:
+    assert is_address("https://docs.example.com/guide/") and is_address("HTTP://x.example/a.pdf")
+    assert not is_address("docs/guide") and not is_address("ftp://x.example/a") and not is_address("https://a b")
+    with pytest.raises(DataFormatError, match="not a web address"):
+        list(crawl("file:///etc/passwd", []))
