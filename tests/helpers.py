@@ -273,10 +273,12 @@ class _Site(http.server.SimpleHTTPRequestHandler):
 
 
 class Served(NamedTuple):
-    """A site being served: its address ("http://127.0.0.1:PORT") and each request's path and User-Agent, in order."""
+    """A site being served: its address ("http://127.0.0.1:PORT"), each request's path and User-Agent, in
+    order, and the folder it serves."""
 
     address: str
     requests: list[tuple[str, str]]
+    root: Path
 
 
 @contextlib.contextmanager
@@ -315,7 +317,7 @@ def served_site(tmp_path: Path) -> Iterator[Served]:
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield Served(f"http://127.0.0.1:{server.server_address[1]}", handler.requests)
+        yield Served(f"http://127.0.0.1:{server.server_address[1]}", handler.requests, root)
     finally:
         server.shutdown()
         server.server_close()

@@ -62,3 +62,17 @@ def test_only_web_addresses_are_crawled() -> None:
     assert not is_address("docs/guide") and not is_address("ftp://x.example/a") and not is_address("https://a b")
     with pytest.raises(DataFormatError, match="not a web address"):
         list(crawl("file:///etc/passwd", []))
+
+
+def test_a_sites_crawl_delay_is_waited_between_requests(served: Served, monkeypatch: pytest.MonkeyPatch) -> None:
+    """robots.txt's "Crawl-delay" asks a crawler to wait longer than it would; it is obeyed, up to its bound."""
+    waits: list[float] = []
+    monkeypatch.setattr(web.time, "sleep", waits.append)
+    robots = served.root / "robots.txt"
+    robots.write_text("User-agent: *\nCrawl-delay: 2\nDisallow: /docs/private/\n")
+    list(crawl(f"{served.address}/docs/", [], delay=0.5))
+    assert waits and set(waits) == {2.0}
+    robots.write_text("User-agent: *\nCrawl-delay: 3600\n")
+    waits.clear()
+    list(crawl(f"{served.address}/docs/", [], delay=0.5))
+    assert set(waits) == {web.MAX_CRAWL_DELAY}

@@ -8,9 +8,9 @@ links elsewhere (another section, another site, a ``mailto:``) are not followed.
 read as the file it is by its content type (an HTML page, a PDF, a Word document linked from a
 page), with its address kept as the document's, so a citation links to the page.
 
-A crawler is a guest: it asks for one page at a time, waits :data:`DEFAULT_DELAY` seconds between two,
-says who it is (:data:`USER_AGENT`), obeys the site's ``robots.txt`` (a page it disallows is named
-and not fetched) and a page's ``<meta name="robots">`` (``noindex``: not read; ``nofollow``: its
+A crawler is a guest: it asks for one page at a time, waits :data:`DEFAULT_DELAY` seconds between two
+(or the ``Crawl-delay`` the site's ``robots.txt`` asks, up to :data:`MAX_CRAWL_DELAY`), says who it is
+(:data:`USER_AGENT`), obeys that ``robots.txt`` (a page it disallows is named and not fetched) and a page's ``<meta name="robots">`` (``noindex``: not read; ``nofollow``: its
 links not followed), and stops at ``max_pages``. A response larger than :data:`MAX_RESPONSE_BYTES`, one
 slower than :data:`TIMEOUT_SECONDS`, an error status, a redirect out of the section and a type convrag
 does not read are each named with the reason, and the crawl goes on.
@@ -42,6 +42,8 @@ DEFAULT_DELAY = 0.25
 #: the most bytes of one response read (a page, a PDF); a larger one is named and skipped
 MAX_RESPONSE_BYTES = 50 << 20
 TIMEOUT_SECONDS = 30.0
+#: the longest "Crawl-delay" of a robots.txt obeyed (seconds); a longer one is read as this
+MAX_CRAWL_DELAY = 30.0
 #: the pages a crawl reads at most unless told otherwise
 DEFAULT_MAX_PAGES = 500
 
@@ -96,6 +98,8 @@ def crawl(start: str, skipped: list[str], follow: bool = True, max_pages: int = 
     client = client or httpx.Client(follow_redirects=True, timeout=TIMEOUT_SECONDS, headers={"User-Agent": USER_AGENT})
     try:
         robots = _robots(client, f"{parts.scheme}://{parts.netloc}/robots.txt")
+        asked = robots.crawl_delay(USER_AGENT)  # the site's own "Crawl-delay", where longer than ours
+        delay = max(delay, min(float(asked), MAX_CRAWL_DELAY)) if asked else delay
         queue, seen, ids = deque([start]), {start}, set[str]()
         read: dict[str, str] = {}  # each page's bytes by their digest, to the address first read with them
         fetched = 0
