@@ -254,13 +254,13 @@ class GarbageServer(FakeEndpoint):
 
 # a web site ----------------------------------------------------------------------------------------
 class _Site(http.server.SimpleHTTPRequestHandler):
-    """A folder served as a site, with a redirect, and each request's path and User-Agent recorded (in
+    """A folder served as a site, with a redirect, and each request's path, User-Agent and Authorization recorded (in
     ``requests``, the list of the subclass :func:`served_site` makes for each site)."""
 
-    requests: list[tuple[str, str]]
+    requests: list[tuple[str, str, str]]
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's name)
-        type(self).requests.append((self.path, self.headers.get("User-Agent", "")))
+        type(self).requests.append((self.path, self.headers.get("User-Agent", ""), self.headers.get("Authorization", "")))
         if self.path == "/docs/moved":  # a page moved out of the section
             self.send_response(301)
             self.send_header("Location", "/blog/moved.html")
@@ -273,11 +273,11 @@ class _Site(http.server.SimpleHTTPRequestHandler):
 
 
 class Served(NamedTuple):
-    """A site being served: its address ("http://127.0.0.1:PORT"), each request's path and User-Agent, in
-    order, and the folder it serves."""
+    """A site being served: its address ("http://127.0.0.1:PORT"), each request's path, User-Agent and
+    Authorization, in order, and the folder it serves."""
 
     address: str
-    requests: list[tuple[str, str]]
+    requests: list[tuple[str, str, str]]
     root: Path
 
 

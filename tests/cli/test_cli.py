@@ -601,16 +601,19 @@ def test_index_a_web_page_or_a_crawled_section_of_a_site(tmp_path: Path, served:
     own address; what is not read is named."""
     store = str(tmp_path / "store")
     result = runner.invoke(app, ["index", f"{served.address}/docs/", "-c", "site", "--store", store, "--no-dense", "--crawl",
-                                 "--delay", "0"])
+                                 "--delay", "0", "-H", "Authorization: Bearer wiki-token"])
     assert result.exit_code == 0, result.output
     assert "skipped" in result.output and "disallowed by the site's robots.txt" in result.output
+    assert {auth for _, _, auth in served.requests} == {"Bearer wiki-token"}
     found = runner.invoke(app, ["search", "mooring night", "-c", "site", "--store", store, "-r", "bm25", "-k", "1"])
     assert "guide/fees-0-" in found.output and "A mooring costs 40 dollars a night." in found.output
     result = runner.invoke(app, ["index", f"{served.address}/docs/guide/winter.html", "-c", "page", "--store", store, "--no-dense"])
     assert result.exit_code == 0, result.output
     assert runner.invoke(app, ["search", "winter", "-c", "page", "--store", store, "-r", "bm25", "-k", "5"]).output.count("winter-0-") == 1
+    result = runner.invoke(app, ["index", f"{served.address}/docs/", "-c", "x", "--store", store, "--no-dense", "-H", "Authorization"])
+    assert result.exit_code != 0 and "--header must be 'Name: value'; got 'Authorization'" in str(result.exception)
     result = runner.invoke(app, ["index", str(tmp_path), "-c", "x", "--store", store, "--no-dense", "--crawl"])
-    assert result.exit_code != 0 and "--crawl, --max-pages and --delay are for a web address" in str(result.exception)
+    assert result.exit_code != 0 and "--crawl, --max-pages, --delay and --header are for a web address" in str(result.exception)
 
 
 def test_eval_measures_a_strategy_of_ones_own(tmp_path: Path) -> None:

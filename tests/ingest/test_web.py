@@ -30,10 +30,11 @@ def test_a_sites_section_is_crawled_breadth_first_within_its_folder_as_a_guest(s
                        f"{site}/docs/moved: redirected to {site}/blog/moved.html, outside {site}/docs/",
                        f"{site}/docs/gone.html: HTTP 404 File not found",
                        f"{site}/docs/logo.svg: not a type convrag reads (image/svg+xml)"]
-    fetched = [path for path, _ in served.requests]
-    assert "/docs/guide/hidden.html" not in fetched and "/blog/news.html" not in fetched  # nofollow; another section
+    fetched = [path for path, _, _ in served.requests]
+    # nofollow; another section; a redirect out of the section, not followed
+    assert "/docs/guide/hidden.html" not in fetched and "/blog/news.html" not in fetched and "/blog/moved.html" not in fetched
     assert fetched[0] == "/robots.txt" and fetched.count("/docs/guide/fees.html") == 1
-    assert {agent for _, agent in served.requests} == {web.USER_AGENT}
+    assert {agent for _, agent, _ in served.requests} == {web.USER_AGENT}
 
 
 def test_one_address_is_read_alone_and_a_crawl_stops_at_its_bound(served: Served) -> None:

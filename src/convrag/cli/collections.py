@@ -48,6 +48,10 @@ def index(
                         "one at a time, obeying the site's robots.txt.")] = False,
     max_pages: Annotated[int, typer.Option(help="For --crawl: the most pages fetched.")] = 500,
     delay: Annotated[float, typer.Option(help="For --crawl: seconds waited between two requests to the site.")] = 0.25,
+    header: Annotated[list[str] | None, typer.Option(
+        "--header", "-H", help="For a web address: a header sent with each request, 'Name: value' (an intranet's "
+                               "'Authorization: Bearer ...' or 'Cookie: ...'); repeat it for more. No request leaves the "
+                               "address's folder on its host.")] = None,
     backend: BackendOpt = "embedded",
     milvus_uri: MilvusUriOpt = "./data/convrag.db",
 ) -> None:
@@ -65,8 +69,9 @@ def index(
 
     check_backend(backend, store)
     address = source.strip() if is_address(source) else ""
-    if (crawl or max_pages != 500 or delay != 0.25) and not address:
-        raise ConfigError("--crawl, --max-pages and --delay are for a web address (https://...)")
+    if (crawl or max_pages != 500 or delay != 0.25 or header) and not address:
+        raise ConfigError("--crawl, --max-pages, --delay and --header are for a web address (https://...)")
+    headers = dict(_header(line) for line in header or [])
     if max_pages < 1 or delay < 0:
         raise ConfigError(f"--max-pages must be at least 1 and --delay at least 0; got {max_pages} and {delay}")
     path = Path(source)
@@ -94,7 +99,7 @@ def index(
             skipped: list[str] = []
             with reporter.stage(f"reading {address}" + (f" and the pages under it (at most {max_pages})" if crawl else "")) as advance:
                 pages = crawl_site(address, skipped, follow=crawl, max_pages=max_pages if crawl else 1, delay=delay,
-                                   advance=lambda url: (reporter.note(url), advance(1)))
+                                   advance=lambda url: (reporter.note(url), advance(1)), headers=headers)
                 passages = list(chunk_documents(pages, tokenizer, max_tokens, overlap, structured))
             for line in skipped:
                 console.print(f"[yellow]skipped[/yellow] {escape(line)}", highlight=False)
@@ -147,6 +152,14 @@ def index(
     indexes = f"BM25 and dense ({model})" if model else "BM25 only (no dense index)"
     count = f"{len(built):,} passage{'' if len(built) == 1 else 's'}"
     console.print(f"collection [bold]{built.name}[/bold]: {count}, {escape(indexes)}, at {escape(str(built.path))}")
+
+
+def _header(line: str) -> tuple[str, str]:
+    """A --header's name and value ("Authorization: Bearer abc")."""
+    name, colon, value = line.partition(":")
+    if not colon or not name.strip() or any(c.isspace() for c in name.strip()):
+        raise ConfigError(f"--header must be 'Name: value'; got {line!r}")
+    return name.strip(), value.strip()
 
 
 @app.command(rich_help_panel="Collections")

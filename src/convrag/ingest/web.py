@@ -79,13 +79,15 @@ class _Page(NamedTuple):
 
 def crawl(start: str, skipped: list[str], follow: bool = True, max_pages: int = DEFAULT_MAX_PAGES,
           delay: float = DEFAULT_DELAY, advance: Callable[[str], None] | None = None,
-          client: Any = None) -> Iterator[Document]:
+          headers: dict[str, str] | None = None, client: Any = None) -> Iterator[Document]:
     """The documents at ``start`` and, ``follow``, at the pages it links to under its folder,
     breadth first, at most ``max_pages`` fetched (module docstring). What is not read is recorded
     in ``skipped`` ("address: reason"); ``advance`` is called with each address fetched. Document
     ids are the pages' paths under the start page's folder ("install/linux"; "index" for the folder
     itself), made distinct with "-2", "-3"... A page whose bytes are those of one read already ("guide/"
-    and "guide/index.html") is not read again. ``client``: an ``httpx.Client`` (tests give their own)."""
+    and "guide/index.html") is not read again. ``headers`` go with each request (an intranet's
+    ``Authorization`` or ``Cookie``: no request leaves the start page's folder on its host).
+    ``client``: an ``httpx.Client`` (tests give their own)."""
     import httpx
 
     start = urldefrag(start.strip())[0]
@@ -95,7 +97,7 @@ def crawl(start: str, skipped: list[str], follow: bool = True, max_pages: int = 
     folder = parts.path[:parts.path.rfind("/") + 1] or "/"
     scope = f"{parts.scheme.lower()}://{parts.netloc.lower()}{folder}"
     own = client is None
-    client = client or httpx.Client(follow_redirects=True, timeout=TIMEOUT_SECONDS, headers={"User-Agent": USER_AGENT})
+    client = client or httpx.Client(timeout=TIMEOUT_SECONDS, headers={**(headers or {}), "User-Agent": USER_AGENT})
     try:
         robots = _robots(client, f"{parts.scheme}://{parts.netloc}/robots.txt")
         asked = robots.crawl_delay(USER_AGENT)  # the site's own "Crawl-delay", where longer than ours
@@ -116,12 +118,9 @@ def crawl(start: str, skipped: list[str], follow: bool = True, max_pages: int = 
             fetched += 1
             if advance is not None:
                 advance(url)
-            page = _fetch(client, url)
+            page = _fetch(client, url, scope)
             if page.reason:
                 skipped.append(f"{url}: {page.reason}")
-                continue
-            if not _inside(page.url, scope):
-                skipped.append(f"{url}: redirected to {page.url}, outside {scope}")
                 continue
             suffix = _suffix(page)
             if suffix is None:
@@ -154,33 +153,46 @@ def crawl(start: str, skipped: list[str], follow: bool = True, max_pages: int = 
 def _robots(client: Any, address: str) -> urllib.robotparser.RobotFileParser:
     """The site's robots.txt; none (a 404, an error) allows every page, as the convention has it."""
     robots = urllib.robotparser.RobotFileParser(address)
-    page = _fetch(client, address)
+    page = _fetch(client, address, address)
     robots.parse(page.body.decode("utf-8", "replace").splitlines() if not page.reason else [])
     return robots
 
 
-def _fetch(client: Any, url: str) -> _Page:
-    """One response, read whole up to :data:`MAX_RESPONSE_BYTES`; a failure is a page with its reason."""
+#: the most redirects followed for one address
+MAX_REDIRECTS = 5
+
+
+def _fetch(client: Any, url: str, scope: str) -> _Page:
+    """One response, read whole up to :data:`MAX_RESPONSE_BYTES`, through redirects that stay under
+    ``scope`` (one that leaves it is not followed: nothing is asked of another section or site, and the
+    request's headers, a token among them, go nowhere else); a failure is a page with its reason."""
     import httpx
 
     try:
-        with client.stream("GET", url) as response:
-            kind = response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
-            final = str(response.url)
-            if response.status_code != 200:
-                return _Page(final, response.status_code, kind, b"", f"HTTP {response.status_code} {response.reason_phrase}".strip())
-            declared = response.headers.get("content-length", "")
-            if declared.isdigit() and int(declared) > MAX_RESPONSE_BYTES:
-                return _Page(final, 200, kind, b"", f"larger than {MAX_RESPONSE_BYTES >> 20} MB")
-            body = bytearray()
-            for block in response.iter_bytes():
-                body += block
-                if len(body) > MAX_RESPONSE_BYTES:
-                    return _Page(final, 200, kind, b"", f"larger than {MAX_RESPONSE_BYTES >> 20} MB")
-            return _Page(final, 200, kind, bytes(body))
+        for _ in range(MAX_REDIRECTS + 1):
+            with client.stream("GET", url) as response:
+                kind = response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+                if response.is_redirect:
+                    target = urldefrag(urljoin(url, response.headers["location"]))[0]
+                    if not _inside(target, scope):
+                        return _Page(target, response.status_code, kind, b"", f"redirected to {target}, outside {scope}")
+                    url = target
+                    continue
+                if response.status_code != 200:
+                    return _Page(url, response.status_code, kind, b"", f"HTTP {response.status_code} {response.reason_phrase}".strip())
+                declared = response.headers.get("content-length", "")
+                if declared.isdigit() and int(declared) > MAX_RESPONSE_BYTES:
+                    return _Page(url, 200, kind, b"", f"larger than {MAX_RESPONSE_BYTES >> 20} MB")
+                body = bytearray()
+                for block in response.iter_bytes():
+                    body += block
+                    if len(body) > MAX_RESPONSE_BYTES:
+                        return _Page(url, 200, kind, b"", f"larger than {MAX_RESPONSE_BYTES >> 20} MB")
+                return _Page(url, 200, kind, bytes(body))
+        return _Page(url, 0, "", b"", f"more than {MAX_REDIRECTS} redirects")
     except httpx.TimeoutException:
         return _Page(url, 0, "", b"", f"no answer within {TIMEOUT_SECONDS:.0f} s")
-    except httpx.HTTPError as exc:  # refused, unreachable, a redirect loop, a TLS error
+    except httpx.HTTPError as exc:  # refused, unreachable, a TLS error
         return _Page(url, 0, "", b"", f"not fetched ({type(exc).__name__}: {exc})")
 
 
