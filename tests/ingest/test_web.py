@@ -77,3 +77,35 @@ def test_a_sites_crawl_delay_is_waited_between_requests(served: Served, monkeypa
     waits.clear()
     list(crawl(f"{served.address}/docs/", [], delay=0.5))
     assert set(waits) == {web.MAX_CRAWL_DELAY}
+
+
+def test_a_pages_text_is_read_in_the_charset_its_server_names(served: Served) -> None:
+    """A short page in ISO-8859-2 (Polish) whose server says so in its Content-Type: its bytes alone read as
+    Western text, "\u00a3odzie p\u00b3ac\u00b1 40 z\u00b3" (too short for a detector to tell)."""
+    import http.server
+    import threading
+
+    class Latin(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+            text = "<p>\u0141odzie p\u0142ac\u0105 40 z\u0142.</p>"
+            # a server that names Latin-1 for every page, this UTF-8 one too: the bytes say what they are
+            body = text.encode("utf-8") if self.path == "/utf8" else text.encode("iso-8859-2")
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=ISO-8859-1" if self.path == "/utf8" else "text/html; charset=ISO-8859-2")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Latin)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        skipped: list[str] = []
+        documents = [document for path in ("oplaty", "utf8")
+                     for document in crawl(f"http://127.0.0.1:{server.server_address[1]}/{path}", skipped, follow=False, delay=0)]
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert [d.text for d in documents] == ["\u0141odzie p\u0142ac\u0105 40 z\u0142."] * 2 and skipped == []

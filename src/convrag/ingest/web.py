@@ -75,6 +75,7 @@ class _Page(NamedTuple):
     content_type: str
     body: bytes
     reason: str = ""
+    charset: str = ""  # the Content-Type's own, lower case
 
 
 def crawl(start: str, skipped: list[str], follow: bool = True, max_pages: int = DEFAULT_MAX_PAGES,
@@ -188,7 +189,7 @@ def _fetch(client: Any, url: str, scope: str) -> _Page:
                     body += block
                     if len(body) > MAX_RESPONSE_BYTES:
                         return _Page(url, 200, kind, b"", f"larger than {MAX_RESPONSE_BYTES >> 20} MB")
-                return _Page(url, 200, kind, bytes(body))
+                return _Page(url, 200, kind, bytes(body), charset=(response.charset_encoding or "").lower())
         return _Page(url, 0, "", b"", f"more than {MAX_REDIRECTS} redirects")
     except httpx.TimeoutException:
         return _Page(url, 0, "", b"", f"no answer within {TIMEOUT_SECONDS:.0f} s")
@@ -262,9 +263,15 @@ def _read(page: _Page, suffix: str, doc_id: str, skipped: list[str]) -> Document
     """A response read as the file it is, under its own address; what cannot be read, or reads as
     no text, is recorded in ``skipped``."""
     name = PurePosixPath(unquote(urlsplit(page.url).path)).name or "index"
+    body = page.body
+    if page.charset and page.content_type.startswith("text/") and not _utf8(body):
+        try:  # a server's charset says how its text is written, where the bytes alone may not (a short Polish page)
+            body = body.decode(page.charset).encode("utf-8")
+        except (LookupError, UnicodeDecodeError):
+            pass  # a charset Python does not know, or one the bytes are not in: the bytes are read as a file's are
     with tempfile.TemporaryDirectory(prefix="convrag-web-") as folder:
         file = Path(folder) / f"page{suffix}"
-        file.write_bytes(page.body)
+        file.write_bytes(body)
         try:
             document = read_document(file, doc_id=doc_id, url=page.url, name=name if document_suffix(name) else f"{name}{suffix}")
         except DataFormatError as exc:
@@ -275,3 +282,13 @@ def _read(page: _Page, suffix: str, doc_id: str, skipped: list[str]) -> Document
         return None
     # a page's own canonical address, which may be written relative to it ("/guide/install")
     return dataclasses.replace(document, url=urljoin(page.url, document.url))
+
+
+def _utf8(body: bytes) -> bool:
+    """Whether bytes are UTF-8: a server that names Latin-1 for every page (a web server's old default)
+    is wrong about a UTF-8 one, whose bytes say so themselves."""
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
