@@ -1362,6 +1362,21 @@ def test_short_and_seven_bit_binary_files_are_not_read_as_text(tmp_path: Path, d
         read_document(path)
 
 
+@pytest.mark.parametrize(("meta", "encoding"), [
+    ('<meta charset="iso-8859-2">', "iso-8859-2"),
+    ('<meta http-equiv="Content-Type" content="text/html; charset=windows-1250">', "cp1250"),
+    ("<META CHARSET=ISO-8859-1>", "cp1252"),  # the web's reading of Latin-1: Windows-1252
+    ('<meta charset="iso-8859-1">', "utf-8"),  # UTF-8 whatever the page declares: an editor saved it again
+    ('<meta charset="x-unknown">', "utf-8"),
+])
+def test_an_html_page_is_read_in_the_charset_it_declares(tmp_path: Path, meta: str, encoding: str) -> None:
+    """A short page in a Central European code page read as Western text ("\u00a3odzie p\u00b3ac\u00b9 40 z\u00b3."),
+    though its <meta> named its charset, as a browser reads it."""
+    text = "\u0141odzie p\u0142ac\u0105 40 z\u0142, kajaki 2 z\u0142." if encoding != "cp1252" else "Caf\u00e9: 40 \u20ac."
+    (tmp_path / "fees.html").write_bytes(f"<html><head>{meta}</head><body><p>{text}</p></body></html>".encode(encoding))
+    assert read_document(tmp_path / "fees.html").text == text
+
+
 @pytest.mark.parametrize("text", [
     "Passport renewal costs 130 dollars.\nApply by mail.",
     "Привет, это документ.\nВторая строка.",

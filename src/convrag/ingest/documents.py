@@ -1513,6 +1513,33 @@ def decode_text(raw: bytes, path: Path, whole: bool = True) -> str:
     return _checked(str(best), path, best.encoding)
 
 
+#: the charset an HTML page declares in its first bytes, as a browser's prescan finds it:
+#: ``<meta charset="windows-1250">`` or ``<meta http-equiv="Content-Type" content="text/html; charset=...">``
+_META_CHARSET = re.compile(rb"""<meta\b[^>]*?charset\s*=\s*["']?\s*([A-Za-z0-9._:-]+)""", re.IGNORECASE)
+#: the labels the web reads as Windows-1252 whatever they name (the WHATWG Encoding standard)
+_WESTERN_LABELS = frozenset({"iso-8859-1", "iso8859-1", "latin1", "latin-1", "us-ascii", "ascii", "l1"})
+
+
+def _page_text(data: bytes, path: Path) -> str:
+    """An HTML file's text: UTF-8 or what its byte-order mark says where it is so, else the charset its
+    ``<meta>`` declares in its first 1,024 bytes (a browser's order), else :func:`decode_text`'s
+    guess. A short page in a Central European code page read as Western text ("\u00a3odzie p\u00b3ac\u00b9"),
+    though it named its charset."""
+    declared = _META_CHARSET.search(data[:1024])
+    if declared is None or data.startswith(tuple(bom for bom, _ in _BOMS)):
+        return decode_text(data, path)
+    try:
+        data.decode("utf-8")
+        return decode_text(data, path)  # UTF-8 whatever it declares: a page saved again by an editor keeps its old <meta>
+    except UnicodeDecodeError:
+        pass
+    label = declared.group(1).decode("ascii").lower()
+    try:
+        return _checked(data.decode("cp1252" if label in _WESTERN_LABELS else label), path, label)
+    except (LookupError, UnicodeDecodeError):  # a charset Python does not know, or one the bytes are not in
+        return decode_text(data, path)
+
+
 def _checked(text: str, path: Path, encoding: str, marked: bool = False) -> str:
     """``text`` where it reads as text (:func:`_not_text`); the reason raised where it does not."""
     reason = _not_text(text, path, encoding, marked)
@@ -2966,7 +2993,8 @@ def read_document(path: Path, doc_id: str | None = None, url: str | None = None,
             headings = _numbered(text)
         return Document(doc_id=doc_id, title=title or fallback, text=text, url=url or path.resolve().as_uri(),
                         headings=_typeset(headings))
-    raw = decode_text(path.read_bytes(), path)
+    data = path.read_bytes()
+    raw = _page_text(data, path) if kind == "html" else decode_text(data, path)
     doc_id = doc_id or readable_name(document_stem(path))
     url = url or path.resolve().as_uri()
     headings: tuple[Heading, ...] = ()
