@@ -109,3 +109,35 @@ def test_a_pages_text_is_read_in_the_charset_its_server_names(served: Served) ->
         server.shutdown()
         server.server_close()
     assert [d.text for d in documents] == ["\u0141odzie p\u0142ac\u0105 40 z\u0142."] * 2 and skipped == []
+
+
+def test_a_server_that_trickles_its_page_is_given_up_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A byte every so often keeps each read inside the timeout and the response open for ever."""
+    import http.server
+    import threading
+    import time
+
+    class Trickle(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.end_headers()
+            for _ in range(40):
+                self.wfile.write(b"<p>x</p>")
+                self.wfile.flush()
+                time.sleep(0.05)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    monkeypatch.setattr(web, "MAX_RESPONSE_SECONDS", 0.5)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Trickle)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        skipped: list[str] = []
+        address = f"http://127.0.0.1:{server.server_address[1]}/slow"
+        assert list(crawl(address, skipped, follow=False, delay=0)) == []
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert skipped == [f"{address}: not received whole within 0.5 s"]

@@ -12,7 +12,7 @@ A crawler is a guest: it asks for one page at a time, waits :data:`DEFAULT_DELAY
 (or the ``Crawl-delay`` the site's ``robots.txt`` asks, up to :data:`MAX_CRAWL_DELAY`), says who it is
 (:data:`USER_AGENT`), obeys that ``robots.txt`` (a page it disallows is named and not fetched) and a page's ``<meta name="robots">`` (``noindex``: not read; ``nofollow``: its
 links not followed), and stops at ``max_pages``. A response larger than :data:`MAX_RESPONSE_BYTES`, one
-slower than :data:`TIMEOUT_SECONDS`, an error status, a redirect out of the section and a type convrag
+silent for :data:`TIMEOUT_SECONDS` or not whole within :data:`MAX_RESPONSE_SECONDS`, an error status, a redirect out of the section and a type convrag
 does not read are each named with the reason, and the crawl goes on.
 """
 
@@ -42,6 +42,8 @@ DEFAULT_DELAY = 0.25
 #: the most bytes of one response read (a page, a PDF); a larger one is named and skipped
 MAX_RESPONSE_BYTES = 50 << 20
 TIMEOUT_SECONDS = 30.0
+#: the longest one response may take to arrive whole (a PDF of 50 MB at a slow 1 MB/s is under a minute)
+MAX_RESPONSE_SECONDS = 300.0
 #: the longest "Crawl-delay" of a robots.txt obeyed (seconds); a longer one is read as this
 MAX_CRAWL_DELAY = 30.0
 #: the pages a crawl reads at most unless told otherwise
@@ -185,10 +187,13 @@ def _fetch(client: Any, url: str, scope: str) -> _Page:
                 if declared.isdigit() and int(declared) > MAX_RESPONSE_BYTES:
                     return _Page(url, 200, kind, b"", f"larger than {MAX_RESPONSE_BYTES >> 20} MB")
                 body = bytearray()
+                deadline = time.monotonic() + MAX_RESPONSE_SECONDS
                 for block in response.iter_bytes():
                     body += block
                     if len(body) > MAX_RESPONSE_BYTES:
                         return _Page(url, 200, kind, b"", f"larger than {MAX_RESPONSE_BYTES >> 20} MB")
+                    if time.monotonic() > deadline:  # each read within the timeout, the whole far past it: a server trickling bytes
+                        return _Page(url, 200, kind, b"", f"not received whole within {MAX_RESPONSE_SECONDS:g} s")
                 return _Page(url, 200, kind, bytes(body), charset=(response.charset_encoding or "").lower())
         return _Page(url, 0, "", b"", f"more than {MAX_REDIRECTS} redirects")
     except httpx.TimeoutException:
