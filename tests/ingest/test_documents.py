@@ -425,6 +425,14 @@ def test_a_page_laid_out_by_a_table_reads_as_its_blocks(tmp_path: Path) -> None:
     ("<h1>Winter</h1><details><summary>Winter rules</summary>Boats leave by November.</details><figure><img src=m.png>"
      "<figcaption>Map of the berths</figcaption></figure>Kayaks stay.<aside>Ask the desk.</aside>Fees rise in May.",
      "Winter", "Winter\nWinter rules\nBoats leave by November.\nMap of the berths\nKayaks stay.\nAsk the desk.\nFees rise in May."),
+    # Sphinx's and Read the Docs' menus, sidebar and search box are <div role="navigation">, their fine print a
+    # <div role="contentinfo">: "Navigation index previous | ... Previous topic ... Quick search" on every page
+    ("<html><head><title>Fees</title></head><body><div class='related' role='navigation'><h3>Navigation</h3><ul><li>"
+     "<a href='genindex.html'>index</a></li></ul></div><div class='body' role='main'><section><h1>Fees</h1>"
+     "<p>A mooring costs 40 dollars.</p></section><div role='contentinfo'>Updated in March.</div></div>"
+     "<div class='sphinxsidebar' role='navigation'><h3>Previous topic</h3><p><a href='intro.html'>Introduction</a></p>"
+     "<div role='search'><h3>Quick search</h3></div></div><div class='footer' role='contentinfo'>Copyright 2025.</div></body></html>",
+     "Fees", "Fees\nA mooring costs 40 dollars.\nUpdated in March."),
 ])
 def test_a_page_is_read_without_its_banner_icons_and_form_controls(tmp_path: Path, html: str, title: str, text: str) -> None:
     (tmp_path / "fees.html").write_text(html)

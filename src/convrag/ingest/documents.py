@@ -89,6 +89,11 @@ _BLOCK_TAGS = frozenset({
 })
 #: the elements whose header and footer are part of the text: an article's, a section's, the main content's
 _SECTIONS = ["article", "section", "main"]
+#: ARIA roles of what a page shows around its text, as <nav> is: its menus and its search box; and
+#: of its header and footer, which are part of an article's text as <header> and <footer> are
+_ARIA_NOT_TEXT = ("navigation", "search")
+_ARIA_FRAME = ("banner", "contentinfo")
+_ROLE_ATTRIBUTE = re.compile(r"\brole\s*=", re.IGNORECASE)
 #: a table's cells: a row reads as one line, "Standard | 0.02 dollars per GB" (each cell on a line of
 #: its own parted a plan from its price once the answer's compression kept some lines and not others)
 _CELLS = frozenset({"td", "th"})
@@ -130,11 +135,18 @@ def _html_to_text(html: str) -> tuple[str, str, str, tuple[Heading, ...]]:
     # ran into the sentence after it ("AfghanistanAlbaniaSubmitBoats pay 5 dollars")
     for tag in soup(["script", "style", "noscript", "template", "nav", "svg", "select", "button"]):
         tag.decompose()
+    # what ARIA marks as the same (Sphinx's and Read the Docs' sidebars and search box are a
+    # <div role="navigation">, not a <nav>: "Previous topic", "Quick search" on every page), and as a
+    # page's header and footer; one walk more, for pages that mark roles
+    roles = soup.find_all(attrs={"role": [*_ARIA_NOT_TEXT, *_ARIA_FRAME]}) if _ROLE_ATTRIBUTE.search(html) else []
+    for tag in roles:
+        if not tag.decomposed and tag.get("role") in _ARIA_NOT_TEXT:
+            tag.decompose()
     # the page's own header and footer (the site's banner and fine print) go; an article's or a
     # section's stay: they hold its heading ("<article><header><h1>Mooring fees</h1>"), which went
     # with them, and the page lost its title and its first line
-    for tag in soup(["header", "footer"]):
-        if tag.find_parent(_SECTIONS) is None:
+    for tag in soup(["header", "footer"]) + [tag for tag in roles if not tag.decomposed and tag.get("role") in _ARIA_FRAME]:
+        if not tag.decomposed and tag.find_parent(_SECTIONS) is None and tag.find_parent(attrs={"role": "main"}) is None:
             tag.decompose()
     title = soup.title.get_text(" ", strip=True) if soup.title else ""
     if _NO_TITLE.fullmatch(title) or _FILE_NAME.fullmatch(title):  # Dreamweaver's "Untitled Document", "index.html"
