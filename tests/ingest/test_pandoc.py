@@ -48,6 +48,14 @@ def test_a_latex_paper_reads_as_its_title_abstract_sections_and_tables(tmp_path:
     assert [(h.level, h.text) for h in document.headings] == [(1, "Introduction"), (2, "Prices")]
 
 
+def test_a_citation_reads_as_its_keys(tmp_path: Path) -> None:
+    """Without a bibliography pandoc leaves a citation empty: "See and Table 1." lost who was cited."""
+    (tmp_path / "cites.tex").write_text("\\documentclass{article}\\begin{document}Boats pay 40 dollars~\\cite{lee2024,kim}. "
+                                        "See \\citet{jones} and Table~\\ref{t}.\\begin{table}\\caption{Fees}\\label{t}"
+                                        "\\begin{tabular}{l}x\\end{tabular}\\end{table}\\end{document}\n")
+    assert read_document(tmp_path / "cites.tex").text.split("\n")[0] == "Boats pay 40 dollars [lee2024; kim]. See [jones] and Table 1."
+
+
 def test_org_notes_read_as_their_headings_lists_and_tables(tmp_path: Path) -> None:
     _secret(tmp_path)
     (tmp_path / "notes.org").write_text('#+TITLE: Harbour notes\n#+INCLUDE: "secret.org"\n* Winter berths\n  A winter berth costs 310 dollars.\n'

@@ -33,6 +33,8 @@ MAX_MEMORY = "1g"
 _INCLUDE = re.compile(r"^include::(?P<file>[^\n\[]*)\[[^\n]*\][ \t]*$", re.MULTILINE)
 #: pandoc's warning for a file a LaTeX ``\input`` or an Org ``#+INCLUDE`` names, which its sandbox does not read
 _NOT_INCLUDED = re.compile(r"Could not load include file (?P<file>.+?) at line")
+#: a citation pandoc leaves empty without a bibliography (``\cite{lee2024,kim}``, Org's ``[cite:@lee2024]``): "See and Table 1."
+_EMPTY_CITATION = re.compile(r'<span class="citation" data-cites="(?P<keys>[^"]*)"></span>')
 #: a footnote's number in the text, and the link back to it after the note: "costs 310 dollars.1", "Harbour office↩"
 _NOTE_LINKS = re.compile(r'<a href="#fn(?:ref)?\d+" class="footnote-(?:ref|back)"[^>]*>.*?</a>', re.DOTALL)
 
@@ -40,7 +42,7 @@ _NOTE_LINKS = re.compile(r'<a href="#fn(?:ref)?\d+" class="footnote-(?:ref|back)
 def to_html(text: str, kind: str, path: Path) -> str:
     """The HTML pandoc makes of ``text``, a file of ``kind`` (a key of :data:`READERS`): its title in
     ``<title>``, its abstract (a LaTeX paper's) first, then its body, its notes at the end without
-    their numbers (a "1" read into the sentence that calls the note). A file pandoc cannot parse, or
+    their numbers (a "1" read into the sentence that calls the note), a citation as its keys. A file pandoc cannot parse, or
     one it takes more than :data:`MAX_SECONDS` or :data:`MAX_MEMORY` on, is a :class:`DataFormatError`
     naming ``path``."""
     reader, name = READERS[kind]
@@ -60,6 +62,8 @@ def to_html(text: str, kind: str, path: Path) -> str:
         raise DataFormatError(path, f"not a readable {name}: pandoc could not read it ({said})")
     left += [found["file"].strip() for found in _NOT_INCLUDED.finditer(said)]
     page = _NOTE_LINKS.sub("", run.stdout.decode("utf-8", "replace"))
+    # a citation read as its keys ("[lee2024; kim]"), as LaTeX shows an unknown one: a sentence kept its hole
+    page = _EMPTY_CITATION.sub(lambda m: f'<span class="citation">[{"; ".join(m["keys"].split())}]</span>', page)
     if not left:
         return page
     # named where the text ends, as a mail's attachments not read are: a thesis split into \input chapters read as its preamble
