@@ -200,6 +200,7 @@ def test_document_ids_stay_distinct_and_replace_only_the_same_name() -> None:
     ("docs.tar", b"Moorings cost 40 dollars." * 20, 500, "not_a_tar"),
     ("docs.7z", b"PK\x03\x04\x14\x00\x00\x00 a zip named as a 7z", 40, "not_a_7z"),
     ("docs.rar", b"7z\xbc\xaf\x27\x1c\x00\x04 a 7z named as a RAR", 40, "not_a_rar"),
+    ("mail.mbox", b"Subject: Fees\n\nBoats pay 40.\n", 30, "not_a_mbox"),
 ])
 def test_files_that_cannot_be_indexed_are_refused_at_upload(name: str, head: bytes, size: int, code: str) -> None:
     with pytest.raises(UploadError) as caught:
@@ -242,6 +243,7 @@ def test_readable_files_pass_the_content_check() -> None:
     check_content("a.tar.bz2", b"BZh91AY&SY", 9000)
     check_content("a.tar.xz", b"\xfd7zXZ\x00\x00\x04", 9000)
     check_content("a.tar", b"docs/a.md".ljust(257, b"\x00") + b"ustar\x0000", 9000)
+    check_content("a.mbox", b"From MAILER-DAEMON Mon Mar  3 09:30:00 2025\nFrom: ann@harbour.example\n", 9000)
     check_content("a.7z", b"7z\xbc\xaf\x27\x1c\x00\x04", 9000)  # a folder packed by 7-Zip or WinRAR
     check_content("a.rar", b"Rar!\x1a\x07\x00\xcf\x90", 9000)
     check_content("a.rar", b"Rar!\x1a\x07\x01\x00\x33\x92", 9000)

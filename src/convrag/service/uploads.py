@@ -146,7 +146,9 @@ _SIGNED: dict[str, tuple[Callable[[bytes], bool], str, str]] = {
        for suffix, kind in SUFFIXES.items() if kind == "picture"},
     **{suffix: (_tar, "a tar archive", "not_a_tar") for suffix, kind in SUFFIXES.items() if kind == "tar"},
     ".7z": (_starts(b"7z\xbc\xaf\x27\x1c"), "a 7z archive", "not_a_7z"),
-    ".rar": (_starts(b"Rar!\x1a\x07\x00", b"Rar!\x1a\x07\x01\x00"), "a RAR archive", "not_a_rar")}
+    ".rar": (_starts(b"Rar!\x1a\x07\x00", b"Rar!\x1a\x07\x01\x00"), "a RAR archive", "not_a_rar"),
+    # a mailbox's first line, as its reader requires: a text file named .mbox was taken, then refused by the job
+    ".mbox": (_starts(b"From "), "a mailbox", "not_a_mbox")}
 #: the first header of a mail saved as text (.eml): "From: ...", "Received: ...", "Subject: ..."
 _MAIL_HEAD = re.compile(rb"[A-Za-z][A-Za-z0-9-]*: \S")
 
