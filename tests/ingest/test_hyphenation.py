@@ -20,6 +20,10 @@ NONE: Counter[str] = Counter()
     ("renew", "al", True),
     ("legio", "nella", True),  # rare, but "legio" is no word: a hyphenation
     ("Wärme", "pumpe", True),  # no English pieces: German writes its compounds whole
+    ("moor", "ing", True),  # groff's and TeX's break: "ing" is common in wordfreq's counts, but no word a compound ends in
+    ("heat", "ed", True),
+    ("instal", "lation", True),
+    ("care", "less", True),
     ("self", "service", False),  # two words, and "selfservice" is rare: a compound
     ("heat", "pump", False),
     ("follow", "up", False),  # "followup" is written, but not as often as a word is
@@ -63,3 +67,14 @@ def test_a_justified_pdfs_hyphenated_words_are_whole_and_found(tmp_path: Path) -
     assert read_document(tmp_path / "manual.pdf").text == (
         "Clean the magnetic filter and the self-service panel of the outdoor unit every six months.\n"
         "Representatives of the maker check the ALPHA-2 pump.")
+
+
+def test_a_two_column_report_reads_a_column_at_a_time_with_its_words_whole() -> None:
+    """groff's two columns, justified and hyphenated: the left column first, then the right, each paragraph a line
+    as written; "moor-" / "ing" at a line end read "moor-ing" (wordfreq counts "ing" a word)."""
+    folder = Path(__file__).parent / "made_by_groff"
+    source = (folder / "harbour-report.ms").read_text()
+    paragraphs = [" ".join(part.split(".NH")[0].split()) for part in source.split(".PP\n")[1:]]
+    assert read_document(folder / "harbour-report.pdf").text.split("\n") == [
+        "Harbour Report", "1. Moorings", *paragraphs[:2], "2. Winter storage", *paragraphs[2:]]
+    assert "A mooring costs" in paragraphs[0]

@@ -13,7 +13,8 @@ this order, by
    "representatives" 4.5) is joined. "followup" (2.9) and "longterm" (2.8), misspelt compounds,
    stay under :data:`COMMON_ZIPF`;
 3. a piece that is no English word ("legio" / "nella", "uninter" / "ruptible"; and German's
-   "Wärme" / "pumpe", a language that writes its compounds whole) is joined;
+   "Wärme" / "pumpe", a language that writes its compounds whole), or an ending no compound ends in
+   ("moor" / "ing": wordfreq counts "ing" a word), is joined;
 4. otherwise both pieces are words and the whole is rare ("self" / "service", "heat" / "pump"):
    a compound, whose hyphen is kept.
 
@@ -37,6 +38,11 @@ COMMON_ZIPF = 3.0
 #: a piece of a broken word under this is no English word on its own ("netic", "legio")
 WORD_ZIPF = 2.5
 
+#: endings a typesetter breaks off a word ("moor-ing", "install-ation") that wordfreq counts as words of their
+#: own ("ing" 3.95, "ed" 4.8: text cut at odd places): no compound ends in one, so a word broken before it is one word
+SUFFIXES = frozenset({"ing", "ings", "ed", "er", "ers", "es", "est", "ly", "ment", "ments", "ness", "tion", "tions", "sion",
+                      "sions", "ation", "ations", "ity", "ities", "ous", "ive", "ism", "ist", "ists", "ful", "less", "ible"})
+
 _BROKEN = re.compile(rf"(\w*)({BREAK})(\w*)")
 _HYPHENATED = re.compile(r"\w+-\w+")
 _WORD = re.compile(r"\w+")
@@ -51,7 +57,7 @@ def joins(head: str, tail: str, whole: Counter[str], hyphenated: Counter[str]) -
     word, compound = f"{head}{tail}".lower(), f"{head}-{tail}".lower()
     if whole[word] or hyphenated[compound]:
         return whole[word] >= hyphenated[compound]
-    if zipf(word) >= COMMON_ZIPF:
+    if zipf(word) >= COMMON_ZIPF or tail.lower() in SUFFIXES:
         return True
     return zipf(head) < WORD_ZIPF or zipf(tail) < WORD_ZIPF
 
