@@ -440,6 +440,28 @@ def test_a_page_is_read_without_its_banner_icons_and_form_controls(tmp_path: Pat
     assert (doc.title, doc.text) == (title, text)
 
 
+def test_a_page_that_marks_its_main_content_is_read_as_it(tmp_path: Path) -> None:
+    """A documentation site's page: a "Skip to main content" link, a sidebar's table of contents in an <aside>, a
+    cookie notice and a "Was this page helpful?" box were read into every page's text around its own. The one
+    element a page marks as its main content is read alone, as a browser's reader view reads it; a <main> around a
+    heading alone, or two of them, leave the whole page read."""
+    (tmp_path / "fees.html").write_text(
+        "<html><head><title>Fees | Harbour Docs</title></head><body><div class='skip'><a href='#main'>Skip to main content</a></div>"
+        "<div id='cookies'>We use cookies. Accept all</div><div class='wrapper'><aside><ul><li>Intro</li><li>Fees</li></ul></aside>"
+        "<main id='main'><article><h1>Fees</h1><p>A mooring costs 40 dollars a night.</p><h2>Winter</h2>"
+        "<p>Winter berths cost 310 dollars.</p></article></main><div class='feedback'>Was this page helpful? Yes No</div></div>"
+        "</body></html>")
+    document = read_document(tmp_path / "fees.html")
+    assert document.text.split("\n") == ["Fees", "A mooring costs 40 dollars a night.", "Winter", "Winter berths cost 310 dollars."]
+    assert (document.title, [h.text for h in document.headings]) == ("Fees | Harbour Docs", ["Fees", "Winter"])
+    (tmp_path / "odd.html").write_text("<body><main><h1>Fees</h1></main><div><p>A mooring costs 40 dollars a night, paid at the "
+                                       "office before noon; visitors pay the next morning.</p></div></body>")
+    assert read_document(tmp_path / "odd.html").text.split("\n") == [
+        "Fees", "A mooring costs 40 dollars a night, paid at the office before noon; visitors pay the next morning."]
+    (tmp_path / "two.html").write_text("<body><p>Intro.</p><main><p>Boats pay 40.</p></main><main hidden><p>Old fees.</p></main></body>")
+    assert read_document(tmp_path / "two.html").text.split("\n") == ["Intro.", "Boats pay 40.", "Old fees."]
+
+
 def test_word_documents_keep_paragraphs_tables_and_title(tmp_path: Path) -> None:
     """A .docx, the commonest office document, was not read at all ("not read ... .docx (1)")."""
     import docx

@@ -157,14 +157,36 @@ def _html_to_text(html: str) -> tuple[str, str, str, tuple[Heading, ...]]:
         soup.title.decompose()
     if _TABLE_TAG.search(html):  # a walk of the whole tree, for pages that have a table
         _unbox_layout_tables(soup)
-    lines = [_shown_line(line) for line in _visible_text(soup).splitlines()]
+    root = _main_content(soup) if _MAIN_TAG.search(html) else soup
+    lines = [_shown_line(line) for line in _visible_text(root).splitlines()]
     text = "\n".join(line for line in lines if line.strip())
     if not title:
-        heading = soup.find(["h1", "h2"])
+        heading = root.find(["h1", "h2"])
         title = heading.get_text(" ", strip=True) if heading else ""
     # a heading's line as the text reads it: its strings run together, as inline elements do there
-    headings = tuple(Heading(_HEADING_TAGS[h.name], " ".join(h.get_text().split())) for h in soup.find_all(list(_HEADING_TAGS)))
+    headings = tuple(Heading(_HEADING_TAGS[h.name], " ".join(h.get_text().split())) for h in root.find_all(list(_HEADING_TAGS)))
     return text, title, url, tuple(h for h in headings if h.text)
+
+
+#: a page that marks its main content: ``<main>`` or ``role="main"``
+_MAIN_TAG = re.compile(r"<main\b|\brole\s*=\s*[\"']?main\b", re.IGNORECASE)
+#: the least share of a page's text its marked main content must hold to be read alone
+MAIN_SHARE = 0.25
+
+
+def _main_content(soup: Any) -> Any:
+    """The element a page marks as its main content (one ``<main>``, or one element of ``role="main"``,
+    the outermost where they nest), read alone: what a documentation site or a blog shows around it
+    that is no ``<nav>``, header or footer (a "Skip to main content" link, a sidebar's table of
+    contents in an ``<aside>``, a cookie notice, "Was this page helpful?") is left out, as a
+    browser's reader view leaves it. The whole page where it marks none, several, or one holding
+    under :data:`MAIN_SHARE` of its text (a ``<main>`` around a heading alone)."""
+    marked = soup.find_all("main") + soup.find_all(attrs={"role": "main"})
+    outermost = [tag for tag in dict.fromkeys(marked) if not any(other in tag.parents for other in marked if other is not tag)]
+    if len(outermost) != 1:
+        return soup
+    whole = len(soup.get_text(" ", strip=True))
+    return outermost[0] if whole and len(outermost[0].get_text(" ", strip=True)) >= MAIN_SHARE * whole else soup
 
 
 def _visible_text(root: Tag) -> str:
