@@ -46,8 +46,10 @@ def index(
     crawl: Annotated[bool, typer.Option(
         "--crawl", help="For a web address: also read the pages it links to under its folder on the same site, breadth first, "
                         "one at a time, obeying the site's robots.txt.")] = False,
-    max_pages: Annotated[int, typer.Option(help="For --crawl: the most pages fetched.")] = 500,
-    delay: Annotated[float, typer.Option(help="For --crawl: seconds waited between two requests to the site.")] = 0.25,
+    max_pages: Annotated[int | None, typer.Option(help="For --crawl: the most pages fetched (500 by default).")] = None,
+    delay: Annotated[float | None, typer.Option(
+        help="For --crawl: seconds waited between two requests to the site, or the Crawl-delay its robots.txt asks where "
+             "longer (0.25 by default).")] = None,
     header: Annotated[list[str] | None, typer.Option(
         "--header", "-H", help="For a web address: a header sent with each request, 'Name: value' (an intranet's "
                                "'Authorization: Bearer ...' or 'Cookie: ...'); repeat it for more. No request leaves the "
@@ -64,14 +66,16 @@ def index(
     from ..ingest import ocr
     from ..ingest.chunking import chunk_documents
     from ..ingest.documents import SUFFIXES, document_paths, document_suffix, iter_documents, no_text_reason, read_document
+    from ..ingest.web import DEFAULT_DELAY, DEFAULT_MAX_PAGES, is_address
     from ..ingest.web import crawl as crawl_site
-    from ..ingest.web import is_address
 
     check_backend(backend, store)
     address = source.strip() if is_address(source) else ""
-    if (crawl or max_pages != 500 or delay != 0.25 or header) and not address:
+    if (crawl or max_pages is not None or delay is not None or header) and not address:
         raise ConfigError("--crawl, --max-pages, --delay and --header are for a web address (https://...)")
     headers = dict(_header(line) for line in header or [])
+    max_pages = DEFAULT_MAX_PAGES if max_pages is None else max_pages
+    delay = DEFAULT_DELAY if delay is None else delay
     if max_pages < 1 or delay < 0:
         raise ConfigError(f"--max-pages must be at least 1 and --delay at least 0; got {max_pages} and {delay}")
     path = Path(source)
