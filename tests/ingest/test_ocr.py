@@ -429,10 +429,18 @@ def test_a_scanned_page_pasted_among_an_opendocument_texts_text_is_read_in_its_p
     assert "<table:table-cell><text:p" in _content_xml(cell)
     lines = read_document(cell).text.split("\n")
     assert read == [page.width] * 2 and sum((_words(page_text) - _words("\n".join(lines[1:-1]))).values()) <= 3
+    def on_the_page(xml: str) -> str:  # the page's frame anchored to the page, out of its paragraph
+        frame = re.search(r'<draw:frame [^>]*draw:name="Picture 2".*?</draw:frame>', xml, flags=re.S)[0]
+        return xml.replace(frame, "").replace("<office:text>", "<office:text>" + frame.replace('"as-char"', '"page"'), 1)
+
+    paged = _odt_with(tmp_path, "paged.odt", on_the_page)
+    assert 'text:anchor-type="page"' in _content_xml(paged)
+    lines = read_document(paged).text.split("\n")
+    assert read == [page.width] * 3 and sum((_words(page_text) - _words("\n".join(lines))).values()) <= 3
     bare = _odt_with(tmp_path, "bare.odt", lambda xml: xml.replace("Our harbour rules follow, as signed.", "").replace(
         "Signed by the harbour master.", ""))
     read_document(bare)
-    assert len(read) == 4 and read[-1] == page.width  # no text of its own: the screenshot is read too
+    assert len(read) == 5 and read[-1] == page.width  # no text of its own: the screenshot is read too
 
 
 def _content_xml(path: Path) -> str:

@@ -2777,11 +2777,9 @@ def _odf_lines(parent: Any, notes: list[str], pictures: bool = False) -> Iterato
             frames: list[Any] = []
             yield " ".join("".join(_odf_pieces(child, notes, frames)).split())
             for frame in frames:
-                for box in frame.iter(f"{_ODF_DRAW}text-box"):
-                    yield from _odf_lines(box, notes, pictures)
-                image = frame.find(f"{_ODF_DRAW}image")
-                if pictures and image is not None and image.get(f"{_XLINK}href"):
-                    yield f"{_PICTURE_MARK}{image.get(f'{_XLINK}href')} {_odf_length(frame, 'width') * _odf_length(frame, 'height')}"
+                yield from _odf_frame_lines(frame, notes, pictures)
+        elif child.tag == f"{_ODF_DRAW}frame":  # anchored to the page, not to a paragraph (a scan placed on page 1)
+            yield from _odf_frame_lines(child, notes, pictures)
         elif child.tag == f"{_ODF_TABLE}table":
             # a first row marked as the headings: header rows repeated atop each page (Writer), or a table
             # whose template sets its first row apart (Impress's "Header row", as PowerPoint's firstRow)
@@ -2800,6 +2798,15 @@ def _odf_lines(parent: Any, notes: list[str], pictures: bool = False) -> Iterato
             yield from shown
         else:  # a list, a list item, a section, an index's body: their paragraphs in order
             yield from _odf_lines(child, notes, pictures)
+
+
+def _odf_frame_lines(frame: Any, notes: list[str], pictures: bool) -> Iterator[str]:
+    """The lines of a frame (:func:`_odf_lines`): its text boxes' paragraphs, and, ``pictures``, the mark of the picture it shows."""
+    for box in frame.iter(f"{_ODF_DRAW}text-box"):
+        yield from _odf_lines(box, notes, pictures)
+    image = frame.find(f"{_ODF_DRAW}image")
+    if pictures and image is not None and image.get(f"{_XLINK}href"):
+        yield f"{_PICTURE_MARK}{image.get(f'{_XLINK}href')} {_odf_length(frame, 'width') * _odf_length(frame, 'height')}"
 
 
 def _odf_rows(table: Any, in_header: bool = False) -> Iterator[tuple[Any, bool]]:
