@@ -2,7 +2,7 @@
 documents"): deeply nested HTML, a text file wrapped over 300,000 lines, a Markdown line of spaces
 and #s, MDX pages of unclosed comments and of a long component line, 20,000 admonitions, a 2 MB LaTeX
 paper (pandoc), a transcript of 50,000 cues, a mailbox of 2,000 mails, archives of 5,000 pages (tar.gz, zip, 7z),
-a tar.gz that unpacks to 3 GB, a Word document of 56,000 paragraphs, a 23 MB text to chunk (with its peak memory), a PDF
+a tar.gz that unpacks to 3 GB, a crawl of 300 pages served on 127.0.0.1, a Word document of 56,000 paragraphs, a 23 MB text to chunk (with its peak memory), a PDF
 whose pages are slow to parse, and the service's document listing for 20,000 uploaded documents.
 
     .venv/bin/python tools/ingest_stress.py            # about 3 minutes on 2 cores, most of it the PDF
@@ -144,6 +144,28 @@ def main() -> None:
         return "read"
 
     _timed(f"tar.gz of {(folder / 'bomb.tar.gz').stat().st_size / 1e6:.0f} MB unpacking to 3 GB of zeros", read_bomb)
+    import http.server
+    import threading
+
+    from convrag.ingest.web import crawl
+
+    site = folder / "site"
+    site.mkdir()
+    for i in range(300):  # a documentation site's section: each page links to five others
+        links = " ".join(f"<a href='page{(i * 7 + k) % 300}.html'>p</a>" for k in range(1, 6))
+        (site / f"page{i}.html").write_text(f"<html><head><title>Page {i}</title></head><body><nav>{links}</nav><main><h1>Page {i}</h1>"
+                                            + "".join(f"<p>{' '.join(rng.choice(words) for _ in range(40))}</p>" for _ in range(8))
+                                            + "</main></body></html>")
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), lambda *a: Quiet(*a, directory=str(site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    start = f"http://127.0.0.1:{server.server_address[1]}/page0.html"
+    _timed("crawl of 300 pages on 127.0.0.1, no delay", lambda: f"{len(list(crawl(start, [], delay=0))):,} pages")
+    server.shutdown()
     import docx
 
     word = docx.Document()
