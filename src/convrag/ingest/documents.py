@@ -1554,20 +1554,21 @@ _META_CHARSET = re.compile(rb"""<meta\b[^>]*?charset\s*=\s*["']?\s*([A-Za-z0-9._
 _WESTERN_LABELS = frozenset({"iso-8859-1", "iso8859-1", "latin1", "latin-1", "us-ascii", "ascii", "l1"})
 
 
-def _page_text(data: bytes, path: Path) -> str:
-    """An HTML file's text: UTF-8 or what its byte-order mark says where it is so, else the charset its
-    ``<meta>`` declares in its first 1,024 bytes (a browser's order), else :func:`decode_text`'s
-    guess. A short page in a Central European code page read as Western text ("\u00a3odzie p\u00b3ac\u00b9"),
-    though it named its charset."""
+def page_text(data: bytes, path: Path, charset: str = "") -> str:
+    """A web page's text: UTF-8 or what its byte-order mark says where it is so, else the charset its
+    server names (``charset``, from its Content-Type) or its ``<meta>`` declares in its first 1,024
+    bytes (a browser's order), else :func:`decode_text`'s guess. A short page in a Central European
+    code page read as Western text ("\u00a3odzie p\u00b3ac\u00b9"), though it named its charset; a UTF-8 page
+    that names another (a server's old default, an editor's stale ``<meta>``) is UTF-8 all the same."""
     declared = _META_CHARSET.search(data[:1024])
-    if declared is None or data.startswith(tuple(bom for bom, _ in _BOMS)):
+    label = (charset or (declared.group(1).decode("ascii") if declared else "")).lower()
+    if not label or data.startswith(tuple(bom for bom, _ in _BOMS)):
         return decode_text(data, path)
     try:
         data.decode("utf-8")
-        return decode_text(data, path)  # UTF-8 whatever it declares: a page saved again by an editor keeps its old <meta>
+        return decode_text(data, path)
     except UnicodeDecodeError:
         pass
-    label = declared.group(1).decode("ascii").lower()
     try:
         return _checked(data.decode("cp1252" if label in _WESTERN_LABELS else label), path, label)
     except (LookupError, UnicodeDecodeError):  # a charset Python does not know, or one the bytes are not in
@@ -1817,11 +1818,7 @@ def _read_contained(name: str, data: bytes) -> _Contained:
         return _Contained(name, reason=f"{_CONTAINERS[suffix]} nested more than {MAX_NESTING} deep")
     token = _NESTING.set(_NESTING.get() + 1)
     try:
-        with tempfile.TemporaryDirectory(prefix="convrag-contained-") as folder:
-            # under its own name (the folder is its alone), which OCR's progress and a library's message show
-            file = Path(folder) / (_CONTAINED_NAME.sub("_", document_stem(name))[:100] + suffix)
-            file.write_bytes(data)
-            document = read_document(file, name=Path(name).name)
+        document = read_bytes(data, name)
     except DataFormatError as exc:
         return _Contained(name, reason=exc.reason)
     finally:
@@ -1829,6 +1826,19 @@ def _read_contained(name: str, data: bytes) -> _Contained:
     if not document.text.strip():  # a blank file, a photo without words: named with why, not as "name ()"
         return _Contained(name, reason=no_text_reason(Path(name)))
     return _Contained(name, document.text, document.headings)
+
+
+def read_bytes(data: bytes, name: str, suffix: str = "", **given: Any) -> Document:
+    """:func:`read_document` of bytes that are no file of their own (an archive's member, a mail's
+    attachment, a page fetched from the web): written to a private temporary file under ``name``
+    with ``suffix`` (else ``name``'s own), which OCR's progress and a library's message show. ``given``:
+    :func:`read_document`'s ``doc_id``, ``url`` and ``charset``; its ``name`` is ``name``'s last part."""
+    suffix = suffix or document_suffix(name)
+    with tempfile.TemporaryDirectory(prefix="convrag-read-") as folder:
+        stem = document_stem(name) if document_suffix(name) == suffix else Path(name).name
+        file = Path(folder) / ((_CONTAINED_NAME.sub("_", stem)[:100] or "file") + suffix)
+        file.write_bytes(data)
+        return read_document(file, name=Path(name).name, **given)
 
 
 def _sections(label: str, files: list[_Contained], lines: list[str], headings: list[Heading]) -> None:
@@ -2189,7 +2199,7 @@ def _libarchive_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     except Exception:  # no libarchive.so: libarchive-c fails on its first function, an AttributeError, not an ImportError
         raise DataFormatError(path, "not read: 7z and RAR archives are read by libarchive, which is not installed (Debian and "
                                     "Ubuntu: apt-get install libarchive13, or libarchive13t64 since Debian 13 and Ubuntu 24.04)") from None
-    what = f"{_FORMAT_NAMES[SUFFIXES[document_suffix(path)]]}"
+    what = _FORMAT_NAMES[SUFFIXES[document_suffix(path)]]
 
     def listing() -> Iterator[_Member]:
         passed = 0
@@ -3003,9 +3013,11 @@ _PACKAGES = {"pdf": _pdf_to_text, "docx": _docx_to_text, "pptx": _pptx_to_text, 
              "tar": _tar_to_text, "7z": _libarchive_to_text, "rar": _libarchive_to_text}
 
 
-def read_document(path: Path, doc_id: str | None = None, url: str | None = None, name: str | None = None) -> Document:
+def read_document(path: Path, doc_id: str | None = None, url: str | None = None, name: str | None = None,
+                  charset: str = "") -> Document:
     """Read one file; the format follows the suffix. ``url`` overrides the file's own address;
-    ``name`` (e.g. an upload's original file name) gives the title of a document without one."""
+    ``name`` (e.g. an upload's original file name) gives the title of a document without one;
+    ``charset`` is what a web server said an HTML page is written in (:func:`page_text`)."""
     path = Path(path)
     fallback = _name_as_title(readable_name(document_stem(name or path.name)))
     kind = SUFFIXES.get(document_suffix(path))
@@ -3035,7 +3047,7 @@ def read_document(path: Path, doc_id: str | None = None, url: str | None = None,
         return Document(doc_id=doc_id, title=title or fallback, text=text, url=url or path.resolve().as_uri(),
                         headings=_typeset(headings))
     data = path.read_bytes()
-    raw = _page_text(data, path) if kind == "html" else decode_text(data, path)
+    raw = page_text(data, path, charset) if kind == "html" or charset else decode_text(data, path)
     doc_id = doc_id or readable_name(document_stem(path))
     url = url or path.resolve().as_uri()
     headings: tuple[Heading, ...] = ()

@@ -40,7 +40,7 @@ WORD_ZIPF = 2.5
 
 #: endings a typesetter breaks off a word ("moor-ing", "install-ation") that wordfreq counts as words of their
 #: own ("ing" 3.95, "ed" 4.8: text cut at odd places): no compound ends in one, so a word broken before it is one word
-SUFFIXES = frozenset({"ing", "ings", "ed", "er", "ers", "es", "est", "ly", "ment", "ments", "ness", "tion", "tions", "sion",
+ENDINGS = frozenset({"ing", "ings", "ed", "er", "ers", "es", "est", "ly", "ment", "ments", "ness", "tion", "tions", "sion",
                       "sions", "ation", "ations", "ity", "ities", "ous", "ive", "ism", "ist", "ists", "ful", "less", "ible"})
 
 _BROKEN = re.compile(rf"(\w*)({BREAK})(\w*)")
@@ -57,7 +57,7 @@ def joins(head: str, tail: str, whole: Counter[str], hyphenated: Counter[str]) -
     word, compound = f"{head}{tail}".lower(), f"{head}-{tail}".lower()
     if whole[word] or hyphenated[compound]:
         return whole[word] >= hyphenated[compound]
-    if zipf(word) >= COMMON_ZIPF or tail.lower() in SUFFIXES:
+    if zipf(word) >= COMMON_ZIPF or tail.lower() in ENDINGS:
         return True
     return zipf(head) < WORD_ZIPF or zipf(tail) < WORD_ZIPF
 

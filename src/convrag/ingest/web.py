@@ -21,7 +21,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import re
-import tempfile
 import time
 import urllib.robotparser
 from collections import deque
@@ -33,7 +32,7 @@ from urllib.parse import unquote, urldefrag, urljoin, urlsplit
 from .. import __version__
 from ..characters import readable_name
 from ..errors import DataFormatError
-from .documents import SUFFIXES, Document, document_suffix, read_document
+from .documents import SUFFIXES, Document, document_suffix, read_bytes
 
 #: who the crawler says it is, in each request and to robots.txt
 USER_AGENT = f"convrag/{__version__} (document indexer)"
@@ -69,11 +68,10 @@ def is_address(text: str) -> bool:
 
 
 class _Page(NamedTuple):
-    """A response read whole: the address it came from (after redirects), its status, its content
-    type (lower case, without parameters) and its bytes; ``reason`` says why it holds none."""
+    """A response read whole: the address it came from (after redirects), its content type (lower
+    case, without parameters) and its bytes; ``reason`` says why it holds none."""
 
     url: str
-    status: int
     content_type: str
     body: bytes
     reason: str = ""
@@ -178,28 +176,28 @@ def _fetch(client: Any, url: str, scope: str) -> _Page:
                 if response.is_redirect:
                     target = urldefrag(urljoin(url, response.headers["location"]))[0]
                     if not _inside(target, scope):
-                        return _Page(target, response.status_code, kind, b"", f"redirected to {target}, outside {scope}")
+                        return _Page(target, kind, b"", f"redirected to {target}, outside {scope}")
                     url = target
                     continue
                 if response.status_code != 200:
-                    return _Page(url, response.status_code, kind, b"", f"HTTP {response.status_code} {response.reason_phrase}".strip())
+                    return _Page(url, kind, b"", f"HTTP {response.status_code} {response.reason_phrase}".strip())
                 declared = response.headers.get("content-length", "")
                 if declared.isdigit() and int(declared) > MAX_RESPONSE_BYTES:
-                    return _Page(url, 200, kind, b"", f"larger than {MAX_RESPONSE_BYTES >> 20} MB")
+                    return _Page(url, kind, b"", f"larger than {MAX_RESPONSE_BYTES >> 20} MB")
                 body = bytearray()
                 deadline = time.monotonic() + MAX_RESPONSE_SECONDS
                 for block in response.iter_bytes():
                     body += block
                     if len(body) > MAX_RESPONSE_BYTES:
-                        return _Page(url, 200, kind, b"", f"larger than {MAX_RESPONSE_BYTES >> 20} MB")
+                        return _Page(url, kind, b"", f"larger than {MAX_RESPONSE_BYTES >> 20} MB")
                     if time.monotonic() > deadline:  # each read within the timeout, the whole far past it: a server trickling bytes
-                        return _Page(url, 200, kind, b"", f"not received whole within {MAX_RESPONSE_SECONDS:g} s")
-                return _Page(url, 200, kind, bytes(body), charset=(response.charset_encoding or "").lower())
-        return _Page(url, 0, "", b"", f"more than {MAX_REDIRECTS} redirects")
+                        return _Page(url, kind, b"", f"not received whole within {MAX_RESPONSE_SECONDS:g} s")
+                return _Page(url, kind, bytes(body), charset=(response.charset_encoding or "").lower())
+        return _Page(url, "", b"", f"more than {MAX_REDIRECTS} redirects")
     except httpx.TimeoutException:
-        return _Page(url, 0, "", b"", f"no answer within {TIMEOUT_SECONDS:.0f} s")
+        return _Page(url, "", b"", f"no answer within {TIMEOUT_SECONDS:.0f} s")
     except httpx.HTTPError as exc:  # refused, unreachable, a TLS error
-        return _Page(url, 0, "", b"", f"not fetched ({type(exc).__name__}: {exc})")
+        return _Page(url, "", b"", f"not fetched ({type(exc).__name__}: {exc})")
 
 
 def _inside(url: str, scope: str) -> bool:
@@ -225,10 +223,10 @@ def _page_links(page: _Page) -> tuple[bool, bool, list[str]]:
     in the page's order. Its navigation's links are kept: a site's menu is how a crawler finds its pages."""
     from bs4 import BeautifulSoup
 
-    from .documents import decode_text
+    from .documents import page_text
 
     try:
-        soup = BeautifulSoup(decode_text(page.body, Path("page.html")), "html.parser")
+        soup = BeautifulSoup(page_text(page.body, Path("page.html"), page.charset), "html.parser")
     except DataFormatError:
         return True, False, []
     rules = " ".join(str(meta.get("content", "")) for meta in soup.find_all("meta")
@@ -268,32 +266,14 @@ def _read(page: _Page, suffix: str, doc_id: str, skipped: list[str]) -> Document
     """A response read as the file it is, under its own address; what cannot be read, or reads as
     no text, is recorded in ``skipped``."""
     name = PurePosixPath(unquote(urlsplit(page.url).path)).name or "index"
-    body = page.body
-    if page.charset and page.content_type.startswith("text/") and not _utf8(body):
-        try:  # a server's charset says how its text is written, where the bytes alone may not (a short Polish page)
-            body = body.decode(page.charset).encode("utf-8")
-        except (LookupError, UnicodeDecodeError):
-            pass  # a charset Python does not know, or one the bytes are not in: the bytes are read as a file's are
-    with tempfile.TemporaryDirectory(prefix="convrag-web-") as folder:
-        file = Path(folder) / f"page{suffix}"
-        file.write_bytes(body)
-        try:
-            document = read_document(file, doc_id=doc_id, url=page.url, name=name if document_suffix(name) else f"{name}{suffix}")
-        except DataFormatError as exc:
-            skipped.append(f"{page.url}: {exc.reason}")
-            return None
+    try:
+        document = read_bytes(page.body, name if document_suffix(name) == suffix else f"{name}{suffix}", doc_id=doc_id,
+                              url=page.url, charset=page.charset)
+    except DataFormatError as exc:
+        skipped.append(f"{page.url}: {exc.reason}")
+        return None
     if not document.text.strip():
         skipped.append(f"{page.url}: no text")
         return None
     # a page's own canonical address, which may be written relative to it ("/guide/install")
     return dataclasses.replace(document, url=urljoin(page.url, document.url))
-
-
-def _utf8(body: bytes) -> bool:
-    """Whether bytes are UTF-8: a server that names Latin-1 for every page (a web server's old default)
-    is wrong about a UTF-8 one, whose bytes say so themselves."""
-    try:
-        body.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
