@@ -11,7 +11,7 @@ import pytest
 from bs4 import BeautifulSoup, CData, NavigableString, Tag
 
 from convrag.errors import DataFormatError
-from convrag.ingest import documents
+from convrag.ingest import archives, documents, html_pages, mail, markdown, packages, pdf
 from convrag.ingest.documents import Heading, iter_documents, read_document
 from tests.pdfs import make_pdf
 
@@ -36,13 +36,13 @@ def _old_visible_text(html: str) -> str:
 
     soup = BeautifulSoup(html, "html.parser")
     for string in soup.find_all(string=True):
-        if type(string) in (NavigableString, CData) and string.find_parent(list(documents._PREFORMATTED)) is None:
+        if type(string) in (NavigableString, CData) and string.find_parent(list(html_pages._PREFORMATTED)) is None:
             string.replace_with(type(string)(re.sub(r"\s+", " ", string)))
     for row in soup.find_all("tr"):  # a row's cells on its line
-        for cell in [c for c in row.contents if isinstance(c, Tag) and c.name in documents._CELLS][1:]:
+        for cell in [c for c in row.contents if isinstance(c, Tag) and c.name in html_pages._CELLS][1:]:
             cell.insert_before(" | ")
-    for block in soup.find_all(list(documents._BLOCK_TAGS)):
-        block.append(" " if block.find_parent(list(documents._CELLS)) else "\n")
+    for block in soup.find_all(list(html_pages._BLOCK_TAGS)):
+        block.append(" " if block.find_parent(list(html_pages._CELLS)) else "\n")
     return soup.get_text()
 
 
@@ -68,7 +68,7 @@ def test_html_text_is_read_in_one_walk_with_the_same_lines() -> None:
     rng = random.Random(7)
     for _ in range(300):
         html = _random_html(rng)
-        new = documents._visible_text(BeautifulSoup(html, "html.parser")).replace(documents._PRE_LINE, "")  # its marks of code lines aside
+        new = html_pages._visible_text(BeautifulSoup(html, "html.parser")).replace(html_pages._PRE_LINE, "")  # its marks of code lines aside
         old = _old_visible_text(html)
         assert "".join(new.split()) == "".join(old.split()), html  # the same strings in the same order
         assert new.count("\n") >= old.count("\n"), html
@@ -85,7 +85,7 @@ def test_html_text_is_read_in_one_walk_with_the_same_lines() -> None:
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(Tag, "_last_descendant", counted)
-        assert documents._visible_text(soup).strip() == "deep text"
+        assert html_pages._visible_text(soup).strip() == "deep text"
     assert walks == 0 and str(soup) == before  # no block's subtree walked to its end; nothing added to the tree
 
 
@@ -344,8 +344,8 @@ def test_a_block_too_long_for_front_matter_is_not_parsed(monkeypatch: pytest.Mon
     import yaml
 
     monkeypatch.setattr(yaml, "safe_load", lambda _: pytest.fail("a block over the limit was parsed"))
-    block = "title: Fees\n" + "k: v\n" * (documents.MAX_FRONT_MATTER_CHARS // 5)
-    assert documents._front_matter(f"---\n{block}---\nBody.") == (f"---\n{block}---\nBody.", "")
+    block = "title: Fees\n" + "k: v\n" * (markdown.MAX_FRONT_MATTER_CHARS // 5)
+    assert markdown._front_matter(f"---\n{block}---\nBody.") == (f"---\n{block}---\nBody.", "")
 
 
 @pytest.mark.parametrize("title", ["Untitled Document", "index.html", "Document1"])
@@ -779,17 +779,17 @@ def test_a_word_package_that_unpacks_to_too_much_is_refused_before_it_is_read(tm
     with zipfile.ZipFile(tmp_path / "big.docx") as package:
         xml = sum(p.file_size for p in package.infolist() if p.filename.endswith((".xml", ".rels")))
     assert (tmp_path / "big.docx").stat().st_size < xml  # it unpacks to more than it is
-    monkeypatch.setattr(documents, "MAX_DOCX_XML_BYTES", xml - 1)
+    monkeypatch.setattr(packages, "MAX_DOCX_XML_BYTES", xml - 1)
     with pytest.raises(DataFormatError, match=r"big\.docx: not read: it unpacks to .* MB of XML and .* more than a Word document is read to"):
         read_document(tmp_path / "big.docx")
-    monkeypatch.setattr(documents, "MAX_DOCX_XML_BYTES", xml)
+    monkeypatch.setattr(packages, "MAX_DOCX_XML_BYTES", xml)
     assert read_document(tmp_path / "big.docx").text.startswith("Moorings cost forty dollars a night.")
     with zipfile.ZipFile(tmp_path / "big.docx") as package:
         ratio = sum(p.file_size for p in package.infolist()) / (tmp_path / "big.docx").stat().st_size
-    monkeypatch.setattr(documents, "MAX_DOCX_BYTES", xml - 1)  # all the parts together: past the size, the ratio decides
-    monkeypatch.setattr(documents, "MAX_DOCX_RATIO", ratio + 1)  # pictures, stored compressed, unpack to about their size
+    monkeypatch.setattr(packages, "MAX_DOCX_BYTES", xml - 1)  # all the parts together: past the size, the ratio decides
+    monkeypatch.setattr(packages, "MAX_DOCX_RATIO", ratio + 1)  # pictures, stored compressed, unpack to about their size
     assert read_document(tmp_path / "big.docx").text
-    monkeypatch.setattr(documents, "MAX_DOCX_RATIO", ratio - 1)
+    monkeypatch.setattr(packages, "MAX_DOCX_RATIO", ratio - 1)
     with pytest.raises(DataFormatError, match="not read: it unpacks to"):
         read_document(tmp_path / "big.docx")
 
@@ -808,7 +808,7 @@ def test_a_damaged_or_too_large_powerpoint_deck_is_refused_with_its_reason(tmp_p
             bad.writestr(name, damage(good.read(name)) if name == part else good.read(name))
     with pytest.raises(DataFormatError, match=r"bad\.pptx: not a readable PowerPoint deck \(.+\)"):
         read_document(tmp_path / "bad.pptx")
-    monkeypatch.setattr(documents, "MAX_DOCX_XML_BYTES", 1000)  # a deck is an Office package as a Word document is
+    monkeypatch.setattr(packages, "MAX_DOCX_XML_BYTES", 1000)  # a deck is an Office package as a Word document is
     with pytest.raises(DataFormatError, match=r"good\.pptx: not read: it unpacks to .* more than a PowerPoint deck is read to"):
         read_document(tmp_path / "good.pptx")
 
@@ -1331,12 +1331,12 @@ def test_a_pdf_that_takes_too_long_to_read_is_refused(tmp_path: Path, monkeypatc
     time budget, looked at before each page. The clock is a counter, one tick per look, so the test
     does not depend on this machine's speed."""
     ticks = iter(range(10**6))
-    monkeypatch.setattr(documents, "_clock", lambda: float(next(ticks)))
+    monkeypatch.setattr(pdf, "_clock", lambda: float(next(ticks)))
     words = "moorings kayaks yachts ramps fuel water power showers keys boats laundry parking wifi bins dogs guests tours nets sails oars".split()
     path = _pages(tmp_path / "slow.pdf", [[f"The {word} of the fees.", "Paid at the office."] for word in words])
-    monkeypatch.setattr(documents, "MAX_PDF_SECONDS", 1_000.0)
+    monkeypatch.setattr(pdf, "MAX_PDF_SECONDS", 1_000.0)
     assert read_document(path).text.count("of the fees") == 20  # the budget is far from spent
-    monkeypatch.setattr(documents, "MAX_PDF_SECONDS", 5.0)  # spent after five pages
+    monkeypatch.setattr(pdf, "MAX_PDF_SECONDS", 5.0)  # spent after five pages
     with pytest.raises(DataFormatError, match=r"slow.pdf: not read: its pages took more than 5 s to read"):
         read_document(path)
 
@@ -1714,20 +1714,20 @@ def test_a_zip_archive_reads_as_its_files_each_a_section(tmp_path: Path) -> None
     with zipfile.ZipFile(tmp_path / "many.zip", "w") as archive:
         for n in range(4):
             archive.writestr(f"{n}.txt", "x")
-    documents.MAX_ARCHIVE_FILES, files = 3, documents.MAX_ARCHIVE_FILES
+    archives.MAX_ARCHIVE_FILES, files = 3, archives.MAX_ARCHIVE_FILES
     try:
         with pytest.raises(DataFormatError, match="many.zip: not read: it holds more than 3 files"):
             read_document(tmp_path / "many.zip")
     finally:
-        documents.MAX_ARCHIVE_FILES = files
+        archives.MAX_ARCHIVE_FILES = files
     with zipfile.ZipFile(tmp_path / "bomb.zip", "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("zeros.txt", b"0" * (2 << 20))
-    documents.MAX_ARCHIVE_BYTES, most = 1 << 20, documents.MAX_ARCHIVE_BYTES
+    archives.MAX_ARCHIVE_BYTES, most = 1 << 20, archives.MAX_ARCHIVE_BYTES
     try:
         with pytest.raises(DataFormatError, match="bomb.zip: not read: its documents unpack to more than 1 MB"):
             read_document(tmp_path / "bomb.zip")
     finally:
-        documents.MAX_ARCHIVE_BYTES = most
+        archives.MAX_ARCHIVE_BYTES = most
     (tmp_path / "fake.zip").write_bytes(b"not a zip")
     with pytest.raises(DataFormatError, match="fake.zip: not a readable zip archive"):
         read_document(tmp_path / "fake.zip")
@@ -1791,13 +1791,13 @@ def test_a_compressed_tar_is_refused_once_it_unpacks_past_its_bound(tmp_path: Pa
     thousandfold. Listing stops, and the archive is refused, once what it unpacks passes the bound; the
     bounds of a zip (files, documents' bytes) hold for a tar too."""
     _tar(tmp_path / "bomb.tgz", {"zeros.bin": b"\0" * (3 << 20), "late.txt": b"late"})
-    monkeypatch.setattr(documents, "MAX_STREAM_BYTES", 2 << 20)
+    monkeypatch.setattr(archives, "MAX_STREAM_BYTES", 2 << 20)
     with pytest.raises(DataFormatError, match="bomb.tgz: not read: it unpacks to more than 2 MB"):
         read_document(tmp_path / "bomb.tgz")
     _tar(tmp_path / "bomb.tar", {"zeros.bin": b"\0" * (3 << 20), "late.txt": b"late"}, "w")
     assert read_document(tmp_path / "bomb.tar").text.startswith("File: late.txt\nlate")  # not compressed: its data is passed over unread
     _tar(tmp_path / "many.tgz", {f"{n}.txt": b"x" for n in range(5)})
-    monkeypatch.setattr(documents, "MAX_ARCHIVE_FILES", 3)
+    monkeypatch.setattr(archives, "MAX_ARCHIVE_FILES", 3)
     with pytest.raises(DataFormatError, match="many.tgz: not read: it holds more than 3 files"):
         read_document(tmp_path / "many.tgz")
 
@@ -1917,7 +1917,7 @@ def test_archives_nested_in_archives_are_read_three_deep_then_named(tmp_path: Pa
     import io
     import zipfile
 
-    from convrag.ingest.documents import MAX_NESTING
+    from convrag.ingest.contained import MAX_NESTING
 
     inner = b""
     for level in range(6, -1, -1):
@@ -1938,7 +1938,7 @@ def test_mails_nested_in_mails_are_read_three_deep_then_named(tmp_path: Path) ->
     nested mail is named with its reason, and the levels above are kept."""
     from email.message import EmailMessage
 
-    from convrag.ingest.documents import MAX_NESTING
+    from convrag.ingest.contained import MAX_NESTING
 
     mail = EmailMessage()
     mail["Subject"] = "level 6"
@@ -2189,6 +2189,6 @@ def test_what_is_no_mailbox_or_too_large_a_one_is_named(tmp_path: Path, monkeypa
     (tmp_path / "notes.mbox").write_text("These are notes, not mail.\n")
     with pytest.raises(DataFormatError, match='notes.mbox: not a mailbox \\(.mbox\\): it does not start with a "From " line'):
         read_document(tmp_path / "notes.mbox")
-    monkeypatch.setattr(documents, "MAX_MAILBOX_BYTES", 100)
+    monkeypatch.setattr(mail, "MAX_MAILBOX_BYTES", 100)
     with pytest.raises(DataFormatError, match="harbour.mbox: not read: it is over 0 MB"):
         read_document(_mailbox(tmp_path / "harbour.mbox"))

@@ -504,7 +504,7 @@ def test_an_archives_pictures_are_read_up_to_a_bound_and_a_wordless_one_named(tm
     import io
     import zipfile
 
-    from convrag.ingest import documents
+    from convrag.ingest import archives
 
     shot, view = io.BytesIO(), io.BytesIO()
     _screenshot(20, lines=2)[0].save(shot, format="PNG")
@@ -514,7 +514,7 @@ def test_an_archives_pictures_are_read_up_to_a_bound_and_a_wordless_one_named(tm
         archive.writestr("b-view.png", view.getvalue())
         archive.writestr("c-shot.png", shot.getvalue())
         archive.writestr("notes.txt", " \n")
-    monkeypatch.setattr(documents, "MAX_ARCHIVE_PICTURES", 2)
+    monkeypatch.setattr(archives, "MAX_ARCHIVE_PICTURES", 2)
     lines = read_document(tmp_path / "export.zip").text.split("\n")
     assert lines[0] == "File: a-shot.png" and lines[-1] == (
         "Files not read: b-view.png (no text (no words OCR could read in it)), c-shot.png (a picture past the first 2 of "

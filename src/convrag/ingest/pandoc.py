@@ -5,7 +5,7 @@ paper's template) fails whole.
 
 Each has a grammar of its own (LaTeX's macros, Org's drawers, AsciiDoc's attributes and blocks)
 that pandoc parses as their own tools do; its HTML is then read as any page is
-(:func:`convrag.ingest.documents._html_to_text`), so headings, tables and the title come out as
+(:func:`convrag.ingest.html_pages.html_to_text`), so headings, tables and the title come out as
 they do for HTML. The pandoc program comes with the pypandoc-binary package (pandoc 3.9, GPL-2,
 run as a program of its own). It runs in its sandbox: nothing but the text given is read, so a
 ``\\input{...}``, ``#+INCLUDE`` or ``include::`` (which a service's upload could aim at the
