@@ -1,7 +1,10 @@
 """MDX pages made into the Markdown their built page shows (convrag/ingest/mdx.py)."""
 
+from pathlib import Path
+
 import pytest
 
+from convrag.ingest.documents import read_document
 from convrag.ingest.mdx import is_mdx, to_markdown
 
 
@@ -37,3 +40,61 @@ def test_a_component_alone_on_its_line_is_a_block_headed_by_its_label(line: str,
 def test_a_fence_is_left_as_it_is_to_its_closing_line() -> None:
     page = "~~~~\n<Tabs>\nimport x from 'x';\n~~~\n{/* kept */}\n~~~~\n<Tabs>"
     assert to_markdown(page) == "~~~~\n<Tabs>\nimport x from 'x';\n~~~\n{/* kept */}\n~~~~\n<div>"
+
+
+_MDX_PAGE = """---
+title: Installing the gate app
+---
+import Tabs from '@theme/Tabs';
+import TabItem from '@theme/TabItem';
+export const meta = {
+  season: 2025,
+};
+
+# Installing the gate app
+
+{/* written for the 2025 season,
+    checked by the office */}
+
+The gate app opens the marina gate from your phone.
+
+<Tabs groupId="phone">
+  <TabItem value="android" label="Android" default>
+    Install it from Google Play, then enter your berth code.
+  </TabItem>
+  <TabItem value="ios" label={'iPhone'}>
+
+    Install it from the App Store.
+
+  </TabItem>
+</Tabs>
+
+<DocCardList />
+
+```js
+import gate from "gate";
+export const open = () => gate.open("north");
+```
+"""
+
+
+@pytest.mark.parametrize("name", ["gate.mdx", "gate.md"])  # Docusaurus reads its .md pages as MDX
+def test_an_mdx_page_reads_as_its_built_page_shows_it(tmp_path: Path, name: str) -> None:
+    """An MDX page (Docusaurus, Nextra) was "not a type convrag reads"; a Docusaurus .md page read
+    its imports as its first sentence and its two tabs as one line: "Install it from Google Play,
+    then enter your berth code. Install it from the App Store." """
+    (tmp_path / name).write_text(_MDX_PAGE)
+    document = read_document(tmp_path / name)
+    assert document.title == "Installing the gate app"
+    assert document.text.split("\n") == [
+        "Installing the gate app", "The gate app opens the marina gate from your phone.",
+        "Android", "Install it from Google Play, then enter your berth code.", "iPhone", "Install it from the App Store.",
+        'import gate from "gate";', 'export const open = () => gate.open("north");']
+
+
+def test_a_markdown_page_without_imports_keeps_its_indented_code(tmp_path: Path) -> None:
+    """Only a page that imports as MDX does is read as MDX, where indented lines are no code."""
+    (tmp_path / "plain.md").write_text("Run this:\n\n    make install\n    make test\n\nimport the list of berths from the office.\n")
+    assert read_document(tmp_path / "plain.md").text == "Run this:\nmake install\nmake test\nimport the list of berths from the office."
+    (tmp_path / "page.md").write_text("import Tabs from '@theme/Tabs';\n\nRun this:\n\n    make install\n    make test\n")
+    assert read_document(tmp_path / "page.md").text == "Run this:\nmake install make test"  # MDX's indented text, as it shows it
