@@ -234,3 +234,15 @@ def test_a_saved_page_is_the_part_its_start_names_in_its_own_charset(tmp_path: P
                                               b"--b\r\nContent-Type: image/png\r\n\r\nPNG\r\n--b--\r\n")
     with pytest.raises(DataFormatError, match="pictures.mhtml: not a readable saved web page: it holds no HTML page"):
         read_document(tmp_path / "pictures.mhtml")
+
+
+def test_a_relative_canonical_address_is_made_whole_or_left_for_the_files(tmp_path: Path) -> None:
+    """A page's canonical link written relative to it ("/guide/fees.html") became the document's address as
+    written, which no citation could follow: made whole against the address a page was fetched from, and
+    left for the file's own address where the page was read from a file."""
+    page = tmp_path / "fees.html"
+    page.write_text("<html><head><title>Fees</title><link rel='canonical' href='/guide/fees.html'></head><body>x</body></html>")
+    assert read_document(page).url == page.resolve().as_uri()
+    assert read_document(page, url="https://docs.example.org/guide/fees").url == "https://docs.example.org/guide/fees.html"
+    page.write_text("<html><head><link rel='canonical' href='https://docs.example.org/fees'></head><body>x</body></html>")
+    assert read_document(page).url == "https://docs.example.org/fees"

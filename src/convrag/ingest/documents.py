@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urljoin, urlsplit
 
 from ..characters import readable_name
 from ..errors import DataFormatError
@@ -108,7 +109,7 @@ def read_document(path: Path, doc_id: str | None = None, url: str | None = None,
     headings: tuple[Heading, ...] = ()
     if kind in ("html", "mhtml"):  # a web page, or one saved whole by a browser (:func:`saved_page`)
         text, title, canonical, headings = html_to_text(saved_page(raw, path) if kind == "mhtml" else raw)
-        url = canonical or url
+        url = _canonical(url, canonical)
     elif kind in ("markdown", "mdx"):
         text, title, headings = markdown_to_text(raw, mdx=kind == "mdx")
     elif kind == "notebook":  # its Markdown cells, its code and what the code printed (:mod:`.notebooks`)
@@ -133,6 +134,17 @@ def read_document(path: Path, doc_id: str | None = None, url: str | None = None,
     if kind != "text":  # a page's "&shy;" is one only once parsed
         text, title = typeset_letters(text), typeset_letters(title)
     return Document(doc_id=doc_id, title=title or fallback, text=text, url=url, headings=_typeset(headings))
+
+
+def _canonical(url: str, canonical: str) -> str:
+    """A page's address for citations: its own canonical one where it names one, made whole against
+    the address it was fetched from where it is written relative to it ("/guide/install"); a
+    relative one of a page read from a file, which no citation could follow, leaves the file's."""
+    if not canonical:
+        return url
+    if urlsplit(canonical).scheme:
+        return canonical
+    return urljoin(url, canonical) if urlsplit(url).scheme in ("http", "https") else url
 
 
 #: the formats whose files mark no headings of their own (a PDF may, by its bookmarks): their numbered
