@@ -141,3 +141,39 @@ def test_a_server_that_trickles_its_page_is_given_up_on(monkeypatch: pytest.Monk
         server.shutdown()
         server.server_close()
     assert skipped == [f"{address}: not received whole within 0.5 s"]
+
+
+@pytest.mark.parametrize("address, public", [
+    ("127.0.0.1", False), ("10.1.2.3", False), ("192.168.0.10", False), ("172.16.5.4", False),
+    ("169.254.169.254", False),  # a cloud's metadata service
+    ("100.64.0.1", False), ("0.0.0.0", False), ("224.0.0.1", False), ("::1", False), ("fc00::1", False),
+    ("fe80::1%eth0", False), ("::ffff:127.0.0.1", False),  # IPv4 loopback written as IPv6
+    ("93.184.215.14", True), ("2606:4700:4700::1111", True), ("::ffff:8.8.8.8", True),
+])
+def test_an_address_is_public_only_where_the_internet_reaches_it(address: str, public: bool) -> None:
+    assert web._public(address) is public
+
+
+def test_a_fetch_for_somebody_else_refuses_hosts_that_are_not_public(served: Served) -> None:
+    """A service reading the addresses its users give must not read what only the server reaches: an
+    admin page on localhost, a cloud's metadata, an intranet. Refused by name before any request (the
+    site's robots.txt is not asked for either), and by the answering server's address after connecting,
+    which catches a name that resolved to a public address when checked and to a private one when
+    fetched (DNS rebinding, stood in for here by a check that passes)."""
+    site = served.address
+    assert web.not_public(f"{site}/docs/").startswith("127.0.0.1 is at 127.0.0.1, not a public address")
+    assert web.not_public("http://localhost:8000/admin").startswith("localhost is at ")
+    assert web.not_public("http://no-such-host.invalid/") == ""  # left to the fetch, which names the error
+    skipped: list[str] = []
+    assert list(crawl(f"{site}/docs/", skipped, delay=0, public_only=True)) == []
+    assert skipped == [f"{site}/docs/: 127.0.0.1 is at 127.0.0.1, not a public address: this server reads only public "
+                       "web addresses (its operator can allow private ones with allow_private_web)"]
+    assert served.requests == []
+    passes = pytest.MonkeyPatch()
+    with passes.context() as patched:
+        patched.setattr(web, "not_public", lambda url: "")
+        skipped = []
+        assert list(crawl(f"{site}/docs/", skipped, delay=0, public_only=True)) == []
+    assert skipped[0].endswith("not a public address: this server reads only public web addresses (its operator can allow "
+                               "private ones with allow_private_web)")
+    assert [d.doc_id for d in crawl(f"{site}/docs/", [], follow=False, delay=0)] == ["index"]  # the command line reads it

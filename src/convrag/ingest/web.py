@@ -18,10 +18,12 @@ does not read are each named with the reason, and the crawl goes on.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
+import ipaddress
 import re
+import socket
 import time
+import urllib.request
 import urllib.robotparser
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -78,17 +80,48 @@ class _Page(NamedTuple):
     charset: str = ""  # the Content-Type's own, lower case
 
 
+class FetchedPage(NamedTuple):
+    """A page or file fetched whole and worth reading: its address (after redirects), the suffix it is
+    read as (:func:`_suffix`), its bytes, the charset its server named, and its document id (its path
+    under the crawl's folder, :func:`_page_id`)."""
+
+    url: str
+    suffix: str
+    body: bytes
+    charset: str
+    doc_id: str
+
+    @property
+    def file_name(self) -> str:
+        """The name of the file it is read as: its address's last part, with the suffix it is read as."""
+        name = PurePosixPath(unquote(urlsplit(self.url).path)).name or "index"
+        return name if document_suffix(name) == self.suffix else f"{name}{self.suffix}"
+
+
 def crawl(start: str, skipped: list[str], follow: bool = True, max_pages: int = DEFAULT_MAX_PAGES,
           delay: float = DEFAULT_DELAY, advance: Callable[[str], None] | None = None,
-          headers: dict[str, str] | None = None, client: Any = None) -> Iterator[Document]:
-    """The documents at ``start`` and, ``follow``, at the pages it links to under its folder,
-    breadth first, at most ``max_pages`` fetched (module docstring). What is not read is recorded
-    in ``skipped`` ("address: reason"); ``advance`` is called with each address fetched. Document
-    ids are the pages' paths under the start page's folder ("install/linux"; "index" for the folder
-    itself), made distinct with "-2", "-3"... A page whose bytes are those of one read already ("guide/"
-    and "guide/index.html") is not read again. ``headers`` go with each request (an intranet's
-    ``Authorization`` or ``Cookie``: no request leaves the start page's folder on its host).
-    ``client``: an ``httpx.Client`` (tests give their own)."""
+          headers: dict[str, str] | None = None, client: Any = None, public_only: bool = False) -> Iterator[Document]:
+    """The documents at ``start`` and, ``follow``, at the pages it links to under its folder: each page
+    of :func:`fetch_pages` (which takes the same arguments) read by :func:`read_page`."""
+    for page in fetch_pages(start, skipped, follow, max_pages, delay, advance, headers, client, public_only):
+        document = read_page(page, skipped)
+        if document is not None:
+            yield document
+
+
+def fetch_pages(start: str, skipped: list[str], follow: bool = True, max_pages: int = DEFAULT_MAX_PAGES,
+                delay: float = DEFAULT_DELAY, advance: Callable[[str], None] | None = None,
+                headers: dict[str, str] | None = None, client: Any = None, public_only: bool = False) -> Iterator[FetchedPage]:
+    """The pages and files at ``start`` and, ``follow``, at the pages it links to under its folder,
+    breadth first, at most ``max_pages`` fetched (module docstring), each fetched whole and of a type
+    convrag reads. What is not fetched is recorded in ``skipped`` ("address: reason"); ``advance`` is
+    called with each address fetched. Document ids are the pages' paths under the start page's folder
+    ("install/linux"; "index" for the folder itself), made distinct with "-2", "-3"... A page whose
+    bytes are those of one fetched already ("guide/" and "guide/index.html") is not given again.
+    ``headers`` go with each request (an intranet's ``Authorization`` or ``Cookie``: no request leaves
+    the start page's folder on its host). ``public_only``: no request goes to a host that is not on
+    the public internet (:func:`not_public`), as a service fetching addresses its users give must
+    not read what only it can reach. ``client``: an ``httpx.Client`` (tests give their own)."""
     import httpx
 
     start = urldefrag(start.strip())[0]
@@ -100,7 +133,7 @@ def crawl(start: str, skipped: list[str], follow: bool = True, max_pages: int = 
     own = client is None
     client = client or httpx.Client(timeout=TIMEOUT_SECONDS, headers={**(headers or {}), "User-Agent": USER_AGENT})
     try:
-        robots = _robots(client, f"{parts.scheme}://{parts.netloc}/robots.txt")
+        robots = _robots(client, f"{parts.scheme}://{parts.netloc}/robots.txt", public_only)
         asked = robots.crawl_delay(USER_AGENT)  # the site's own "Crawl-delay", where longer than ours
         delay = max(delay, min(float(asked), MAX_CRAWL_DELAY)) if asked else delay
         queue, seen, ids = deque([start]), {start}, set[str]()
@@ -119,7 +152,7 @@ def crawl(start: str, skipped: list[str], follow: bool = True, max_pages: int = 
             fetched += 1
             if advance is not None:
                 advance(url)
-            page = _fetch(client, url, scope)
+            page = _fetch(client, url, scope, public_only)
             if page.reason:
                 skipped.append(f"{url}: {page.reason}")
                 continue
@@ -143,18 +176,25 @@ def crawl(start: str, skipped: list[str], follow: bool = True, max_pages: int = 
             if digest in read:  # "guide/" and "guide/index.html", a page redirected to one read: read once, under its first address
                 continue
             read[digest] = page.url
-            document = _read(page, suffix, _unique(_page_id(page.url, scope), ids), skipped)
-            if document is not None:
-                yield document
+            yield FetchedPage(page.url, suffix, page.body, page.charset, _unique(_page_id(page.url, scope), ids))
     finally:
         if own:
             client.close()
 
 
-def _robots(client: Any, address: str) -> urllib.robotparser.RobotFileParser:
+def site_doc_id(page: FetchedPage, start: str) -> str:
+    """The id of a page fetched from ``start`` among documents from many places: its host and the
+    start's folder before its id under that folder ("docs.example.org/guide/install"), so that fetching
+    the same pages again, or the same section from another of its pages, gives them the same ids."""
+    parts = urlsplit(urldefrag(start.strip())[0])
+    folder = unquote(parts.path[:parts.path.rfind("/") + 1] or "/")
+    return readable_name(f"{parts.netloc.lower()}{folder}") + page.doc_id
+
+
+def _robots(client: Any, address: str, public_only: bool) -> urllib.robotparser.RobotFileParser:
     """The site's robots.txt; none (a 404, an error) allows every page, as the convention has it."""
     robots = urllib.robotparser.RobotFileParser(address)
-    page = _fetch(client, address, address)
+    page = _fetch(client, address, address, public_only)
     robots.parse(page.body.decode("utf-8", "replace").splitlines() if not page.reason else [])
     return robots
 
@@ -163,15 +203,22 @@ def _robots(client: Any, address: str) -> urllib.robotparser.RobotFileParser:
 MAX_REDIRECTS = 5
 
 
-def _fetch(client: Any, url: str, scope: str) -> _Page:
+def _fetch(client: Any, url: str, scope: str, public_only: bool = False) -> _Page:
     """One response, read whole up to :data:`MAX_RESPONSE_BYTES`, through redirects that stay under
     ``scope`` (one that leaves it is not followed: nothing is asked of another section or site, and the
-    request's headers, a token among them, go nowhere else); a failure is a page with its reason."""
+    request's headers, a token among them, go nowhere else); a failure is a page with its reason.
+    ``public_only``: each address, a redirect's too, must name a public host (:func:`not_public`), and
+    the server answering must be at a public address (a name that resolves to a public address when
+    checked and to a private one when fetched, DNS rebinding, is caught there)."""
     import httpx
 
     try:
         for _ in range(MAX_REDIRECTS + 1):
+            if public_only and (refused := not_public(url)):
+                return _Page(url, "", b"", refused)
             with client.stream("GET", url) as response:
+                if public_only and (refused := _private_peer(response, url)):
+                    return _Page(url, "", b"", refused)
                 kind = response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
                 if response.is_redirect:
                     target = urldefrag(urljoin(url, response.headers["location"]))[0]
@@ -198,6 +245,51 @@ def _fetch(client: Any, url: str, scope: str) -> _Page:
         return _Page(url, "", b"", f"no answer within {TIMEOUT_SECONDS:.0f} s")
     except httpx.HTTPError as exc:  # refused, unreachable, a TLS error
         return _Page(url, "", b"", f"not fetched ({type(exc).__name__}: {exc})")
+
+
+#: what a refused address is told: how a service's operator lets it read an intranet
+_NOT_PUBLIC = ("{host} is at {address}, not a public address: this server reads only public web addresses "
+               "(its operator can allow private ones with allow_private_web)")
+
+
+def _public(address: str) -> bool:
+    """Whether an IP address is on the public internet: not loopback, private, link-local (a cloud's
+    metadata service, 169.254.169.254), shared, multicast or reserved; an IPv6 address mapping an IPv4
+    one is judged by that one."""
+    ip = ipaddress.ip_address(address.split("%", 1)[0])
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return ip.is_global and not ip.is_multicast
+
+
+def not_public(url: str) -> str:
+    """Why a web address may not be fetched for somebody else, else "": its host is, or resolves to, an
+    address that is not public (:func:`_public`), so that a user of a service cannot make it read what
+    only the server can reach (an admin page on localhost, a cloud's metadata, an intranet). A host
+    that does not resolve is left to the fetch, which names the error."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    try:
+        port = parts.port or (443 if parts.scheme.lower() == "https" else 80)
+        addresses = {info[4][0] for info in socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)}
+    except (OSError, ValueError, UnicodeError):
+        return ""
+    refused = sorted(address for address in addresses if not _public(address))
+    return _NOT_PUBLIC.format(host=host, address=refused[0]) if refused else ""
+
+
+def _private_peer(response: Any, url: str) -> str:
+    """Why a response may not be read for somebody else, else "": the server that answered is at an
+    address that is not public. Through a proxy the peer is the proxy, and the host was judged by
+    its name (:func:`not_public`) alone."""
+    scheme = urlsplit(url).scheme.lower()
+    if scheme in urllib.request.getproxies() and not urllib.request.proxy_bypass(urlsplit(url).hostname or ""):
+        return ""
+    stream = response.extensions.get("network_stream")
+    peer = stream.get_extra_info("server_addr") if stream is not None else None
+    if not peer or _public(str(peer[0])):
+        return ""
+    return _NOT_PUBLIC.format(host=urlsplit(url).hostname, address=peer[0])
 
 
 def _inside(url: str, scope: str) -> bool:
@@ -262,18 +354,15 @@ def _unique(doc_id: str, ids: set[str]) -> str:
     return candidate
 
 
-def _read(page: _Page, suffix: str, doc_id: str, skipped: list[str]) -> Document | None:
-    """A response read as the file it is, under its own address; what cannot be read, or reads as
-    no text, is recorded in ``skipped``."""
-    name = PurePosixPath(unquote(urlsplit(page.url).path)).name or "index"
+def read_page(page: FetchedPage, skipped: list[str]) -> Document | None:
+    """A fetched page or file read as the file it is, under its own address; what cannot be read, or
+    reads as no text, is recorded in ``skipped``."""
     try:
-        document = read_bytes(page.body, name if document_suffix(name) == suffix else f"{name}{suffix}", doc_id=doc_id,
-                              url=page.url, charset=page.charset)
+        document = read_bytes(page.body, page.file_name, doc_id=page.doc_id, url=page.url, charset=page.charset)
     except DataFormatError as exc:
         skipped.append(f"{page.url}: {exc.reason}")
         return None
     if not document.text.strip():
         skipped.append(f"{page.url}: no text")
         return None
-    # a page's own canonical address, which may be written relative to it ("/guide/install")
-    return dataclasses.replace(document, url=urljoin(page.url, document.url))
+    return document
