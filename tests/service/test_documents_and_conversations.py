@@ -11,11 +11,12 @@ import httpx
 import pytest
 
 from convrag.data.messages import read_history
+from convrag.embeddings import load_embedder
 from convrag.llm.base import LLMError
 from convrag.service import ServiceSettings
 from convrag.service.store import ConversationChanged, Store
 from convrag.types import Message
-from tests.helpers import HeldLLM, ScriptedLLM, StreamingScriptedLLM, upload
+from tests.helpers import HeldLLM, ScriptedLLM, Served, StreamingScriptedLLM, upload
 
 from .conftest import ThreadServer, wait_job
 
@@ -53,6 +54,59 @@ def test_distinct_names_stay_distinct_documents(running) -> None:  # type: ignor
     assert len(after) == 5 and client.get("/api/collections/gov").json()["passages"] == 5
     assert "Boats now fly" in client.get(f"/api/collections/gov/documents/{'a b'}/file").text
     assert client.get("/api/collections/gov/documents/%E6%97%A5%E6%9C%AC/file").content.decode().startswith("# 日本")
+
+
+def test_a_sites_pages_are_fetched_indexed_and_cited_by_their_addresses(tmp_path: Path, served: Served) -> None:
+    """``POST .../web`` reads a page, or a site's section, into a collection as ``convrag index https://...
+    --crawl`` does: a job fetches the pages and keeps them as an upload's files, each a document named by
+    its host and path whose citations link to the page; what was not read is the job's warning. Fetching a
+    page again replaces its document; a collection whose passages are lost reads the pages again from
+    their files, under their addresses still."""
+    site, host = served.address, served.address.split("//", 1)[1]
+    llm = StreamingScriptedLLM(answer=["A mooring costs 40 dollars a night [1]."])
+    with serve(tmp_path, llm, allow_private_web=True) as server, httpx.Client(base_url=server.url, timeout=120) as client:
+        client.post("/api/collections", json={"name": "harbour"})
+        job = client.post("/api/collections/harbour/web", json={"url": f"{site}/docs/", "crawl": True}).json()
+        assert job["source"] == "web" and job["web"] == {"url": f"{site}/docs/", "crawl": True, "max_pages": 100}
+        done = wait_job(client, job["id"])
+        assert done["status"] == "succeeded", done
+        assert f"{site}/docs/private/keys.html: disallowed by the site's robots.txt" in done["warning"]
+        documents = {d["doc_id"]: d["original"] for d in client.get("/api/collections/harbour/documents").json()}
+        assert documents == {f"{host}/docs/index": f"{site}/docs/", f"{host}/docs/guide/fees": f"{site}/docs/guide/fees.html",
+                             f"{host}/docs/guide/winter": f"{site}/docs/guide/winter.html",
+                             f"{host}/docs/manual.pdf": f"{site}/docs/manual.pdf"}
+        hits = client.post("/api/search", json={"collections": ["harbour"], "query": "What does a mooring cost a night?",
+                                                "k": 1}).json()["hits"]
+        assert hits[0]["document_id"] == f"{host}/docs/guide/fees" and hits[0]["url"] == f"{site}/docs/guide/fees.html"
+        answer = client.post("/api/conversations", json={"collections": ["harbour"]}).json()
+        turn = client.post(f"/api/conversations/{answer['id']}/messages", json={"question": "What does a mooring cost?"}).json()
+        assert turn["citations"][0]["url"] == f"{site}/docs/guide/fees.html"
+        (served.root / "docs" / "guide" / "fees.html").write_text("<title>Fees</title><p>A mooring now costs 45 dollars a night.</p>")
+        again = wait_job(client, client.post("/api/collections/harbour/web", json={"url": f"{site}/docs/guide/fees.html"}).json()["id"])
+        assert again["status"] == "succeeded" and [f["doc_id"] for f in again["files"]] == [f"{host}/docs/guide/fees"]
+        assert len(client.get("/api/collections/harbour/documents").json()) == 4
+        got = client.get(f"/api/collections/harbour/documents/{host}%2Fdocs%2Fguide%2Ffees/file")  # an id holding "/"
+        assert "45 dollars" in got.text and 'filename="fees.html"' in got.headers["content-disposition"]
+        removed = client.delete(f"/api/collections/harbour/documents/{host}/docs/manual.pdf").json()
+        assert wait_job(client, removed["id"])["status"] == "succeeded"
+        assert len(client.get("/api/collections/harbour/documents").json()) == 3
+        passages = server.app.state.convrag.indexer._stored_passages("harbour", set(), load_embedder("all-MiniLM-L6-v2"))
+        assert {p.url for p in passages if p.doc_id.startswith(f"{host}/docs/guide/fees")} == {f"{site}/docs/guide/fees.html"}
+
+
+def test_a_web_address_that_is_not_public_is_refused_unless_the_server_allows_it(running, served: Served) -> None:  # type: ignore[no-untyped-def]
+    """The server fetches what a user of its API names, so by default it reads only public addresses: a
+    page on its own localhost, an intranet or a cloud's metadata service is refused before a job."""
+    _, client, _ = running
+    refused = client.post("/api/collections/gov/web", json={"url": f"{served.address}/docs/"})
+    assert refused.status_code == 403 and refused.json()["error"]["code"] == "address_not_allowed"
+    assert "not a public address" in refused.json()["detail"] and served.requests == []
+    assert client.post("/api/collections/gov/web", json={"url": "file:///etc/passwd"}).status_code == 422
+    too_many = client.post("/api/collections/gov/web", json={"url": "https://example.com/", "crawl": True, "max_pages": 501})
+    assert too_many.status_code == 422 and "max_pages" in too_many.json()["detail"]
+    assert client.put("/api/collections/gov/documents/fees/file", files={"file": ("a.md", b"x")}).status_code == 405
+    assert client.post("/api/collections/nope/web", json={"url": "https://example.com/"}).status_code == 404
+    assert client.get("/api/jobs").json() == []
 
 
 def test_a_folders_files_keep_their_paths_so_same_names_stay_apart(running, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

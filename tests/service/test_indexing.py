@@ -39,6 +39,21 @@ def test_a_job_bringing_in_what_convrag_index_built_runs_again_after_a_stop(tmp_
     assert store.job(job["id"])["status"] == "queued" and indexer.busy("gov")
 
 
+def test_a_web_job_cut_off_by_a_stop_fetches_its_pages_again(tmp_path: Path) -> None:
+    """Its pages are on the web, not lost with an upload's files: one the stop cut off before its index
+    went live is run again (its half-written folder fetched afresh), not failed."""
+    store = Store(tmp_path / "db.sqlite")
+    store.add_collection("gov", "", "all-MiniLM-L6-v2")
+    for fetched in (False, True):
+        job = store.add_job("gov", [], source="web", web={"url": "https://example.com/", "crawl": True, "max_pages": 5})
+        store.update_job(job["id"], status="running")
+        if fetched:
+            (tmp_path / "uploads" / job["id"]).mkdir(parents=True)
+        indexer = Indexer(store, EmbeddedCollections(tmp_path / "collections"), tmp_path / "uploads")
+        indexer.recover()
+        assert store.job(job["id"])["status"] == "queued" and indexer.busy("gov")
+
+
 def test_an_old_database_gains_the_new_columns_without_losing_rows(tmp_path: Path) -> None:
     import sqlite3
 
@@ -59,7 +74,9 @@ def test_an_old_database_gains_the_new_columns_without_losing_rows(tmp_path: Pat
     old.close()
     store = Store(tmp_path / "db.sqlite")
     assert store.documents("gov")[0]["original"] == "report final.md"  # the stored name stands in for the user's
-    assert store.job("j1")["remove"] == [] and store.job("j1")["source"] is None
+    assert store.job("j1")["remove"] == [] and store.job("j1")["source"] is None and store.job("j1")["web"] is None
+    fetch = store.add_job("gov", [], source="web", web={"url": "https://example.com/", "crawl": False, "max_pages": 1})
+    assert store.job(fetch["id"])["web"] == {"url": "https://example.com/", "crawl": False, "max_pages": 1}
 
 
 def test_embedding_progress_moves_while_a_build_runs(tmp_path: Path, embedder) -> None:  # type: ignore[no-untyped-def]

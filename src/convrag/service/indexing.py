@@ -12,6 +12,7 @@ replaced ones are deleted, and a job cut off is run again at the next start.
 
 from __future__ import annotations
 
+import json
 import logging
 import queue
 import shutil
@@ -90,10 +91,12 @@ class Indexer:
     #: seconds to wait before each new try of a job the backend failed
     backend_retry_delays: tuple[float, ...] = (5.0, 30.0, 120.0)
 
-    def __init__(self, store: Store, collections: ServiceCollections, uploads_root: Path) -> None:
+    def __init__(self, store: Store, collections: ServiceCollections, uploads_root: Path, public_only: bool = True) -> None:
         self.store = store
         self.collections = collections
         self.uploads_root = uploads_root
+        #: web jobs fetch only from public addresses (:func:`convrag.ingest.web.not_public`)
+        self.public_only = public_only
         self._queue: queue.Queue[str | None] = queue.Queue()
         self._thread = threading.Thread(target=self._work, name="convrag-indexer", daemon=True)
         self._active: set[str] = set()
@@ -120,12 +123,14 @@ class Indexer:
 
     def recover(self) -> None:
         """Settle the jobs a previous process left queued or running: one whose result is live is
-        recorded, one a backend cannot tell about (Milvus) or one bringing in what ``convrag index``
-        built is run again, any other failed."""
+        recorded, one a backend cannot tell about (Milvus), one bringing in what ``convrag index``
+        built, or one fetching pages from the web whose result is not live is run again, any other failed."""
         for job in self.store.unfinished_jobs():
             applied = self.collections.applied(job["collection"], job["id"])
-            # bringing in what `convrag index` built has no files to lose, and gives the same result again
-            if job.get("source") == "indexed" or (applied is None and (self.uploads_root / job["id"]).is_dir()):
+            # bringing in what `convrag index` built has no files to lose, and gives the same result again; a
+            # web job fetches its pages again
+            if (job.get("source") == "indexed" or (job.get("source") == "web" and not applied)
+                    or (applied is None and (self.uploads_root / job["id"]).is_dir())):
                 self.store.update_job(job["id"], status="queued", stage="")
                 self.submit(job["id"], job["collection"])
                 log.info("job %s was cut off by the stop; it runs again", job["id"])
@@ -213,7 +218,9 @@ class Indexer:
         if job.get("source") == "indexed":
             return self._bring_in_indexed(job, embedder, reporter, began)
         new_passages = []
-        skipped = []
+        skipped: list[str] = []
+        if job.get("source") == "web":
+            job = self._fetched(job, reporter, skipped)
         with reporter.stage("reading and chunking documents", total=len(job["files"])) as advance:
             for f in job["files"]:
                 try:
@@ -229,7 +236,8 @@ class Indexer:
                 advance(1)
         removed = [d for d in job.get("remove", []) if d]
         if not new_passages and not removed:
-            raise ConvragError("no readable text in the uploaded files" + (f" ({'; '.join(skipped)})" if skipped else ""))
+            where = f"at {job['web']['url']}" if job.get("web") else "in the uploaded files"
+            raise ConvragError(f"no readable text {where}" + (f" ({'; '.join(skipped)})" if skipped else ""))
         replaced = {f["doc_id"] for f in job["files"]} | set(removed)
         built = self.collections.apply(name, job_id, new_passages, replaced, embedder, reporter,
                                        lambda skip: self._stored_passages(name, skip, embedder))
@@ -270,6 +278,31 @@ class Indexer:
                  job_id, name, built.passages, len(documents), len(removed), time.monotonic() - began)
         self.on_change(name)
 
+    def _fetched(self, job: dict[str, Any], reporter: JobReporter, skipped: list[str]) -> dict[str, Any]:
+        """A web job with its pages fetched (:func:`convrag.ingest.web.fetch_pages`) into its folder, as
+        an upload's files are stored, each with the address it came from (its citations link there, and a
+        repair reads it again from the file), recorded as the job's files. What was not fetched is
+        added to ``skipped``. Each page's id is its host and path (``docs.example.org/guide/install``):
+        fetching the same pages again replaces them."""
+        from ..ingest.web import fetch_pages, site_doc_id
+
+        request = job["web"]
+        folder = self.uploads_root / job["id"]
+        shutil.rmtree(folder, ignore_errors=True)  # what a fetch cut off by a stop had written
+        folder.mkdir(parents=True)
+        files = []
+        pages = request["max_pages"] if request["crawl"] else 1
+        with reporter.stage(f"fetching {request['url']}" + (" and the pages under it" if request["crawl"] else ""),
+                            total=pages) as advance:
+            for number, page in enumerate(fetch_pages(request["url"], skipped, follow=request["crawl"], max_pages=pages,
+                                                      advance=lambda _: advance(1), public_only=self.public_only)):
+                stored = f"{number:05d}{page.suffix}"
+                (folder / stored).write_bytes(page.body)
+                files.append({"filename": page.file_name, "original": page.url, "doc_id": site_doc_id(page, request["url"]),
+                              "stored": stored, "bytes": len(page.body), "url": page.url, "charset": page.charset})
+        self.store.update_job(job["id"], files=json.dumps(files))
+        return {**job, "files": files}
+
     @contextmanager
     def _pages_reported(self, job_id: str, shown: str) -> Iterator[None]:
         """While one file is read: the job's stage says which of its scanned pages OCR is on (at most
@@ -291,9 +324,13 @@ class Indexer:
                 self.store.update_job(job_id, stage="reading and chunking documents")
 
     def _chunked(self, name: str, path: Path, f: dict[str, Any], embedder: Embedder) -> list[Passage]:
-        """The passages of one uploaded file, as a document of collection ``name``."""
-        document = read_document(path, doc_id=f["doc_id"], name=f.get("original") or f["filename"],
-                                 url=f"/api/collections/{quote(name)}/documents/{quote(f['doc_id'], safe='')}/file")
+        """The passages of one uploaded file, or of a page fetched from the web (read under its address,
+        in the charset its server named), as a document of collection ``name``."""
+        if f.get("url"):
+            document = read_document(path, doc_id=f["doc_id"], name=f["filename"], url=f["url"], charset=f.get("charset", ""))
+        else:
+            document = read_document(path, doc_id=f["doc_id"], name=f.get("original") or f["filename"],
+                                     url=f"/api/collections/{quote(name)}/documents/{quote(f['doc_id'], safe='')}/file")
         return chunk_document(document, embedder.tokenizer)
 
     def _stored_passages(self, name: str, replaced: set[str], embedder: Embedder) -> list[Passage]:

@@ -38,6 +38,7 @@ class Limits(BaseModel):
     max_history_messages: int = Field(100, ge=1)
     max_concurrent_generations: int = Field(8, ge=1)  # pipeline runs at once; more get 429
     max_search_k: int = Field(100, ge=1)
+    max_web_pages: int = Field(500, ge=1)  # pages one crawl of a site may fetch
 
 
 @contextmanager
@@ -121,6 +122,10 @@ class ServiceSettings(BaseSettings):
     allowed_origins: list[str] = Field(default_factory=list)
     #: Host header values accepted besides the bound address and localhost (names the server is reached by)
     allowed_hosts: list[str] = Field(default_factory=list)
+    #: let documents be read from web addresses that are not public (an intranet's wiki, a server on
+    #: localhost); off, such an address is refused, so that a user of the API cannot make the server
+    #: read what only it can reach (a cloud's metadata service, an admin page)
+    allow_private_web: bool = False
 
     @field_validator("data_dir", "indexed_store")
     @classmethod

@@ -56,7 +56,9 @@ CREATE TABLE IF NOT EXISTS jobs (
     started REAL,
     finished REAL,
     remove TEXT,                    -- JSON list of document ids the job deletes (NULL: none)
-    source TEXT                     -- NULL: the uploaded files; "indexed": what `convrag index` built of the collection
+    source TEXT,                    -- NULL: the uploaded files; "indexed": what `convrag index` built of the collection;
+                                    -- "web": pages fetched from an address
+    web TEXT                        -- JSON {url, crawl, max_pages} of a "web" job (NULL: none)
 );
 CREATE TABLE IF NOT EXISTS conversations (
     id TEXT PRIMARY KEY,
@@ -109,7 +111,7 @@ class Store:
     def _migrate(self) -> None:
         """Bring a database made by an earlier version up to this schema (columns are only added),
         and its turns to what the service now hands out (version 1: only links a client can follow)."""
-        for table, column in (("documents", "original"), ("jobs", "remove"), ("jobs", "source")):
+        for table, column in (("documents", "original"), ("jobs", "remove"), ("jobs", "source"), ("jobs", "web")):
             columns = {r["name"] for r in self._db.execute(f"PRAGMA table_info({table})")}
             if column not in columns:
                 self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} TEXT")
@@ -203,19 +205,24 @@ class Store:
 
     # jobs
     def add_job(self, collection: str, files: list[dict[str, Any]], remove: list[str] | None = None,
-                source: str | None = None) -> dict[str, Any]:
+                source: str | None = None, web: dict[str, Any] | None = None) -> dict[str, Any]:
         """Queue an indexing job: ``files`` to add or replace, ``remove`` document ids to delete; or, with
-        ``source`` "indexed", the documents of what ``convrag index`` built of the collection to bring in."""
+        ``source`` "indexed", the documents of what ``convrag index`` built of the collection to bring in;
+        or, with ``source`` "web", the pages ``web`` names (``url``, ``crawl``, ``max_pages``) to fetch,
+        which become its files once fetched."""
         job_id = new_id()
         with self.transaction() as db:
-            db.execute("INSERT INTO jobs (id, collection, status, files, created, remove, source) VALUES (?, ?, 'queued', ?, ?, ?, ?)",
-                       (job_id, collection, json.dumps(files), time.time(), json.dumps(remove) if remove else None, source))
+            db.execute("INSERT INTO jobs (id, collection, status, files, created, remove, source, web) "
+                       "VALUES (?, ?, 'queued', ?, ?, ?, ?, ?)",
+                       (job_id, collection, json.dumps(files), time.time(), json.dumps(remove) if remove else None, source,
+                        json.dumps(web) if web else None))
         return self.job(job_id) or {}
 
     @staticmethod
     def _job_row(row: dict[str, Any]) -> dict[str, Any]:
         row["files"] = json.loads(row["files"])
         row["remove"] = json.loads(row["remove"]) if row.get("remove") else []
+        row["web"] = json.loads(row["web"]) if row.get("web") else None
         return row
 
     def job(self, job_id: str) -> dict[str, Any] | None:

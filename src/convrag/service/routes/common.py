@@ -47,5 +47,7 @@ def job_info(job: dict[str, Any]) -> dict[str, Any]:
                     for f in job["files"]]
     out["remove"] = job.get("remove", [])
     out["source"] = job.get("source") or "uploads"
+    if job.get("web"):
+        out["web"] = job["web"]
     out["error" if job["status"] == "failed" else "warning"] = job["error"]
     return out

@@ -7,7 +7,9 @@ from typing import Any, NamedTuple
 
 from fastapi import APIRouter, Depends, File, Query, UploadFile
 from fastapi.responses import FileResponse
+from pydantic import BaseModel, Field, create_model
 from starlette.concurrency import run_in_threadpool
+from starlette.convertors import Convertor, register_url_convertor
 
 from ...errors import ConvragError
 from ..errors import ApiError
@@ -97,6 +99,42 @@ def _stage(state: ServiceState, name: str, staged: list[Staged], doc_ids: dict[s
     return job_info(job)
 
 
+#: a web address as the API takes one (the form ``convrag.ingest.web.is_address`` accepts)
+WEB_ADDRESS = r"^\s*[Hh][Tt][Tt][Pp][Ss]?://\S+\s*$"
+
+
+def web_source_model(limits: Limits) -> type[BaseModel]:
+    """The body of ``POST /collections/{name}/web``, with this service's limit in its schema (so the
+    OpenAPI description says what is accepted)."""
+    return create_model(
+        "WebSource",
+        url=(str, Field(..., max_length=2000, pattern=WEB_ADDRESS,
+                        description="a web address (http:// or https://) of a page or a file")),
+        crawl=(bool, Field(False, description="also read the pages it links to under its folder on the same site, breadth "
+                                              "first, one at a time, obeying robots.txt")),
+        max_pages=(int, Field(min(100, limits.max_web_pages), ge=1, le=limits.max_web_pages,
+                              description="with crawl: the most pages fetched")),
+    )
+
+
+class _DocumentId(Convertor[str]):
+    """A document's id in a route. It may hold "/" (a page read from the web is named by its host and
+    path, a folder's file indexed by ``convrag index`` by its path), so it takes the rest of the path,
+    but not a last "/file", which asks for the document's file: a PUT or a DELETE of ``.../file`` is
+    then a 405, not a request about a document of that name."""
+
+    regex = r".+(?<!/file)"
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
+register_url_convertor("document_id", _DocumentId())
+
+
 def _document(state: ServiceState, name: str, doc_id: str) -> dict[str, Any]:
     row = state.store.document(name, doc_id)
     if row is None:
@@ -127,6 +165,26 @@ def router(limits: Limits) -> APIRouter:
         job = await run_in_threadpool(work)
         return {**job, "refused": [r._asdict() for r in refused]} if skip_refused else job
 
+    WebSource = web_source_model(limits)  # noqa: N806 - a class
+
+    @api.post("/collections/{name}/web", status_code=202)
+    def add_from_web(name: str, body: WebSource, state: ServiceState = Depends(get_state)) -> dict[str, Any]:  # type: ignore[valid-type]
+        """Read a page or a file from the web into the collection, or with ``crawl`` the pages it links
+        to under its folder (as ``convrag index https://... --crawl`` does): a background job that
+        fetches them, then indexes them as an upload's files; poll ``/api/jobs/{id}``. Each page is a
+        document whose id is its host and path and whose citations link to its address; fetching the
+        same pages again replaces them. Only public addresses are read unless the server's
+        ``allow_private_web`` is set (403 ``address_not_allowed``)."""
+        from ...ingest.web import not_public
+
+        require_collection(state, name)
+        if not state.settings.allow_private_web and (refused := not_public(body.url)):
+            raise ApiError(403, refused, "address_not_allowed")
+        job = state.store.add_job(name, [], source="web", web={"url": body.url.strip(), "crawl": body.crawl,
+                                                               "max_pages": body.max_pages})
+        state.indexer.submit(job["id"], name)
+        return job_info(job)
+
     @api.get("/upload-limits")
     def upload_limits() -> dict[str, int]:
         """How many files and bytes one upload request may carry. The web chat splits a larger folder
@@ -138,7 +196,7 @@ def router(limits: Limits) -> APIRouter:
         require_collection(state, name)
         return state.store.documents(name)
 
-    @api.put("/collections/{name}/documents/{doc_id}", status_code=202)
+    @api.put("/collections/{name}/documents/{doc_id:document_id}", status_code=202)
     async def replace_document(name: str, doc_id: str, file: UploadFile = File(..., description="the new version"),
                                state: ServiceState = Depends(get_state)) -> dict[str, Any]:
         """Replace one document with a new file (any name); it keeps its id. Returns the job."""
@@ -147,27 +205,31 @@ def router(limits: Limits) -> APIRouter:
         staged, _ = _prepare([file])
         return await run_in_threadpool(_stage, state, name, staged, {staged[0][1]: doc_id})
 
-    @api.delete("/collections/{name}/documents/{doc_id}", status_code=202)
+    @api.delete("/collections/{name}/documents/{doc_id:document_id}", status_code=202)
     def delete_document(name: str, doc_id: str, state: ServiceState = Depends(get_state)) -> dict[str, Any]:
         """Remove one document and its passages (a job; the collection changes when it ends)."""
         require_collection(state, name)
         _document(state, name, doc_id)
         return _stage(state, name, [], {}, remove=[doc_id])
 
-    @api.get("/collections/{name}/documents/{doc_id}/file", response_class=FileResponse)
+    @api.get("/collections/{name}/documents/{doc_id:document_id}/file", response_class=FileResponse)
     def document_file(name: str, doc_id: str, state: ServiceState = Depends(get_state)) -> FileResponse:
-        """The uploaded file itself (the source a citation points to); served as a download."""
+        """The uploaded file itself (the source a citation points to), or the page fetched from the web as
+        it was read; served as a download. A document's id may hold "/" (a page's path, a folder's file
+        indexed by ``convrag index``): its routes take the rest of the path as the id."""
         require_collection(state, name)
         row = state.store.document(name, doc_id)
         job = state.store.job(row["job_id"]) if row else None
-        stored = next((f["stored"] for f in (job or {}).get("files", []) if f["doc_id"] == doc_id), None)
+        file = next((f for f in (job or {}).get("files", []) if f["doc_id"] == doc_id), None)
         if row is None:
             raise ApiError(404, f"no document {doc_id!r} in {name!r}", "document_not_found")
-        if stored is None:  # a document of a collection taken on as `convrag index` made it
+        if file is None:  # a document of a collection taken on as `convrag index` made it
             raise ApiError(404, f"document {doc_id!r} of {name!r} was indexed by `convrag index`, not uploaded: "
                                 "the service has no file of it", "no_uploaded_file")
-        path = inside(state.uploads / row["job_id"], stored)
-        return FileResponse(path, filename=file_part(row["original"]), content_disposition_type="attachment")
+        path = inside(state.uploads / row["job_id"], file["stored"])
+        # a page's own name ("fees.html"; "index.html" for a folder's), not its address's last part
+        filename = file["filename"] if file.get("url") else file_part(row["original"])
+        return FileResponse(path, filename=filename, content_disposition_type="attachment")
 
     @api.get("/collections/{name}/passages/{passage_id:path}")
     def passage(name: str, passage_id: str, state: ServiceState = Depends(get_state)) -> dict[str, Any]:
