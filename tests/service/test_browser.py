@@ -21,7 +21,7 @@ import pytest
 from playwright.sync_api import expect, sync_playwright
 
 from convrag.service import ServiceSettings
-from tests.helpers import SlowStreamingLLM, StreamingScriptedLLM, upload
+from tests.helpers import Served, SlowStreamingLLM, StreamingScriptedLLM, upload
 
 from .conftest import ThreadServer, free_port, milvus_indexed_elsewhere, wait_job
 
@@ -380,6 +380,23 @@ def _upload_page(tmp_path: Path, browser, name: str, **settings: object):  # typ
         page.goto(server.url)
         expect(page.locator("#upload-target")).to_have_value(name)
         yield server, api, page
+
+
+def test_a_sites_pages_are_read_from_the_web_in_the_page(tmp_path: Path, browser, served: Served) -> None:  # type: ignore[no-untyped-def]
+    """A web address and "the pages under it" ticked read a site's section into the chosen collection; what
+    was not read is said beside the result, and the pages are listed by their addresses."""
+    with _upload_page(tmp_path, browser, "harbour", allow_private_web=True) as (_, api, page):
+        page.fill("#web-address", f"{served.address}/docs/")
+        page.check("#web-crawl")
+        page.click("#from-web button")
+        expect(page.locator("#upload-status")).to_contain_text(
+            f"read 4 page(s) from {served.address}/docs/; skipped {served.address}/docs/private/keys.html: disallowed by the "
+            "site's robots.txt", timeout=120_000)
+        page.locator("#collections li", has_text="harbour").get_by_role("button", name="Documents").click()
+        expect(page.locator("#documents-table tr")).to_have_count(4)
+        expect(page.locator("#documents-table")).to_contain_text(f"{served.address}/docs/guide/fees.html")
+        assert len(api.get("/api/collections/harbour").json()["documents_list"]) == 4
+        page.close()
 
 
 def test_files_dropped_on_the_page_are_uploaded(tmp_path: Path, browser) -> None:  # type: ignore[no-untyped-def]

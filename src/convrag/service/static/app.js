@@ -293,6 +293,21 @@ $("upload").addEventListener("submit", (event) => {
   event.preventDefault(); showError();
   uploadFiles([...$("upload-files").files].map((f) => withPath(f)));
 });
+// A page or a file read from the web into the chosen collection, with the pages under it when ticked:
+// the server fetches them in a job, polled as an upload's is.
+$("from-web").addEventListener("submit", async (event) => {
+  event.preventDefault(); showError();
+  const name = $("upload-target").value;
+  if (!name) { showError("create a collection first"); return; }
+  let job;
+  try {
+    job = await api(`/api/collections/${encodeURIComponent(name)}/web`,
+      { method: "POST", body: { url: $("web-address").value.trim(), crawl: $("web-crawl").checked } });
+  } catch (error) { showError(error); return; }
+  const bar = $("upload-progress"); bar.hidden = false; bar.value = 50;
+  $("upload-status").textContent = "fetching…";
+  pollJob(job.id, () => refreshDocuments(name));
+});
 $("pick-folder").addEventListener("click", () => $("upload-folder").click());
 $("upload-folder").addEventListener("change", () => {
   showError();
@@ -358,6 +373,7 @@ async function pollJob(id, onDone) {
     else uploadRun.failed += 1;
     const more = uploadRun.part < uploadRun.parts;
     const what = job.source === "indexed" ? "brought in what convrag index built"
+      : job.source === "web" ? `read ${job.files.length} page(s) from ${job.web.url}` + (job.warning ? `; ${job.warning}` : "")
       : job.remove.length ? `removed ${job.remove.length} document(s)`
       : uploadRun.parts > 1 ? partsIndexed() : `indexed ${job.files.length} file(s)`;
     $("upload-status").textContent = (job.status === "succeeded" || uploadRun.parts > 1 ? what : "indexing failed")
