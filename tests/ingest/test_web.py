@@ -177,3 +177,39 @@ def test_a_fetch_for_somebody_else_refuses_hosts_that_are_not_public(served: Ser
     assert skipped[0].endswith("not a public address: this server reads only public web addresses (its operator can allow "
                                "private ones with allow_private_web)")
     assert [d.doc_id for d in crawl(f"{site}/docs/", [], follow=False, delay=0)] == ["index"]  # the command line reads it
+
+
+def test_pages_a_sitemap_lists_and_no_page_links_to_are_read_after_the_linked_ones(served: Served) -> None:
+    """A documentation site whose menu a script draws links to few of its pages in its HTML and lists them
+    all in its sitemap: those under the section are read after the pages the links reach. A sitemap index's
+    sitemaps are read, gzipped or not; one on another site is not asked for (the crawl's headers go to
+    this site alone), and the sitemap's pages outside the section are not read."""
+    import gzip
+
+    site, root = served.address, served.root
+    namespace = "http://www.sitemaps.org/schemas/sitemap/0.9"
+    (root / "docs" / "orphan.html").write_text("<title>Orphan</title><p>Only the sitemap lists this page.</p>")
+    (root / "pages.xml.gz").write_bytes(gzip.compress(
+        f"<urlset xmlns='{namespace}'><url><loc>{site}/docs/orphan.html</loc></url><url><loc>{site}/docs/guide/fees.html</loc></url>"
+        f"<url><loc>{site}/blog/news.html</loc></url></urlset>".encode()))
+    (root / "sitemap.xml").write_text(f"<sitemapindex xmlns='{namespace}'><sitemap><loc>{site}/pages.xml.gz</loc></sitemap>"
+                                      "<sitemap><loc>https://example.com/sitemap.xml</loc></sitemap></sitemapindex>")
+    skipped: list[str] = []
+    documents = list(crawl(f"{site}/docs/", skipped, delay=0))
+    assert [d.doc_id for d in documents] == ["index", "guide/fees", "guide/winter", "manual.pdf", "orphan"]
+    assert "https://example.com/sitemap.xml: the sitemap is on another site, not read" in skipped
+    fetched = [path for path, _, _ in served.requests]
+    assert "/blog/news.html" not in fetched and fetched.count("/docs/guide/fees.html") == 1
+    assert [d.doc_id for d in crawl(f"{site}/docs/", [], follow=False, delay=0)] == ["index"]
+    assert "/sitemap.xml" not in [path for path, _, _ in served.requests[len(fetched):]]  # one page: no sitemap asked for
+    (root / "robots.txt").write_text(f"User-agent: *\nDisallow: /docs/private/\nSitemap: {site}/missing.xml\n")
+    skipped = []
+    assert [d.doc_id for d in crawl(f"{site}/docs/", skipped, delay=0)][-1] == "manual.pdf"  # no sitemap: no orphan
+    assert f"{site}/missing.xml: the sitemap was not read (HTTP 404 File not found)" in skipped
+
+
+def test_a_gzipped_sitemap_that_unpacks_past_the_bound_is_refused() -> None:
+    import gzip
+
+    with pytest.raises(ValueError, match="unpacks past 50 MB"):
+        web._gunzipped(gzip.compress(b"0" * (web.MAX_RESPONSE_BYTES + 1)))

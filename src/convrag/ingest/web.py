@@ -4,9 +4,10 @@ Much of what a team wants to chat over is published, not filed: a product's docu
 intranet wiki, a handbook's pages. ``convrag index https://docs.example.com/guide/ --crawl`` reads the
 start page and follows its links, breadth first, to the pages under the start page's folder on the
 same host (``https://docs.example.com/guide/...``), as a person would read that section of the site;
-links elsewhere (another section, another site, a ``mailto:``) are not followed. Each page or file is
-read as the file it is by its content type (an HTML page, a PDF, a Word document linked from a
-page), with its address kept as the document's, so a citation links to the page.
+links elsewhere (another section, another site, a ``mailto:``) are not followed. The pages of that
+folder the site's sitemap lists and no page links to (a menu a script draws) are read after them.
+Each page or file is read as the file it is by its content type (an HTML page, a PDF, a Word
+document linked from a page), with its address kept as the document's, so a citation links to the page.
 
 A crawler is a guest: it asks for one page at a time, waits :data:`DEFAULT_DELAY` seconds between two
 (or the ``Crawl-delay`` the site's ``robots.txt`` asks, up to :data:`MAX_CRAWL_DELAY`), says who it is
@@ -25,6 +26,7 @@ import socket
 import time
 import urllib.request
 import urllib.robotparser
+import zlib
 from collections import deque
 from collections.abc import Callable, Iterator
 from pathlib import Path, PurePosixPath
@@ -35,6 +37,7 @@ from .. import __version__
 from ..characters import readable_name
 from ..errors import DataFormatError
 from .documents import SUFFIXES, Document, document_suffix, read_bytes
+from .packages import parse_xml
 
 #: who the crawler says it is, in each request and to robots.txt
 USER_AGENT = f"convrag/{__version__} (document indexer)"
@@ -119,7 +122,7 @@ def fetch_pages(start: str, skipped: list[str], follow: bool = True, max_pages: 
     ("install/linux"; "index" for the folder itself), made distinct with "-2", "-3"... A page whose
     bytes are those of one fetched already ("guide/" and "guide/index.html") is not given again.
     ``headers`` go with each request (an intranet's ``Authorization`` or ``Cookie``: no request leaves
-    the start page's folder on its host). ``public_only``: no request goes to a host that is not on
+    the start page's host, and none but robots.txt and the sitemaps leaves its folder). ``public_only``: no request goes to a host that is not on
     the public internet (:func:`not_public`), as a service fetching addresses its users give must
     not read what only it can reach. ``client``: an ``httpx.Client`` (tests give their own)."""
     import httpx
@@ -138,8 +141,14 @@ def fetch_pages(start: str, skipped: list[str], follow: bool = True, max_pages: 
         delay = max(delay, min(float(asked), MAX_CRAWL_DELAY)) if asked else delay
         queue, seen, ids = deque([start]), {start}, set[str]()
         read: dict[str, str] = {}  # each page's bytes by their digest, to the address first read with them
+        listed = _sitemap_pages(client, robots, start, scope, skipped, public_only) if follow else []
         fetched = 0
-        while queue:
+        while queue or listed:
+            if not queue:  # the pages the site's sitemap lists that no page links to, after those the links reach
+                queue.extend(link for link in listed if link not in seen)
+                seen.update(listed)
+                listed = []
+                continue
             url = queue.popleft()
             if fetched >= max_pages:
                 skipped.append(f"{len(queue) + 1} more page(s) not fetched: the crawl stops at {max_pages} (--max-pages)")
@@ -180,6 +189,59 @@ def fetch_pages(start: str, skipped: list[str], follow: bool = True, max_pages: 
     finally:
         if own:
             client.close()
+
+
+#: the most sitemaps read for one crawl (a sitemap index names the others)
+MAX_SITEMAPS = 20
+_SITEMAP = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
+
+
+def _sitemap_pages(client: Any, robots: urllib.robotparser.RobotFileParser, start: str, scope: str, skipped: list[str],
+                   public_only: bool) -> list[str]:
+    """The pages under ``scope`` that the site's sitemaps list (those its robots.txt names, else its
+    /sitemap.xml; a sitemap index's sitemaps, at most :data:`MAX_SITEMAPS`; gzipped or not), in their
+    order. A documentation site whose menu a script draws links to few of its pages in its HTML, and
+    lists them all there. A site without one lists none; a sitemap that cannot be read is named."""
+    from lxml import etree
+
+    parts = urlsplit(start)
+    host = f"{parts.scheme.lower()}://{parts.netloc.lower()}/"
+    maps = deque(robots.site_maps() or [f"{host}sitemap.xml"])
+    named = bool(robots.site_maps())
+    pages: list[str] = []
+    read = 0
+    while maps and read < MAX_SITEMAPS:
+        address = maps.popleft()
+        read += 1
+        if not _inside(address, host):  # a request's headers, a token among them, go to this site alone
+            skipped.append(f"{address}: the sitemap is on another site, not read")
+            continue
+        page = _fetch(client, address, host, public_only)
+        if page.reason:
+            if named:  # a sitemap robots.txt names but cannot be had; an absent /sitemap.xml is no news
+                skipped.append(f"{address}: the sitemap was not read ({page.reason})")
+            continue
+        try:
+            root = parse_xml(_gunzipped(page.body) if page.body[:2] == b"\x1f\x8b" else page.body)
+        except (zlib.error, etree.XMLSyntaxError, ValueError) as exc:
+            skipped.append(f"{address}: the sitemap was not read ({type(exc).__name__})")
+            continue
+        for loc in root.iter(f"{_SITEMAP}loc"):
+            link = urldefrag((loc.text or "").strip())[0]
+            if root.tag == f"{_SITEMAP}sitemapindex":
+                maps.append(link)
+            elif _inside(link, scope):
+                pages.append(link)
+    return list(dict.fromkeys(pages))
+
+
+def _gunzipped(body: bytes) -> bytes:
+    """A gzipped sitemap unpacked, refused past :data:`MAX_RESPONSE_BYTES` (a few kilobytes can unpack to gigabytes)."""
+    unpacker = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    data = unpacker.decompress(body, MAX_RESPONSE_BYTES)
+    if unpacker.unconsumed_tail:
+        raise ValueError(f"it unpacks past {MAX_RESPONSE_BYTES >> 20} MB")
+    return data
 
 
 def site_doc_id(page: FetchedPage, start: str) -> str:
