@@ -403,7 +403,9 @@ async function refreshDocuments(name) {
     const tr = el("tr");
     // a document of a collection taken on as `convrag index` made it has no file to download
     const link = el(d.uploaded ? "a" : "span", d.original);
-    if (d.uploaded) link.href = `/api/collections/${encodeURIComponent(name)}/documents/${encodeURIComponent(d.doc_id)}/file`;
+    if (/^https?:\/\//i.test(d.original)) {  // a page read from the web: its link opens the page
+      Object.assign(link, { href: d.original, target: "_blank", rel: "noopener noreferrer" });
+    } else if (d.uploaded) link.href = `/api/collections/${encodeURIComponent(name)}/documents/${encodeURIComponent(d.doc_id)}/file`;
     else link.title = "indexed by convrag index: no uploaded file";
     const nameCell = el("td"); nameCell.append(link, el("span", ` ${d.passages} passages · ${when(d.added)}`, "when"));
     const actions = el("td");
