@@ -181,6 +181,11 @@ def test_a_page_laid_out_by_a_table_reads_as_its_blocks(tmp_path: Path) -> None:
      "<div class='sphinxsidebar' role='navigation'><h3>Previous topic</h3><p><a href='intro.html'>Introduction</a></p>"
      "<div role='search'><h3>Quick search</h3></div></div><div class='footer' role='contentinfo'>Copyright 2025.</div></body></html>",
      "Fees", "Fees\nA mooring costs 40 dollars.\nUpdated in March."),
+    # a role attribute lists fallback roles after the first, in any case: "navigation menubar" is a menu still
+    ("<html><body><div role='Navigation menubar'>Home Fees About</div><div role='search form'>Search the docs</div>"
+     "<div role='main region'><h1>Fees</h1><p>A mooring costs 40 dollars.</p><table role='presentation none'><tr>"
+     "<td>Boats pay on arrival.</td><td>Open daily.</td></tr></table></div><div role='note'>Ask at the desk.</div></body></html>",
+     "Fees", "Fees\nA mooring costs 40 dollars.\nBoats pay on arrival.\nOpen daily."),
 ])
 def test_a_page_is_read_without_its_banner_icons_and_form_controls(tmp_path: Path, html: str, title: str, text: str) -> None:
     (tmp_path / "fees.html").write_text(html)

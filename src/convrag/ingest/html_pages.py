@@ -36,6 +36,18 @@ _SECTIONS = ["article", "section", "main"]
 _ARIA_NOT_TEXT = ("navigation", "search")
 _ARIA_FRAME = ("banner", "contentinfo")
 _ROLE_ATTRIBUTE = re.compile(r"\brole\s*=", re.IGNORECASE)
+
+
+def _role(tag: Tag) -> str:
+    """An element's ARIA role: the first of the roles its ``role`` attribute lists (``role="navigation
+    menubar"`` lists a fallback after it), lower-cased; "" where it has none."""
+    tokens = str(tag.get("role") or "").lower().split()
+    return tokens[0] if tokens else ""
+
+
+def _roles(*names: str) -> re.Pattern[str]:
+    """A ``role`` attribute whose first role is one of ``names``, for a search of the tree."""
+    return re.compile(r"^\s*(?:" + "|".join(names) + r")(?:\s|$)", re.IGNORECASE)
 #: a table's cells: a row reads as one line, "Standard | 0.02 dollars per GB" (each cell on a line of
 #: its own parted a plan from its price once the answer's compression kept some lines and not others)
 _CELLS = frozenset({"td", "th"})
@@ -56,15 +68,15 @@ def html_to_text(html: str) -> tuple[str, str, str, tuple[Heading, ...]]:
     # what ARIA marks as the same (Sphinx's and Read the Docs' sidebars and search box are a
     # <div role="navigation">, not a <nav>: "Previous topic", "Quick search" on every page), and as a
     # page's header and footer; one walk more, for pages that mark roles
-    roles = soup.find_all(attrs={"role": [*_ARIA_NOT_TEXT, *_ARIA_FRAME]}) if _ROLE_ATTRIBUTE.search(html) else []
+    roles = soup.find_all(attrs={"role": _roles(*_ARIA_NOT_TEXT, *_ARIA_FRAME)}) if _ROLE_ATTRIBUTE.search(html) else []
     for tag in roles:
-        if not tag.decomposed and tag.get("role") in _ARIA_NOT_TEXT:
+        if not tag.decomposed and _role(tag) in _ARIA_NOT_TEXT:
             tag.decompose()
     # the page's own header and footer (the site's banner and fine print) go; an article's or a
     # section's stay: they hold its heading ("<article><header><h1>Mooring fees</h1>"), which went
     # with them, and the page lost its title and its first line
-    for tag in soup(["header", "footer"]) + [tag for tag in roles if not tag.decomposed and tag.get("role") in _ARIA_FRAME]:
-        if not tag.decomposed and tag.find_parent(_SECTIONS) is None and tag.find_parent(attrs={"role": "main"}) is None:
+    for tag in soup(["header", "footer"]) + [tag for tag in roles if not tag.decomposed and _role(tag) in _ARIA_FRAME]:
+        if not tag.decomposed and tag.find_parent(_SECTIONS) is None and tag.find_parent(attrs={"role": _roles("main")}) is None:
             tag.decompose()
     title = soup.title.get_text(" ", strip=True) if soup.title else ""
     if NO_TITLE.fullmatch(title) or FILE_NAME.fullmatch(title):  # Dreamweaver's "Untitled Document", "index.html"
@@ -99,7 +111,7 @@ def _main_content(soup: Any) -> Any:
     contents in an ``<aside>``, a cookie notice, "Was this page helpful?") is left out, as a
     browser's reader view leaves it. The whole page where it marks none, several, or one holding
     under :data:`MAIN_SHARE` of its text (a ``<main>`` around a heading alone)."""
-    marked = soup.find_all("main") + soup.find_all(attrs={"role": "main"})
+    marked = soup.find_all("main") + soup.find_all(attrs={"role": _roles("main")})
     outermost = [tag for tag in dict.fromkeys(marked) if not any(other in tag.parents for other in marked if other is not tag)]
     if len(outermost) != 1:
         return soup
@@ -207,7 +219,7 @@ def _unbox_layout_tables(root: Tag) -> None:
             boxed.add(id(table))
     for table in tables:
         own = parts.get(id(table), [])
-        if (table.get("role") in ("presentation", "none") or id(table) in boxed
+        if (_role(table) in ("presentation", "none") or id(table) in boxed
                 or sum(1 for part in own if part.name in _CELLS) == 1):
             for part in [table, *own]:
                 part.name = "div"
