@@ -213,3 +213,18 @@ def test_a_gzipped_sitemap_that_unpacks_past_the_bound_is_refused() -> None:
 
     with pytest.raises(ValueError, match="unpacks past 50 MB"):
         web._gunzipped(gzip.compress(b"0" * (web.MAX_RESPONSE_BYTES + 1)))
+
+
+def test_a_crawls_report_tells_pages_gone_from_pages_it_could_not_fetch(served: Served) -> None:
+    """What a crawl did not find may be gone (a 404, a page robots.txt disallows) or only out of reach this
+    time (a refused connection, a timeout, a server error): whoever removes pages a crawl no longer finds
+    must know which, and whether the crawl stopped at its bound."""
+    report = web.CrawlReport()
+    assert [d.doc_id for d in crawl(f"{served.address}/docs/", [], delay=0, report=report)][-1] == "manual.pdf"
+    assert report == web.CrawlReport() and report.whole  # a 404 and a disallowed page are known to be gone
+    report = web.CrawlReport()
+    list(crawl(f"{served.address}/docs/", [], delay=0, max_pages=2, report=report))
+    assert report.cut and not report.whole
+    report = web.CrawlReport()
+    assert list(crawl("http://127.0.0.1:9/docs/", [], delay=0, report=report)) == []
+    assert report.passing == 1 and not report.whole

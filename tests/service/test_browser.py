@@ -397,6 +397,11 @@ def test_a_sites_pages_are_read_from_the_web_in_the_page(tmp_path: Path, browser
         fees = page.locator("#documents-table a", has_text=f"{served.address}/docs/guide/fees.html")
         expect(fees).to_have_attribute("href", f"{served.address}/docs/guide/fees.html")  # the page, not its copy
         assert len(api.get("/api/collections/harbour").json()["documents_list"]) == 4
+        (served.root / "docs" / "guide" / "winter.html").unlink()  # read again: the page gone from the site goes
+        page.click("#from-web button")
+        expect(page.locator("#upload-status")).to_contain_text(
+            f"read 3 page(s) from {served.address}/docs/; removed 1 page(s) no longer there", timeout=120_000)
+        expect(page.locator("#documents-table tr")).to_have_count(3)
         page.close()
 
 

@@ -67,7 +67,7 @@ def test_a_sites_pages_are_fetched_indexed_and_cited_by_their_addresses(tmp_path
     with serve(tmp_path, llm, allow_private_web=True) as server, httpx.Client(base_url=server.url, timeout=120) as client:
         client.post("/api/collections", json={"name": "harbour"})
         job = client.post("/api/collections/harbour/web", json={"url": f"{site}/docs/", "crawl": True}).json()
-        assert job["source"] == "web" and job["web"] == {"url": f"{site}/docs/", "crawl": True, "max_pages": 100}
+        assert job["source"] == "web" and job["web"] == {"url": f"{site}/docs/", "crawl": True, "max_pages": 100, "replace": False}
         done = wait_job(client, job["id"])
         assert done["status"] == "succeeded", done
         assert f"{site}/docs/private/keys.html: disallowed by the site's robots.txt" in done["warning"]
@@ -92,6 +92,30 @@ def test_a_sites_pages_are_fetched_indexed_and_cited_by_their_addresses(tmp_path
         assert len(client.get("/api/collections/harbour/documents").json()) == 3
         passages = server.app.state.convrag.indexer._stored_passages("harbour", set(), load_embedder("all-MiniLM-L6-v2"))
         assert {p.url for p in passages if p.doc_id.startswith(f"{host}/docs/guide/fees")} == {f"{site}/docs/guide/fees.html"}
+
+
+def test_reading_a_site_again_can_remove_the_pages_gone_from_it_but_not_after_a_partial_crawl(tmp_path: Path, served: Served) -> None:
+    """A docs site read again with ``replace`` mirrors it: a page deleted from the site (404) or no longer
+    linked goes from the collection, the section's other pages and the collection's uploads stay. A crawl
+    cut short by its bound removes nothing and says so: what it did not reach is not known to be gone."""
+    site, host = served.address, served.address.split("//", 1)[1]
+    with serve(tmp_path, StreamingScriptedLLM(answer=[]), allow_private_web=True) as server, \
+            httpx.Client(base_url=server.url, timeout=120) as client:
+        client.post("/api/collections", json={"name": "harbour"})
+        assert upload(client, "harbour", [("passports.md", PASSPORT)])["status"] == "succeeded"
+        assert wait_job(client, client.post("/api/collections/harbour/web", json={"url": f"{site}/docs/", "crawl": True}).json()["id"])[
+            "status"] == "succeeded"
+        ids = lambda: sorted(d["doc_id"] for d in client.get("/api/collections/harbour/documents").json())  # noqa: E731
+        assert len(ids()) == 5
+        (served.root / "docs" / "guide" / "winter.html").unlink()
+        cut = wait_job(client, client.post("/api/collections/harbour/web", json={"url": f"{site}/docs/", "crawl": True, "max_pages": 1,
+                                                                                 "replace": True}).json()["id"])
+        assert cut["status"] == "succeeded" and cut["remove"] == [] and len(ids()) == 5
+        assert f"the pages read before from under {site}/docs/ are kept: the crawl stopped at max_pages" in cut["warning"]
+        whole = wait_job(client, client.post("/api/collections/harbour/web", json={"url": f"{site}/docs/", "crawl": True,
+                                                                                   "replace": True}).json()["id"])
+        assert whole["status"] == "succeeded" and whole["remove"] == [f"{host}/docs/guide/winter"]
+        assert ids() == sorted([f"{host}/docs/index", f"{host}/docs/guide/fees", f"{host}/docs/manual.pdf", "passports"])
 
 
 def test_a_web_address_that_is_not_public_is_refused_unless_the_server_allows_it(running, served: Served) -> None:  # type: ignore[no-untyped-def]

@@ -19,6 +19,7 @@ does not read are each named with the reason, and the crawl goes on.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import ipaddress
 import re
@@ -81,6 +82,8 @@ class _Page(NamedTuple):
     body: bytes
     reason: str = ""
     charset: str = ""  # the Content-Type's own, lower case
+    #: the reason may pass (a timeout, a refused connection, a server error): the page is not known to be gone
+    passing: bool = False
 
 
 class FetchedPage(NamedTuple):
@@ -101,12 +104,28 @@ class FetchedPage(NamedTuple):
         return name if document_suffix(name) == self.suffix else f"{name}{self.suffix}"
 
 
+@dataclasses.dataclass
+class CrawlReport:
+    """How a crawl ended, for whoever would take the pages it did not find for pages gone from the site:
+    ``cut`` where it stopped at its bound with pages left, ``passing`` the pages it could not fetch for
+    a reason that may pass (a timeout, a refused connection, a server error)."""
+
+    cut: bool = False
+    passing: int = 0
+
+    @property
+    def whole(self) -> bool:
+        """Whether every page the crawl reached was fetched or is known to be gone (a 404, robots.txt)."""
+        return not self.cut and not self.passing
+
+
 def crawl(start: str, skipped: list[str], follow: bool = True, max_pages: int = DEFAULT_MAX_PAGES,
           delay: float = DEFAULT_DELAY, advance: Callable[[str], None] | None = None,
-          headers: dict[str, str] | None = None, client: Any = None, public_only: bool = False) -> Iterator[Document]:
+          headers: dict[str, str] | None = None, client: Any = None, public_only: bool = False,
+          report: CrawlReport | None = None) -> Iterator[Document]:
     """The documents at ``start`` and, ``follow``, at the pages it links to under its folder: each page
     of :func:`fetch_pages` (which takes the same arguments) read by :func:`read_page`."""
-    for page in fetch_pages(start, skipped, follow, max_pages, delay, advance, headers, client, public_only):
+    for page in fetch_pages(start, skipped, follow, max_pages, delay, advance, headers, client, public_only, report):
         document = read_page(page, skipped)
         if document is not None:
             yield document
@@ -114,7 +133,8 @@ def crawl(start: str, skipped: list[str], follow: bool = True, max_pages: int = 
 
 def fetch_pages(start: str, skipped: list[str], follow: bool = True, max_pages: int = DEFAULT_MAX_PAGES,
                 delay: float = DEFAULT_DELAY, advance: Callable[[str], None] | None = None,
-                headers: dict[str, str] | None = None, client: Any = None, public_only: bool = False) -> Iterator[FetchedPage]:
+                headers: dict[str, str] | None = None, client: Any = None, public_only: bool = False,
+                report: CrawlReport | None = None) -> Iterator[FetchedPage]:
     """The pages and files at ``start`` and, ``follow``, at the pages it links to under its folder,
     breadth first, at most ``max_pages`` fetched (module docstring), each fetched whole and of a type
     convrag reads. What is not fetched is recorded in ``skipped`` ("address: reason"); ``advance`` is
@@ -124,7 +144,8 @@ def fetch_pages(start: str, skipped: list[str], follow: bool = True, max_pages: 
     ``headers`` go with each request (an intranet's ``Authorization`` or ``Cookie``: no request leaves
     the start page's host, and none but robots.txt and the sitemaps leaves its folder). ``public_only``: no request goes to a host that is not on
     the public internet (:func:`not_public`), as a service fetching addresses its users give must
-    not read what only it can reach. ``client``: an ``httpx.Client`` (tests give their own)."""
+    not read what only it can reach. ``client``: an ``httpx.Client`` (tests give their own).
+    ``report``, when given, is filled with how the crawl ended (:class:`CrawlReport`)."""
     import httpx
 
     start = urldefrag(start.strip())[0]
@@ -152,6 +173,8 @@ def fetch_pages(start: str, skipped: list[str], follow: bool = True, max_pages: 
             url = queue.popleft()
             if fetched >= max_pages:
                 skipped.append(f"{len(queue) + 1} more page(s) not fetched: the crawl stops at {max_pages} (--max-pages)")
+                if report is not None:
+                    report.cut = True
                 break
             if not robots.can_fetch(USER_AGENT, url):
                 skipped.append(f"{url}: disallowed by the site's robots.txt")
@@ -164,6 +187,8 @@ def fetch_pages(start: str, skipped: list[str], follow: bool = True, max_pages: 
             page = _fetch(client, url, scope, public_only)
             if page.reason:
                 skipped.append(f"{url}: {page.reason}")
+                if report is not None and page.passing:
+                    report.passing += 1
                 continue
             suffix = _suffix(page)
             if suffix is None:
@@ -248,9 +273,15 @@ def site_doc_id(page: FetchedPage, start: str) -> str:
     """The id of a page fetched from ``start`` among documents from many places: its host and the
     start's folder before its id under that folder ("docs.example.org/guide/install"), so that fetching
     the same pages again, or the same section from another of its pages, gives them the same ids."""
+    return site_section(start) + page.doc_id
+
+
+def site_section(start: str) -> str:
+    """What the ids of the pages fetched from ``start`` begin with (:func:`site_doc_id`): its host and
+    folder ("docs.example.org/guide/")."""
     parts = urlsplit(urldefrag(start.strip())[0])
     folder = unquote(parts.path[:parts.path.rfind("/") + 1] or "/")
-    return readable_name(f"{parts.netloc.lower()}{folder}") + page.doc_id
+    return readable_name(f"{parts.netloc.lower()}{folder}")
 
 
 def _robots(client: Any, address: str, public_only: bool) -> urllib.robotparser.RobotFileParser:
@@ -289,7 +320,8 @@ def _fetch(client: Any, url: str, scope: str, public_only: bool = False) -> _Pag
                     url = target
                     continue
                 if response.status_code != 200:
-                    return _Page(url, kind, b"", f"HTTP {response.status_code} {response.reason_phrase}".strip())
+                    return _Page(url, kind, b"", f"HTTP {response.status_code} {response.reason_phrase}".strip(),
+                                 passing=response.status_code >= 500 or response.status_code == 429)
                 declared = response.headers.get("content-length", "")
                 if declared.isdigit() and int(declared) > MAX_RESPONSE_BYTES:
                     return _Page(url, kind, b"", f"larger than {MAX_RESPONSE_BYTES >> 20} MB")
@@ -300,13 +332,13 @@ def _fetch(client: Any, url: str, scope: str, public_only: bool = False) -> _Pag
                     if len(body) > MAX_RESPONSE_BYTES:
                         return _Page(url, kind, b"", f"larger than {MAX_RESPONSE_BYTES >> 20} MB")
                     if time.monotonic() > deadline:  # each read within the timeout, the whole far past it: a server trickling bytes
-                        return _Page(url, kind, b"", f"not received whole within {MAX_RESPONSE_SECONDS:g} s")
+                        return _Page(url, kind, b"", f"not received whole within {MAX_RESPONSE_SECONDS:g} s", passing=True)
                 return _Page(url, kind, bytes(body), charset=(response.charset_encoding or "").lower())
         return _Page(url, "", b"", f"more than {MAX_REDIRECTS} redirects")
     except httpx.TimeoutException:
-        return _Page(url, "", b"", f"no answer within {TIMEOUT_SECONDS:.0f} s")
+        return _Page(url, "", b"", f"no answer within {TIMEOUT_SECONDS:.0f} s", passing=True)
     except httpx.HTTPError as exc:  # refused, unreachable, a TLS error
-        return _Page(url, "", b"", f"not fetched ({type(exc).__name__}: {exc})")
+        return _Page(url, "", b"", f"not fetched ({type(exc).__name__}: {exc})", passing=True)
 
 
 #: what a refused address is told: how a service's operator lets it read an intranet

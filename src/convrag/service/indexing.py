@@ -283,8 +283,11 @@ class Indexer:
         an upload's files are stored, each with the address it came from (its citations link there, and a
         repair reads it again from the file), recorded as the job's files. What was not fetched is
         added to ``skipped``. Each page's id is its host and path (``docs.example.org/guide/install``):
-        fetching the same pages again replaces them."""
-        from ..ingest.web import fetch_pages, site_doc_id
+        fetching the same pages again replaces them. A crawl asked to ``replace`` removes the pages
+        read before from under its address that it no longer finds (gone from the site, no longer linked,
+        disallowed), unless it stopped at its bound or could not fetch a page for a reason that may pass
+        (an outage would otherwise empty the collection of the site)."""
+        from ..ingest.web import CrawlReport, fetch_pages, is_address, site_doc_id, site_section
 
         request = job["web"]
         folder = self.uploads_root / job["id"]
@@ -292,16 +295,27 @@ class Indexer:
         folder.mkdir(parents=True)
         files = []
         pages = request["max_pages"] if request["crawl"] else 1
+        report = CrawlReport()
         with reporter.stage(f"fetching {request['url']}" + (" and the pages under it" if request["crawl"] else ""),
                             total=pages) as advance:
             for number, page in enumerate(fetch_pages(request["url"], skipped, follow=request["crawl"], max_pages=pages,
-                                                      advance=lambda _: advance(1), public_only=self.public_only)):
+                                                      advance=lambda _: advance(1), public_only=self.public_only,
+                                                      report=report)):
                 stored = f"{number:05d}{page.suffix}"
                 (folder / stored).write_bytes(page.body)
                 files.append({"filename": page.file_name, "original": page.url, "doc_id": site_doc_id(page, request["url"]),
                               "stored": stored, "bytes": len(page.body), "url": page.url, "charset": page.charset})
-        self.store.update_job(job["id"], files=json.dumps(files))
-        return {**job, "files": files}
+        gone: list[str] = []
+        if request["crawl"] and request.get("replace"):
+            if report.whole:
+                section, found = site_section(request["url"]), {f["doc_id"] for f in files}
+                gone = [d["doc_id"] for d in self.store.documents(job["collection"])
+                        if d["doc_id"].startswith(section) and is_address(d["original"]) and d["doc_id"] not in found]
+            else:
+                skipped.append(f"the pages read before from under {request['url']} are kept: the crawl "
+                               + ("stopped at max_pages" if report.cut else f"could not fetch {report.passing} page(s) this time"))
+        self.store.update_job(job["id"], files=json.dumps(files), remove=json.dumps(gone) if gone else None)
+        return {**job, "files": files, "remove": gone}
 
     @contextmanager
     def _pages_reported(self, job_id: str, shown: str) -> Iterator[None]:

@@ -114,6 +114,9 @@ def web_source_model(limits: Limits) -> type[BaseModel]:
                                               "first, one at a time, obeying robots.txt")),
         max_pages=(int, Field(min(100, limits.max_web_pages), ge=1, le=limits.max_web_pages,
                               description="with crawl: the most pages fetched")),
+        replace=(bool, Field(False, description="with crawl: the pages read before from under this address that the crawl "
+                                                "no longer finds are removed (kept where it stopped at max_pages or could "
+                                                "not fetch a page for a reason that may pass)")),
     )
 
 
@@ -181,7 +184,7 @@ def router(limits: Limits) -> APIRouter:
         if not state.settings.allow_private_web and (refused := not_public(body.url)):
             raise ApiError(403, refused, "address_not_allowed")
         job = state.store.add_job(name, [], source="web", web={"url": body.url.strip(), "crawl": body.crawl,
-                                                               "max_pages": body.max_pages})
+                                                               "max_pages": body.max_pages, "replace": body.replace})
         state.indexer.submit(job["id"], name)
         return job_info(job)
 

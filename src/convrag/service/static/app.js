@@ -302,7 +302,8 @@ $("from-web").addEventListener("submit", async (event) => {
   let job;
   try {
     job = await api(`/api/collections/${encodeURIComponent(name)}/web`,
-      { method: "POST", body: { url: $("web-address").value.trim(), crawl: $("web-crawl").checked } });
+      // a section read again mirrors the site: its pages no longer there go (the server keeps them after a partial crawl)
+      { method: "POST", body: { url: $("web-address").value.trim(), crawl: $("web-crawl").checked, replace: $("web-crawl").checked } });
   } catch (error) { showError(error); return; }
   const bar = $("upload-progress"); bar.hidden = false; bar.value = 50;
   $("upload-status").textContent = "fetching…";
@@ -373,7 +374,8 @@ async function pollJob(id, onDone) {
     else uploadRun.failed += 1;
     const more = uploadRun.part < uploadRun.parts;
     const what = job.source === "indexed" ? "brought in what convrag index built"
-      : job.source === "web" ? `read ${job.files.length} page(s) from ${job.web.url}` + (job.warning ? `; ${job.warning}` : "")
+      : job.source === "web" ? `read ${job.files.length} page(s) from ${job.web.url}`
+        + (job.remove.length ? `; removed ${job.remove.length} page(s) no longer there` : "") + (job.warning ? `; ${job.warning}` : "")
       : job.remove.length ? `removed ${job.remove.length} document(s)`
       : uploadRun.parts > 1 ? partsIndexed() : `indexed ${job.files.length} file(s)`;
     $("upload-status").textContent = (job.status === "succeeded" || uploadRun.parts > 1 ? what : "indexing failed")
