@@ -221,10 +221,21 @@ def test_a_crawls_report_tells_pages_gone_from_pages_it_could_not_fetch(served: 
     must know which, and whether the crawl stopped at its bound."""
     report = web.CrawlReport()
     assert [d.doc_id for d in crawl(f"{served.address}/docs/", [], delay=0, report=report)][-1] == "manual.pdf"
-    assert report == web.CrawlReport() and report.whole  # a 404 and a disallowed page are known to be gone
+    assert report.whole and report.section == f"{served.address.split('//')[1]}/docs/"  # a 404, a disallowed page: gone
     report = web.CrawlReport()
     list(crawl(f"{served.address}/docs/", [], delay=0, max_pages=2, report=report))
     assert report.cut and not report.whole
     report = web.CrawlReport()
     assert list(crawl("http://127.0.0.1:9/docs/", [], delay=0, report=report)) == []
     assert report.passing == 1 and not report.whole
+
+
+def test_a_folders_address_without_its_slash_crawls_the_folder_the_server_sends_it_on_to(served: Served) -> None:
+    """"https://docs.example.com/guide" is a page of the site's top folder, so the crawl read the whole site;
+    the server sends it on to "guide/", and the crawl reads that folder, under the same ids."""
+    site = served.address
+    report = web.CrawlReport()
+    documents = list(crawl(f"{site}/docs", [], delay=0, report=report))
+    assert [(d.doc_id, d.url) for d in documents] == [(d.doc_id, d.url) for d in crawl(f"{site}/docs/", [], delay=0)]
+    assert "/blog/news.html" not in [path for path, _, _ in served.requests]
+    assert report.section == f"{site.split('//')[1]}/docs/"

@@ -96,6 +96,8 @@ class FetchedPage(NamedTuple):
     body: bytes
     charset: str
     doc_id: str
+    #: the crawl's section, its host and folder ("docs.example.org/guide/"), what :func:`site_doc_id` puts before ``doc_id``
+    section: str = ""
 
     @property
     def file_name(self) -> str:
@@ -112,6 +114,8 @@ class CrawlReport:
 
     cut: bool = False
     passing: int = 0
+    #: the host and folder the crawl read ("docs.example.org/guide/"), what the ids of its pages begin with (:func:`site_doc_id`)
+    section: str = ""
 
     @property
     def whole(self) -> bool:
@@ -152,8 +156,9 @@ def fetch_pages(start: str, skipped: list[str], follow: bool = True, max_pages: 
     parts = urlsplit(start)
     if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
         raise DataFormatError(start, "not a web address (http:// or https://)")
-    folder = parts.path[:parts.path.rfind("/") + 1] or "/"
-    scope = f"{parts.scheme.lower()}://{parts.netloc.lower()}{folder}"
+    scope = _folder_of(start)
+    report = report if report is not None else CrawlReport()
+    report.section = _section(scope)
     own = client is None
     client = client or httpx.Client(timeout=TIMEOUT_SECONDS, headers={**(headers or {}), "User-Agent": USER_AGENT})
     try:
@@ -166,15 +171,14 @@ def fetch_pages(start: str, skipped: list[str], follow: bool = True, max_pages: 
         fetched = 0
         while queue or listed:
             if not queue:  # the pages the site's sitemap lists that no page links to, after those the links reach
-                queue.extend(link for link in listed if link not in seen)
+                queue.extend(link for link in listed if link not in seen and _inside(link, scope))
                 seen.update(listed)
                 listed = []
                 continue
             url = queue.popleft()
             if fetched >= max_pages:
                 skipped.append(f"{len(queue) + 1} more page(s) not fetched: the crawl stops at {max_pages} (--max-pages)")
-                if report is not None:
-                    report.cut = True
+                report.cut = True
                 break
             if not robots.can_fetch(USER_AGENT, url):
                 skipped.append(f"{url}: disallowed by the site's robots.txt")
@@ -185,10 +189,14 @@ def fetch_pages(start: str, skipped: list[str], follow: bool = True, max_pages: 
             if advance is not None:
                 advance(url)
             page = _fetch(client, url, scope, public_only)
+            if url == start and page.url.lower() == f"{start.lower()}/":
+                # "https://docs.example.com/guide", which the server sends on to "guide/": the crawl reads that
+                # folder, not the whole site the address without its "/" is a page of
+                scope = _folder_of(page.url)
+                report.section = _section(scope)
             if page.reason:
                 skipped.append(f"{url}: {page.reason}")
-                if report is not None and page.passing:
-                    report.passing += 1
+                report.passing += page.passing
                 continue
             suffix = _suffix(page)
             if suffix is None:
@@ -210,7 +218,7 @@ def fetch_pages(start: str, skipped: list[str], follow: bool = True, max_pages: 
             if digest in read:  # "guide/" and "guide/index.html", a page redirected to one read: read once, under its first address
                 continue
             read[digest] = page.url
-            yield FetchedPage(page.url, suffix, page.body, page.charset, _unique(_page_id(page.url, scope), ids))
+            yield FetchedPage(page.url, suffix, page.body, page.charset, _unique(_page_id(page.url, scope), ids), report.section)
     finally:
         if own:
             client.close()
@@ -269,19 +277,23 @@ def _gunzipped(body: bytes) -> bytes:
     return data
 
 
-def site_doc_id(page: FetchedPage, start: str) -> str:
-    """The id of a page fetched from ``start`` among documents from many places: its host and the
-    start's folder before its id under that folder ("docs.example.org/guide/install"), so that fetching
-    the same pages again, or the same section from another of its pages, gives them the same ids."""
-    return site_section(start) + page.doc_id
+def site_doc_id(page: FetchedPage) -> str:
+    """The id of a fetched page among documents from many places: the crawl's host and folder before
+    its id under that folder ("docs.example.org/guide/install"), so that fetching the same pages again,
+    or the same section from another of its pages, gives them the same ids."""
+    return page.section + page.doc_id
 
 
-def site_section(start: str) -> str:
-    """What the ids of the pages fetched from ``start`` begin with (:func:`site_doc_id`): its host and
-    folder ("docs.example.org/guide/")."""
-    parts = urlsplit(urldefrag(start.strip())[0])
-    folder = unquote(parts.path[:parts.path.rfind("/") + 1] or "/")
-    return readable_name(f"{parts.netloc.lower()}{folder}")
+def _folder_of(url: str) -> str:
+    """The folder an address is in, as the crawl's scope: "https://docs.example.org/guide/" of ".../guide/install"."""
+    parts = urlsplit(url)
+    return f"{parts.scheme.lower()}://{parts.netloc.lower()}{parts.path[:parts.path.rfind('/') + 1] or '/'}"
+
+
+def _section(scope: str) -> str:
+    """A scope as the ids of its pages begin: its host and folder ("docs.example.org/guide/")."""
+    parts = urlsplit(scope)
+    return readable_name(f"{parts.netloc}{unquote(parts.path)}")
 
 
 def _robots(client: Any, address: str, public_only: bool) -> urllib.robotparser.RobotFileParser:

@@ -287,7 +287,7 @@ class Indexer:
         read before from under its address that it no longer finds (gone from the site, no longer linked,
         disallowed), unless it stopped at its bound or could not fetch a page for a reason that may pass
         (an outage would otherwise empty the collection of the site)."""
-        from ..ingest.web import CrawlReport, fetch_pages, is_address, site_doc_id, site_section
+        from ..ingest.web import CrawlReport, fetch_pages, is_address, site_doc_id
 
         request = job["web"]
         folder = self.uploads_root / job["id"]
@@ -303,14 +303,14 @@ class Indexer:
                                                       report=report)):
                 stored = f"{number:05d}{page.suffix}"
                 (folder / stored).write_bytes(page.body)
-                files.append({"filename": page.file_name, "original": page.url, "doc_id": site_doc_id(page, request["url"]),
+                files.append({"filename": page.file_name, "original": page.url, "doc_id": site_doc_id(page),
                               "stored": stored, "bytes": len(page.body), "url": page.url, "charset": page.charset})
         gone: list[str] = []
         if request["crawl"] and request.get("replace"):
             if report.whole:
-                section, found = site_section(request["url"]), {f["doc_id"] for f in files}
+                found = {f["doc_id"] for f in files}
                 gone = [d["doc_id"] for d in self.store.documents(job["collection"])
-                        if d["doc_id"].startswith(section) and is_address(d["original"]) and d["doc_id"] not in found]
+                        if d["doc_id"].startswith(report.section) and is_address(d["original"]) and d["doc_id"] not in found]
             else:
                 skipped.append(f"the pages read before from under {request['url']} are kept: the crawl "
                                + ("stopped at max_pages" if report.cut else f"could not fetch {report.passing} page(s) this time"))
