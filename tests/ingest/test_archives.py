@@ -80,6 +80,13 @@ def _tar(path: Path, files: dict[str, bytes], mode: str = "w:gz") -> Path:
     import io
     import tarfile
 
+    if mode == "w:zst":  # Python's tarfile writes no zstd; libarchive does
+        import libarchive
+
+        with libarchive.file_writer(str(path), "ustar", "zstd") as packed:
+            for name, data in files.items():
+                packed.add_file_from_memory(f"./{name}", len(data), data)
+        return path
     with tarfile.open(path, mode) as archive:
         for name, data in files.items():
             info = tarfile.TarInfo(f"./{name}")
@@ -89,7 +96,8 @@ def _tar(path: Path, files: dict[str, bytes], mode: str = "w:gz") -> Path:
 
 
 @pytest.mark.parametrize(("name", "mode"), [("export.tar.gz", "w:gz"), ("export.tgz", "w:gz"), ("export.TAR.BZ2", "w:bz2"),
-                                            ("export.tar.xz", "w:xz"), ("export.tar", "w")])
+                                            ("export.tar.xz", "w:xz"), ("export.tar", "w"), ("export.tar.zst", "w:zst"),
+                                            ("export.tzst", "w:zst")])
 def test_a_tar_archive_reads_as_its_files_each_a_section(tmp_path: Path, name: str, mode: str) -> None:
     """A folder packed on Linux or macOS, a project's docs, a release's sources: a .tar.gz was "not a type
     convrag reads" (".gz"). It reads as a zip does: each file under "File: its path" (without tar's "./"),
@@ -207,7 +215,7 @@ def test_a_7z_archive_without_libarchive_is_refused_saying_how_to_install_it(tmp
                           "try:\n    read_document(Path(sys.argv[1]))\nexcept Exception as exc:\n    print(exc)",
                           str(FIXTURES / "made_by_7zip" / "harbour-export.7z")],
                          capture_output=True, text=True, timeout=120, env={**os.environ, "LIBARCHIVE": str(tmp_path / "libarchive.so.13")})
-    assert run.stdout.strip().endswith("harbour-export.7z: not read: 7z and RAR archives are read by libarchive, which is not "
+    assert run.stdout.strip().endswith("harbour-export.7z: not read: 7z, RAR and zstd tar archives are read by libarchive, which is not "
                                        "installed (Debian and Ubuntu: apt-get install libarchive13, or libarchive13t64 since "
                                        "Debian 13 and Ubuntu 24.04)"), run.stderr[-2000:]
 
@@ -275,7 +283,8 @@ def test_archives_nested_in_archives_are_read_three_deep_then_named(tmp_path: Pa
     assert f"level{MAX_NESTING + 1}.zip (an archive nested more than {MAX_NESTING} deep)" in text
 
 
-@pytest.mark.parametrize(("suffix", "mode"), [(".tar.gz", "w:gz"), (".tar", "w"), (".tar.bz2", "w:bz2"), (".tar.xz", "w:xz")])
+@pytest.mark.parametrize(("suffix", "mode"), [(".tar.gz", "w:gz"), (".tar", "w"), (".tar.bz2", "w:bz2"), (".tar.xz", "w:xz"),
+                                              (".tar.zst", "w:zst")])
 def test_a_damaged_tar_archive_is_skipped_with_its_reason(tmp_path: Path, suffix: str, mode: str) -> None:
     """A tar's headers, or the compressed stream they are in, with random bytes changed: a size of
     terabytes, a checksum that fails, a stream zlib cannot unpack. Read as far as it goes, or refused

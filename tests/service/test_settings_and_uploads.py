@@ -198,6 +198,7 @@ def test_document_ids_stay_distinct_and_replace_only_the_same_name() -> None:
     ("diagram.gif", b"<svg xmlns='http://www.w3.org/2000/svg'>a drawing saved under a GIF's name</svg>", 70, "not_a_picture"),
     ("docs.tar.gz", b"PK\x03\x04\x14\x00\x00\x00 a zip named as a tar", 40, "not_a_tar"),
     ("docs.tar", b"Moorings cost 40 dollars." * 20, 500, "not_a_tar"),
+    ("docs.tar.zst", b"\x1f\x8b\x08\x00 a gzip named as a zstd tar", 40, "not_a_tar"),
     ("docs.7z", b"PK\x03\x04\x14\x00\x00\x00 a zip named as a 7z", 40, "not_a_7z"),
     ("docs.rar", b"7z\xbc\xaf\x27\x1c\x00\x04 a 7z named as a RAR", 40, "not_a_rar"),
     ("mail.mbox", b"Subject: Fees\n\nBoats pay 40.\n", 30, "not_a_mbox"),
@@ -242,6 +243,7 @@ def test_readable_files_pass_the_content_check() -> None:
     check_content("a.tgz", b"\x1f\x8b\x08\x00\x00\x00\x00\x00", 9000)
     check_content("a.tar.bz2", b"BZh91AY&SY", 9000)
     check_content("a.tar.xz", b"\xfd7zXZ\x00\x00\x04", 9000)
+    check_content("a.tzst", b"\x28\xb5\x2f\xfd\x00\x58", 9000)
     check_content("a.tar", b"docs/a.md".ljust(257, b"\x00") + b"ustar\x0000", 9000)
     check_content("a.mbox", b"From MAILER-DAEMON Mon Mar  3 09:30:00 2025\nFrom: ann@harbour.example\n", 9000)
     check_content("a.7z", b"7z\xbc\xaf\x27\x1c\x00\x04", 9000)  # a folder packed by 7-Zip or WinRAR

@@ -223,8 +223,8 @@ MAX_REOPENINGS = 10
 
 
 def libarchive_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
-    """The files of a 7z or RAR archive (7-Zip's, WinRAR's: how many Windows users pack a folder),
-    read by libarchive (the C library, through libarchive-c) and then by :func:`_archive_to_text`.
+    """The files of a 7z or RAR archive (7-Zip's, WinRAR's: how many Windows users pack a folder), or
+    of a tar compressed by zstd (Python's tarfile reads gzip, bzip2 and xz only), read by libarchive (the C library, through libarchive-c) and then by :func:`_archive_to_text`.
     libarchive reads a file's data only while it is the current one, so the archive is opened twice:
     once to list its files, once to read those chosen, in its order. A file locked by a password is
     named so (one whose names are locked too is refused whole); what libarchive does not read (RAR
@@ -233,7 +233,7 @@ def libarchive_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
     try:
         import libarchive
     except Exception:  # no libarchive.so: libarchive-c fails on its first function, an AttributeError, not an ImportError
-        raise DataFormatError(path, "not read: 7z and RAR archives are read by libarchive, which is not installed (Debian and "
+        raise DataFormatError(path, "not read: 7z, RAR and zstd tar archives are read by libarchive, which is not installed (Debian and "
                                     "Ubuntu: apt-get install libarchive13, or libarchive13t64 since Debian 13 and Ubuntu 24.04)") from None
     what = FORMAT_NAMES[SUFFIXES[document_suffix(path)]]
 
@@ -244,8 +244,9 @@ def libarchive_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
                 passed += entry.size or 0
                 if passed > MAX_STREAM_BYTES:
                     raise DataFormatError(path, _UNPACKS_PAST.format(MAX_STREAM_BYTES >> 20))
-                if entry.isreg and not entry.islnk and not entry.issym:
-                    yield _Member(readable_name(entry.pathname), entry.size or 0, functools.partial(read, ordinal))
+                if entry.isreg and not entry.islnk and not entry.issym:  # a tar's path without its "./", as for tarfile's
+                    yield _Member(readable_name(entry.pathname.removeprefix("./").lstrip("/")), entry.size or 0,
+                                  functools.partial(read, ordinal))
 
     with contextlib.ExitStack() as opened:
         entries: Iterator[tuple[int, Any]] | None = None

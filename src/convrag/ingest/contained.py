@@ -18,7 +18,7 @@ MAX_NESTING = 3
 _NESTING: contextvars.ContextVar[int] = contextvars.ContextVar("convrag_nesting", default=0)
 #: the files that hold files
 _CONTAINERS = {".eml": "a mail", ".msg": "a mail", ".mbox": "a mailbox",
-               **{suffix: "an archive" for suffix, kind in SUFFIXES.items() if kind in ("zip", "tar", "7z", "rar")}}
+               **{suffix: "an archive" for suffix, kind in SUFFIXES.items() if kind in ("zip", "tar", "tar.zst", "7z", "rar")}}
 
 
 class Contained(NamedTuple):

@@ -66,7 +66,7 @@ _PACKAGES = {"pdf": pdf_to_text, "docx": docx_to_text, "pptx": pptx_to_text, "xl
              "odt": odt_to_text, "ods": ods_to_text, "odp": odp_to_text, "rtf": rtf_to_text, "doc": doc_to_text,
              "xls": xls_to_text, "eml": eml_to_text, "msg": msg_to_text, "mbox": mbox_to_text,
              "ppt": ppt_to_text, "tiff": tiff_to_text, "picture": picture_to_text, "zip": zip_to_text,
-             "tar": tar_to_text, "7z": libarchive_to_text, "rar": libarchive_to_text}
+             "tar": tar_to_text, "tar.zst": libarchive_to_text, "7z": libarchive_to_text, "rar": libarchive_to_text}
 
 
 def read_document(path: Path, doc_id: str | None = None, url: str | None = None, name: str | None = None,

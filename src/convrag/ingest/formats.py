@@ -23,7 +23,8 @@ SUFFIXES = {
     ".ppt": "ppt",
     # mail and archives; a compressed tar is known by its two suffixes (:func:`document_suffix`)
     ".eml": "eml", ".msg": "msg", ".mbox": "mbox", ".zip": "zip", ".tar": "tar", ".tgz": "tar", ".tar.gz": "tar", ".tbz": "tar",
-    ".tbz2": "tar", ".tar.bz2": "tar", ".txz": "tar", ".tar.xz": "tar", ".7z": "7z", ".rar": "rar",
+    ".tbz2": "tar", ".tar.bz2": "tar", ".txz": "tar", ".tar.xz": "tar", ".tar.zst": "tar.zst", ".tzst": "tar.zst",
+    ".7z": "7z", ".rar": "rar",
     # scans and pictures, read by OCR
     ".tif": "tiff", ".tiff": "tiff", ".png": "picture", ".jpg": "picture", ".jpeg": "picture", ".webp": "picture", ".bmp": "picture",
     ".gif": "picture", ".avif": "picture", ".heic": "picture", ".heif": "picture",
@@ -80,7 +81,8 @@ class Document:
 FORMAT_NAMES = {"pdf": "PDF", "docx": "Word document", "pptx": "PowerPoint deck", "xlsx": "Excel workbook", "epub": "EPUB book",
                 "odt": "OpenDocument text", "ods": "OpenDocument spreadsheet", "odp": "OpenDocument presentation",
                 "rtf": "RTF document", "doc": "Word 97-2003 document", "xls": "Excel 97-2003 workbook", "eml": "e-mail",
-                "msg": "Outlook message", "tiff": "TIFF scan", "picture": "picture", "zip": "zip archive", "tar": "tar archive", "7z": "7z archive", "rar": "RAR archive",
+                "msg": "Outlook message", "tiff": "TIFF scan", "picture": "picture", "zip": "zip archive", "tar": "tar archive",
+                "tar.zst": "zstd tar archive", "7z": "7z archive", "rar": "RAR archive",
                 "ppt": "PowerPoint 97-2003 deck", "mbox": "mailbox"}
 
 

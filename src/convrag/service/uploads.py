@@ -145,6 +145,8 @@ _SIGNED: dict[str, tuple[Callable[[bytes], bool], str, str]] = {
     **{suffix: (_picture, "a picture (PNG, JPEG, WebP, BMP, GIF, AVIF or HEIC)", "not_a_picture")
        for suffix, kind in SUFFIXES.items() if kind == "picture"},
     **{suffix: (_tar, "a tar archive", "not_a_tar") for suffix, kind in SUFFIXES.items() if kind == "tar"},
+    **{suffix: (_starts(b"\x28\xb5\x2f\xfd"), "a zstd tar archive", "not_a_tar") for suffix, kind in SUFFIXES.items()
+       if kind == "tar.zst"},
     ".7z": (_starts(b"7z\xbc\xaf\x27\x1c"), "a 7z archive", "not_a_7z"),
     ".rar": (_starts(b"Rar!\x1a\x07\x00", b"Rar!\x1a\x07\x01\x00"), "a RAR archive", "not_a_rar"),
     # a mailbox's first line, as its reader requires: a text file named .mbox was taken, then refused by the job
