@@ -146,9 +146,10 @@ def fetch_pages(start: str, skipped: list[str], follow: bool = True, max_pages: 
     ("install/linux"; "index" for the folder itself), made distinct with "-2", "-3"... A page whose
     bytes are those of one fetched already ("guide/" and "guide/index.html") is not given again.
     ``headers`` go with each request (an intranet's ``Authorization`` or ``Cookie``: no request leaves
-    the start page's host, and none but robots.txt and the sitemaps leaves its folder). ``public_only``: no request goes to a host that is not on
-    the public internet (:func:`not_public`), as a service fetching addresses its users give must
-    not read what only it can reach. ``client``: an ``httpx.Client`` (tests give their own).
+    the start page's host, and none but robots.txt and the sitemaps leaves its folder). ``public_only``:
+    no request goes to a host that is not on the public internet (:func:`not_public`), as a service
+    fetching addresses its users give must not read what only it can reach. ``client``: an
+    ``httpx.Client`` (tests give their own).
     ``report``, when given, is filled with how the crawl ended (:class:`CrawlReport`)."""
     import httpx
 
@@ -167,7 +168,7 @@ def fetch_pages(start: str, skipped: list[str], follow: bool = True, max_pages: 
         delay = max(delay, min(float(asked), MAX_CRAWL_DELAY)) if asked else delay
         queue, seen, ids = deque([start]), {start}, set[str]()
         read: dict[str, str] = {}  # each page's bytes by their digest, to the address first read with them
-        listed = _sitemap_pages(client, robots, start, scope, skipped, public_only) if follow else []
+        listed = _sitemap_pages(client, robots, start, scope, skipped, public_only, delay) if follow else []
         fetched = 0
         while queue or listed:
             if not queue:  # the pages the site's sitemap lists that no page links to, after those the links reach
@@ -230,11 +231,12 @@ _SITEMAP = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
 
 
 def _sitemap_pages(client: Any, robots: urllib.robotparser.RobotFileParser, start: str, scope: str, skipped: list[str],
-                   public_only: bool) -> list[str]:
+                   public_only: bool, delay: float) -> list[str]:
     """The pages under ``scope`` that the site's sitemaps list (those its robots.txt names, else its
     /sitemap.xml; a sitemap index's sitemaps, at most :data:`MAX_SITEMAPS`; gzipped or not), in their
     order. A documentation site whose menu a script draws links to few of its pages in its HTML, and
-    lists them all there. A site without one lists none; a sitemap that cannot be read is named."""
+    lists them all there. A site without one lists none; a sitemap that cannot be read is named. Each
+    is asked for ``delay`` seconds after the request before it, as a page is."""
     from lxml import etree
 
     parts = urlsplit(start)
@@ -249,6 +251,8 @@ def _sitemap_pages(client: Any, robots: urllib.robotparser.RobotFileParser, star
         if not _inside(address, host):  # a request's headers, a token among them, go to this site alone
             skipped.append(f"{address}: the sitemap is on another site, not read")
             continue
+        if delay > 0:
+            time.sleep(delay)
         page = _fetch(client, address, host, public_only)
         if page.reason:
             if named:  # a sitemap robots.txt names but cannot be had; an absent /sitemap.xml is no news
@@ -388,8 +392,8 @@ def _private_peer(response: Any, url: str) -> str:
     """Why a response may not be read for somebody else, else "": the server that answered is at an
     address that is not public. Through a proxy the peer is the proxy, and the host was judged by
     its name (:func:`not_public`) alone."""
-    scheme = urlsplit(url).scheme.lower()
-    if scheme in urllib.request.getproxies() and not urllib.request.proxy_bypass(urlsplit(url).hostname or ""):
+    proxies = urllib.request.getproxies()  # the environment's, which httpx uses as well
+    if (urlsplit(url).scheme.lower() in proxies or "all" in proxies) and not urllib.request.proxy_bypass(urlsplit(url).hostname or ""):
         return ""
     stream = response.extensions.get("network_stream")
     peer = stream.get_extra_info("server_addr") if stream is not None else None
