@@ -45,7 +45,7 @@ def index(
     rebuild: Annotated[bool, typer.Option("--rebuild", help="Rebuild even if nothing changed.")] = False,
     crawl: Annotated[bool, typer.Option(
         "--crawl", help="For a web address: also read the pages it links to under its folder on the same site, breadth first, "
-                        "one at a time, obeying the site's robots.txt.")] = False,
+                        "then those of the folder the site's sitemap lists, one at a time, obeying the site's robots.txt.")] = False,
     max_pages: Annotated[int | None, typer.Option(help="For --crawl: the most pages fetched (500 by default).")] = None,
     delay: Annotated[float | None, typer.Option(
         help="For --crawl: seconds waited between two requests to the site, or the Crawl-delay its robots.txt asks where "
