@@ -239,3 +239,40 @@ def test_a_folders_address_without_its_slash_crawls_the_folder_the_server_sends_
     assert [(d.doc_id, d.url) for d in documents] == [(d.doc_id, d.url) for d in crawl(f"{site}/docs/", [], delay=0)]
     assert "/blog/news.html" not in [path for path, _, _ in served.requests]
     assert report.section == f"{site.split('//')[1]}/docs/"
+
+
+def test_a_start_address_its_site_moves_to_https_or_www_is_crawled_where_it_moved() -> None:
+    """"http://docs.example/guide" typed as a person types it, which the site sends on to
+    "https://www.docs.example/guide/": the crawl refused the move ("outside http://docs.example/"), and read
+    nothing. A move to the same page in the site's own form is followed, and the crawl reads that folder
+    under that site's robots.txt; a redirect to another path or site is still not followed."""
+    import httpx
+
+    pages = {"https://www.docs.example/guide/": "<title>Guide</title><a href='fees.html'>Fees</a> <a href='/blog/'>Blog</a>",
+             "https://www.docs.example/guide/fees.html": "<title>Fees</title><p>A mooring costs 40 dollars.</p>",
+             "https://www.docs.example/robots.txt": "User-agent: *\nDisallow: /guide/private/\n"}
+    asked: list[str] = []
+
+    def site(request: httpx.Request) -> httpx.Response:
+        url = str(request.url)
+        asked.append(url)
+        moved = (url.replace("http://", "https://", 1) if url.startswith("http://")
+                 else url.replace("//docs.example", "//www.docs.example", 1) if "//docs.example" in url
+                 else f"{url}/" if url.endswith("/guide") else "https://elsewhere.example/guide/" if url.endswith("/away/") else "")
+        if moved:
+            return httpx.Response(301, headers={"location": moved})
+        return httpx.Response(200, html=pages[url]) if url in pages else httpx.Response(404)
+
+    with httpx.Client(transport=httpx.MockTransport(site)) as client:
+        skipped: list[str] = []
+        documents = list(crawl("http://docs.example/guide", skipped, delay=0, client=client))
+        assert [(d.doc_id, d.url) for d in documents] == [("index", "https://www.docs.example/guide/"),
+                                                          ("fees", "https://www.docs.example/guide/fees.html")]
+        assert "https://www.docs.example/robots.txt" in asked and "https://www.docs.example/blog/" not in asked
+        skipped = []
+        assert list(crawl("https://www.docs.example/away/", skipped, delay=0, client=client)) == []
+        assert skipped == ["https://www.docs.example/away/: redirected to https://elsewhere.example/guide/, outside "
+                           "https://www.docs.example/away/"]
+    assert web._moved("http://a.example/x", "https://a.example/x/") and web._moved("https://www.a.example/", "https://a.example/")
+    assert not web._moved("https://a.example/x", "https://a.example/y") and not web._moved("https://a.example/", "http://a.example/")
+    assert not web._moved("https://a.example/", "https://a.example:8443/") and not web._moved("https://a.example/", "https://b.example/")

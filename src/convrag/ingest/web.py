@@ -146,7 +146,8 @@ def fetch_pages(start: str, skipped: list[str], follow: bool = True, max_pages: 
     ("install/linux"; "index" for the folder itself), made distinct with "-2", "-3"... A page whose
     bytes are those of one fetched already ("guide/" and "guide/index.html") is not given again.
     ``headers`` go with each request (an intranet's ``Authorization`` or ``Cookie``: no request leaves
-    the start page's host, and none but robots.txt and the sitemaps leaves its folder). ``public_only``:
+    the start page's site, and none but robots.txt and the sitemaps leaves its folder; a start the
+    site moves to https, to its "www." host or to its folder's "/" is crawled from where it moved). ``public_only``:
     no request goes to a host that is not on the public internet (:func:`not_public`), as a service
     fetching addresses its users give must not read what only it can reach. ``client``: an
     ``httpx.Client`` (tests give their own).
@@ -157,13 +158,22 @@ def fetch_pages(start: str, skipped: list[str], follow: bool = True, max_pages: 
     parts = urlsplit(start)
     if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
         raise DataFormatError(start, "not a web address (http:// or https://)")
-    scope = _folder_of(start)
     report = report if report is not None else CrawlReport()
-    report.section = _section(scope)
     own = client is None
     client = client or httpx.Client(timeout=TIMEOUT_SECONDS, headers={**(headers or {}), "User-Agent": USER_AGENT})
     try:
-        robots = _robots(client, f"{parts.scheme}://{parts.netloc}/robots.txt", public_only)
+        robots = _robots(client, _robots_address(start), public_only)
+        first = None  # the start page, fetched first to learn the address the site itself gives it
+        if robots.can_fetch(USER_AGENT, start):
+            first = _fetch(client, start, _folder_of(start), public_only, moves=True)
+            if first.url != start and _moved(start, first.url):
+                # "http://docs.example.com/guide", which the site sends on to "https://docs.example.com/guide/": the
+                # crawl reads that folder, under that site's robots.txt (not the whole site of the address as given)
+                if _robots_address(first.url) != _robots_address(start):
+                    robots = _robots(client, _robots_address(first.url), public_only)
+                start = first.url
+        scope = _folder_of(start)
+        report.section = _section(scope)
         asked = robots.crawl_delay(USER_AGENT)  # the site's own "Crawl-delay", where longer than ours
         delay = max(delay, min(float(asked), MAX_CRAWL_DELAY)) if asked else delay
         queue, seen, ids = deque([start]), {start}, set[str]()
@@ -189,12 +199,7 @@ def fetch_pages(start: str, skipped: list[str], follow: bool = True, max_pages: 
             fetched += 1
             if advance is not None:
                 advance(url)
-            page = _fetch(client, url, scope, public_only)
-            if url == start and page.url.lower() == f"{start.lower()}/":
-                # "https://docs.example.com/guide", which the server sends on to "guide/": the crawl reads that
-                # folder, not the whole site the address without its "/" is a page of
-                scope = _folder_of(page.url)
-                report.section = _section(scope)
+            page = first if url == start and first is not None else _fetch(client, url, scope, public_only)
             if page.reason:
                 skipped.append(f"{url}: {page.reason}")
                 report.passing += page.passing
@@ -312,13 +317,14 @@ def _robots(client: Any, address: str, public_only: bool) -> urllib.robotparser.
 MAX_REDIRECTS = 5
 
 
-def _fetch(client: Any, url: str, scope: str, public_only: bool = False) -> _Page:
+def _fetch(client: Any, url: str, scope: str, public_only: bool = False, moves: bool = False) -> _Page:
     """One response, read whole up to :data:`MAX_RESPONSE_BYTES`, through redirects that stay under
     ``scope`` (one that leaves it is not followed: nothing is asked of another section or site, and the
     request's headers, a token among them, go nowhere else); a failure is a page with its reason.
     ``public_only``: each address, a redirect's too, must name a public host (:func:`not_public`), and
     the server answering must be at a public address (a name that resolves to a public address when
-    checked and to a private one when fetched, DNS rebinding, is caught there)."""
+    checked and to a private one when fetched, DNS rebinding, is caught there). ``moves``: a redirect
+    that moves the address to its site's own form (:func:`_moved`) is followed out of ``scope`` too."""
     import httpx
 
     try:
@@ -331,7 +337,7 @@ def _fetch(client: Any, url: str, scope: str, public_only: bool = False) -> _Pag
                 kind = response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
                 if response.is_redirect:
                     target = urldefrag(urljoin(url, response.headers["location"]))[0]
-                    if not _inside(target, scope):
+                    if not _inside(target, scope) and not (moves and _moved(url, target)):
                         return _Page(target, kind, b"", f"redirected to {target}, outside {scope}")
                     url = target
                     continue
@@ -400,6 +406,23 @@ def _private_peer(response: Any, url: str) -> str:
     if not peer or _public(str(peer[0])):
         return ""
     return _NOT_PUBLIC.format(host=urlsplit(url).hostname, address=peer[0])
+
+
+def _robots_address(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme.lower()}://{parts.netloc.lower()}/robots.txt"
+
+
+def _moved(url: str, target: str) -> bool:
+    """Whether a redirect moves an address to its site's own form of it, the same page: from http to
+    https, to the host with or without "www.", a folder's address to the one ending in its "/" (and
+    no further: another path, a port, another site, are not the same page)."""
+    a, b = urlsplit(url), urlsplit(target)
+    hosts = {(a.hostname or "").removeprefix("www."), (b.hostname or "").removeprefix("www.")}
+    schemes = a.scheme.lower() == b.scheme.lower() or (a.scheme.lower(), b.scheme.lower()) == ("http", "https")
+    ports = a.port == b.port or (a.port is None and b.port is None)
+    same = (b.path in (a.path, f"{a.path}/") or (not a.path and b.path == "/")) and a.query == b.query
+    return len(hosts) == 1 and schemes and ports and same and (url != target)
 
 
 def _inside(url: str, scope: str) -> bool:
