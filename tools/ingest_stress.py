@@ -1,7 +1,7 @@
 """Time convrag's readers on the inputs that used to stall them (docs/benchmarks.md, "Reading users'
 documents"): deeply nested HTML, a text file wrapped over 300,000 lines, a Markdown line of spaces
 and #s, MDX pages of unclosed comments and of a long component line, 20,000 admonitions, a 2 MB LaTeX
-paper (pandoc), a transcript of 50,000 cues, a mailbox of 2,000 mails, archives of 5,000 pages (tar.gz, zip, 7z),
+paper (pandoc), a transcript of 50,000 cues, a mailbox of 2,000 mails, archives of 5,000 pages (tar.gz, zip, 7z, tar.zst),
 a tar.gz that unpacks to 3 GB, a crawl of 300 pages served on 127.0.0.1, a Word document of 56,000 paragraphs, a 23 MB text to chunk (with its peak memory), a PDF
 whose pages are slow to parse, and the service's document listing for 20,000 uploaded documents.
 
@@ -125,10 +125,12 @@ def main() -> None:
             zipped.writestr(name, data)
     import libarchive
 
-    with libarchive.file_writer(str(folder / "docs.7z"), "7zip") as sevenz:  # one solid block: read forward once
+    with libarchive.file_writer(str(folder / "docs.7z"), "7zip") as sevenz, \
+            libarchive.file_writer(str(folder / "docs.tar.zst"), "ustar", "zstd") as zstd:  # one solid block, one stream: read forward once
         for name, data in pages.items():
             sevenz.add_file_from_memory(name, len(data), data)
-    for name in ("docs.tar.gz", "docs.zip", "docs.7z"):
+            zstd.add_file_from_memory(name, len(data), data)
+    for name in ("docs.tar.gz", "docs.zip", "docs.7z", "docs.tar.zst"):
         _timed(f"{name}, 5,000 Markdown pages", lambda name=name: f"{len(read_document(folder / name).headings):,} headings")
     with tarfile.open(folder / "bomb.tar.gz", "w:gz", compresslevel=1) as tar, open("/dev/zero", "rb") as zeros:
         for i in range(3):  # three files of 1 GB: the third's header is read only once the first two are unpacked
