@@ -33,7 +33,7 @@ from .powerpoint import ppt_to_text, pptx_to_text
 from .restructuredtext import rst_to_text
 from .rtf import rtf_to_text
 from .tables import table_to_text, xls_to_text, xlsx_to_text
-from .titles import TITLE_LINE_CHARS, first_line_stands_apart, made_name, name_as_title, title_line
+from .titles import first_line_stands_apart, made_name, name_as_title, pdf_title, title_line
 from .typesetting import typeset_letters, unwrap_lines
 from .word import doc_to_text, docx_to_text
 
@@ -88,15 +88,7 @@ def read_document(path: Path, doc_id: str | None = None, url: str | None = None,
             raise DataFormatError(path, f"not a readable {FORMAT_NAMES[kind]}: it looks damaged "
                                         f"({type(exc).__name__}: {str(exc)[:200]})") from None
         if not title and kind == "pdf":
-            # the first bookmark, where the first line begins it, is the title the first page shows, whole where the
-            # page wraps it ("... Heat Pump: Owner's" / "Manual"; "... Heat Pump:" / "Owner's Manual", ending as no title
-            # does); LibreOffice writes no title into the PDF of a document without one
-            first = text.split("\n", 1)[0].strip()
-            whole = next((h.text for h in headings[:1] if len(first) > 3 and h.text.startswith(first)), "")
-            if 0 < len(whole) <= TITLE_LINE_CHARS:
-                title = whole
-            elif made_name(fallback):  # "2403.12345": the PDF's first line names it better
-                title = title_line(text)
+            title = pdf_title(text, headings, fallback)
         doc_id = doc_id or readable_name(document_stem(path))
         if not headings and kind in _UNMARKED:
             headings = _numbered(text)

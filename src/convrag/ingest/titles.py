@@ -5,7 +5,7 @@ file's name made readable. A citation shows it."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from .formats import Heading
@@ -43,7 +43,7 @@ def made_name(name: str) -> bool:
 
 
 #: the longest first line taken as a PDF's title
-TITLE_LINE_CHARS, _TITLE_LINE_WORDS = 150, 20
+_TITLE_LINE_CHARS, _TITLE_LINE_WORDS = 150, 20
 
 
 def title_line(text: str) -> str:
@@ -53,7 +53,7 @@ def title_line(text: str) -> str:
     the title a reader sees on its first page. So is a plain text's, set apart by a blank line:
     "notes.txt" was cited as "[1] notes"."""
     first = text.split("\n", 1)[0].strip()
-    fits = len(first) <= TITLE_LINE_CHARS and len(first.split()) <= _TITLE_LINE_WORDS
+    fits = len(first) <= _TITLE_LINE_CHARS and len(first.split()) <= _TITLE_LINE_WORDS
     return first if fits and re.search(r"[^\W\d_]", first) and not first.endswith((".", ",", ";", ":", "!", "?")) else ""
 
 
@@ -69,3 +69,16 @@ def first_heading(headings: Iterable[Heading]) -> str:
     a Word document's first Heading 1 is. pandoc writes no title into an EPUB or an RTF made from a
     Markdown file without front matter, and the book was named "manual" by its file name."""
     return next((heading.text for heading in headings if heading.level == 1), "")
+
+
+def pdf_title(text: str, headings: Sequence[Heading], fallback: str) -> str:
+    """The title of a PDF whose metadata gives none (LibreOffice writes none for a document without
+    one), else "": its first bookmark where its first line begins it, the title its first page shows,
+    whole where the page wraps it ("... Heat Pump: Owner's" / "Manual"; "... Heat Pump:" / "Owner's
+    Manual", ending as no title does); else, where ``fallback`` (its file's name as a title) is a name a
+    program made ("2403.12345"), its first line where it reads as a title."""
+    first = text.split("\n", 1)[0].strip()
+    whole = next((h.text for h in headings[:1] if len(first) > 3 and h.text.startswith(first)), "")
+    if 0 < len(whole) <= _TITLE_LINE_CHARS:
+        return whole
+    return title_line(text) if made_name(fallback) else ""
