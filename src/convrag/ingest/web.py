@@ -37,7 +37,9 @@ from urllib.parse import unquote, urldefrag, urljoin, urlsplit
 from .. import __version__
 from ..characters import readable_name
 from ..errors import DataFormatError
-from .documents import SUFFIXES, Document, document_suffix, read_bytes
+from .charsets import page_text
+from .documents import read_bytes
+from .formats import SUFFIXES, Document, document_suffix
 from .packages import parse_xml
 
 #: who the crawler says it is, in each request and to robots.txt
@@ -447,8 +449,6 @@ def _page_links(page: _Page) -> tuple[bool, bool, list[str]]:
     the addresses it links to (``<a href>``, against its ``<base href>``), without their fragments,
     in the page's order. Its navigation's links are kept: a site's menu is how a crawler finds its pages."""
     from bs4 import BeautifulSoup
-
-    from .documents import page_text
 
     try:
         soup = BeautifulSoup(page_text(page.body, Path("page.html"), page.charset), "html.parser")
