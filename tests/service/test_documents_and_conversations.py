@@ -67,7 +67,8 @@ def test_a_sites_pages_are_fetched_indexed_and_cited_by_their_addresses(tmp_path
     with serve(tmp_path, llm, allow_private_web=True) as server, httpx.Client(base_url=server.url, timeout=120) as client:
         client.post("/api/collections", json={"name": "harbour"})
         job = client.post("/api/collections/harbour/web", json={"url": f"{site}/docs/", "crawl": True}).json()
-        assert job["source"] == "web" and job["web"] == {"url": f"{site}/docs/", "crawl": True, "max_pages": 100, "replace": False}
+        assert job["source"] == "web" and job["web"] == {"url": f"{site}/docs/", "crawl": True, "max_pages": 100, "replace": False,
+                                                         "headers": []}
         done = wait_job(client, job["id"])
         assert done["status"] == "succeeded", done
         assert f"{site}/docs/private/keys.html: disallowed by the site's robots.txt" in done["warning"]
@@ -116,6 +117,26 @@ def test_reading_a_site_again_can_remove_the_pages_gone_from_it_but_not_after_a_
                                                                                    "replace": True}).json()["id"])
         assert whole["status"] == "succeeded" and whole["remove"] == [f"{host}/docs/guide/winter"]
         assert ids() == sorted([f"{host}/docs/index", f"{host}/docs/guide/fees", f"{host}/docs/manual.pdf", "passports"])
+
+
+def test_a_crawls_headers_reach_the_site_alone_and_are_never_stored(tmp_path: Path, served: Served) -> None:
+    """An intranet's wiki wants a token or a cookie: the headers a request gives go with each request to the
+    site, and nowhere is their value written down (the database, the job's JSON, the logs' folder): the
+    job keeps their names, and one a restart cut off fails rather than index the site's log-in page."""
+    site = served.address
+    with serve(tmp_path, StreamingScriptedLLM(answer=[]), allow_private_web=True) as server, \
+            httpx.Client(base_url=server.url, timeout=120) as client:
+        client.post("/api/collections", json={"name": "wiki"})
+        job = client.post("/api/collections/wiki/web", json={"url": f"{site}/docs/", "crawl": True,
+                                                             "headers": {"Authorization": "Bearer s3cret-token"}}).json()
+        assert job["web"]["headers"] == ["Authorization"]
+        assert wait_job(client, job["id"])["status"] == "succeeded"
+        assert served.requests and {auth for _, _, auth in served.requests} == {"Bearer s3cret-token"}
+        assert "s3cret-token" not in client.get("/api/jobs").text
+        assert not [p for p in tmp_path.rglob("*") if p.is_file() and b"s3cret-token" in p.read_bytes()]
+        framing = client.post("/api/collections/wiki/web", json={"url": f"{site}/docs/", "headers": {"Host": "intranet"}})
+        broken = client.post("/api/collections/wiki/web", json={"url": f"{site}/docs/", "headers": {"Cookie": "a\nb"}})
+        assert framing.status_code == 422 and broken.status_code == 422 and "a\nb" not in broken.text
 
 
 def test_a_web_address_that_is_not_public_is_refused_unless_the_server_allows_it(running, served: Served) -> None:  # type: ignore[no-untyped-def]

@@ -54,6 +54,22 @@ def test_a_web_job_cut_off_by_a_stop_fetches_its_pages_again(tmp_path: Path) -> 
         assert store.job(job["id"])["status"] == "queued" and indexer.busy("gov")
 
 
+def test_a_web_job_whose_headers_a_restart_lost_fails_rather_than_fetch_without_them(tmp_path: Path) -> None:
+    """The headers' values live in the server's memory alone; fetched without its token, an intranet's wiki
+    gives its log-in page, which would be indexed as its pages."""
+    import pytest
+
+    from convrag.errors import ConvragError
+
+    store = Store(tmp_path / "db.sqlite")
+    store.add_collection("wiki", "", "all-MiniLM-L6-v2")
+    job = store.add_job("wiki", [], source="web", web={"url": "https://wiki.example/", "crawl": False, "max_pages": 1,
+                                                       "headers": ["Authorization"]})
+    indexer = Indexer(store, EmbeddedCollections(tmp_path / "collections"), tmp_path / "uploads")
+    with pytest.raises(ConvragError, match=r"the headers sent with this job \(Authorization\) are not kept across a restart"):
+        indexer.run(store.job(job["id"]))
+
+
 def test_an_old_database_gains_the_new_columns_without_losing_rows(tmp_path: Path) -> None:
     import sqlite3
 

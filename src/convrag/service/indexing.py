@@ -100,6 +100,7 @@ class Indexer:
         self._queue: queue.Queue[str | None] = queue.Queue()
         self._thread = threading.Thread(target=self._work, name="convrag-indexer", daemon=True)
         self._active: set[str] = set()
+        self._headers: dict[str, dict[str, str]] = {}  # a web job's headers, by job id, until it runs
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self.on_change: Callable[[str], None] = lambda name: None
@@ -112,9 +113,13 @@ class Indexer:
         self._stopping.set()
         self._queue.put(None)
 
-    def submit(self, job_id: str, collection: str) -> None:
+    def submit(self, job_id: str, collection: str, headers: dict[str, str] | None = None) -> None:
+        """Queue a job. ``headers``: what a web job sends with each request to its site (a token, a
+        cookie), held here for it alone and never written down."""
         with self._lock:
             self._active.add(collection)
+            if headers:
+                self._headers[job_id] = dict(headers)
         self._queue.put(job_id)
 
     def busy(self, collection: str) -> bool:
@@ -188,6 +193,7 @@ class Indexer:
             finally:
                 with self._lock:
                     self._active.discard(job["collection"])
+                    self._headers.pop(job_id, None)  # a job that failed before it fetched
                 self.on_change(job["collection"])
 
     def _run_patiently(self, job: dict[str, Any]) -> None:
@@ -290,6 +296,11 @@ class Indexer:
         from ..ingest.web import CrawlReport, fetch_pages, is_address, site_doc_id
 
         request = job["web"]
+        with self._lock:
+            headers = self._headers.pop(job["id"], {})
+        if set(request.get("headers", [])) - set(headers):  # unread, the pages would be the site's log-in page
+            raise ConvragError(f"the headers sent with this job ({', '.join(request['headers'])}) are not kept across a "
+                               "restart of the server: ask for the pages again")
         folder = self.uploads_root / job["id"]
         shutil.rmtree(folder, ignore_errors=True)  # what a fetch cut off by a stop had written
         folder.mkdir(parents=True)
@@ -299,8 +310,8 @@ class Indexer:
         with reporter.stage(f"fetching {request['url']}" + (" and the pages under it" if request["crawl"] else ""),
                             total=pages) as advance:
             for number, page in enumerate(fetch_pages(request["url"], skipped, follow=request["crawl"], max_pages=pages,
-                                                      advance=lambda _: advance(1), public_only=self.public_only,
-                                                      report=report)):
+                                                      advance=lambda _: advance(1), headers=headers,
+                                                      public_only=self.public_only, report=report)):
                 stored = f"{number:05d}{page.suffix}"
                 (folder / stored).write_bytes(page.body)
                 files.append({"filename": page.file_name, "original": page.url, "doc_id": site_doc_id(page),

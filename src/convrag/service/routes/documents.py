@@ -3,11 +3,11 @@ and single passages. Every change is an indexing job (202 + a job to poll): the 
 switches to its new version only when the job has finished."""
 
 import shutil
-from typing import Any, NamedTuple
+from typing import Annotated, Any, NamedTuple
 
 from fastapi import APIRouter, Depends, File, Query, UploadFile
 from fastapi.responses import FileResponse
-from pydantic import BaseModel, Field, create_model
+from pydantic import BaseModel, ConfigDict, Field, create_model
 from starlette.concurrency import run_in_threadpool
 from starlette.convertors import Convertor, register_url_convertor
 
@@ -103,11 +103,17 @@ def _stage(state: ServiceState, name: str, staged: list[Staged], doc_ids: dict[s
 WEB_ADDRESS = r"^\s*[Hh][Tt][Tt][Pp][Ss]?://\S+\s*$"
 
 
+#: a request header's name a client may give for a crawl: a token, not one that says how a request is framed or where it goes
+HeaderName = Annotated[str, Field(pattern=r"^(?!(?i:host|content-length|transfer-encoding|connection|upgrade|te|trailer)$)"
+                                          r"[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$")]
+
+
 def web_source_model(limits: Limits) -> type[BaseModel]:
     """The body of ``POST /collections/{name}/web``, with this service's limit in its schema (so the
     OpenAPI description says what is accepted)."""
     return create_model(
         "WebSource",
+        __config__=ConfigDict(regex_engine="python-re"),  # a header's name pattern looks ahead, which Rust's regex cannot
         url=(str, Field(..., max_length=2000, pattern=WEB_ADDRESS,
                         description="a web address (http:// or https://) of a page or a file")),
         crawl=(bool, Field(False, description="also read the pages it links to under its folder on the same site, breadth "
@@ -117,7 +123,13 @@ def web_source_model(limits: Limits) -> type[BaseModel]:
         replace=(bool, Field(False, description="with crawl: the pages read before from under this address that the crawl "
                                                 "no longer finds are removed (kept where it stopped at max_pages or could "
                                                 "not fetch a page for a reason that may pass)")),
+        # a value is printable ASCII: one httpx refuses would fail the job with an error that quotes it
+        headers=(dict[HeaderName, Annotated[str, Field(max_length=8000, pattern=r"^[\t\x20-\x7e]*$")]], Field(
+            default_factory=dict, max_length=20,
+            description="sent with each request to the site (an intranet's Authorization or Cookie); kept in the server's "
+                        "memory for this job alone, never stored: a job a restart cuts off fails, and is asked again")),
     )
+
 
 
 class _DocumentId(Convertor[str]):
@@ -183,9 +195,11 @@ def router(limits: Limits) -> APIRouter:
         require_collection(state, name)
         if not state.settings.allow_private_web and (refused := not_public(body.url)):
             raise ApiError(403, refused, "address_not_allowed")
+        # the headers' names are kept with the job, their values (a token, a cookie) in memory alone
         job = state.store.add_job(name, [], source="web", web={"url": body.url.strip(), "crawl": body.crawl,
-                                                               "max_pages": body.max_pages, "replace": body.replace})
-        state.indexer.submit(job["id"], name)
+                                                               "max_pages": body.max_pages, "replace": body.replace,
+                                                               "headers": sorted(body.headers)})
+        state.indexer.submit(job["id"], name, headers=body.headers)
         return job_info(job)
 
     @api.get("/upload-limits")
