@@ -128,14 +128,14 @@ def test_a_crawls_headers_reach_the_site_alone_and_are_never_stored(tmp_path: Pa
             httpx.Client(base_url=server.url, timeout=120) as client:
         client.post("/api/collections", json={"name": "wiki"})
         job = client.post("/api/collections/wiki/web", json={"url": f"{site}/docs/", "crawl": True,
-                                                             "headers": {"Authorization": "Bearer s3cret-token"}}).json()
+                                                             "headers": ["Authorization: Bearer s3cret-token"]}).json()
         assert job["web"]["headers"] == ["Authorization"]
         assert wait_job(client, job["id"])["status"] == "succeeded"
         assert served.requests and {auth for _, _, auth in served.requests} == {"Bearer s3cret-token"}
         assert "s3cret-token" not in client.get("/api/jobs").text
         assert not [p for p in tmp_path.rglob("*") if p.is_file() and b"s3cret-token" in p.read_bytes()]
-        framing = client.post("/api/collections/wiki/web", json={"url": f"{site}/docs/", "headers": {"Host": "intranet"}})
-        broken = client.post("/api/collections/wiki/web", json={"url": f"{site}/docs/", "headers": {"Cookie": "a\nb"}})
+        framing = client.post("/api/collections/wiki/web", json={"url": f"{site}/docs/", "headers": ["Host: intranet"]})
+        broken = client.post("/api/collections/wiki/web", json={"url": f"{site}/docs/", "headers": ["Cookie: a\nb"]})
         assert framing.status_code == 422 and broken.status_code == 422 and "a\nb" not in broken.text
 
 

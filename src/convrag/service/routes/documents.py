@@ -7,7 +7,7 @@ from typing import Annotated, Any, NamedTuple
 
 from fastapi import APIRouter, Depends, File, Query, UploadFile
 from fastapi.responses import FileResponse
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import AfterValidator, BaseModel, Field, create_model
 from starlette.concurrency import run_in_threadpool
 from starlette.convertors import Convertor, register_url_convertor
 
@@ -99,13 +99,24 @@ def _stage(state: ServiceState, name: str, staged: list[Staged], doc_ids: dict[s
     return job_info(job)
 
 
-#: a web address as the API takes one (the form ``convrag.ingest.web.is_address`` accepts)
-WEB_ADDRESS = r"^\s*[Hh][Tt][Tt][Pp][Ss]?://\S+\s*$"
+#: a web address as the API takes one: http:// or https:// and no white space (no \s, whose members differ
+#: between the regex engines of pydantic, of JSON Schema's clients and of Python)
+WEB_ADDRESS = r"^[Hh][Tt][Tt][Pp][Ss]?://[^ \t\r\n\f\v]+$"
+#: the headers that say how a request is framed or where it goes, which a crawl's client may not set
+_FRAMING = frozenset({"host", "content-length", "transfer-encoding", "connection", "upgrade", "te", "trailer"})
 
 
-#: a request header's name a client may give for a crawl: a token, not one that says how a request is framed or where it goes
-HeaderName = Annotated[str, Field(pattern=r"^(?!(?i:host|content-length|transfer-encoding|connection|upgrade|te|trailer)$)"
-                                          r"[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$")]
+def _not_framing(line: str) -> str:
+    if line.split(":", 1)[0].strip().lower() in _FRAMING:
+        raise ValueError(f"{line.split(':', 1)[0]} is set by the server for each request")
+    return line
+
+
+#: a request header a client gives for a crawl, as ``convrag index -H`` takes one: "Name: value", the name a
+#: token and not one of :data:`_FRAMING`, the value printable ASCII (one httpx refuses would fail the job
+#: with an error that quotes it)
+HeaderLine = Annotated[str, Field(pattern=r"^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}:[\t\x20-\x7e]{0,8000}$"),
+                       AfterValidator(_not_framing)]
 
 
 def web_source_model(limits: Limits) -> type[BaseModel]:
@@ -113,7 +124,6 @@ def web_source_model(limits: Limits) -> type[BaseModel]:
     OpenAPI description says what is accepted)."""
     return create_model(
         "WebSource",
-        __config__=ConfigDict(regex_engine="python-re"),  # a header's name pattern looks ahead, which Rust's regex cannot
         url=(str, Field(..., max_length=2000, pattern=WEB_ADDRESS,
                         description="a web address (http:// or https://) of a page or a file")),
         crawl=(bool, Field(False, description="also read the pages it links to under its folder on the same site, breadth "
@@ -123,13 +133,12 @@ def web_source_model(limits: Limits) -> type[BaseModel]:
         replace=(bool, Field(False, description="with crawl: the pages read before from under this address that the crawl "
                                                 "no longer finds are removed (kept where it stopped at max_pages or could "
                                                 "not fetch a page for a reason that may pass)")),
-        # a value is printable ASCII: one httpx refuses would fail the job with an error that quotes it
-        headers=(dict[HeaderName, Annotated[str, Field(max_length=8000, pattern=r"^[\t\x20-\x7e]*$")]], Field(
-            default_factory=dict, max_length=20,
-            description="sent with each request to the site (an intranet's Authorization or Cookie); kept in the server's "
-                        "memory for this job alone, never stored: a job a restart cuts off fails, and is asked again")),
+        headers=(list[HeaderLine], Field(
+            default_factory=list, max_length=20,
+            description="'Name: value' lines sent with each request to the site (an intranet's Authorization or Cookie); "
+                        "kept in the server's memory for this job alone, never stored: a job a restart cuts off fails, and "
+                        "is asked again")),
     )
-
 
 
 class _DocumentId(Convertor[str]):
@@ -196,10 +205,11 @@ def router(limits: Limits) -> APIRouter:
         if not state.settings.allow_private_web and (refused := not_public(body.url)):
             raise ApiError(403, refused, "address_not_allowed")
         # the headers' names are kept with the job, their values (a token, a cookie) in memory alone
+        headers = {key.strip(): value.strip() for key, value in (line.split(":", 1) for line in body.headers)}
         job = state.store.add_job(name, [], source="web", web={"url": body.url.strip(), "crawl": body.crawl,
                                                                "max_pages": body.max_pages, "replace": body.replace,
-                                                               "headers": sorted(body.headers)})
-        state.indexer.submit(job["id"], name, headers=body.headers)
+                                                               "headers": sorted(headers)})
+        state.indexer.submit(job["id"], name, headers=headers)
         return job_info(job)
 
     @api.get("/upload-limits")
