@@ -58,7 +58,7 @@ CREATE TABLE IF NOT EXISTS jobs (
     remove TEXT,                    -- JSON list of document ids the job deletes (NULL: none)
     source TEXT,                    -- NULL: the uploaded files; "indexed": what `convrag index` built of the collection;
                                     -- "web": pages fetched from an address
-    web TEXT                        -- JSON {url, crawl, max_pages} of a "web" job (NULL: none)
+    web TEXT                        -- JSON {url, crawl, max_pages, replace, headers: their names} of a "web" job
 );
 CREATE TABLE IF NOT EXISTS conversations (
     id TEXT PRIMARY KEY,
@@ -208,8 +208,9 @@ class Store:
                 source: str | None = None, web: dict[str, Any] | None = None) -> dict[str, Any]:
         """Queue an indexing job: ``files`` to add or replace, ``remove`` document ids to delete; or, with
         ``source`` "indexed", the documents of what ``convrag index`` built of the collection to bring in;
-        or, with ``source`` "web", the pages ``web`` names (``url``, ``crawl``, ``max_pages``) to fetch,
-        which become its files once fetched."""
+        or, with ``source`` "web", the pages ``web`` names (``url``, ``crawl``, ``max_pages``, ``replace``,
+        and the names of the headers the indexer holds for it, never their values) to fetch, which become
+        its files once fetched."""
         job_id = new_id()
         with self.transaction() as db:
             db.execute("INSERT INTO jobs (id, collection, status, files, created, remove, source, web) "
