@@ -55,7 +55,9 @@ def test_a_response_past_the_bound_or_a_server_that_does_not_answer_is_named(ser
     assert f"{site}/docs/manual.pdf: larger than 0 MB" in skipped
     skipped = []
     assert list(crawl("http://127.0.0.1:9/docs/", skipped, delay=0)) == []
-    assert skipped[0].startswith("http://127.0.0.1:9/docs/: not fetched (ConnectError")
+    # nor its robots.txt: a site that cannot say "no" is not crawled (RFC 9309)
+    assert skipped[0].startswith("http://127.0.0.1:9/docs/: not fetched, as the site's robots.txt could not be read (not fetched "
+                                 "(ConnectError")
 
 
 def test_only_web_addresses_are_crawled() -> None:
@@ -119,6 +121,9 @@ def test_a_server_that_trickles_its_page_is_given_up_on(monkeypatch: pytest.Monk
 
     class Trickle(http.server.BaseHTTPRequestHandler):
         def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+            if self.path == "/robots.txt":  # none: every page allowed
+                self.send_error(404)
+                return
             self.send_response(200)
             self.send_header("Content-Type", "text/html")
             self.end_headers()
@@ -276,3 +281,35 @@ def test_a_start_address_its_site_moves_to_https_or_www_is_crawled_where_it_move
     assert web._moved("http://a.example/x", "https://a.example/x/") and web._moved("https://www.a.example/", "https://a.example/")
     assert not web._moved("https://a.example/x", "https://a.example/y") and not web._moved("https://a.example/", "http://a.example/")
     assert not web._moved("https://a.example/", "https://a.example:8443/") and not web._moved("https://a.example/", "https://b.example/")
+
+
+def test_robots_txt_is_read_through_the_sites_redirects_and_one_it_cannot_give_allows_nothing() -> None:
+    """RFC 9309: a crawler follows robots.txt's redirects (a site moved to https), where it had taken a redirect
+    for no robots.txt and read what it disallows; and one the site cannot give (a 5xx, a timeout) allows
+    nothing, as the site may have been saying "no" when it failed, where it had allowed everything. Pages
+    not fetched so are not known to be gone (a crawl's report counts them as passing)."""
+    import httpx
+
+    robots = {"https://docs.example/robots.txt": httpx.Response(200, text="User-agent: *\nDisallow: /guide/private\n"),
+              "https://down.example/robots.txt": httpx.Response(503)}
+
+    def site(request: httpx.Request) -> httpx.Response:
+        url = str(request.url)
+        if url.startswith("http://"):
+            return httpx.Response(301, headers={"location": url.replace("http://", "https://", 1)})
+        if url in robots:
+            return robots[url]
+        return httpx.Response(200, html="<title>Guide</title><a href='private.html'>Keys</a>")
+
+    with httpx.Client(transport=httpx.MockTransport(site)) as client:
+        skipped: list[str] = []
+        assert [d.doc_id for d in crawl("https://docs.example/guide/", skipped, delay=0, client=client)] == ["index"]
+        assert skipped == ["https://docs.example/guide/private.html: disallowed by the site's robots.txt"]
+        skipped = []
+        assert [d.doc_id for d in crawl("http://docs.example/guide/", skipped, delay=0, client=client)] == ["index"]
+        assert skipped == ["https://docs.example/guide/private.html: disallowed by the site's robots.txt"]
+        skipped, report = [], web.CrawlReport()
+        assert list(crawl("https://down.example/guide/", skipped, delay=0, client=client, report=report)) == []
+        assert skipped == ["https://down.example/guide/: not fetched, as the site's robots.txt could not be read "
+                           "(HTTP 503 Service Unavailable)"]
+        assert report.passing == 1 and not report.whole

@@ -164,7 +164,7 @@ def fetch_pages(start: str, skipped: list[str], follow: bool = True, max_pages: 
     own = client is None
     client = client or httpx.Client(timeout=TIMEOUT_SECONDS, headers={**(headers or {}), "User-Agent": USER_AGENT})
     try:
-        robots = _robots(client, _robots_address(start), public_only)
+        robots, unread = _robots(client, _robots_address(start), public_only)
         first = None  # the start page, fetched first to learn the address the site itself gives it
         if robots.can_fetch(USER_AGENT, start):
             first = _fetch(client, start, _folder_of(start), public_only, moves=True)
@@ -172,7 +172,7 @@ def fetch_pages(start: str, skipped: list[str], follow: bool = True, max_pages: 
                 # "http://docs.example.com/guide", which the site sends on to "https://docs.example.com/guide/": the
                 # crawl reads that folder, under that site's robots.txt (not the whole site of the address as given)
                 if _robots_address(first.url) != _robots_address(start):
-                    robots = _robots(client, _robots_address(first.url), public_only)
+                    robots, unread = _robots(client, _robots_address(first.url), public_only)
                 start = first.url
         scope = _folder_of(start)
         report.section = _section(scope)
@@ -194,7 +194,11 @@ def fetch_pages(start: str, skipped: list[str], follow: bool = True, max_pages: 
                 report.cut = True
                 break
             if not robots.can_fetch(USER_AGENT, url):
-                skipped.append(f"{url}: disallowed by the site's robots.txt")
+                if unread:  # not known to be gone: the site did not answer
+                    skipped.append(f"{url}: not fetched, as the site's robots.txt could not be read ({unread})")
+                    report.passing += 1
+                else:
+                    skipped.append(f"{url}: disallowed by the site's robots.txt")
                 continue
             if fetched and delay > 0:
                 time.sleep(delay)
@@ -268,7 +272,8 @@ def _sitemap_pages(client: Any, robots: urllib.robotparser.RobotFileParser, star
         try:
             root = parse_xml(_gunzipped(page.body) if page.body[:2] == b"\x1f\x8b" else page.body)
         except (zlib.error, etree.XMLSyntaxError, ValueError) as exc:
-            skipped.append(f"{address}: the sitemap was not read ({type(exc).__name__})")
+            if named:  # a /sitemap.xml nobody named may be a site's "not found" page, served as a page
+                skipped.append(f"{address}: the sitemap was not read ({type(exc).__name__})")
             continue
         for loc in root.iter(f"{_SITEMAP}loc"):
             link = urldefrag((loc.text or "").strip())[0]
@@ -307,12 +312,18 @@ def _section(scope: str) -> str:
     return readable_name(f"{parts.netloc}{unquote(parts.path)}")
 
 
-def _robots(client: Any, address: str, public_only: bool) -> urllib.robotparser.RobotFileParser:
-    """The site's robots.txt; none (a 404, an error) allows every page, as the convention has it."""
+def _robots(client: Any, address: str, public_only: bool) -> tuple[urllib.robotparser.RobotFileParser, str]:
+    """The site's robots.txt, as RFC 9309 has a crawler read it: through redirects on the same site
+    (to https, to "www.", to another path: the request's headers go to no other site), none (a 404)
+    allowing every page, and one the site could not give (a 5xx, a timeout, a refused connection)
+    allowing none, as the site may have been saying "no" when it failed; and then why, else ""."""
     robots = urllib.robotparser.RobotFileParser(address)
-    page = _fetch(client, address, address, public_only)
+    page = _fetch(client, address, address.removesuffix("robots.txt"), public_only, moves=True)
     robots.parse(page.body.decode("utf-8", "replace").splitlines() if not page.reason else [])
-    return robots
+    if page.reason and page.passing:
+        robots.disallow_all = True
+        return robots, page.reason
+    return robots, ""
 
 
 #: the most redirects followed for one address
