@@ -119,6 +119,25 @@ def test_reading_a_site_again_can_remove_the_pages_gone_from_it_but_not_after_a_
         assert ids() == sorted([f"{host}/docs/index", f"{host}/docs/guide/fees", f"{host}/docs/manual.pdf", "passports"])
 
 
+def test_a_crawl_stops_at_the_bytes_a_server_keeps_for_it_and_removes_nothing_then(tmp_path: Path, served: Served) -> None:
+    """An upload is bounded by max_upload_bytes; a crawl of 500 pages of 50 MB each was bounded by nothing, and
+    could fill the server's disk. It stops at max_web_bytes, says so, and, cut short, removes no page."""
+    site = served.address
+    with serve(tmp_path, StreamingScriptedLLM(answer=[]), allow_private_web=True, limits={"max_web_bytes": 3000}) as server, \
+            httpx.Client(base_url=server.url, timeout=120) as client:
+        client.post("/api/collections", json={"name": "harbour"})
+        first = wait_job(client, client.post("/api/collections/harbour/web", json={"url": f"{site}/docs/", "crawl": True}).json()["id"])
+        assert first["status"] == "succeeded" and len(first["files"]) == 3  # the pages; the PDF is 80 KB
+        assert (f"{site}/docs/manual.pdf and the pages after it: not kept, the crawl stops at 3,000 bytes (max_web_bytes)"
+                in first["warning"])
+        (served.root / "docs" / "guide" / "winter.html").unlink()
+        again = wait_job(client, client.post("/api/collections/harbour/web", json={"url": f"{site}/docs/", "crawl": True,
+                                                                                   "replace": True}).json()["id"])
+        assert again["remove"] == [] and f"the pages read before from under {site}/docs/ are kept: the crawl stopped at " \
+                                          "max_web_bytes" in again["warning"]
+        assert len(client.get("/api/collections/harbour/documents").json()) == 3
+
+
 def test_a_crawls_headers_reach_the_site_alone_and_are_never_stored(tmp_path: Path, served: Served) -> None:
     """An intranet's wiki wants a token or a cookie: the headers a request gives go with each request to the
     site, and nowhere is their value written down (the database, the job's JSON, the logs' folder): the

@@ -86,7 +86,8 @@ def _create_app(settings: ServiceSettings, llm: LLM | None, data: Path, lock: Fi
         collections.keep([record["name"] for record in store.collections()])
     except BackendUnavailable as exc:  # not a reason to refuse to start: the next upload marks its collection
         log.warning("could not mark the service's collections in %s: %s", collections.kind, exc.public)
-    indexer = Indexer(store, collections, uploads, public_only=not settings.allow_private_web)
+    indexer = Indexer(store, collections, uploads, public_only=not settings.allow_private_web,
+                      max_web_bytes=settings.limits.max_web_bytes)
     pipelines = Pipelines(settings, collections, llm or _make_llm(settings))
     indexer.on_change = pipelines.forget
     state = ServiceState(settings, store, collections, uploads, pipelines, indexer,

@@ -91,12 +91,15 @@ class Indexer:
     #: seconds to wait before each new try of a job the backend failed
     backend_retry_delays: tuple[float, ...] = (5.0, 30.0, 120.0)
 
-    def __init__(self, store: Store, collections: ServiceCollections, uploads_root: Path, public_only: bool = True) -> None:
+    def __init__(self, store: Store, collections: ServiceCollections, uploads_root: Path, public_only: bool = True,
+                 max_web_bytes: int = 500_000_000) -> None:
         self.store = store
         self.collections = collections
         self.uploads_root = uploads_root
-        #: web jobs fetch only from public addresses (:func:`convrag.ingest.web.not_public`)
+        #: web jobs fetch only from public addresses (:func:`convrag.ingest.web.not_public`), and store at
+        #: most this many bytes each (a crawl of 500 pages of 50 MB would fill a disk an upload's bound spares)
         self.public_only = public_only
+        self.max_web_bytes = max_web_bytes
         self._queue: queue.Queue[str | None] = queue.Queue()
         self._thread = threading.Thread(target=self._work, name="convrag-indexer", daemon=True)
         self._active: set[str] = set()
@@ -306,12 +309,17 @@ class Indexer:
         folder.mkdir(parents=True)
         files = []
         pages = request["max_pages"] if request["crawl"] else 1
-        report = CrawlReport()
+        report, bound = CrawlReport(), "max_pages"
         with reporter.stage(f"fetching {request['url']}" + (" and the pages under it" if request["crawl"] else ""),
                             total=pages) as advance:
             for number, page in enumerate(fetch_pages(request["url"], skipped, follow=request["crawl"], max_pages=pages,
                                                       advance=lambda _: advance(1), headers=headers,
                                                       public_only=self.public_only, report=report)):
+                if sum(f["bytes"] for f in files) + len(page.body) > self.max_web_bytes:
+                    skipped.append(f"{page.url} and the pages after it: not kept, the crawl stops at "
+                                   f"{self.max_web_bytes:,} bytes (max_web_bytes)")
+                    report.cut, bound = True, "max_web_bytes"  # what it did not reach is not known to be gone
+                    break
                 stored = f"{number:05d}{page.suffix}"
                 (folder / stored).write_bytes(page.body)
                 files.append({"filename": page.file_name, "original": page.url, "doc_id": site_doc_id(page),
@@ -324,7 +332,7 @@ class Indexer:
                         if d["doc_id"].startswith(report.section) and is_address(d["original"]) and d["doc_id"] not in found]
             else:
                 skipped.append(f"the pages read before from under {request['url']} are kept: the crawl "
-                               + ("stopped at max_pages" if report.cut else f"could not fetch {report.passing} page(s) this time"))
+                               + (f"stopped at {bound}" if report.cut else f"could not fetch {report.passing} page(s) this time"))
         self.store.update_job(job["id"], files=json.dumps(files), remove=json.dumps(gone) if gone else None)
         return {**job, "files": files, "remove": gone}
 

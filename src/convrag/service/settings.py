@@ -39,6 +39,7 @@ class Limits(BaseModel):
     max_concurrent_generations: int = Field(8, ge=1)  # pipeline runs at once; more get 429
     max_search_k: int = Field(100, ge=1)
     max_web_pages: int = Field(500, ge=1)  # pages one crawl of a site may fetch
+    max_web_bytes: int = Field(500_000_000, ge=1)  # what one crawl may store, all its pages and files together
 
 
 @contextmanager
