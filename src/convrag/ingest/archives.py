@@ -211,8 +211,8 @@ def tar_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
                 passed += info.size
                 if compressed and passed > MAX_STREAM_BYTES:
                     raise DataFormatError(path, _UNPACKS_PAST.format(MAX_STREAM_BYTES >> 20))
-                if info.isfile():  # as a folder's path: without the "./" of ``tar -C folder -czf x.tgz .``
-                    yield _Member(readable_name(info.name.removeprefix("./").lstrip("/")), info.size, reader(info))
+                if info.isfile():
+                    yield _Member(_tar_path(info.name), info.size, reader(info))
 
         return _archive_to_text(path, *_listed(path, "tar archive", listing()))
 
@@ -220,6 +220,12 @@ def tar_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
 #: how many times a 7z or RAR archive is opened again after a file of it failed (libarchive's reader
 #: stops at the first error): a locked file among open ones, a damaged archive's every file
 MAX_REOPENINGS = 10
+
+
+def _tar_path(name: str) -> str:
+    """A member's path as a folder's: without the "./" of ``tar -C folder -czf x.tgz .`` (read by
+    libarchive, a zstd tar's files were taken for hidden ones), nor a leading "/"."""
+    return readable_name(name.removeprefix("./").lstrip("/"))
 
 
 def libarchive_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
@@ -244,9 +250,8 @@ def libarchive_to_text(path: Path) -> tuple[str, str, tuple[Heading, ...]]:
                 passed += entry.size or 0
                 if passed > MAX_STREAM_BYTES:
                     raise DataFormatError(path, _UNPACKS_PAST.format(MAX_STREAM_BYTES >> 20))
-                if entry.isreg and not entry.islnk and not entry.issym:  # a tar's path without its "./", as for tarfile's
-                    yield _Member(readable_name(entry.pathname.removeprefix("./").lstrip("/")), entry.size or 0,
-                                  functools.partial(read, ordinal))
+                if entry.isreg and not entry.islnk and not entry.issym:
+                    yield _Member(_tar_path(entry.pathname), entry.size or 0, functools.partial(read, ordinal))
 
     with contextlib.ExitStack() as opened:
         entries: Iterator[tuple[int, Any]] | None = None

@@ -48,6 +48,11 @@ def _role(tag: Tag) -> str:
 def _roles(*names: str) -> re.Pattern[str]:
     """A ``role`` attribute whose first role is one of ``names``, for a search of the tree."""
     return re.compile(r"^\s*(?:" + "|".join(names) + r")(?:\s|$)", re.IGNORECASE)
+
+
+#: the roles a page's text is read without, and the one that marks its main content, as searches of the tree
+_AROUND_TEXT_ROLES = _roles(*_ARIA_NOT_TEXT, *_ARIA_FRAME)
+_MAIN_ROLE = _roles("main")
 #: a table's cells: a row reads as one line, "Standard | 0.02 dollars per GB" (each cell on a line of
 #: its own parted a plan from its price once the answer's compression kept some lines and not others)
 _CELLS = frozenset({"td", "th"})
@@ -68,7 +73,7 @@ def html_to_text(html: str) -> tuple[str, str, str, tuple[Heading, ...]]:
     # what ARIA marks as the same (Sphinx's and Read the Docs' sidebars and search box are a
     # <div role="navigation">, not a <nav>: "Previous topic", "Quick search" on every page), and as a
     # page's header and footer; one walk more, for pages that mark roles
-    roles = soup.find_all(attrs={"role": _roles(*_ARIA_NOT_TEXT, *_ARIA_FRAME)}) if _ROLE_ATTRIBUTE.search(html) else []
+    roles = soup.find_all(attrs={"role": _AROUND_TEXT_ROLES}) if _ROLE_ATTRIBUTE.search(html) else []
     for tag in roles:
         if not tag.decomposed and _role(tag) in _ARIA_NOT_TEXT:
             tag.decompose()
@@ -76,7 +81,7 @@ def html_to_text(html: str) -> tuple[str, str, str, tuple[Heading, ...]]:
     # section's stay: they hold its heading ("<article><header><h1>Mooring fees</h1>"), which went
     # with them, and the page lost its title and its first line
     for tag in soup(["header", "footer"]) + [tag for tag in roles if not tag.decomposed and _role(tag) in _ARIA_FRAME]:
-        if not tag.decomposed and tag.find_parent(_SECTIONS) is None and tag.find_parent(attrs={"role": _roles("main")}) is None:
+        if not tag.decomposed and tag.find_parent(_SECTIONS) is None and tag.find_parent(attrs={"role": _MAIN_ROLE}) is None:
             tag.decompose()
     title = soup.title.get_text(" ", strip=True) if soup.title else ""
     if NO_TITLE.fullmatch(title) or FILE_NAME.fullmatch(title):  # Dreamweaver's "Untitled Document", "index.html"
@@ -111,7 +116,7 @@ def _main_content(soup: Any) -> Any:
     contents in an ``<aside>``, a cookie notice, "Was this page helpful?") is left out, as a
     browser's reader view leaves it. The whole page where it marks none, several, or one holding
     under :data:`MAIN_SHARE` of its text (a ``<main>`` around a heading alone)."""
-    marked = soup.find_all("main") + soup.find_all(attrs={"role": _roles("main")})
+    marked = soup.find_all("main") + soup.find_all(attrs={"role": _MAIN_ROLE})
     outermost = [tag for tag in dict.fromkeys(marked) if not any(other in tag.parents for other in marked if other is not tag)]
     if len(outermost) != 1:
         return soup

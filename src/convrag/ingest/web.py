@@ -164,16 +164,7 @@ def fetch_pages(start: str, skipped: list[str], follow: bool = True, max_pages: 
     own = client is None
     client = client or httpx.Client(timeout=TIMEOUT_SECONDS, headers={**(headers or {}), "User-Agent": USER_AGENT})
     try:
-        robots, unread = _robots(client, _robots_address(start), public_only)
-        first = None  # the start page, fetched first to learn the address the site itself gives it
-        if robots.can_fetch(USER_AGENT, start):
-            first = _fetch(client, start, _folder_of(start), public_only, moves=True)
-            if first.url != start and _moved(start, first.url):
-                # "http://docs.example.com/guide", which the site sends on to "https://docs.example.com/guide/": the
-                # crawl reads that folder, under that site's robots.txt (not the whole site of the address as given)
-                if _robots_address(first.url) != _robots_address(start):
-                    robots, unread = _robots(client, _robots_address(first.url), public_only)
-                start = first.url
+        start, first, robots, unread = _settled(client, start, public_only)
         scope = _folder_of(start)
         report.section = _section(scope)
         asked = robots.crawl_delay(USER_AGENT)  # the site's own "Crawl-delay", where longer than ours
@@ -234,6 +225,23 @@ def fetch_pages(start: str, skipped: list[str], follow: bool = True, max_pages: 
     finally:
         if own:
             client.close()
+
+
+def _settled(client: Any, start: str, public_only: bool) -> tuple[str, _Page | None, urllib.robotparser.RobotFileParser, str]:
+    """The start address as its site gives it, the start page fetched there (None where robots.txt
+    disallows it), and that site's robots.txt with why it could not be read (:func:`_robots`). The
+    page is fetched first to learn its address: "http://docs.example.com/guide", which the site sends
+    on to "https://docs.example.com/guide/", is crawled as that folder, under that site's robots.txt,
+    not as the whole site the address as given is a page of (:func:`_moved`)."""
+    robots, unread = _robots(client, _robots_address(start), public_only)
+    if not robots.can_fetch(USER_AGENT, start):
+        return start, None, robots, unread
+    first = _fetch(client, start, _folder_of(start), public_only, moves=True)
+    if first.url == start or not _moved(start, first.url):
+        return start, first, robots, unread
+    if _robots_address(first.url) != _robots_address(start):
+        robots, unread = _robots(client, _robots_address(first.url), public_only)
+    return first.url, first, robots, unread
 
 
 #: the most sitemaps read for one crawl (a sitemap index names the others)
@@ -411,14 +419,14 @@ def _private_peer(response: Any, url: str) -> str:
     """Why a response may not be read for somebody else, else "": the server that answered is at an
     address that is not public. Through a proxy the peer is the proxy, and the host was judged by
     its name (:func:`not_public`) alone."""
-    proxies = urllib.request.getproxies()  # the environment's, which httpx uses as well
-    if (urlsplit(url).scheme.lower() in proxies or "all" in proxies) and not urllib.request.proxy_bypass(urlsplit(url).hostname or ""):
+    parts, proxies = urlsplit(url), urllib.request.getproxies()  # the environment's, which httpx uses as well
+    if (parts.scheme.lower() in proxies or "all" in proxies) and not urllib.request.proxy_bypass(parts.hostname or ""):
         return ""
     stream = response.extensions.get("network_stream")
     peer = stream.get_extra_info("server_addr") if stream is not None else None
     if not peer or _public(str(peer[0])):
         return ""
-    return _NOT_PUBLIC.format(host=urlsplit(url).hostname, address=peer[0])
+    return _NOT_PUBLIC.format(host=parts.hostname, address=peer[0])
 
 
 def _robots_address(url: str) -> str:
