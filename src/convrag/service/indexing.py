@@ -307,7 +307,7 @@ class Indexer:
         folder = self.uploads_root / job["id"]
         shutil.rmtree(folder, ignore_errors=True)  # what a fetch cut off by a stop had written
         folder.mkdir(parents=True)
-        files = []
+        files, kept = [], 0
         pages = request["max_pages"] if request["crawl"] else 1
         report, bound = CrawlReport(), "max_pages"
         with reporter.stage(f"fetching {request['url']}" + (" and the pages under it" if request["crawl"] else ""),
@@ -315,7 +315,8 @@ class Indexer:
             for number, page in enumerate(fetch_pages(request["url"], skipped, follow=request["crawl"], max_pages=pages,
                                                       advance=lambda _: advance(1), headers=headers,
                                                       public_only=self.public_only, report=report)):
-                if sum(f["bytes"] for f in files) + len(page.body) > self.max_web_bytes:
+                kept += len(page.body)
+                if kept > self.max_web_bytes:
                     skipped.append(f"{page.url} and the pages after it: not kept, the crawl stops at "
                                    f"{self.max_web_bytes:,} bytes (max_web_bytes)")
                     report.cut, bound = True, "max_web_bytes"  # what it did not reach is not known to be gone
@@ -359,11 +360,9 @@ class Indexer:
     def _chunked(self, name: str, path: Path, f: dict[str, Any], embedder: Embedder) -> list[Passage]:
         """The passages of one uploaded file, or of a page fetched from the web (read under its address,
         in the charset its server named), as a document of collection ``name``."""
-        if f.get("url"):
-            document = read_document(path, doc_id=f["doc_id"], name=f["filename"], url=f["url"], charset=f.get("charset", ""))
-        else:
-            document = read_document(path, doc_id=f["doc_id"], name=f.get("original") or f["filename"],
-                                     url=f"/api/collections/{quote(name)}/documents/{quote(f['doc_id'], safe='')}/file")
+        url = f.get("url") or f"/api/collections/{quote(name)}/documents/{quote(f['doc_id'], safe='')}/file"
+        shown = f["filename"] if f.get("url") else f.get("original") or f["filename"]  # a page's "original" is its address
+        document = read_document(path, doc_id=f["doc_id"], name=shown, url=url, charset=f.get("charset", ""))
         return chunk_document(document, embedder.tokenizer)
 
     def _stored_passages(self, name: str, replaced: set[str], embedder: Embedder) -> list[Passage]:
