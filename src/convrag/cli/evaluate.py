@@ -1,4 +1,4 @@
-"""``convrag eval``, ``compare``, ``rewrite``, ``run-incremental`` and ``trace-schema``: measuring strategies and retrievers on MT-RAG."""
+"""``convrag eval``, ``compare``, ``score``, ``rewrite``, ``run-incremental`` and ``trace-schema``: measuring strategies and retrievers on MT-RAG."""
 
 from __future__ import annotations
 
@@ -138,6 +138,66 @@ def compare(
     if unpaired:
         table.caption = "tasks scored in one folder only are left out: the means are over the tasks both scored"
     console.print(table)
+
+
+@app.command("score", rich_help_panel="Evaluation on MT-RAG")
+def score(
+    runs: Annotated[list[str], typer.Argument(help="Run files to score: TREC runs (qid Q0 docid rank score tag) or the benchmark's result JSONL, plain, .gz or .zip; NAME=PATH names a run (default: the file's name, or the run a `convrag eval` folder's run.trec or results.jsonl belongs to).")],
+    data: Annotated[Path, typer.Option("--data", help="MT-RAG data folder (the shared folder or the official repository layout).")],
+    domains: Annotated[str, typer.Option("--domains", help="Comma-separated domains, or 'all'.")] = "all",
+    split: SplitOpt = "all",
+    complete: Annotated[bool, typer.Option("--complete", help="A task a run has no results for counts as retrieving nothing (trec_eval -c), instead of being left out as the official scorer leaves it.")] = False,
+    out: Annotated[Path, typer.Option("--out", help="Output folder: a `convrag eval` folder's files for each run, and summary.md.")] = Path("runs/score"),
+    baseline: Annotated[Optional[str], typer.Option(help="Run to test the others against (default: the first).")] = None,
+) -> None:
+    """Score other systems' run files as `convrag eval` scores its own runs: official MT-RAG scoring,
+    the same split and breakdowns, paired tests against a baseline (give a `convrag eval` run.trec to
+    test against convrag's)."""
+    from ..data.domains import parse_domains
+    from ..data.layout import MTRAGData
+    from ..eval.experiment import write_outputs
+    from ..eval.run_files import coverage, read_run, score_external
+
+    layout = MTRAGData.discover(data, split)
+    chosen = parse_domains(domains)
+    missing_domains = [d for d in chosen if d not in layout.domains]
+    if missing_domains:
+        raise ConfigError(f"no corpus or tasks for {', '.join(missing_domains)} under {data}")
+    named = [_named_run(spec) for spec in runs]
+    read = [read_run(path, name) for name, path in named]
+    duplicate = next((r.name for i, r in enumerate(read) if r.name in {o.name for o in read[:i]}), None)
+    if duplicate is not None:
+        raise ConfigError(f"two runs are named {duplicate!r}: name them as NAME=PATH")
+    if baseline is not None and baseline not in {r.name for r in read}:
+        raise ConfigError(f"--baseline {baseline!r} is not one of the runs: {', '.join(r.name for r in read)}")
+    tasks = {t.task_id: t for d in chosen for t in layout.tasks(d)}
+    every = [t.task_id for d in layout.domains for t in layout.with_split("all").tasks(d)]
+    qrels = {d: layout.qrels(d) for d in chosen}
+    results = []
+    for run in read:
+        results.append(score_external(run, tasks, qrels, complete))
+        cover = coverage(run, tasks, every)
+        notes = []
+        if cover.missing:
+            notes.append(f"{len(cover.missing)} of the {len(tasks)} tasks have no results "
+                         + ("and count as retrieving nothing" if complete else "and are left out, as the official scorer leaves them (--complete counts them)"))
+        if cover.other_split:
+            notes.append(f"{cover.other_split} of its tasks are in another split or domain and are not scored")
+        if cover.unknown:
+            notes.append(f"{len(cover.unknown)} of its task ids are no MT-RAG task (e.g. {cover.unknown[0]!r})")
+        console.out(f"{run.name}: {cover.scored} task(s) scored from {run.path} ({run.format})" + "".join(f"; {n}" for n in notes))
+    baseline = baseline or results[0].name
+    summary = write_outputs(results, out, baseline)
+    print_results_table(results, baseline if len(results) > 1 else None)
+    console.out(f"\nwrote {summary} and one folder per run under {out}")
+
+
+def _named_run(spec: str) -> tuple[str | None, Path]:
+    """``NAME=PATH`` or ``PATH`` (a path that exists is a path, whatever it holds)."""
+    name, sep, rest = spec.partition("=")
+    if not sep or Path(spec).exists():
+        return None, Path(spec)
+    return name, Path(rest)
 
 
 @app.command(rich_help_panel="Evaluation on MT-RAG")
