@@ -12,8 +12,8 @@ import pytrec_eval
 from convrag.data.domains import COLLECTION_NAMES
 from convrag.data.layout import MTRAGData
 from convrag.eval.experiment import run_grid, write_outputs
+from convrag.eval.run_files import read_run
 from convrag.eval.runner import BenchmarkIndexes
-from convrag.eval.writers import read_trec_run
 
 pytestmark = pytest.mark.slow
 
@@ -55,8 +55,8 @@ def test_sample_grid_matches_independent_scoring(sample: MTRAGData, sample_index
         independent = _independent_scores(folder / "results.jsonl", sample.root)
         assert result.all.means["nDCG@10"] == pytest.approx(independent["ndcg_cut_10"], abs=1e-9)
         assert result.all.means["Recall@5"] == pytest.approx(independent["recall_5"], abs=1e-9)
-        run = read_trec_run(folder / "run.trec")
-        assert set(run) == set(result.hits)
+        run = read_run(folder / "run.trec")
+        assert set(run.hits) == set(result.hits)
         metrics = json.loads((folder / "metrics.json").read_text())
         assert metrics["metrics"]["ALL"]["nDCG@10"] == result.all.means["nDCG@10"]
         assert set(metrics["breakdowns"]) == {"turn", "multi_turn", "answerability"}

@@ -41,21 +41,13 @@ def write_official_results(
 
 
 def write_trec_run(path: Path, hits: Mapping[str, Sequence[Hit]], tag: str) -> None:
+    """Each score as the shortest text that reads back as the same float: trec_eval ranks by the
+    scores, not the rank column, and scores rounded to six decimals tied where they differed below
+    that, which trec_eval then ordered by passage id (the file scored apart from convrag's figures)."""
     with atomic_open(path) as handle:
         for task_id, task_hits in hits.items():
             for rank, hit in enumerate(task_hits, start=1):
-                handle.write(f"{task_id}\tQ0\t{hit.doc_id}\t{rank}\t{hit.score:.6f}\t{tag}\n".encode())
-
-
-def read_trec_run(path: Path) -> dict[str, dict[str, float]]:
-    """Read a TREC run file back into ``{qid: {doc_id: score}}``."""
-    run: dict[str, dict[str, float]] = {}
-    with open(path, encoding="utf-8") as handle:
-        for line in handle:
-            parts = line.split()
-            if len(parts) >= 5:
-                run.setdefault(parts[0], {})[parts[2]] = float(parts[4])
-    return run
+                handle.write(f"{task_id}\tQ0\t{hit.doc_id}\t{rank}\t{float(hit.score)!r}\t{tag}\n".encode())
 
 
 def write_metrics(path: Path, metrics: Mapping[str, Any]) -> None:
