@@ -95,6 +95,34 @@ def test_a_sites_pages_are_fetched_indexed_and_cited_by_their_addresses(tmp_path
         assert {p.url for p in passages if p.doc_id.startswith(f"{host}/docs/guide/fees")} == {f"{site}/docs/guide/fees.html"}
 
 
+def test_a_document_whose_id_ends_in_file_is_replaced_deleted_and_downloaded(tmp_path: Path, served: Served) -> None:
+    """A page at ``.../guide/file.html`` is the document ``host/docs/guide/file``: its PUT and DELETE were
+    405s (the id's last "/file" was taken for the download's route, which only GETs), so it could be
+    neither replaced nor removed, and its own file could not be downloaded. Where no document's id ends
+    so, a PUT or DELETE of a download's path is the 405 the API's schema says."""
+    site, host = served.address, served.address.split("//", 1)[1]
+    (served.root / "docs" / "guide" / "file.html").write_text("<title>File a claim</title><p>Claims are filed at the office.</p>")
+    with serve(tmp_path, StreamingScriptedLLM(answer=[]), allow_private_web=True) as server, \
+            httpx.Client(base_url=server.url, timeout=120) as client:
+        client.post("/api/collections", json={"name": "harbour"})
+        for page in ("file.html", "fees.html"):
+            job = client.post("/api/collections/harbour/web", json={"url": f"{site}/docs/guide/{page}"}).json()
+            assert wait_job(client, job["id"])["status"] == "succeeded"
+        doc = f"{host}/docs/guide/file"
+        got = client.get(f"/api/collections/harbour/documents/{doc}/file")
+        assert got.status_code == 200 and "Claims are filed" in got.text
+        assert "A mooring costs" in client.get(f"/api/collections/harbour/documents/{host}/docs/guide/fees/file").text
+        replaced = client.put(f"/api/collections/harbour/documents/{doc}", files={"file": ("claims.md", b"# Claims\n\nFile claims online.")})
+        assert replaced.status_code == 202, replaced.text
+        assert wait_job(client, replaced.json()["id"])["status"] == "succeeded"
+        assert "File claims online" in client.get(f"/api/collections/harbour/documents/{doc}/file").text
+        removed = client.delete(f"/api/collections/harbour/documents/{doc}")
+        assert removed.status_code == 202 and wait_job(client, removed.json()["id"])["status"] == "succeeded"
+        assert [d["doc_id"] for d in client.get("/api/collections/harbour/documents").json()] == [f"{host}/docs/guide/fees"]
+        refused = client.delete(f"/api/collections/harbour/documents/{host}/docs/guide/fees/file")  # the download's path
+        assert refused.status_code == 405 and refused.headers["allow"] == "GET, HEAD"
+
+
 def test_reading_a_site_again_can_remove_the_pages_gone_from_it_but_not_after_a_partial_crawl(tmp_path: Path, served: Served) -> None:
     """A docs site read again with ``replace`` mirrors it: a page deleted from the site (404) or no longer
     linked goes from the collection, the section's other pages and the collection's uploads stay. A crawl

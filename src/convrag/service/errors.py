@@ -80,14 +80,15 @@ def body(status: int, message: str, code: str) -> dict[str, object]:
     return {"error": {"message": message, "type": kind, "code": code}, "detail": message}
 
 
-def _template(path: str, greedy_end: bool) -> re.Pattern[str]:
+def _template(path: str, greedy_last: bool) -> re.Pattern[str]:
     """A regular expression for an OpenAPI path template: ``{name}`` is one segment; with
-    ``greedy_end`` a parameter at the end may span several (OpenAPI drops the ``:path`` of a
-    route such as ``/passages/{id:path}``)."""
+    ``greedy_last`` the last parameter may span several, wherever it stands (OpenAPI drops the
+    ``:path`` of a route such as ``/passages/{id:path}`` or ``/documents/{doc_id:path}/file``)."""
     out, position = [], 0
-    for m in re.finditer(r"\{([^}:]+)(:path)?\}", path):
+    params = list(re.finditer(r"\{([^}:]+)(:path)?\}", path))
+    for m in params:
         out.append(re.escape(path[position:m.start()]))
-        out.append(".+" if m.group(2) or (greedy_end and m.end() == len(path)) else "[^/]+")
+        out.append(".+" if m.group(2) or (greedy_last and m is params[-1]) else "[^/]+")
         position = m.end()
     out.append(re.escape(path[position:]))
     return re.compile("^" + "".join(out) + "$")

@@ -5,11 +5,12 @@ switches to its new version only when the job has finished."""
 import shutil
 from typing import Annotated, Any, NamedTuple
 
-from fastapi import APIRouter, Depends, File, Query, UploadFile
+from fastapi import APIRouter, Depends, File, HTTPException, Query, Request, UploadFile
 from fastapi.responses import FileResponse
 from pydantic import AfterValidator, BaseModel, Field, create_model
 from starlette.concurrency import run_in_threadpool
 from starlette.convertors import Convertor, register_url_convertor
+from starlette.datastructures import UploadFile as FormFile
 
 from ...errors import ConvragError
 from ..errors import ApiError
@@ -146,7 +147,8 @@ class _DocumentId(Convertor[str]):
     """A document's id in a route. It may hold "/" (a page read from the web is named by its host and
     path, a folder's file indexed by ``convrag index`` by its path), so it takes the rest of the path,
     but not a last "/file", which asks for the document's file: a PUT or a DELETE of ``.../file`` is
-    then a 405, not a request about a document of that name."""
+    a 405, as the API's schema says, unless a document's own id ends so (routes outside the schema,
+    ``_ending_in_file``)."""
 
     regex = r".+(?<!/file)"
 
@@ -240,11 +242,12 @@ def router(limits: Limits) -> APIRouter:
         _document(state, name, doc_id)
         return _stage(state, name, [], {}, remove=[doc_id])
 
-    @api.get("/collections/{name}/documents/{doc_id:document_id}/file", response_class=FileResponse)
+    @api.get("/collections/{name}/documents/{doc_id:path}/file", response_class=FileResponse)
     def document_file(name: str, doc_id: str, state: ServiceState = Depends(get_state)) -> FileResponse:
         """The uploaded file itself (the source a citation points to), or the page fetched from the web as
         it was read; served as a download. A document's id may hold "/" (a page's path, a folder's file
-        indexed by ``convrag index``): its routes take the rest of the path as the id."""
+        indexed by ``convrag index``), and end in "/file" itself: this route takes all of the path but
+        its last "/file" as the id."""
         require_collection(state, name)
         row = state.store.document(name, doc_id)
         job = state.store.job(row["job_id"]) if row else None
@@ -258,6 +261,29 @@ def router(limits: Limits) -> APIRouter:
         # a page's own name ("fees.html"; "index.html" for a folder's), not its address's last part
         filename = file["filename"] if file.get("url") else file_part(row["original"])
         return FileResponse(path, filename=filename, content_disposition_type="attachment")
+
+    def _ending_in_file(state: ServiceState, name: str, doc_id: str) -> str:
+        """The id of a document that itself ends in "/file" (a page at ``.../guide/file.html`` is
+        ``host/docs/guide/file``), which the documented PUT and DELETE routes cannot take: their
+        ``.../file`` is the download's, a 405 to them. Where the collection holds such a document,
+        a PUT or DELETE of its path is about it; where not, the 405 it was."""
+        require_collection(state, name)
+        if state.store.document(name, f"{doc_id}/file") is None:
+            raise HTTPException(405, "Method Not Allowed")
+        return f"{doc_id}/file"
+
+    @api.put("/collections/{name}/documents/{doc_id:path}/file", status_code=202, include_in_schema=False)
+    async def replace_document_ending_in_file(name: str, doc_id: str, request: Request,
+                                              state: ServiceState = Depends(get_state)) -> dict[str, Any]:
+        full = _ending_in_file(state, name, doc_id)
+        upload = (await request.form(max_files=1)).get("file")
+        if not isinstance(upload, FormFile):
+            raise ApiError(422, "body.file: Field required", "invalid_request")
+        return await replace_document(name, full, upload, state)  # type: ignore[arg-type]
+
+    @api.delete("/collections/{name}/documents/{doc_id:path}/file", status_code=202, include_in_schema=False)
+    def delete_document_ending_in_file(name: str, doc_id: str, state: ServiceState = Depends(get_state)) -> dict[str, Any]:
+        return delete_document(name, _ending_in_file(state, name, doc_id), state)
 
     @api.get("/collections/{name}/passages/{passage_id:path}")
     def passage(name: str, passage_id: str, state: ServiceState = Depends(get_state)) -> dict[str, Any]:
