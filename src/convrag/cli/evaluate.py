@@ -156,20 +156,21 @@ def score(
     from ..data.domains import parse_domains
     from ..data.layout import MTRAGData
     from ..eval.experiment import write_outputs
-    from ..eval.run_files import coverage, read_run, score_external
+    from ..eval.run_files import coverage, default_name, read_run, score_external
 
     layout = MTRAGData.discover(data, split)
     chosen = parse_domains(domains)
     missing_domains = [d for d in chosen if d not in layout.domains]
     if missing_domains:
         raise ConfigError(f"no corpus or tasks for {', '.join(missing_domains)} under {data}")
-    named = [_named_run(spec) for spec in runs]
-    read = [read_run(path, name) for name, path in named]
-    duplicate = next((r.name for i, r in enumerate(read) if r.name in {o.name for o in read[:i]}), None)
+    named = [(name if name is not None else default_name(path), path) for name, path in map(_named_run, runs)]
+    names = [name for name, _ in named]  # checked before a file is read: a run of a million lines takes seconds
+    duplicate = next((name for i, name in enumerate(names) if name in names[:i]), None)
     if duplicate is not None:
         raise ConfigError(f"two runs are named {duplicate!r}: name them as NAME=PATH")
-    if baseline is not None and baseline not in {r.name for r in read}:
-        raise ConfigError(f"--baseline {baseline!r} is not one of the runs: {', '.join(r.name for r in read)}")
+    if baseline is not None and baseline not in names:
+        raise ConfigError(f"--baseline {baseline!r} is not one of the runs: {', '.join(names)}")
+    read = [read_run(path, name) for name, path in named]
     tasks = {t.task_id: t for d in chosen for t in layout.tasks(d)}
     every = [t.task_id for d in layout.domains for t in layout.with_split("all").tasks(d)]
     qrels = {d: layout.qrels(d) for d in chosen}
