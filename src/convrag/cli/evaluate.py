@@ -1,4 +1,4 @@
-"""``convrag eval``, ``compare``, ``score``, ``rewrite``, ``run-incremental`` and ``trace-schema``: measuring strategies and retrievers on MT-RAG."""
+"""``convrag eval``, ``compare``, ``score``, ``score-answers``, ``rewrite``, ``run-incremental`` and ``trace-schema``: measuring strategies and retrievers on MT-RAG."""
 
 from __future__ import annotations
 
@@ -199,6 +199,92 @@ def _named_run(spec: str) -> tuple[str | None, Path]:
     if not sep or Path(spec).exists():
         return None, Path(spec)
     return name, Path(rest)
+
+
+@app.command("score-answers", rich_help_panel="Evaluation on MT-RAG")
+def score_answers_cmd(
+    files: Annotated[list[str], typer.Argument(help="JSONL answers: MT-RAG's generation results (\"predictions\": [{\"text\"}]), or lines with \"task_id\" and \"answer\" (what eval-answers writes) or \"text\"; NAME=PATH names a system (default: the file's name).")],
+    data: Annotated[Path, typer.Option("--data", help="MT-RAG data folder (the shared folder or the official repository layout).")],
+    split: SplitOpt = "all",
+    decline: Annotated[Optional[str], typer.Option("--decline", help="A regular expression that finds a system's own way of declining, beside the phrasings convrag knows.")] = None,
+    out: Annotated[Path, typer.Option("--out", help="Output folder: each system's scored rows, summary.md and summary.json.")] = Path("runs/score-answers"),
+    baseline: Annotated[Optional[str], typer.Option(help="System to test the others against (default: the first).")] = None,
+) -> None:
+    """Score other systems' answers on MT-RAG turns as `eval-answers` scores convrag's: declines on
+    unanswerable turns, false declines, ROUGE-L and token recall against the reference answers, by
+    domain and turn, with paired tests against a baseline."""
+    import re
+
+    from ..data.layout import MTRAGData
+    from ..eval.answer_files import read_answers, score_answers
+    from ..eval.answers import LABELS, answer_turns
+    from ..eval.run_files import default_name
+    from ..index.atomic import write_json, write_jsonl, write_text
+
+    pattern = None
+    if decline is not None:
+        try:
+            pattern = re.compile(decline, re.IGNORECASE)
+        except re.error as exc:
+            raise ConfigError(f"--decline {decline!r} is not a regular expression ({exc})") from None
+    named = [(name if name is not None else default_name(path), path) for name, path in map(_named_run, files)]
+    names = [name for name, _ in named]
+    duplicate = next((name for i, name in enumerate(names) if name in names[:i]), None)
+    if duplicate is not None:
+        raise ConfigError(f"two systems are named {duplicate!r}: name them as NAME=PATH")
+    if baseline is not None and baseline not in names:
+        raise ConfigError(f"--baseline {baseline!r} is not one of the systems: {', '.join(names)}")
+    turns = answer_turns(MTRAGData.discover(data, split), {label: None for label in LABELS})
+    scored = {}
+    for name, path in named:
+        answers = read_answers(path, name)
+        scored[name] = score_answers(answers, turns, pattern)
+        left = len(turns) - len(scored[name])
+        outside = len(answers.answers) - len(scored[name])
+        console.out(f"{name}: {len(scored[name])} of the {len(turns)} labelled turns answered in {path}"
+                    + (f"; {left} not answered there, left out" if left else "")
+                    + (f"; {outside} of its answers are for no labelled turn of this split, not scored" if outside else ""))
+        write_jsonl(out / f"answers-{name.replace('+', '_')}.jsonl", scored[name])
+    markdown, summary = _answers_report(scored, baseline or names[0], split)
+    write_json(out / "summary.json", summary)
+    write_text(out / "summary.md", markdown)
+    console.out(markdown, highlight=False)
+    console.out(f"wrote {out / 'summary.md'}")
+
+
+def _answers_report(scored: dict, baseline: str, split: str) -> tuple[str, dict]:
+    """The systems' figures side by side, paired tests against ``baseline``, and ROUGE-L by domain."""
+    from ..eval.answer_files import answer_breakdowns, per_turn, summarize_answers
+    from ..eval.report import markdown_table
+    from ..eval.significance import paired_test
+
+    def share(value: float | None) -> str:
+        return "n/a" if value is None else f"{value:.1%}"
+
+    summaries = {name: summarize_answers(rows) for name, rows in scored.items()}
+    measures = [("turns", "turns scored", str), ("unanswerable_declined", "UNANSWERABLE declined", share),
+                ("answerable_false_declines", "ANSWERABLE/PARTIAL declined", share), ("rouge_l", "ROUGE-L F1 (answerable)", share),
+                ("token_recall", "token recall (ROUGE-1 recall)", share), ("words", "words (median)", str)]
+    lines = [f"Answers on MT-RAG ({split} split) scored as `convrag eval-answers` scores convrag's", "",
+             markdown_table(["measure", *summaries], [[label, *(fmt(s[key]) for s in summaries.values())] for key, label, fmt in measures])]
+    tests = []
+    for name in scored:
+        if name != baseline:
+            for metric in ("ROUGE-L", "token recall"):
+                test = paired_test(per_turn(scored[baseline]), per_turn(scored[name]), metric)
+                tests.append({"system": name, "baseline": baseline, **test.__dict__})
+    if tests:
+        lines += ["", f"Paired against `{baseline}` on the answerable turns both answered (randomization test):", "",
+                  markdown_table(["system", "metric", "n", "baseline", "system's", "delta", "p"],
+                                 [[t["system"], t["metric"], t["n"], t["mean_baseline"], t["mean_run"], t["delta"], f"{t['p_randomization']:.3g}"]
+                                  for t in tests])]
+    parts = {name: answer_breakdowns(rows) for name, rows in scored.items()}
+    for grouping in ("domain", "turn"):
+        groups = list(dict.fromkeys(g for p in parts.values() for g in p[grouping]))
+        lines += ["", f"ROUGE-L / UNANSWERABLE declined by {grouping}:", "",
+                  markdown_table([grouping, *scored], [[g, *(f"{share(p[grouping][g]['rouge_l'])} / {share(p[grouping][g]['unanswerable_declined'])}"
+                                                            if g in p[grouping] else "-" for p in parts.values())] for g in groups])]
+    return "\n".join(lines) + "\n", {"systems": summaries, "paired": tests, "breakdowns": parts}
 
 
 @app.command(rich_help_panel="Evaluation on MT-RAG")

@@ -120,7 +120,8 @@ def citation_checks(answer: Answer, result: PipelineResult, relevant: frozenset[
     return out
 
 
-def _rouge():  # type: ignore[no-untyped-def]
+def rouge():  # type: ignore[no-untyped-def]
+    """ROUGE-L and ROUGE-1 with stemming (rouge-score): the overlap every answer figure here uses."""
     from rouge_score import rouge_scorer
 
     return rouge_scorer.RougeScorer(["rougeL", "rouge1"], use_stemmer=True)
@@ -128,7 +129,7 @@ def _rouge():  # type: ignore[no-untyped-def]
 
 def score_turn(turn: AnswerTurn, result: PipelineResult, wall_s: float, first_piece_s: float | None, scorer: Any = None) -> dict[str, Any]:
     """Everything measured on one answered turn (see the module docstring)."""
-    scorer = scorer or _rouge()
+    scorer = scorer or rouge()
     answer = Answer(result.text, result.citations, result.declined, result.trace.answer or {})
     trace = result.trace
     calls = list(trace.strategy.calls) if trace.strategy is not None else []
@@ -178,7 +179,7 @@ def run_answer_eval(pipelines: Mapping[str, Pipeline], turns: Sequence[AnswerTur
     import threading
     import time
 
-    scorer = _rouge()
+    scorer = rouge()
     rows = []
     ahead: dict[str, Any] | None = None
     failures_in_a_row = 0

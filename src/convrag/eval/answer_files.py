@@ -1,0 +1,143 @@
+"""Answers written by other systems, scored on MT-RAG turns as ``convrag eval-answers`` scores
+convrag's own: declines on the UNANSWERABLE turns, false declines on the answerable ones, ROUGE-L F1
+and token recall (ROUGE-1 recall) against the benchmark's reference answers, by rouge-score with
+stemming, over the same split's labelled turns. A system's answers, the benchmark's published
+generation results, or convrag's own ``answers-*.jsonl`` of an earlier run can so be set side by
+side, turn by turn, with paired tests.
+
+A line names its task (``task_id``) and holds the answer as MT-RAG's generation results do
+(``"predictions": [{"text": ...}]``, the first prediction), or as ``"answer"`` (what
+``eval-answers`` writes) or ``"text"``. Citations are not scored here: they need the passages the
+system showed its model, which such files do not hold in one agreed form.
+
+Whether an answer declines is read from its words: :func:`~convrag.generate.answer.is_decline`
+knows the ways convrag's model and most instruction-tuned models say the sources do not hold the
+answer ("I do not have specific information...", "The sources do not provide information about...",
+"I could not find..."); a system that words its declines otherwise gives them as a regular
+expression (``decline``). Read so, the benchmark's own reference answers are declines on 75 % of its
+UNANSWERABLE test turns and on 3.6 % of the answerable ones (docs/benchmarks.md): what this finds
+is a floor on a system's declines, not their count.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ..data.jsonl import read_jsonl, require
+from ..errors import ConfigError, DataFormatError
+from ..generate.answer import is_decline
+from .answers import AnswerTurn, rouge
+from .report import turn_bucket
+from .run_files import check_name, default_name
+
+
+class ExternalAnswers(NamedTuple):
+    """A system's answers read from a file: its name, the file, and each task's answer."""
+
+    name: str
+    path: Path
+    answers: dict[str, str]
+
+
+def read_answers(path: Path, name: str | None = None) -> ExternalAnswers:
+    """The answers in a JSONL file (plain, ``.gz`` or ``.zip``; the module docstring has the fields).
+    An ``eval-answers`` row the model failed to answer (``"failed"``, no answer) is not an answer
+    and is left out, as it was there; a task given twice, or a line with no answer, is an error
+    naming its line."""
+    path = Path(path)
+    answers: dict[str, str] = {}
+    first_line: dict[str, int] = {}
+    for line, record in read_jsonl(path):
+        task_id = str(require(record, "task_id", (str, int), path, line))
+        text = _answer_text(record, path, line)
+        if text is None:
+            continue
+        if task_id in first_line:
+            raise DataFormatError(path, f"task {task_id!r} is answered twice (first on line {first_line[task_id]})", line)
+        first_line[task_id] = line
+        answers[task_id] = text
+    if not answers:
+        raise DataFormatError(path, "the file holds no answer")
+    return ExternalAnswers(check_name(name if name is not None else default_name(path)), path, answers)
+
+
+def _answer_text(record: Mapping[str, Any], path: Path, line: int) -> str | None:
+    predictions = record.get("predictions")
+    if predictions is not None:
+        if not isinstance(predictions, list) or not predictions:
+            raise DataFormatError(path, "field 'predictions' should be a list of {\"text\": ...} objects, not empty", line)
+        first = predictions[0]
+        text = first.get("text") if isinstance(first, dict) else first
+        if not isinstance(text, str):
+            raise DataFormatError(path, "the first of 'predictions' has no 'text' string", line)
+        return text
+    for key in ("answer", "text"):
+        if key in record:
+            if not isinstance(record[key], str):
+                raise DataFormatError(path, f"field {key!r} should be str, got {type(record[key]).__name__}", line)
+            return record[key]
+    if record.get("failed"):
+        return None
+    raise DataFormatError(path, "no answer: expected 'predictions' (MT-RAG's generation results), 'answer' or 'text'", line)
+
+
+def score_answers(answers: ExternalAnswers, turns: Sequence[AnswerTurn], decline: re.Pattern[str] | None = None,
+                  scorer: Any = None) -> list[dict[str, Any]]:
+    """One row per turn the file answers: its label, the answer, whether it declines, and for an
+    answerable turn its ROUGE-L F1 and token recall against the reference."""
+    scorer = scorer or rouge()
+    rows = []
+    for turn in turns:
+        text = answers.answers.get(turn.task.task_id)
+        if text is None:
+            continue
+        row: dict[str, Any] = {"task_id": turn.task.task_id, "domain": turn.task.domain, "turn": turn.task.turn, "label": turn.label,
+                               "answer": text, "reference": turn.reference,
+                               "declined": is_decline(text) or bool(decline is not None and decline.search(text))}
+        if turn.label != "UNANSWERABLE":
+            scores = scorer.score(turn.reference, text)
+            row.update(rouge_l=scores["rougeL"].fmeasure, token_recall=scores["rouge1"].recall)
+        rows.append(row)
+    if not rows:
+        example = next(iter(answers.answers))
+        raise ConfigError(f"{answers.path}: none of its {len(answers.answers)} answers is for a labelled turn of the chosen split "
+                          f"(it answers {example!r}; the benchmark's ids read like {turns[0].task.task_id if turns else '<conversation id><::><turn>'!r})")
+    return rows
+
+
+def _share(values: Sequence[bool]) -> float | None:
+    return float(np.mean(values)) if len(values) else None
+
+
+def summarize_answers(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The figures ``eval-answers`` reports that need no passages, over a set of scored rows."""
+    answerable = [r for r in rows if r["label"] != "UNANSWERABLE"]
+    return {
+        "turns": len(rows),
+        "by_label": {label: sum(r["label"] == label for r in rows) for label in ("ANSWERABLE", "PARTIAL", "UNANSWERABLE")},
+        "unanswerable_declined": _share([r["declined"] for r in rows if r["label"] == "UNANSWERABLE"]),
+        "answerable_false_declines": _share([r["declined"] for r in answerable]),
+        "rouge_l": float(np.mean([r["rouge_l"] for r in answerable])) if answerable else None,
+        "token_recall": float(np.mean([r["token_recall"] for r in answerable])) if answerable else None,
+        "words": float(np.median([len(r["answer"].split()) for r in rows])) if rows else None,
+    }
+
+
+def answer_breakdowns(rows: Sequence[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
+    """:func:`summarize_answers` per domain and per turn position."""
+    out: dict[str, dict[str, dict[str, Any]]] = {"domain": {}, "turn": {}}
+    for domain in sorted({r["domain"] for r in rows}):
+        out["domain"][domain] = summarize_answers([r for r in rows if r["domain"] == domain])
+    for bucket in dict.fromkeys(turn_bucket(r["turn"]) for r in sorted(rows, key=lambda r: r["turn"])):
+        out["turn"][bucket] = summarize_answers([r for r in rows if turn_bucket(r["turn"]) == bucket])
+    return out
+
+
+def per_turn(rows: Sequence[dict[str, Any]]) -> dict[str, dict[str, float]]:
+    """Each answerable turn's ROUGE-L and token recall, keyed by task, as the paired tests take them."""
+    return {r["task_id"]: {"ROUGE-L": r["rouge_l"], "token recall": r["token_recall"]} for r in rows if "rouge_l" in r}
