@@ -105,3 +105,26 @@ def test_compare_two_real_eval_folders(tmp_path: Path) -> None:
     assert rewrite.test.n == sum(runs["rm3"]["counts"].values())
     assert rewrite.test.mean_baseline == pytest.approx(runs["plain"]["metrics"]["ALL"]["nDCG@10"], abs=1e-4)  # per-query figures are stored rounded
     assert rewrite.test.mean_run == pytest.approx(runs["rm3"]["metrics"]["ALL"]["nDCG@10"], abs=1e-4)  # per-query figures are stored rounded
+
+
+def test_tasks_better_the_same_and_worse_and_the_largest_changes(tmp_path: Path) -> None:
+    """A mean delta hides how many tasks moved each way; the table counts them, and ``--show`` lists the
+    tasks that moved most with the query each folder searched for them."""
+    _run(tmp_path / "a", "bm25+rewrite", {"t1": 0.2, "t2": 0.4, "t3": 0.6, "t4": 0.5, "t5": 0.1})
+    _run(tmp_path / "b", "bm25+rewrite", {"t1": 0.9, "t2": 0.4, "t3": 0.1, "t4": 0.6, "t5": 0.1 + 1e-12})
+    for folder, asked in (("a", "cost"), ("b", "what does the mooring cost")):
+        path = tmp_path / folder / "bm25_rewrite" / "metrics.json"
+        data = json.loads(path.read_text())
+        data["queries"] = {"t1": asked, "t3": f"{asked}?"}
+        path.write_text(json.dumps(data))
+    [comparison] = compare_folders(tmp_path / "a", tmp_path / "b")
+    assert comparison.counts() == (2, 2, 1)  # t1 and t4 better; t2 the same, and t5 within rounding; t3 worse
+    assert [c.task for c in comparison.gains()] == ["t1", "t4"] and [c.task for c in comparison.losses()] == ["t3"]
+    assert comparison.gains()[0].delta == pytest.approx(0.7)
+    result = CliRunner(env={"COLUMNS": "200"}).invoke(app, ["compare", str(tmp_path / "a"), str(tmp_path / "b"), "--show", "1"])
+    assert result.exit_code == 0, result.output
+    assert "2 / 2 / 1" in result.output
+    assert "gained most on" in result.output and "lost most on" in result.output
+    gained = result.output[result.output.index("gained most on"):result.output.index("lost most on")]
+    assert "t1" in gained and "+0.7000" in gained and "what does the mooring cost" in gained and "t4" not in gained
+    assert "t3" in result.output[result.output.index("lost most on"):]

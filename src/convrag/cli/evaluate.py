@@ -117,27 +117,47 @@ def compare(
     baseline: Annotated[Path, typer.Argument(help="A `convrag eval --out` folder: the reference configuration.")],
     other: Annotated[Path, typer.Argument(help="Another such folder: its runs are tested against the same-named runs of the first.")],
     metric: Annotated[str, typer.Option(help="Per-query metric to pair.")] = "nDCG@10",
+    show: Annotated[int, typer.Option("--show", min=0, help="Also list, for each run, the N tasks it gained most on and the N it lost most on, with the queries each folder searched.")] = 0,
 ) -> None:
     """Pair the same-named runs of two eval folders task by task (e.g. two embedding models): means,
-    delta, paired t-test and randomization p-values."""
+    delta, tasks better, the same and worse, paired t-test and randomization p-values."""
     from rich.table import Table
 
-    from ..eval.compare import compare_folders
+    from ..eval.compare import compare_folders, run_queries
 
     table = Table(title=f"{metric}: {escape(str(other))} against {escape(str(baseline))}")
     comparisons = compare_folders(baseline, other, metric)
     unpaired = any(c.only_baseline or c.only_other for c in comparisons)
-    columns = ("run", "tasks", *(("left out (baseline / other)",) if unpaired else ()), "baseline", "other", "delta", "p (t-test)",
-               "p (randomization)")
+    columns = ("run", "tasks", *(("left out (baseline / other)",) if unpaired else ()), "baseline", "other", "delta",
+               "better / same / worse", "p (t-test)", "p (randomization)")
     for column in columns:
         table.add_column(column, justify="left" if column == "run" else "right")
-    for name, test, only_baseline, only_other in comparisons:
-        left_out = (f"{only_baseline} / {only_other}",) if unpaired else ()
-        table.add_row(escape(name), str(test.n), *left_out, f"{test.mean_baseline:.4f}", f"{test.mean_run:.4f}", f"{test.delta:+.4f}",
-                      f"{test.p_ttest:.3g}", f"{test.p_randomization:.3g}")
+    for comparison in comparisons:
+        test = comparison.test
+        left_out = (f"{comparison.only_baseline} / {comparison.only_other}",) if unpaired else ()
+        table.add_row(escape(comparison.name), str(test.n), *left_out, f"{test.mean_baseline:.4f}", f"{test.mean_run:.4f}",
+                      f"{test.delta:+.4f}", " / ".join(map(str, comparison.counts())), f"{test.p_ttest:.3g}", f"{test.p_randomization:.3g}")
     if unpaired:
         table.caption = "tasks scored in one folder only are left out: the means are over the tasks both scored"
     console.print(table)
+    if show:
+        queries = (run_queries(baseline), run_queries(other))
+        for comparison in comparisons:
+            for title, changes in (("gained most on", comparison.gains()[:show]), ("lost most on", comparison.losses()[:show])):
+                if not changes:
+                    continue
+                asked = {c.task: [q.get(comparison.name, {}).get(c.task, "") for q in queries] for c in changes}
+                alike = all(a == b for a, b in asked.values())  # one column where both searched the same words
+                listing = Table(title=f"{comparison.name}: the tasks {escape(str(other))} {title} ({metric})", show_lines=True)
+                listing.add_column("task", overflow="fold")  # whole, to be looked up
+                for column in ("baseline", "other", "delta"):
+                    listing.add_column(column, justify="right")
+                for column in (("query",) if alike else ("baseline's query", "other's query")):
+                    listing.add_column(column)
+                for c in changes:
+                    listing.add_row(escape(c.task), f"{c.baseline:.4f}", f"{c.other:.4f}", f"{c.delta:+.4f}",
+                                    *map(escape, asked[c.task][:1] if alike else asked[c.task]))
+                console.print(listing)
 
 
 @app.command("score", rich_help_panel="Evaluation on MT-RAG")

@@ -17,16 +17,46 @@ from ..errors import ConfigError
 from .significance import PairedTest, paired_test
 
 METRICS_FILE = "metrics.json"
+#: a change in a task's figure smaller than this is none (a figure read back from JSON, summed in another order)
+SAME = 1e-9
+
+
+class TaskChange(NamedTuple):
+    """One task's figure in the baseline and in the other run."""
+
+    task: str
+    baseline: float
+    other: float
+
+    @property
+    def delta(self) -> float:
+        return self.other - self.baseline
 
 
 class RunComparison(NamedTuple):
     """One run present in both folders, its paired test (``run`` against ``baseline``) on the tasks
-    both scored, and how many tasks only one of them scored (left out of the test)."""
+    both scored, how many tasks only one of them scored (left out of the test), and each shared
+    task's change, the largest gain first: a mean delta of +0.01 may be forty tasks helped and
+    thirty hurt, and which ones is what a reader of the two runs looks at next."""
 
     name: str
     test: PairedTest
     only_baseline: int = 0
     only_other: int = 0
+    changes: tuple[TaskChange, ...] = ()
+
+    def counts(self) -> tuple[int, int, int]:
+        """Tasks the other run did better on, the same (within :data:`SAME`), and worse."""
+        better, worse = len(self.gains()), len(self.losses())
+        return better, len(self.changes) - better - worse, worse
+
+    def gains(self) -> list[TaskChange]:
+        """The tasks the other run did better on, the largest gain first."""
+        return [c for c in self.changes if c.delta > SAME]
+
+    def losses(self) -> list[TaskChange]:
+        """The tasks it did worse on, the largest loss first."""
+        return [c for c in reversed(self.changes) if c.delta < -SAME]
 
 
 def per_query_runs(folder: Path) -> dict[str, dict[str, dict[str, float]]]:
@@ -74,5 +104,21 @@ def compare_folders(baseline: Path, other: Path, metric: str = "nDCG@10") -> lis
                 f"run {name!r} scored no task in common in {baseline} ({len(base)} tasks) and {other} ({len(run)} tasks); "
                 f"were they run on different splits or domains?"
             )
-        comparisons.append(RunComparison(name, paired_test(base, run, metric), len(set(base) - set(run)), len(set(run) - set(base))))
+        shared_tasks = [task for task in run if task in base]
+        changes = sorted((TaskChange(task, base[task][metric], run[task][metric]) for task in shared_tasks), key=lambda c: (-c.delta, c.task))
+        comparisons.append(RunComparison(name, paired_test(base, run, metric), len(set(base) - set(run)), len(set(run) - set(base)),
+                                         tuple(changes)))
     return comparisons
+
+
+def run_queries(folder: Path) -> dict[str, dict[str, str]]:
+    """``{run name: {task: the query it searched}}`` of an eval output folder (empty for a run scored
+    from another system's file, which holds no queries)."""
+    queries: dict[str, dict[str, str]] = {}
+    for path in sorted(Path(folder).glob(f"*/{METRICS_FILE}")):
+        try:
+            data = parse_json(path.read_text())
+            queries[str(data["name"])] = {str(t): str(q) for t, q in (data.get("queries") or {}).items()}
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            continue  # per_query_runs has said what is wrong with the file
+    return queries
