@@ -24,7 +24,7 @@ def _convrag(*args: str, home: Path) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "convrag", *args], capture_output=True, text=True, env=env, timeout=300)
 
 
-@pytest.mark.parametrize("command", [[], ["index"], ["search"], ["eval"], ["demo"], ["bench", "retrieval"], ["rewrite"], ["bench", "strategies"], ["eval-answers"], ["bench", "merge"], ["bench", "service"], ["bench", "strategy-latency"], ["bench", "llm"], ["compare"], ["ask"], ["chat"], ["run-incremental"], ["serve"], ["collections"], ["delete"], ["strategies"]])
+@pytest.mark.parametrize("command", [[], ["index"], ["search"], ["eval"], ["demo"], ["bench", "retrieval"], ["rewrite"], ["bench", "strategies"], ["eval-answers"], ["bench", "merge"], ["bench", "service"], ["bench", "strategy-latency"], ["bench", "llm"], ["compare"], ["score"], ["score-answers"], ["ask"], ["chat"], ["run-incremental"], ["serve"], ["collections"], ["delete"], ["strategies"]])
 def test_help(command: list[str]) -> None:
     result = runner.invoke(app, [*command, "--help"])
     assert result.exit_code == 0 and "Usage" in result.output
