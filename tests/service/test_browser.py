@@ -384,10 +384,12 @@ def _upload_page(tmp_path: Path, browser, name: str, **settings: object):  # typ
 
 def test_a_sites_pages_are_read_from_the_web_in_the_page(tmp_path: Path, browser, served: Served) -> None:  # type: ignore[no-untyped-def]
     """A web address and "the pages under it" ticked read a site's section into the chosen collection; what
-    was not read is said beside the result, and the pages are listed by their addresses."""
+    was not read is said beside the result, and the pages are listed by their addresses. An intranet's
+    header typed in goes with every request to the site (the page had no field for it)."""
     with _upload_page(tmp_path, browser, "harbour", allow_private_web=True) as (_, api, page):
         page.fill("#web-address", f"{served.address}/docs/")
         page.check("#web-crawl")
+        page.fill("#web-header", "Authorization: Bearer s3cret-token")
         page.click("#from-web button")
         expect(page.locator("#upload-status")).to_contain_text(
             f"read 4 page(s) from {served.address}/docs/; skipped {served.address}/docs/private/keys.html: disallowed by the "
@@ -397,6 +399,12 @@ def test_a_sites_pages_are_read_from_the_web_in_the_page(tmp_path: Path, browser
         fees = page.locator("#documents-table a", has_text=f"{served.address}/docs/guide/fees.html")
         expect(fees).to_have_attribute("href", f"{served.address}/docs/guide/fees.html")  # the page, not its copy
         assert len(api.get("/api/collections/harbour").json()["documents_list"]) == 4
+        assert served.requests and {auth for _, _, auth in served.requests} == {"Bearer s3cret-token"}
+        assert "s3cret-token" not in api.get("/api/jobs").text
+        page.fill("#web-header", "Authorization")  # no value: the server's 422 is said in the page
+        page.click("#from-web button")
+        expect(page.locator("#error")).to_contain_text("header", timeout=10_000)
+        page.fill("#web-header", "")
         (served.root / "docs" / "guide" / "winter.html").unlink()  # read again: the page gone from the site goes
         page.click("#from-web button")
         expect(page.locator("#upload-status")).to_contain_text(

@@ -299,11 +299,14 @@ $("from-web").addEventListener("submit", async (event) => {
   event.preventDefault(); showError();
   const name = $("upload-target").value;
   if (!name) { showError("create a collection first"); return; }
+  // an intranet's token or cookie, as "Name: value": sent to the site alone, held by the server for the job, never stored
+  const header = $("web-header").value.trim();
   let job;
   try {
     job = await api(`/api/collections/${encodeURIComponent(name)}/web`,
       // a section read again mirrors the site: its pages no longer there go (the server keeps them after a partial crawl)
-      { method: "POST", body: { url: $("web-address").value.trim(), crawl: $("web-crawl").checked, replace: $("web-crawl").checked } });
+      { method: "POST", body: { url: $("web-address").value.trim(), crawl: $("web-crawl").checked, replace: $("web-crawl").checked,
+                                headers: header ? [header] : [] } });
   } catch (error) { showError(error); return; }
   const bar = $("upload-progress"); bar.hidden = false; bar.value = 50;
   $("upload-status").textContent = "fetching…";
