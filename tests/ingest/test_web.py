@@ -313,3 +313,15 @@ def test_robots_txt_is_read_through_the_sites_redirects_and_one_it_cannot_give_a
         assert skipped == ["https://down.example/guide/: not fetched, as the site's robots.txt could not be read "
                            "(HTTP 503 Service Unavailable)"]
         assert report.passing == 1 and not report.whole
+
+
+def test_a_crawl_says_how_many_pages_it_has_found_and_not_yet_fetched(served: Served) -> None:
+    """A progress of a crawl showed "4/100" (its bound) for a section of a few pages, then jumped to done:
+    with each page fetched, the report says how many it has found and not fetched yet, so the pages
+    fetched and those pending are how far it has to go."""
+    report = web.CrawlReport()
+    steps: list[int] = []
+    list(crawl(f"{served.address}/docs/", [], delay=0, report=report, advance=lambda _: steps.append(report.pending)))
+    assert steps[0] == 0 and steps[1] >= 5 and steps[-1] == 0  # nothing known before the start page; its links; none left
+    disallowed = 1  # /docs/private/keys.html: found, then turned away by robots.txt, never fetched
+    assert all(done + 1 + pending <= len(steps) + disallowed for done, pending in enumerate(steps))

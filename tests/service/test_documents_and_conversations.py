@@ -123,6 +123,30 @@ def test_a_document_whose_id_ends_in_file_is_replaced_deleted_and_downloaded(tmp
         assert refused.status_code == 405 and refused.headers["allow"] == "GET, HEAD"
 
 
+def test_a_crawls_progress_counts_the_pages_found_not_its_bound(tmp_path: Path, served: Served) -> None:
+    """A crawl's job showed "4/100" (the request's max_pages) for a section of a few pages, then jumped to
+    done; its total is now the pages fetched and found so far, up to the bound."""
+    with serve(tmp_path, StreamingScriptedLLM(answer=[]), allow_private_web=True) as server, \
+            httpx.Client(base_url=server.url, timeout=120) as client:
+        store = server.app.state.convrag.indexer.store
+        totals: list[int] = []
+        update = store.update_job
+
+        def recorded(job_id: str, **fields: object) -> None:
+            stage = fields.get("stage") or store.job(job_id).get("stage", "")
+            if fields.get("total") and str(stage).startswith("fetching"):  # 0 is "not known yet"
+                totals.append(int(fields["total"]))  # type: ignore[call-overload]
+            update(job_id, **fields)
+
+        store.update_job = recorded  # type: ignore[method-assign]
+        client.post("/api/collections", json={"name": "harbour"})
+        job = client.post("/api/collections/harbour/web", json={"url": f"{served.address}/docs/", "crawl": True}).json()
+        assert wait_job(client, job["id"])["status"] == "succeeded"
+        fetched = sum(path.startswith("/docs/") for path, _, _ in served.requests)
+        assert totals and max(totals) <= fetched + 1 < 100  # + the page robots.txt turns away; never the bound of 100
+        assert totals[0] == 1 and max(totals) > 1  # the start page, then the pages it links to
+
+
 def test_reading_a_site_again_can_remove_the_pages_gone_from_it_but_not_after_a_partial_crawl(tmp_path: Path, served: Served) -> None:
     """A docs site read again with ``replace`` mirrors it: a page deleted from the site (404) or no longer
     linked goes from the collection, the section's other pages and the collection's uploads stay. A crawl

@@ -118,6 +118,9 @@ class CrawlReport:
     passing: int = 0
     #: the host and folder the crawl read ("docs.example.org/guide/"), what the ids of its pages begin with (:func:`site_doc_id`)
     section: str = ""
+    #: while it runs, the pages found (linked, or listed by the sitemap) and not yet fetched: with the
+    #: pages fetched, how far a progress can say the crawl has to go, where ``max_pages`` says nothing
+    pending: int = 0
 
     @property
     def whole(self) -> bool:
@@ -194,6 +197,7 @@ def fetch_pages(start: str, skipped: list[str], follow: bool = True, max_pages: 
             if fetched and delay > 0:
                 time.sleep(delay)
             fetched += 1
+            report.pending = len(queue) + sum(link not in seen for link in listed)
             if advance is not None:
                 advance(url)
             page = first if url == start and first is not None else _fetch(client, url, scope, public_only)

@@ -310,10 +310,22 @@ class Indexer:
         files, kept = [], 0
         pages = request["max_pages"] if request["crawl"] else 1
         report, bound = CrawlReport(), "max_pages"
+        fetched, shown = 0, 0
         with reporter.stage(f"fetching {request['url']}" + (" and the pages under it" if request["crawl"] else ""),
-                            total=pages) as advance:
+                            total=None) as advance:
+            def one_more(_: str) -> None:
+                """The job's total is the pages fetched and found so far, up to ``max_pages`` ("4/100" said
+                nothing of a section of six pages, then jumped to done): written when it grows."""
+                nonlocal fetched, shown
+                fetched += 1
+                advance(1)
+                known = min(pages, fetched + report.pending)
+                if known != shown:
+                    shown = known
+                    self.store.update_job(job["id"], total=known)
+
             for number, page in enumerate(fetch_pages(request["url"], skipped, follow=request["crawl"], max_pages=pages,
-                                                      advance=lambda _: advance(1), headers=headers,
+                                                      advance=one_more, headers=headers,
                                                       public_only=self.public_only, report=report)):
                 kept += len(page.body)
                 if kept > self.max_web_bytes:
