@@ -178,3 +178,37 @@ def test_convrags_own_run_files_score_as_convrag_eval_scored_them(data: MTRAGDat
                 assert scored.per_query[task] == pytest.approx(figures, abs=1e-12), (result.name, file, task)
             assert {d: s.means for d, s in scored.domains.items()} == {d: s.means for d, s in result.domains.items()}
             assert scored.all3.means == result.all3.means and scored.all.count == result.all.count
+
+
+def test_runs_ranx_saves_score_as_ranx_scores_them(data: MTRAGData, tmp_path: Path) -> None:
+    """Parity with ranx: a run it saves as JSON (``{task: {passage: score}}``) or as a TREC run reads back
+    as the same lists, and their nDCG@10 per task is ranx's own."""
+    from ranx import Qrels, Run, evaluate
+
+    qrels = _qrels(data)
+    tasks = [TASK, OTHER_TASK, "1065ea5ad1ae2b90e6fce67d851a7a66<::>1"]
+    judged = {task: dict(q[task]) for q in qrels.values() for task in tasks if task in q}
+    found = {task: {**{f"noise-{i}-{task[:4]}": 1.0 + i / 10 for i in range(6)}, **{p: 1.25 + n for n, p in enumerate(relevant)}}
+             for n, (task, relevant) in enumerate(judged.items())}
+    run = Run.from_dict(found, name="theirs")
+    run.save(str(tmp_path / "theirs.json"))
+    run.save(str(tmp_path / "theirs.trec"))
+    expected = dict(zip(sorted(found), evaluate(Qrels.from_dict(judged), run, "ndcg@10", return_mean=False)))
+    for file, kind in (("theirs.json", "json"), ("theirs.trec", "trec")):
+        read = read_run(tmp_path / file)
+        assert read.format == kind and {t: {h.doc_id for h in hits} for t, hits in read.hits.items()} == {t: set(f) for t, f in found.items()}
+        scored = score_external(read, _tasks(data), qrels)
+        assert {t: scored.per_query[t]["nDCG@10"] for t in found} == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ('["a"]', "expected an object of tasks, got list"),
+    ('{"t": ["a"]}', "task 't': expected an object of passages and scores, got list"),
+    ('{"t": {"a": "1"}}', r"task 't', passage 'a': the score is '1', not a number"),
+    ('{"t": {"a": 1}', "invalid JSON"),
+], ids=["list", "task-list", "string-score", "broken"])
+def test_a_malformed_json_run_is_named(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "run.json"
+    path.write_text(text)
+    with pytest.raises(DataFormatError, match=message):
+        read_run(path)

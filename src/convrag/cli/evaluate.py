@@ -162,7 +162,7 @@ def compare(
 
 @app.command("score", rich_help_panel="Evaluation on MT-RAG")
 def score(
-    runs: Annotated[list[str], typer.Argument(help="Run files to score: TREC runs (qid Q0 docid rank score tag) or the benchmark's result JSONL, plain, .gz or .zip; NAME=PATH names a run (default: the file's name, or the run a `convrag eval` folder's run.trec or results.jsonl belongs to).")],
+    runs: Annotated[list[str], typer.Argument(help="Run files to score: TREC runs (qid Q0 docid rank score tag), the benchmark's result JSONL, or a JSON object {task: {passage: score}} as ranx saves one; plain, .gz or .zip; NAME=PATH names a run (default: the file's name, or the run a `convrag eval` folder's run.trec or results.jsonl belongs to).")],
     data: Annotated[Path, typer.Option("--data", help="MT-RAG data folder (the shared folder or the official repository layout).")],
     domains: Annotated[str, typer.Option("--domains", help="Comma-separated domains, or 'all'.")] = "all",
     split: SplitOpt = "all",

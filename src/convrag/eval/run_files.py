@@ -8,7 +8,8 @@ how two papers end up a point apart on one run. Two formats are read, told apart
 * a TREC run, ``qid Q0 docid rank score tag`` (what trec_eval, ranx, Pyserini and ``convrag eval``'s
   ``run.trec`` hold);
 * the benchmark's result JSONL, ``{"task_id", "contexts": [{"document_id", "score"}, ...]}`` (what its
-  ``run_retrieval_eval.py`` reads and ``convrag eval``'s ``results.jsonl`` holds).
+  ``run_retrieval_eval.py`` reads and ``convrag eval``'s ``results.jsonl`` holds);
+* a JSON object ``{task: {passage: score}}`` (what ranx saves as JSON, and pytrec_eval and BEIR take).
 
 As trec_eval does, the scores rank a task's passages (equal scores by passage id, descending) and
 the rank column is not read. A passage listed twice for one task, a score that is no finite number
@@ -29,8 +30,8 @@ from ..types import Hit, Task
 from .metrics import Qrels
 from .runner import RunResult, score_run
 
-#: the formats :func:`read_run` reads: a TREC run, and the benchmark's result JSONL
-RUN_FORMATS = ("trec", "mtrag")
+#: the formats :func:`read_run` reads: a TREC run, the benchmark's result JSONL, and a JSON object of runs
+RUN_FORMATS = ("trec", "mtrag", "json")
 #: the files of a ``convrag eval`` run folder, named after the run its ``metrics.json`` names
 EVAL_RUN_FILES = ("run.trec", "results.jsonl")
 _SUFFIXES = (".gz", ".zip", ".trec", ".run", ".txt", ".tsv", ".jsonl", ".json")
@@ -58,12 +59,21 @@ class Coverage(NamedTuple):
 
 
 def run_format(path: Path) -> str:
-    """``"mtrag"`` if the file's first non-blank line is a JSON object, else ``"trec"``."""
+    """``"mtrag"`` if the file's first non-blank line is a JSON object of a task's results (with
+    ``task_id`` or ``contexts``), ``"json"`` if it starts JSON otherwise (a whole file's object),
+    else ``"trec"``."""
     with open_text(path) as handle:
         try:
             for line in handle:
                 if line.strip():
-                    return "mtrag" if line.lstrip().startswith("{") else "trec"
+                    if not line.lstrip().startswith(("{", "[")):
+                        return "trec"
+                    try:
+                        first = parse_json(line)
+                    except ValueError:  # an object written over many lines
+                        return "json"
+                    mtrag = isinstance(first, dict) and ("task_id" in first or "contexts" in first)
+                    return "mtrag" if mtrag else "json"
         except (EOFError, OSError, UnicodeDecodeError) as exc:  # a damaged .gz, a binary file
             raise DataFormatError(path, f"cannot read this file as text ({exc})") from None
     raise DataFormatError(path, "the run is empty")
@@ -100,8 +110,9 @@ def read_run(path: Path, name: str | None = None) -> ExternalRun:
     path = Path(path)
     kind = run_format(path)
     scores: dict[str, dict[str, float]] = {}
-    first_line: dict[tuple[str, str], int] = {}
-    for line, task_id, passage_id, score in (_mtrag_rows(path) if kind == "mtrag" else _trec_rows(path)):
+    first_line: dict[tuple[str, str], int | None] = {}
+    rows = {"mtrag": _mtrag_rows, "json": _json_rows, "trec": _trec_rows}[kind](path)
+    for line, task_id, passage_id, score in rows:
         if passage_id is None:  # a task the system ran and found nothing for: scored, as nothing found
             scores.setdefault(task_id, {})
             continue
@@ -124,7 +135,7 @@ def ranked(scores: Mapping[str, float]) -> list[Hit]:
     return [Hit(passage_id, score, "", "", rank=rank) for rank, (passage_id, score) in enumerate(order, start=1)]
 
 
-def _trec_rows(path: Path) -> Iterator[tuple[int, str, str | None, float]]:
+def _trec_rows(path: Path) -> Iterator[tuple[int | None, str, str | None, float]]:
     with open_text(path) as handle:
         try:
             for number, text in enumerate(handle, start=1):
@@ -142,7 +153,7 @@ def _trec_rows(path: Path) -> Iterator[tuple[int, str, str | None, float]]:
             raise DataFormatError(path, f"cannot read this file as UTF-8 text ({exc})") from None
 
 
-def _mtrag_rows(path: Path) -> Iterator[tuple[int, str, str | None, float]]:
+def _mtrag_rows(path: Path) -> Iterator[tuple[int | None, str, str | None, float]]:
     seen: dict[str, int] = {}
     for number, record in read_jsonl(path):
         task_id = require(record, "task_id", str, path, number)
@@ -160,6 +171,29 @@ def _mtrag_rows(path: Path) -> Iterator[tuple[int, str, str | None, float]]:
             if isinstance(score, bool):
                 raise DataFormatError(path, f"context {position} of task {task_id!r}: the score is {score}, not a number", number)
             yield number, task_id, passage_id, float(score)
+
+
+def _json_rows(path: Path) -> Iterator[tuple[int | None, str, str | None, float]]:
+    """A whole file's ``{task: {passage: score}}``, as ranx's ``Run.save(...json)``, pytrec_eval's and
+    BEIR's evaluation take a run."""
+    with open_text(path) as handle:
+        try:
+            data = parse_json(handle.read())
+        except ValueError as exc:
+            raise DataFormatError(path, f"invalid JSON ({exc})") from None
+        except (EOFError, OSError, UnicodeDecodeError) as exc:
+            raise DataFormatError(path, f"cannot read this file as text ({exc})") from None
+    if not isinstance(data, dict):
+        raise DataFormatError(path, f"expected an object of tasks, got {type(data).__name__}")
+    for task_id, found in data.items():
+        if not isinstance(found, dict):
+            raise DataFormatError(path, f"task {task_id!r}: expected an object of passages and scores, got {type(found).__name__}")
+        if not found:
+            yield None, task_id, None, 0.0
+        for passage_id, score in found.items():
+            if isinstance(score, bool) or not isinstance(score, int | float):
+                raise DataFormatError(path, f"task {task_id!r}, passage {passage_id!r}: the score is {score!r}, not a number")
+            yield None, task_id, passage_id, float(score)
 
 
 def coverage(run: ExternalRun, tasks: Mapping[str, Task], every_task: Sequence[str] = ()) -> Coverage:
