@@ -128,3 +128,25 @@ def test_tasks_better_the_same_and_worse_and_the_largest_changes(tmp_path: Path)
     gained = result.output[result.output.index("gained most on"):result.output.index("lost most on")]
     assert "t1" in gained and "+0.7000" in gained and "what does the mooring cost" in gained and "t4" not in gained
     assert "t3" in result.output[result.output.index("lost most on"):]
+
+
+def test_runs_an_earlier_grid_left_in_the_folder_are_not_paired(tmp_path: Path) -> None:
+    """An output folder used again for another grid keeps the run folders of the one before; compare
+    paired them as if today's eval had made them. It pairs the runs the folder's summary.json lists."""
+    for folder in ("a", "b"):
+        _run(tmp_path / folder, "bm25+rewrite", {"t1": 0.1, "t2": 0.3})
+        _run(tmp_path / folder, "dense+rewrite", {"t1": 0.5, "t2": 0.5})
+    (tmp_path / "b" / "summary.json").write_text(json.dumps({"runs": [{"name": "bm25+rewrite"}], "significance": []}))
+    assert set(per_query_runs(tmp_path / "b")) == {"bm25+rewrite"}  # dense+rewrite is an earlier grid's
+    assert [c.name for c in compare_folders(tmp_path / "a", tmp_path / "b")] == ["bm25+rewrite"]
+    assert set(per_query_runs(tmp_path / "a")) == {"bm25+rewrite", "dense+rewrite"}  # no summary.json: every run
+
+
+def test_a_folder_written_twice_by_eval_pairs_its_last_grid(tmp_path: Path) -> None:
+    runner = CliRunner()
+    common = ["eval", "--data", str(sample_root()), "--domains", "govt", "-r", "bm25"]
+    assert runner.invoke(app, [*common, "-q", "lastturn,rewrite", "--out", str(tmp_path / "a")]).exit_code == 0
+    assert runner.invoke(app, [*common, "-q", "lastturn,rewrite", "--out", str(tmp_path / "b")]).exit_code == 0
+    assert runner.invoke(app, [*common, "-q", "rewrite", "--prf", "rm3", "--out", str(tmp_path / "b")]).exit_code == 0
+    assert (tmp_path / "b" / "bm25_lastturn").is_dir()  # left by the first grid
+    assert [c.name for c in compare_folders(tmp_path / "a", tmp_path / "b")] == ["bm25+rewrite"]

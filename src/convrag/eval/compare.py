@@ -17,6 +17,7 @@ from ..errors import ConfigError
 from .significance import PairedTest, paired_test
 
 METRICS_FILE = "metrics.json"
+SUMMARY_FILE = "summary.json"
 #: a change in a task's figure smaller than this is none (a figure read back from JSON, summed in another order)
 SAME = 1e-9
 
@@ -59,15 +60,29 @@ class RunComparison(NamedTuple):
         return [c for c in reversed(self.changes) if c.delta < -SAME]
 
 
+def current_runs(folder: Path) -> set[str] | None:
+    """The runs the folder's last ``eval`` or ``score`` wrote, as its ``summary.json`` lists them; None
+    where it has none. An output folder used again for another grid keeps the run folders of the one
+    before, and pairing one of those stale runs reads as a result of today's."""
+    try:
+        return {str(run["name"]) for run in parse_json((Path(folder) / SUMMARY_FILE).read_text())["runs"]}
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 def per_query_runs(folder: Path) -> dict[str, dict[str, dict[str, float]]]:
-    """``{run name: per-query metrics}`` of every run under an eval output folder."""
+    """``{run name: per-query metrics}`` of every run under an eval output folder that its last
+    ``eval`` or ``score`` wrote (:func:`current_runs`)."""
     folder = Path(folder)
     if not folder.is_dir():
         raise ConfigError(f"{folder} is not a folder of `convrag eval` runs")
+    current = current_runs(folder)
     runs: dict[str, dict[str, dict[str, float]]] = {}
     for path in sorted(folder.glob(f"*/{METRICS_FILE}")):
         try:
             data = parse_json(path.read_text())
+            if current is not None and str(data["name"]) not in current:
+                continue
             runs[str(data["name"])] = {str(q): {str(k): _figure(v, q, k) for k, v in m.items()} for q, m in data["per_query"].items()}
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
             raise ConfigError(f"{path} is not a convrag run's metrics file ({exc})") from None
