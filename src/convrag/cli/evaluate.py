@@ -176,21 +176,14 @@ def score(
     from ..data.domains import parse_domains
     from ..data.layout import MTRAGData
     from ..eval.experiment import write_outputs
-    from ..eval.run_files import coverage, default_name, read_run, score_external
+    from ..eval.run_files import coverage, read_run, score_external
 
     layout = MTRAGData.discover(data, split)
     chosen = parse_domains(domains)
     missing_domains = [d for d in chosen if d not in layout.domains]
     if missing_domains:
         raise ConfigError(f"no corpus or tasks for {', '.join(missing_domains)} under {data}")
-    named = [(name if name is not None else default_name(path), path) for name, path in map(_named_run, runs)]
-    names = [name for name, _ in named]  # checked before a file is read: a run of a million lines takes seconds
-    duplicate = next((name for i, name in enumerate(names) if name in names[:i]), None)
-    if duplicate is not None:
-        raise ConfigError(f"two runs are named {duplicate!r}: name them as NAME=PATH")
-    if baseline is not None and baseline not in names:
-        raise ConfigError(f"--baseline {baseline!r} is not one of the runs: {', '.join(names)}")
-    read = [read_run(path, name) for name, path in named]
+    read = [read_run(path, name) for name, path in _named_files(runs, baseline, "runs")]
     tasks = {t.task_id: t for d in chosen for t in layout.tasks(d)}
     every = [t.task_id for d in layout.domains for t in layout.with_split("all").tasks(d)]
     qrels = {d: layout.qrels(d) for d in chosen}
@@ -213,12 +206,24 @@ def score(
     console.out(f"\nwrote {summary} and one folder per run under {out}")
 
 
-def _named_run(spec: str) -> tuple[str | None, Path]:
-    """``NAME=PATH`` or ``PATH`` (a path that exists is a path, whatever it holds)."""
-    name, sep, rest = spec.partition("=")
-    if not sep or Path(spec).exists():
-        return None, Path(spec)
-    return name, Path(rest)
+def _named_files(specs: list[str], baseline: str | None, what: str) -> list[tuple[str, Path]]:
+    """Each ``NAME=PATH`` or ``PATH`` (a path that exists is a path, whatever it holds) with its name,
+    the file's own where none is given; the names and ``baseline`` checked before any file is read
+    (a run of a million lines takes seconds to read)."""
+    from ..eval.run_files import default_name
+
+    named = []
+    for spec in specs:
+        name, sep, rest = spec.partition("=")
+        path = Path(rest) if sep and not Path(spec).exists() else Path(spec)
+        named.append((name if sep and not Path(spec).exists() else default_name(path), path))
+    names = [name for name, _ in named]
+    duplicate = next((name for i, name in enumerate(names) if name in names[:i]), None)
+    if duplicate is not None:
+        raise ConfigError(f"two {what} are named {duplicate!r}: name them as NAME=PATH")
+    if baseline is not None and baseline not in names:
+        raise ConfigError(f"--baseline {baseline!r} is not one of the {what}: {', '.join(names)}")
+    return named
 
 
 @app.command("score-answers", rich_help_panel="Evaluation on MT-RAG")
@@ -236,9 +241,8 @@ def score_answers_cmd(
     import re
 
     from ..data.layout import MTRAGData
-    from ..eval.answer_files import read_answers, score_answers
+    from ..eval.answer_files import answers_report, read_answers, score_answers
     from ..eval.answers import LABELS, answer_turns
-    from ..eval.run_files import default_name
     from ..index.atomic import write_json, write_jsonl, write_text
 
     pattern = None
@@ -247,13 +251,7 @@ def score_answers_cmd(
             pattern = re.compile(decline, re.IGNORECASE)
         except re.error as exc:
             raise ConfigError(f"--decline {decline!r} is not a regular expression ({exc})") from None
-    named = [(name if name is not None else default_name(path), path) for name, path in map(_named_run, files)]
-    names = [name for name, _ in named]
-    duplicate = next((name for i, name in enumerate(names) if name in names[:i]), None)
-    if duplicate is not None:
-        raise ConfigError(f"two systems are named {duplicate!r}: name them as NAME=PATH")
-    if baseline is not None and baseline not in names:
-        raise ConfigError(f"--baseline {baseline!r} is not one of the systems: {', '.join(names)}")
+    named = _named_files(files, baseline, "systems")
     turns = answer_turns(MTRAGData.discover(data, split), {label: None for label in LABELS})
     scored = {}
     for name, path in named:
@@ -265,46 +263,11 @@ def score_answers_cmd(
                     + (f"; {left} not answered there, left out" if left else "")
                     + (f"; {outside} of its answers are for no labelled turn of this split, not scored" if outside else ""))
         write_jsonl(out / f"answers-{name.replace('+', '_')}.jsonl", scored[name])
-    markdown, summary = _answers_report(scored, baseline or names[0], split)
+    markdown, summary = answers_report(scored, baseline or named[0][0], split)
     write_json(out / "summary.json", summary)
     write_text(out / "summary.md", markdown)
     console.out(markdown, highlight=False)
     console.out(f"wrote {out / 'summary.md'}")
-
-
-def _answers_report(scored: dict, baseline: str, split: str) -> tuple[str, dict]:
-    """The systems' figures side by side, paired tests against ``baseline``, and ROUGE-L by domain."""
-    from ..eval.answer_files import answer_breakdowns, per_turn, summarize_answers
-    from ..eval.report import markdown_table
-    from ..eval.significance import paired_test
-
-    def share(value: float | None) -> str:
-        return "n/a" if value is None else f"{value:.1%}"
-
-    summaries = {name: summarize_answers(rows) for name, rows in scored.items()}
-    measures = [("turns", "turns scored", str), ("unanswerable_declined", "UNANSWERABLE declined", share),
-                ("answerable_false_declines", "ANSWERABLE/PARTIAL declined", share), ("rouge_l", "ROUGE-L F1 (answerable)", share),
-                ("token_recall", "token recall (ROUGE-1 recall)", share), ("words", "words (median)", str)]
-    lines = [f"Answers on MT-RAG ({split} split) scored as `convrag eval-answers` scores convrag's", "",
-             markdown_table(["measure", *summaries], [[label, *(fmt(s[key]) for s in summaries.values())] for key, label, fmt in measures])]
-    tests = []
-    for name in scored:
-        if name != baseline:
-            for metric in ("ROUGE-L", "token recall"):
-                test = paired_test(per_turn(scored[baseline]), per_turn(scored[name]), metric)
-                tests.append({"system": name, "baseline": baseline, **test.__dict__})
-    if tests:
-        lines += ["", f"Paired against `{baseline}` on the answerable turns both answered (randomization test):", "",
-                  markdown_table(["system", "metric", "n", "baseline", "system's", "delta", "p"],
-                                 [[t["system"], t["metric"], t["n"], t["mean_baseline"], t["mean_run"], t["delta"], f"{t['p_randomization']:.3g}"]
-                                  for t in tests])]
-    parts = {name: answer_breakdowns(rows) for name, rows in scored.items()}
-    for grouping in ("domain", "turn"):
-        groups = list(dict.fromkeys(g for p in parts.values() for g in p[grouping]))
-        lines += ["", f"ROUGE-L / UNANSWERABLE declined by {grouping}:", "",
-                  markdown_table([grouping, *scored], [[g, *(f"{share(p[grouping][g]['rouge_l'])} / {share(p[grouping][g]['unanswerable_declined'])}"
-                                                            if g in p[grouping] else "-" for p in parts.values())] for g in groups])]
-    return "\n".join(lines) + "\n", {"systems": summaries, "paired": tests, "breakdowns": parts}
 
 
 @app.command(rich_help_panel="Evaluation on MT-RAG")

@@ -31,9 +31,10 @@ import numpy as np
 from ..data.jsonl import read_jsonl, require
 from ..errors import ConfigError, DataFormatError
 from ..generate.answer import is_decline
-from .answers import AnswerTurn, rouge
-from .report import turn_bucket
+from .answers import AnswerTurn, breakdowns, rouge
+from .report import markdown_table
 from .run_files import check_name, default_name
+from .significance import paired_test
 
 
 class ExternalAnswers(NamedTuple):
@@ -128,16 +129,38 @@ def summarize_answers(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def answer_breakdowns(rows: Sequence[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
-    """:func:`summarize_answers` per domain and per turn position."""
-    out: dict[str, dict[str, dict[str, Any]]] = {"domain": {}, "turn": {}}
-    for domain in sorted({r["domain"] for r in rows}):
-        out["domain"][domain] = summarize_answers([r for r in rows if r["domain"] == domain])
-    for bucket in dict.fromkeys(turn_bucket(r["turn"]) for r in sorted(rows, key=lambda r: r["turn"])):
-        out["turn"][bucket] = summarize_answers([r for r in rows if turn_bucket(r["turn"]) == bucket])
-    return out
-
-
 def per_turn(rows: Sequence[dict[str, Any]]) -> dict[str, dict[str, float]]:
     """Each answerable turn's ROUGE-L and token recall, keyed by task, as the paired tests take them."""
     return {r["task_id"]: {"ROUGE-L": r["rouge_l"], "token recall": r["token_recall"]} for r in rows if "rouge_l" in r}
+
+
+def answers_report(scored: Mapping[str, Sequence[dict[str, Any]]], baseline: str, split: str) -> tuple[str, dict[str, Any]]:
+    """The systems' figures side by side as Markdown, paired tests against ``baseline``, and ROUGE-L and
+    declines by domain and turn; with the same figures as a JSON-ready dict."""
+    def share(value: float | None) -> str:
+        return "n/a" if value is None else f"{value:.1%}"
+
+    summaries = {name: summarize_answers(rows) for name, rows in scored.items()}
+    measures = [("turns", "turns scored", str), ("unanswerable_declined", "UNANSWERABLE declined", share),
+                ("answerable_false_declines", "ANSWERABLE/PARTIAL declined", share), ("rouge_l", "ROUGE-L F1 (answerable)", share),
+                ("token_recall", "token recall (ROUGE-1 recall)", share), ("words", "words (median)", str)]
+    lines = [f"Answers on MT-RAG ({split} split) scored as `convrag eval-answers` scores convrag's", "",
+             markdown_table(["measure", *summaries], [[label, *(fmt(s[key]) for s in summaries.values())] for key, label, fmt in measures])]
+    tests = []
+    for name in scored:
+        if name != baseline:
+            for metric in ("ROUGE-L", "token recall"):
+                test = paired_test(per_turn(scored[baseline]), per_turn(scored[name]), metric)
+                tests.append({"system": name, "baseline": baseline, **test.__dict__})
+    if tests:
+        lines += ["", f"Paired against `{baseline}` on the answerable turns both answered (randomization test):", "",
+                  markdown_table(["system", "metric", "n", "baseline", "system's", "delta", "p"],
+                                 [[t["system"], t["metric"], t["n"], t["mean_baseline"], t["mean_run"], t["delta"], f"{t['p_randomization']:.3g}"]
+                                  for t in tests])]
+    parts = {name: breakdowns(rows, summarize_answers) for name, rows in scored.items()}
+    for grouping in ("domain", "turn"):
+        groups = list(dict.fromkeys(g for p in parts.values() for g in p[grouping]))
+        lines += ["", f"ROUGE-L / UNANSWERABLE declined by {grouping}:", "",
+                  markdown_table([grouping, *scored], [[g, *(f"{share(p[grouping][g]['rouge_l'])} / {share(p[grouping][g]['unanswerable_declined'])}"
+                                                            if g in p[grouping] else "-" for p in parts.values())] for g in groups])]
+    return "\n".join(lines) + "\n", {"systems": summaries, "paired": tests, "breakdowns": parts}

@@ -26,7 +26,7 @@ apart: one failure ended the whole run before, and every answer written until th
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -266,13 +266,14 @@ def summarize(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def breakdowns(rows: Sequence[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
-    """:func:`summarize` per domain and per turn position."""
+def breakdowns(rows: Sequence[dict[str, Any]],
+               summary: Callable[[Sequence[dict[str, Any]]], dict[str, Any]] = summarize) -> dict[str, dict[str, dict[str, Any]]]:
+    """``summary`` (:func:`summarize`) per domain and per turn position."""
     out: dict[str, dict[str, dict[str, Any]]] = {"domain": {}, "turn": {}}
     for domain in sorted({r["domain"] for r in rows}):
-        out["domain"][domain] = summarize([r for r in rows if r["domain"] == domain])
+        out["domain"][domain] = summary([r for r in rows if r["domain"] == domain])
     for bucket in dict.fromkeys(turn_bucket(r["turn"]) for r in sorted(rows, key=lambda r: r["turn"])):
-        out["turn"][bucket] = summarize([r for r in rows if turn_bucket(r["turn"]) == bucket])
+        out["turn"][bucket] = summary([r for r in rows if turn_bucket(r["turn"]) == bucket])
     return out
 
 
