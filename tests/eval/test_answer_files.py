@@ -54,7 +54,7 @@ def test_a_malformed_file_names_its_line(tmp_path: Path, lines: list[dict], mess
 def test_answers_are_scored_against_the_references_and_declines_read_from_their_words(turns: list, tmp_path: Path) -> None:
     answerable = [t for t in turns if t.label == "ANSWERABLE" and not is_decline(t.reference)]
     unanswerable = [t for t in turns if t.label == "UNANSWERABLE"]
-    lines = [{"task_id": answerable[0].task.task_id, "answer": answerable[0].reference},  # the reference itself
+    lines = [{"task_id": answerable[0].task.task_id, "answer": answerable[0].reference + " [1, 2]"},  # the reference, cited
              {"task_id": answerable[1].task.task_id, "answer": "Blue whales are large. " + DECLINE},  # a decline in part counts
              {"task_id": unanswerable[0].task.task_id, "answer": "The sources do not provide information about the ferry's timetable."},
              {"task_id": unanswerable[1].task.task_id, "answer": "Sorry, that is beyond what I was given."},
@@ -62,13 +62,14 @@ def test_answers_are_scored_against_the_references_and_declines_read_from_their_
     answers = read_answers(_write(tmp_path / "mine.jsonl", lines))
     rows = {r["task_id"]: r for r in score_answers(answers, turns)}
     assert set(rows) == {line["task_id"] for line in lines[:4]}
-    assert rows[answerable[0].task.task_id]["rouge_l"] == 1.0 and rows[answerable[0].task.task_id]["token_recall"] == 1.0
+    assert rows[answerable[0].task.task_id]["token_recall"] == 1.0 and rows[answerable[0].task.task_id]["rouge_l"] > 0.9
     expected = rouge().score(answerable[1].reference, lines[1]["answer"])["rougeL"].fmeasure
     assert rows[answerable[1].task.task_id]["rouge_l"] == pytest.approx(expected) and rows[answerable[1].task.task_id]["declined"]
     assert rows[unanswerable[0].task.task_id]["declined"] and not rows[unanswerable[1].task.task_id]["declined"]
     assert "rouge_l" not in rows[unanswerable[0].task.task_id]  # no reference overlap for a turn with nothing to say
     summary = summarize_answers(list(rows.values()))
     assert summary["unanswerable_declined"] == 0.5 and summary["answerable_false_declines"] == 0.5
+    assert summary["cited_share"] == 1.0  # of the answerable turns answered, not declined: the one cited
     own = score_answers(answers, turns, re.compile(r"beyond what I was given", re.IGNORECASE))  # the system's own wording
     assert summarize_answers(own)["unanswerable_declined"] == 1.0
     with pytest.raises(ConfigError, match=r"none of its 1 answers is for a labelled turn .* 'elsewhere<::>1'"):

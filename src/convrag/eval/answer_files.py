@@ -7,8 +7,9 @@ side, turn by turn, with paired tests.
 
 A line names its task (``task_id``) and holds the answer as MT-RAG's generation results do
 (``"predictions": [{"text": ...}]``, the first prediction), or as ``"answer"`` (what
-``eval-answers`` writes) or ``"text"``. Citations are not scored here: they need the passages the
-system showed its model, which such files do not hold in one agreed form.
+``eval-answers`` writes) or ``"text"``. Citations are counted (an answer with an ``[n]`` marker) but
+not checked: that needs the passages the system showed its model, which such files do not hold in one
+agreed form.
 
 Whether an answer declines is read from its words: :func:`~convrag.generate.answer.is_decline`
 knows the ways convrag's model and most instruction-tuned models say the sources do not hold the
@@ -31,6 +32,7 @@ import numpy as np
 from ..data.jsonl import read_jsonl, require
 from ..errors import ConfigError, DataFormatError
 from ..generate.answer import is_decline
+from ..generate.citations import separate_markers, written_numbers
 from .answers import AnswerTurn, breakdowns, rouge
 from .report import markdown_table
 from .run_files import check_name, default_name
@@ -99,7 +101,8 @@ def score_answers(answers: ExternalAnswers, turns: Sequence[AnswerTurn], decline
             continue
         row: dict[str, Any] = {"task_id": turn.task.task_id, "domain": turn.task.domain, "turn": turn.task.turn, "label": turn.label,
                                "answer": text, "reference": turn.reference,
-                               "declined": is_decline(text) or bool(decline is not None and decline.search(text))}
+                               "declined": is_decline(text) or bool(decline is not None and decline.search(text)),
+                               "cited": bool(written_numbers(separate_markers(text)[0]))}
         if turn.label != "UNANSWERABLE":
             scores = scorer.score(turn.reference, text)
             row.update(rouge_l=scores["rougeL"].fmeasure, token_recall=scores["rouge1"].recall)
@@ -125,6 +128,8 @@ def summarize_answers(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "answerable_false_declines": _share([r["declined"] for r in answerable]),
         "rouge_l": float(np.mean([r["rouge_l"] for r in answerable])) if answerable else None,
         "token_recall": float(np.mean([r["token_recall"] for r in answerable])) if answerable else None,
+        # as eval-answers' "model_cited_share": answerable turns answered (not declined) with an [n] marker
+        "cited_share": _share([r["cited"] for r in answerable if not r["declined"]]),
         "words": float(np.median([len(r["answer"].split()) for r in rows])) if rows else None,
     }
 
@@ -143,7 +148,8 @@ def answers_report(scored: Mapping[str, Sequence[dict[str, Any]]], baseline: str
     summaries = {name: summarize_answers(rows) for name, rows in scored.items()}
     measures = [("turns", "turns scored", str), ("unanswerable_declined", "UNANSWERABLE declined", share),
                 ("answerable_false_declines", "ANSWERABLE/PARTIAL declined", share), ("rouge_l", "ROUGE-L F1 (answerable)", share),
-                ("token_recall", "token recall (ROUGE-1 recall)", share), ("words", "words (median)", str)]
+                ("token_recall", "token recall (ROUGE-1 recall)", share), ("cited_share", "answered with an [n] citation", share),
+                ("words", "words (median)", str)]
     lines = [f"Answers on MT-RAG ({split} split) scored as `convrag eval-answers` scores convrag's", "",
              markdown_table(["measure", *summaries], [[label, *(fmt(s[key]) for s in summaries.values())] for key, label, fmt in measures])]
     tests = []
