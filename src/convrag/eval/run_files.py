@@ -3,7 +3,7 @@
 A researcher comparing a system of their own (a SPLADE or ELSER run, a published baseline's result
 file) with convrag's needs its ranked lists scored by the same official scoring, on the same split
 by conversation, with the same breakdowns and paired tests; re-implementing the scorer beside it is
-how two papers end up a point apart on one run. Two formats are read, told apart by their first line:
+how two papers end up a point apart on one run. Three formats are read, told apart by their first line:
 
 * a TREC run, ``qid Q0 docid rank score tag`` (what trec_eval, ranx, Pyserini and ``convrag eval``'s
   ``run.trec`` hold);
@@ -13,7 +13,7 @@ how two papers end up a point apart on one run. Two formats are read, told apart
 
 As trec_eval does, the scores rank a task's passages (equal scores by passage id, descending) and
 the rank column is not read. A passage listed twice for one task, a score that is no finite number
-or a line of neither format is refused with its file and line: the official scorer keeps whichever
+or a line of none of them is refused with its file and line: the official scorer keeps whichever
 copy came last, and a run scored that way is not the run its author wrote.
 """
 
@@ -106,7 +106,7 @@ def check_name(name: str) -> str:
 
 
 def read_run(path: Path, name: str | None = None) -> ExternalRun:
-    """The run in ``path`` (plain, ``.gz`` or ``.zip``), in either of :data:`RUN_FORMATS`."""
+    """The run in ``path`` (plain, ``.gz`` or ``.zip``), in any of :data:`RUN_FORMATS`."""
     path = Path(path)
     kind = run_format(path)
     scores: dict[str, dict[str, float]] = {}

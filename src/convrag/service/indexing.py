@@ -315,7 +315,8 @@ class Indexer:
                             total=None) as advance:
             def one_more(_: str) -> None:
                 """The job's total is the pages fetched and found so far, up to ``max_pages`` ("4/100" said
-                nothing of a section of six pages, then jumped to done): written when it grows."""
+                nothing of a section of six pages, then jumped to done): written when it changes (a page
+                robots.txt turns away leaves the pages found, never fetched)."""
                 nonlocal fetched, shown
                 fetched += 1
                 advance(1)
