@@ -325,3 +325,30 @@ def test_a_crawl_says_how_many_pages_it_has_found_and_not_yet_fetched(served: Se
     assert steps[0] == 0 and steps[1] >= 5 and steps[-1] == 0  # nothing known before the start page; its links; none left
     disallowed = 1  # /docs/private/keys.html: found, then turned away by robots.txt, never fetched
     assert all(done + 1 + pending <= len(steps) + disallowed for done, pending in enumerate(steps))
+
+
+def test_robots_txt_on_another_site_is_followed_without_the_crawls_headers() -> None:
+    """RFC 9309 has a crawler follow robots.txt's redirects across sites (a site's rules kept on its CDN): such a
+    redirect was taken for no robots.txt, and what it disallows was read. The token a user gave for the site
+    goes to the site alone, not to the other one."""
+    import httpx
+
+    asked: list[tuple[str, str]] = []
+
+    def site(request: httpx.Request) -> httpx.Response:
+        url = str(request.url)
+        asked.append((url, request.headers.get("authorization", "")))
+        if url == "https://docs.example/robots.txt":
+            return httpx.Response(301, headers={"location": "https://cdn.example/docs-site/robots.txt"})
+        if url == "https://cdn.example/docs-site/robots.txt":
+            return httpx.Response(200, text="User-agent: *\nDisallow: /guide/private\n")
+        if url.endswith("/fees.html"):
+            return httpx.Response(200, html="<title>Fees</title><p>A mooring costs 40 dollars.</p>")
+        return httpx.Response(200, html="<title>Guide</title><a href='private.html'>Keys</a> <a href='fees.html'>Fees</a>")
+
+    with httpx.Client(transport=httpx.MockTransport(site), headers={"Authorization": "Bearer s3cret"}) as client:
+        skipped: list[str] = []
+        assert [d.doc_id for d in crawl("https://docs.example/guide/", skipped, delay=0, client=client)] == ["index", "fees"]
+    assert skipped == ["https://docs.example/guide/private.html: disallowed by the site's robots.txt"]
+    assert ("https://cdn.example/docs-site/robots.txt", "") in asked  # asked, without the token
+    assert {auth for url, auth in asked if url.startswith("https://docs.example/")} == {"Bearer s3cret"}

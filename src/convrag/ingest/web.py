@@ -19,6 +19,7 @@ does not read are each named with the reason, and the crawl goes on.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import ipaddress
@@ -325,12 +326,13 @@ def _section(scope: str) -> str:
 
 
 def _robots(client: Any, address: str, public_only: bool) -> tuple[urllib.robotparser.RobotFileParser, str]:
-    """The site's robots.txt, as RFC 9309 has a crawler read it: through redirects on the same site
-    (to https, to "www.", to another path: the request's headers go to no other site), none (a 404)
-    allowing every page, and one the site could not give (a 5xx, a timeout, a refused connection)
-    allowing none, as the site may have been saying "no" when it failed; and then why, else ""."""
+    """The site's robots.txt, as RFC 9309 has a crawler read it: through up to five redirects, to
+    another site too (a site's rules kept on its CDN; the request's own headers, a token among them,
+    go to no other site), none (a 404) allowing every page, and one the site could not give (a 5xx, a
+    timeout, a refused connection) allowing none, as the site may have been saying "no" when it
+    failed; and then why, else ""."""
     robots = urllib.robotparser.RobotFileParser(address)
-    page = _fetch(client, address, address.removesuffix("robots.txt"), public_only, moves=True)
+    page = _fetch(client, address, address.removesuffix("robots.txt"), public_only, moves=True, anywhere=True)
     robots.parse(page.body.decode("utf-8", "replace").splitlines() if not page.reason else [])
     if page.reason and page.passing:
         robots.disallow_all = True
@@ -342,27 +344,50 @@ def _robots(client: Any, address: str, public_only: bool) -> tuple[urllib.robotp
 MAX_REDIRECTS = 5
 
 
-def _fetch(client: Any, url: str, scope: str, public_only: bool = False, moves: bool = False) -> _Page:
+#: the headers a request keeps when it leaves the site it was made for: httpx's own, none a user gave
+_BARE_HEADERS = frozenset({"host", "accept", "accept-encoding", "connection", "user-agent"})
+
+
+def _get(client: Any, url: str, bare: bool) -> Any:
+    """A streamed GET of ``url``; ``bare``: without the headers a user gave the crawl (its token or
+    cookie for one site goes to no other)."""
+    if not bare:
+        return client.stream("GET", url)
+    request = client.build_request("GET", url)
+    for name in [name for name in request.headers if name.lower() not in _BARE_HEADERS]:
+        del request.headers[name]
+    return contextlib.closing(client.send(request, stream=True))
+
+
+def _same_site(url: str, other: str) -> bool:
+    """Whether two addresses are on one site: the same host, with or without "www."."""
+    return (urlsplit(url).hostname or "").removeprefix("www.") == (urlsplit(other).hostname or "").removeprefix("www.")
+
+
+def _fetch(client: Any, url: str, scope: str, public_only: bool = False, moves: bool = False, anywhere: bool = False) -> _Page:
     """One response, read whole up to :data:`MAX_RESPONSE_BYTES`, through redirects that stay under
     ``scope`` (one that leaves it is not followed: nothing is asked of another section or site, and the
     request's headers, a token among them, go nowhere else); a failure is a page with its reason.
     ``public_only``: each address, a redirect's too, must name a public host (:func:`not_public`), and
     the server answering must be at a public address (a name that resolves to a public address when
     checked and to a private one when fetched, DNS rebinding, is caught there). ``moves``: a redirect
-    that moves the address to its site's own form (:func:`_moved`) is followed out of ``scope`` too."""
+    that moves the address to its site's own form (:func:`_moved`) is followed out of ``scope`` too.
+    ``anywhere``: redirects are followed to any site (robots.txt's, as RFC 9309 has it), and a request
+    to another site than the first address's goes without the headers a user gave (:func:`_get`)."""
     import httpx
 
+    first = url
     try:
         for _ in range(MAX_REDIRECTS + 1):
             if public_only and (refused := not_public(url)):
                 return _Page(url, "", b"", refused)
-            with client.stream("GET", url) as response:
+            with _get(client, url, bare=not _same_site(url, first)) as response:
                 if public_only and (refused := _private_peer(response, url)):
                     return _Page(url, "", b"", refused)
                 kind = response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
                 if response.is_redirect:
                     target = urldefrag(urljoin(url, response.headers["location"]))[0]
-                    if not _inside(target, scope) and not (moves and _moved(url, target)):
+                    if not anywhere and not _inside(target, scope) and not (moves and _moved(url, target)):
                         return _Page(target, kind, b"", f"redirected to {target}, outside {scope}")
                     url = target
                     continue
