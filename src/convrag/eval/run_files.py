@@ -99,9 +99,9 @@ def default_name(path: Path) -> str:
 
 
 def check_name(name: str) -> str:
-    """A run's name as a folder of the output can be named after it (``+`` becomes ``_`` there)."""
+    """A run's or a system's name, as a file or folder of the output can be named after it (``+`` becomes ``_`` there)."""
     if not name.strip() or name.startswith(".") or any(c in name for c in "/\\\0"):
-        raise ConfigError(f"run name {name!r} cannot name a folder: give it as NAME=PATH, without '/', '\\' or a leading '.'")
+        raise ConfigError(f"the name {name!r} cannot name a folder: give it as NAME=PATH, without '/', '\\' or a leading '.'")
     return name
 
 
