@@ -119,9 +119,15 @@ class CrawlReport:
     passing: int = 0
     #: the host and folder the crawl read ("docs.example.org/guide/"), what the ids of its pages begin with (:func:`site_doc_id`)
     section: str = ""
-    #: while it runs, the pages found (linked, or listed by the sitemap) and not yet fetched: with the
-    #: pages fetched, how far a progress can say the crawl has to go, where ``max_pages`` says nothing
+    #: while it runs, the pages fetched, and those found (linked, or listed by the sitemap) and not yet
+    #: fetched: how far a progress can say the crawl has to go (:attr:`known`), where ``max_pages`` says nothing
+    fetched: int = 0
     pending: int = 0
+
+    @property
+    def known(self) -> int:
+        """The pages the crawl has fetched or found so far."""
+        return self.fetched + self.pending
 
     @property
     def whole(self) -> bool:
@@ -165,6 +171,8 @@ def fetch_pages(start: str, skipped: list[str], follow: bool = True, max_pages: 
     if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
         raise DataFormatError(start, "not a web address (http:// or https://)")
     report = report if report is not None else CrawlReport()
+    for field in dataclasses.fields(report):  # a report given again starts anew: it counts the pages this crawl fetches
+        setattr(report, field.name, field.default)
     own = client is None
     client = client or httpx.Client(timeout=TIMEOUT_SECONDS, headers={**(headers or {}), "User-Agent": USER_AGENT})
     try:
@@ -176,7 +184,6 @@ def fetch_pages(start: str, skipped: list[str], follow: bool = True, max_pages: 
         queue, seen, ids = deque([start]), {start}, set[str]()
         read: dict[str, str] = {}  # each page's bytes by their digest, to the address first read with them
         listed = _sitemap_pages(client, robots, start, scope, skipped, public_only, delay) if follow else []
-        fetched = 0
         while queue or listed:
             if not queue:  # the pages the site's sitemap lists that no page links to, after those the links reach
                 queue.extend(link for link in listed if link not in seen and _inside(link, scope))
@@ -184,7 +191,7 @@ def fetch_pages(start: str, skipped: list[str], follow: bool = True, max_pages: 
                 listed = []
                 continue
             url = queue.popleft()
-            if fetched >= max_pages:
+            if report.fetched >= max_pages:
                 skipped.append(f"{len(queue) + 1} more page(s) not fetched: the crawl stops at {max_pages} (--max-pages)")
                 report.cut = True
                 break
@@ -195,9 +202,9 @@ def fetch_pages(start: str, skipped: list[str], follow: bool = True, max_pages: 
                 else:
                     skipped.append(f"{url}: disallowed by the site's robots.txt")
                 continue
-            if fetched and delay > 0:
+            if report.fetched and delay > 0:
                 time.sleep(delay)
-            fetched += 1
+            report.fetched += 1
             report.pending = len(queue) + sum(link not in seen for link in listed)
             if advance is not None:
                 advance(url)
@@ -468,11 +475,10 @@ def _moved(url: str, target: str) -> bool:
     https, to the host with or without "www.", a folder's address to the one ending in its "/" (and
     no further: another path, a port, another site, are not the same page)."""
     a, b = urlsplit(url), urlsplit(target)
-    hosts = {(a.hostname or "").removeprefix("www."), (b.hostname or "").removeprefix("www.")}
     schemes = a.scheme.lower() == b.scheme.lower() or (a.scheme.lower(), b.scheme.lower()) == ("http", "https")
     ports = a.port == b.port or (a.port is None and b.port is None)
     same = (b.path in (a.path, f"{a.path}/") or (not a.path and b.path == "/")) and a.query == b.query
-    return len(hosts) == 1 and schemes and ports and same and (url != target)
+    return _same_site(url, target) and schemes and ports and same and (url != target)
 
 
 def _inside(url: str, scope: str) -> bool:

@@ -310,17 +310,16 @@ class Indexer:
         files, kept = [], 0
         pages = request["max_pages"] if request["crawl"] else 1
         report, bound = CrawlReport(), "max_pages"
-        fetched, shown = 0, 0
+        shown = 0
         with reporter.stage(f"fetching {request['url']}" + (" and the pages under it" if request["crawl"] else ""),
                             total=None) as advance:
             def one_more(_: str) -> None:
                 """The job's total is the pages fetched and found so far, up to ``max_pages`` ("4/100" said
                 nothing of a section of six pages, then jumped to done): written when it changes (a page
                 robots.txt turns away leaves the pages found, never fetched)."""
-                nonlocal fetched, shown
-                fetched += 1
+                nonlocal shown
                 advance(1)
-                known = min(pages, fetched + report.pending)
+                known = min(pages, report.known)
                 if known != shown:
                     shown = known
                     self.store.update_job(job["id"], total=known)
