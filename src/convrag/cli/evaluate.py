@@ -123,7 +123,7 @@ def compare(
     delta, tasks better, the same and worse, paired t-test and randomization p-values."""
     from rich.table import Table
 
-    from ..eval.compare import compare_folders, run_queries
+    from ..eval.compare import compare_folders
 
     table = Table(title=f"{metric}: {escape(str(other))} against {escape(str(baseline))}")
     comparisons = compare_folders(baseline, other, metric)
@@ -141,12 +141,11 @@ def compare(
         table.caption = "tasks scored in one folder only are left out: the means are over the tasks both scored"
     console.print(table)
     if show:
-        queries = (run_queries(baseline), run_queries(other))
         for comparison in comparisons:
             for title, changes in (("gained most on", comparison.gains()[:show]), ("lost most on", comparison.losses()[:show])):
                 if not changes:
                     continue
-                asked = {c.task: [q.get(comparison.name, {}).get(c.task, "") for q in queries] for c in changes}
+                asked = {c.task: [c.baseline_query, c.other_query] for c in changes}
                 alike = all(a == b for a, b in asked.values())  # one column where both searched the same words
                 listing = Table(title=f"{comparison.name}: the tasks {escape(str(other))} {title} ({metric})", show_lines=True)
                 listing.add_column("task", overflow="fold")  # whole, to be looked up
@@ -185,7 +184,8 @@ def score(
         raise ConfigError(f"no corpus or tasks for {', '.join(missing_domains)} under {data}")
     read = [read_run(path, name) for name, path in _named_files(runs, baseline, "runs")]
     tasks = {t.task_id: t for d in chosen for t in layout.tasks(d)}
-    every = [t.task_id for d in layout.domains for t in layout.with_split("all").tasks(d)]
+    whole = layout.with_split("all")  # once: each copy reads conversations.json again
+    every = [t.task_id for d in whole.domains for t in whole.tasks(d)]
     qrels = {d: layout.qrels(d) for d in chosen}
     results = []
     for run in read:
@@ -215,8 +215,9 @@ def _named_files(specs: list[str], baseline: str | None, what: str) -> list[tupl
     named = []
     for spec in specs:
         name, sep, rest = spec.partition("=")
-        path = Path(rest) if sep and not Path(spec).exists() else Path(spec)
-        named.append((name if sep and not Path(spec).exists() else default_name(path), path))
+        given = bool(sep) and not Path(spec).exists()
+        path = Path(rest) if given else Path(spec)
+        named.append((name if given else default_name(path), path))
     names = [name for name, _ in named]
     duplicate = next((name for i, name in enumerate(names) if name in names[:i]), None)
     if duplicate is not None:

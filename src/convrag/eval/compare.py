@@ -23,11 +23,14 @@ SAME = 1e-9
 
 
 class TaskChange(NamedTuple):
-    """One task's figure in the baseline and in the other run."""
+    """One task's figure in the baseline and in the other run, and the query each searched ("" for a run
+    scored from another system's file, which holds none)."""
 
     task: str
     baseline: float
     other: float
+    baseline_query: str = ""
+    other_query: str = ""
 
     @property
     def delta(self) -> float:
@@ -70,25 +73,39 @@ def current_runs(folder: Path) -> set[str] | None:
         return None
 
 
-def per_query_runs(folder: Path) -> dict[str, dict[str, dict[str, float]]]:
-    """``{run name: per-query metrics}`` of every run under an eval output folder that its last
-    ``eval`` or ``score`` wrote (:func:`current_runs`)."""
+class StoredRun(NamedTuple):
+    """A run as its ``metrics.json`` holds it: each task's figures, and the query each task searched."""
+
+    per_query: dict[str, dict[str, float]]
+    queries: dict[str, str]
+
+
+def stored_runs(folder: Path) -> dict[str, StoredRun]:
+    """Every run under an eval output folder that its last ``eval`` or ``score`` wrote
+    (:func:`current_runs`), by name, each file read once."""
     folder = Path(folder)
     if not folder.is_dir():
         raise ConfigError(f"{folder} is not a folder of `convrag eval` runs")
     current = current_runs(folder)
-    runs: dict[str, dict[str, dict[str, float]]] = {}
+    runs: dict[str, StoredRun] = {}
     for path in sorted(folder.glob(f"*/{METRICS_FILE}")):
         try:
             data = parse_json(path.read_text())
             if current is not None and str(data["name"]) not in current:
                 continue
-            runs[str(data["name"])] = {str(q): {str(k): _figure(v, q, k) for k, v in m.items()} for q, m in data["per_query"].items()}
+            runs[str(data["name"])] = StoredRun(
+                {str(q): {str(k): _figure(v, q, k) for k, v in m.items()} for q, m in data["per_query"].items()},
+                {str(t): str(q) for t, q in (data.get("queries") or {}).items()})
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
             raise ConfigError(f"{path} is not a convrag run's metrics file ({exc})") from None
     if not runs:
         raise ConfigError(f"{folder} holds no run ({METRICS_FILE} under a sub-folder); give a `convrag eval --out` folder")
     return runs
+
+
+def per_query_runs(folder: Path) -> dict[str, dict[str, dict[str, float]]]:
+    """``{run name: per-query metrics}`` of the runs :func:`stored_runs` finds."""
+    return {name: run.per_query for name, run in stored_runs(folder).items()}
 
 
 def _figure(value: object, task: str, metric: str) -> float:
@@ -101,16 +118,16 @@ def _figure(value: object, task: str, metric: str) -> float:
 
 def compare_folders(baseline: Path, other: Path, metric: str = "nDCG@10") -> list[RunComparison]:
     """Every run of ``other`` against the run of the same name in ``baseline``, on the tasks both scored."""
-    base_runs, other_runs = per_query_runs(baseline), per_query_runs(other)
+    base_runs, other_runs = stored_runs(baseline), stored_runs(other)
     shared = [name for name in other_runs if name in base_runs]
     if not shared:
         raise ConfigError(f"no run name is in both {baseline} ({', '.join(base_runs)}) and {other} ({', '.join(other_runs)})")
     comparisons = []
     for name in shared:
-        first = next(iter(other_runs[name].values()), {})
+        first = next(iter(other_runs[name].per_query.values()), {})
         if metric not in first:
             raise ConfigError(f"run {name!r} has no per-query {metric}; known: {', '.join(first)}")
-        base, run = base_runs[name], other_runs[name]
+        (base, base_queries), (run, run_queries) = base_runs[name], other_runs[name]
         lacking = next((task for task in sorted(set(base) & set(run)) if metric not in base[task] or metric not in run[task]), None)
         if lacking is not None:  # a KeyError inside the paired test before
             raise ConfigError(f"run {name!r} has no {metric} for task {lacking!r} in one of the folders")
@@ -119,21 +136,8 @@ def compare_folders(baseline: Path, other: Path, metric: str = "nDCG@10") -> lis
                 f"run {name!r} scored no task in common in {baseline} ({len(base)} tasks) and {other} ({len(run)} tasks); "
                 f"were they run on different splits or domains?"
             )
-        shared_tasks = [task for task in run if task in base]
-        changes = sorted((TaskChange(task, base[task][metric], run[task][metric]) for task in shared_tasks), key=lambda c: (-c.delta, c.task))
+        changes = sorted((TaskChange(task, base[task][metric], run[task][metric], base_queries.get(task, ""), run_queries.get(task, ""))
+                          for task in run if task in base), key=lambda c: (-c.delta, c.task))
         comparisons.append(RunComparison(name, paired_test(base, run, metric), len(set(base) - set(run)), len(set(run) - set(base)),
                                          tuple(changes)))
     return comparisons
-
-
-def run_queries(folder: Path) -> dict[str, dict[str, str]]:
-    """``{run name: {task: the query it searched}}`` of an eval output folder (empty for a run scored
-    from another system's file, which holds no queries)."""
-    queries: dict[str, dict[str, str]] = {}
-    for path in sorted(Path(folder).glob(f"*/{METRICS_FILE}")):
-        try:
-            data = parse_json(path.read_text())
-            queries[str(data["name"])] = {str(t): str(q) for t, q in (data.get("queries") or {}).items()}
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
-            continue  # per_query_runs has said what is wrong with the file
-    return queries
