@@ -9,9 +9,10 @@ import pytest
 from typer.testing import CliRunner
 
 from convrag.cli.main import app
+from convrag.data.beir import read_corpus
 from convrag.data.layout import MTRAGData, sample_root
 from convrag.errors import ConfigError, DataFormatError
-from convrag.eval.answer_files import read_answers, score_answers, summarize_answers
+from convrag.eval.answer_files import answers_report, read_answers, score_answers, summarize_answers
 from convrag.eval.answers import LABELS, answer_turns, rouge
 from convrag.generate.answer import DECLINE, is_decline
 
@@ -49,6 +50,49 @@ def test_each_format_is_read_and_a_failed_row_is_no_answer(tmp_path: Path) -> No
 def test_a_malformed_file_names_its_line(tmp_path: Path, lines: list[dict], message: str) -> None:
     with pytest.raises(DataFormatError, match=message):
         read_answers(_write(tmp_path / "answers.jsonl", lines))
+
+
+def test_citations_are_checked_against_the_passages_a_line_says_it_answered_from(turns: list, tmp_path: Path) -> None:
+    turn = next(t for t in turns if t.label == "ANSWERABLE" and t.relevant)
+    data = MTRAGData.discover(sample_root())
+    relevant = next(p for p in read_corpus(data.corpus_path(turn.task.domain)) if p.doc_id in turn.relevant)
+    told = " ".join(relevant.text.split()[:12])  # a sentence the relevant passage holds word for word
+    contexts = [{"document_id": relevant.doc_id, "text": relevant.text},
+                {"document_id": "elsewhere-1", "text": "Tide tables list the times of high and low water for a harbour."}]
+    answer = f"{told} [1]. {told} [2]. Ferries leave hourly [7]."
+    unanswerable = next(t for t in turns if t.label == "UNANSWERABLE")
+    lines = [{"task_id": turn.task.task_id, "predictions": [{"text": answer}], "contexts": contexts},
+             {"task_id": unanswerable.task.task_id, "answer": f"{told} [1].", "contexts": contexts}]
+    rows = {r["task_id"]: r for r in score_answers(read_answers(_write(tmp_path / "mtrag.jsonl", lines)), turns)}
+    checks = rows[turn.task.task_id]["citation_checks"]
+    assert [(c["number"], c["passage_id"], c["relevant"], c["supported"]) for c in checks] == [
+        (1, relevant.doc_id, True, True),  # the judged passage, holding the sentence
+        (2, "elsewhere-1", False, False),  # a passage that does not say it
+        (7, None, False, False),  # a number past the passages shown points to nothing
+    ]
+    summary = summarize_answers(list(rows.values()))  # the UNANSWERABLE turn's citation is not counted, as in eval-answers
+    assert (summary["checked_turns"], summary["citations"]) == (1, 3)
+    assert summary["citations_supported"] == pytest.approx(1 / 3) and summary["citations_relevant"] == pytest.approx(1 / 3)
+    # eval-answers' own rows: their recorded checks stand, the same measure for convrag and another system
+    recorded = [{"task_id": turn.task.task_id, "answer": answer, "citation_checks": [
+        {"number": 1, "passage_id": relevant.doc_id, "inferred": False, "relevant": True, "supported": True},
+        {"number": 2, "passage_id": "x", "inferred": True, "relevant": False, "supported": True}]}]
+    own = summarize_answers(score_answers(read_answers(_write(tmp_path / "own.jsonl", recorded)), turns))
+    assert (own["citations_supported"], own["model_citations_supported"], own["citations_relevant"]) == (1.0, 1.0, 0.5)
+    plain = summarize_answers(score_answers(read_answers(_write(tmp_path / "plain.jsonl", [{"task_id": turn.task.task_id, "answer": answer}])), turns))
+    assert plain["checked_turns"] == 0 and plain["citations_supported"] is None and plain["cited_share"] == 1.0  # counted, not checked
+    markdown, _ = answers_report({"mtrag": list(rows.values()), "plain": score_answers(read_answers(tmp_path / "plain.jsonl"), turns)}, "mtrag", "all")
+    assert "| citations supported by their passage | 33.3% | n/a |" in markdown
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    ({"contexts": {"text": "x"}}, r":1: field 'contexts' should be a list of passages, got dict"),
+    ({"contexts": [{"text": "x"}, {"document_id": "d"}]}, r":1: passage 2 of 'contexts' should be an object with a 'text' string"),
+    ({"citation_checks": [{"supported": "yes"}]}, r":1: field 'citation_checks' should be a list of objects"),
+], ids=["contexts-not-a-list", "passage-without-text", "checks-malformed"])
+def test_malformed_passages_or_checks_name_their_line(tmp_path: Path, extra: dict, message: str) -> None:
+    with pytest.raises(DataFormatError, match=message):
+        read_answers(_write(tmp_path / "answers.jsonl", [{"task_id": "t", "answer": "x [1]", **extra}]))
 
 
 def test_answers_are_scored_against_the_references_and_declines_read_from_their_words(turns: list, tmp_path: Path) -> None:

@@ -229,7 +229,7 @@ def _named_files(specs: list[str], baseline: str | None, what: str) -> list[tupl
 
 @app.command("score-answers", rich_help_panel="Evaluation on MT-RAG")
 def score_answers_cmd(
-    files: Annotated[list[str], typer.Argument(help="JSONL answers: MT-RAG's generation results (\"predictions\": [{\"text\"}]), or lines with \"task_id\" and \"answer\" (what eval-answers writes) or \"text\"; NAME=PATH names a system (default: the file's name).")],
+    files: Annotated[list[str], typer.Argument(help="JSONL answers: MT-RAG's generation results (\"predictions\": [{\"text\"}]), or lines with \"task_id\" and \"answer\" (what eval-answers writes) or \"text\"; a line's \"contexts\" (the passages answered from, [n] the n-th) or eval-answers' \"citation_checks\" get its citations checked; NAME=PATH names a system (default: the file's name).")],
     data: Annotated[Path, typer.Option("--data", help="MT-RAG data folder (the shared folder or the official repository layout).")],
     split: SplitOpt = "all",
     decline: Annotated[Optional[str], typer.Option("--decline", help="A regular expression that finds a system's own way of declining, beside the phrasings convrag knows.")] = None,
@@ -237,8 +237,9 @@ def score_answers_cmd(
     baseline: Annotated[Optional[str], typer.Option(help="System to test the others against (default: the first).")] = None,
 ) -> None:
     """Score other systems' answers on MT-RAG turns as `eval-answers` scores convrag's: declines on
-    unanswerable turns, false declines, ROUGE-L and token recall against the reference answers, by
-    domain and turn, with paired tests against a baseline."""
+    unanswerable turns, false declines, ROUGE-L and token recall against the reference answers, and
+    citations (supported by their passage, judged relevant) where a line lists the passages it
+    answered from, by domain and turn, with paired tests against a baseline."""
     import re
 
     from ..data.layout import MTRAGData

@@ -7,9 +7,19 @@ side, turn by turn, with paired tests.
 
 A line names its task (``task_id``) and holds the answer as MT-RAG's generation results do
 (``"predictions": [{"text": ...}]``, the first prediction), or as ``"answer"`` (what
-``eval-answers`` writes) or ``"text"``. Citations are counted (an answer with an ``[n]`` marker) but
-not checked: that needs the passages the system showed its model, which such files do not hold in one
-agreed form.
+``eval-answers`` writes) or ``"text"``. An answer with an ``[n]`` marker counts as cited. Its
+citations are checked where the line says what ``[n]`` points to, as ``eval-answers`` checks
+convrag's (the passage judged relevant for the turn; the sentence carrying the marker supported by
+the passage, :func:`~convrag.generate.citations.supported`):
+
+* ``"contexts"``, as MT-RAG's generation tasks and results carry them: the passages the system
+  answered from, in order, ``[n]`` the n-th (``{"document_id", "text"}``; an id is needed to judge
+  relevance, a text to judge support). A number past the end points to nothing, so it is counted
+  as a citation neither supported nor relevant;
+* ``"citation_checks"``, as ``eval-answers`` writes them: taken as recorded (they were made by the
+  same tests), so an earlier run of convrag stands beside another system on the same measure.
+
+A line with neither has its ``[n]`` markers counted, not checked.
 
 Whether an answer declines is read from its words: :func:`~convrag.generate.answer.is_decline`
 knows the ways convrag's model and most instruction-tuned models say the sources do not hold the
@@ -25,6 +35,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -32,19 +43,30 @@ import numpy as np
 from ..data.jsonl import read_jsonl, require
 from ..errors import ConfigError, DataFormatError
 from ..generate.answer import is_decline
-from ..generate.citations import separate_markers, written_numbers
+from ..generate.citations import answer_sentences, separate_markers, supported, written_numbers
 from .answers import AnswerTurn, breakdowns, rouge
 from .report import markdown_table
 from .run_files import check_name, default_name
 from .significance import paired_test
 
 
+class Shown(NamedTuple):
+    """A passage a system answered from, as its line lists it: ``[n]`` cites the n-th."""
+
+    passage_id: str | None
+    text: str
+
+
 class ExternalAnswers(NamedTuple):
-    """A system's answers read from a file: its name, the file, and each task's answer."""
+    """A system's answers read from a file: its name, the file, each task's answer, and where a line
+    says what its citations point to, the passages it answered from (``shown``) or the checks
+    ``eval-answers`` recorded (``recorded``)."""
 
     name: str
     path: Path
     answers: dict[str, str]
+    shown: Mapping[str, tuple[Shown, ...]] = MappingProxyType({})
+    recorded: Mapping[str, list[dict[str, Any]]] = MappingProxyType({})
 
 
 def read_answers(path: Path, name: str | None = None) -> ExternalAnswers:
@@ -54,6 +76,8 @@ def read_answers(path: Path, name: str | None = None) -> ExternalAnswers:
     naming its line."""
     path = Path(path)
     answers: dict[str, str] = {}
+    shown: dict[str, tuple[Shown, ...]] = {}
+    recorded: dict[str, list[dict[str, Any]]] = {}
     first_line: dict[str, int] = {}
     for line, record in read_jsonl(path):
         task_id = str(require(record, "task_id", (str, int), path, line))
@@ -64,9 +88,49 @@ def read_answers(path: Path, name: str | None = None) -> ExternalAnswers:
             raise DataFormatError(path, f"task {task_id!r} is answered twice (first on line {first_line[task_id]})", line)
         first_line[task_id] = line
         answers[task_id] = text
+        if record.get("contexts") is not None:
+            shown[task_id] = _contexts(record["contexts"], path, line)
+        elif record.get("citation_checks") is not None:
+            recorded[task_id] = _recorded_checks(record["citation_checks"], path, line)
     if not answers:
         raise DataFormatError(path, "the file holds no answer")
-    return ExternalAnswers(check_name(name if name is not None else default_name(path)), path, answers)
+    return ExternalAnswers(check_name(name if name is not None else default_name(path)), path, answers, shown, recorded)
+
+
+def _contexts(contexts: Any, path: Path, line: int) -> tuple[Shown, ...]:
+    """The passages of a line's ``contexts``, in order (MT-RAG names a passage ``document_id``)."""
+    if not isinstance(contexts, list):
+        raise DataFormatError(path, f"field 'contexts' should be a list of passages, got {type(contexts).__name__}", line)
+    out = []
+    for n, context in enumerate(contexts, 1):
+        if not isinstance(context, dict) or not isinstance(context.get("text"), str):
+            raise DataFormatError(path, f"passage {n} of 'contexts' should be an object with a 'text' string", line)
+        passage_id = next((context[k] for k in ("document_id", "passage_id", "id") if context.get(k) is not None), None)
+        out.append(Shown(None if passage_id is None else str(passage_id), context["text"]))
+    return tuple(out)
+
+
+def _recorded_checks(checks: Any, path: Path, line: int) -> list[dict[str, Any]]:
+    """``eval-answers``' checks of a row's citations, each with its verdicts."""
+    if not isinstance(checks, list) or not all(isinstance(c, dict) and isinstance(c.get("supported"), bool)
+                                               and isinstance(c.get("relevant"), bool) for c in checks):
+        raise DataFormatError(path, "field 'citation_checks' should be a list of objects with 'supported' and 'relevant' "
+                                    "true or false (what eval-answers writes)", line)
+    return checks
+
+
+def citation_checks(text: str, shown: Sequence[Shown], relevant: frozenset[str]) -> list[dict[str, Any]]:
+    """One record per (sentence, number cited in it), as ``eval-answers`` records convrag's: the
+    passage ``[n]`` points to, whether it is judged relevant and whether it supports the sentence.
+    A number with no passage supports nothing and is relevant to nothing."""
+    out = []
+    for sentence in answer_sentences(separate_markers(text)[0]):
+        for n in dict.fromkeys(written_numbers(sentence)):
+            passage = shown[n - 1] if 1 <= n <= len(shown) else None
+            out.append({"number": n, "passage_id": passage.passage_id if passage else None, "inferred": False,
+                        "relevant": passage is not None and passage.passage_id in relevant,
+                        "supported": passage is not None and supported(sentence, passage.text)})
+    return out
 
 
 def _answer_text(record: Mapping[str, Any], path: Path, line: int) -> str | None:
@@ -103,6 +167,11 @@ def score_answers(answers: ExternalAnswers, turns: Sequence[AnswerTurn], decline
                                "answer": text, "reference": turn.reference,
                                "declined": is_decline(text) or bool(decline is not None and decline.search(text)),
                                "cited": bool(written_numbers(separate_markers(text)[0]))}
+        task_id = turn.task.task_id
+        checks = (citation_checks(text, answers.shown[task_id], turn.relevant) if task_id in answers.shown
+                  else answers.recorded.get(task_id))
+        if checks is not None:
+            row.update(citation_checks=checks, judged=bool(turn.relevant))
         if turn.label != "UNANSWERABLE":
             scores = scorer.score(turn.reference, text)
             row.update(rouge_l=scores["rougeL"].fmeasure, token_recall=scores["rouge1"].recall)
@@ -131,6 +200,23 @@ def summarize_answers(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         # as eval-answers' "model_cited_share": answerable turns answered (not declined) with an [n] marker
         "cited_share": _share([r["cited"] for r in answerable if not r["declined"]]),
         "words": float(np.median([len(r["answer"].split()) for r in rows])) if rows else None,
+        **citation_figures(rows),
+    }
+
+
+def citation_figures(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """``eval-answers``' citation figures, over the answerable turns whose citations were checked (as
+    there: a citation on an UNANSWERABLE turn has no reference to be right against): how many turns
+    and citations, the share supported by their passage (all, and those the model wrote, not
+    inferred), and the share pointing to a judged-relevant passage (on turns with judgements)."""
+    checked = [r for r in rows if "citation_checks" in r and r["label"] != "UNANSWERABLE"]
+    checks = [c for r in checked for c in r["citation_checks"]]
+    return {
+        "checked_turns": len(checked),
+        "citations": len(checks),
+        "citations_supported": _share([c["supported"] for c in checks]),
+        "model_citations_supported": _share([c["supported"] for c in checks if not c.get("inferred")]),
+        "citations_relevant": _share([c["relevant"] for r in checked if r["judged"] for c in r["citation_checks"]]),
     }
 
 
@@ -149,7 +235,10 @@ def answers_report(scored: Mapping[str, Sequence[dict[str, Any]]], baseline: str
     measures = [("turns", "turns scored", str), ("unanswerable_declined", "UNANSWERABLE declined", share),
                 ("answerable_false_declines", "ANSWERABLE/PARTIAL declined", share), ("rouge_l", "ROUGE-L F1 (answerable)", share),
                 ("token_recall", "token recall (ROUGE-1 recall)", share), ("cited_share", "answered with an [n] citation", share),
-                ("words", "words (median)", str)]
+                ("checked_turns", "turns whose citations could be checked", str), ("citations", "citations checked", str),
+                ("citations_supported", "citations supported by their passage", share),
+                ("model_citations_supported", "model-written citations supported", share),
+                ("citations_relevant", "citations to a judged-relevant passage", share), ("words", "words (median)", str)]
     lines = [f"Answers on MT-RAG ({split} split) scored as `convrag eval-answers` scores convrag's", "",
              markdown_table(["measure", *summaries], [[label, *(fmt(s[key]) for s in summaries.values())] for key, label, fmt in measures])]
     tests = []
