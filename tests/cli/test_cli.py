@@ -595,14 +595,21 @@ def test_index_a_zip_archive_of_documents_and_still_a_zipped_beir_corpus(tmp_pat
     assert runner.invoke(app, ["search", "passport renewal fee", "-c", "tiny", "--store", store, "-r", "bm25", "-k", "1"]).output.startswith("1. p2")
 
 
-def test_index_a_web_page_or_a_crawled_section_of_a_site(tmp_path: Path, served: Served) -> None:
+def test_index_a_web_page_or_a_crawled_section_of_a_site(tmp_path: Path, served: Served, monkeypatch: pytest.MonkeyPatch) -> None:
     """A documentation site's section: `convrag index https://...` took the address for a path ("https:/...")
     and said it was no corpus. One page is read alone; with --crawl the pages under its folder, each cited by its
-    own address; what is not read is named."""
+    own address; what is not read is named. The progress says how many pages the crawl has found (it showed
+    only the page being read, with no end to the count)."""
+    from convrag.console import RichReporter
+
+    notes: list[str] = []
+    monkeypatch.setattr(RichReporter, "note", lambda self, what: notes.append(what))
     store = str(tmp_path / "store")
     result = runner.invoke(app, ["index", f"{served.address}/docs/", "-c", "site", "--store", store, "--no-dense", "--crawl",
                                  "--delay", "0", "-H", "Authorization: Bearer wiki-token"])
     assert result.exit_code == 0, result.output
+    assert notes[0] == f"page 1 of 1 found: {served.address}/docs/" and re.match(r"page (\d+) of \1 found: ", notes[-1])
+    assert len(notes) > 3 and len({n.split(" found: ")[0] for n in notes}) == len(notes)  # a count that moves with every page
     assert "skipped" in result.output and "disallowed by the site's robots.txt" in result.output
     assert {auth for _, _, auth in served.requests} == {"Bearer wiki-token"}
     found = runner.invoke(app, ["search", "mooring night", "-c", "site", "--store", store, "-r", "bm25", "-k", "1"])

@@ -325,6 +325,10 @@ def test_a_crawl_says_how_many_pages_it_has_found_and_not_yet_fetched(served: Se
     assert steps[0] == 0 and steps[1] >= 5 and steps[-1] == 0  # nothing known before the start page; its links; none left
     disallowed = 1  # /docs/private/keys.html: found, then turned away by robots.txt, never fetched
     assert all(done + 1 + pending <= len(steps) + disallowed for done, pending in enumerate(steps))
+    bounded = web.CrawlReport()
+    totals: list[int] = []
+    list(crawl(f"{served.address}/docs/", [], max_pages=3, delay=0, report=bounded, advance=lambda _: totals.append(bounded.to_fetch(3))))
+    assert totals == [1, 3, 3]  # the start page alone, then its links past the bound of 3
 
 
 def test_robots_txt_on_another_site_is_followed_without_the_crawls_headers() -> None:

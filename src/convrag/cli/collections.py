@@ -66,7 +66,7 @@ def index(
     from ..ingest import ocr
     from ..ingest.chunking import chunk_documents
     from ..ingest.documents import SUFFIXES, document_paths, document_suffix, iter_documents, no_text_reason, read_document
-    from ..ingest.web import DEFAULT_DELAY, DEFAULT_MAX_PAGES, is_address
+    from ..ingest.web import DEFAULT_DELAY, DEFAULT_MAX_PAGES, CrawlReport, is_address
     from ..ingest.web import crawl as crawl_site
 
     check_backend(backend, store)
@@ -101,9 +101,13 @@ def index(
     with ocr.hearing(lambda name, done, total: reporter.note(f"{name}: page {done} of {total} read by OCR")):
         if address:  # a page or a file on the web, and with --crawl the pages under its folder
             skipped: list[str] = []
+            report = CrawlReport()
             with reporter.stage(f"reading {address}" + (f" and the pages under it (at most {max_pages})" if crawl else "")) as advance:
+                # the bar's count has no end a crawl knows at its start: the note says how many pages it has found so far
                 pages = crawl_site(address, skipped, follow=crawl, max_pages=max_pages if crawl else 1, delay=delay,
-                                   advance=lambda url: (reporter.note(url), advance(1)), headers=headers)
+                                   advance=lambda url: (reporter.note(f"page {report.fetched} of {report.to_fetch(max_pages)} found: {url}"
+                                                                      if crawl else url), advance(1)),
+                                   headers=headers, report=report)
                 passages = list(chunk_documents(pages, tokenizer, max_tokens, overlap, structured))
             for line in skipped:
                 console.print(f"[yellow]skipped[/yellow] {escape(line)}", highlight=False)

@@ -129,6 +129,11 @@ class CrawlReport:
         """The pages the crawl has fetched or found so far."""
         return self.fetched + self.pending
 
+    def to_fetch(self, max_pages: int) -> int:
+        """The pages the crawl will have fetched, as far as it knows now: those fetched and found, up
+        to ``max_pages`` (a progress's total, which grows as pages link to more)."""
+        return min(max_pages, self.known)
+
     @property
     def whole(self) -> bool:
         """Whether every page the crawl reached was fetched or is known to be gone (a 404, robots.txt)."""

@@ -319,7 +319,7 @@ class Indexer:
                 robots.txt turns away leaves the pages found, never fetched)."""
                 nonlocal shown
                 advance(1)
-                known = min(pages, report.known)
+                known = report.to_fetch(pages)
                 if known != shown:
                     shown = known
                     self.store.update_job(job["id"], total=known)
