@@ -79,6 +79,9 @@ def test_citations_are_checked_against_the_passages_a_line_says_it_answered_from
         {"number": 2, "passage_id": "x", "inferred": True, "relevant": False, "supported": True}]}]
     own = summarize_answers(score_answers(read_answers(_write(tmp_path / "own.jsonl", recorded)), turns))
     assert (own["citations_supported"], own["model_citations_supported"], own["citations_relevant"]) == (1.0, 1.0, 0.5)
+    assert own["cited_share"] == 1.0
+    inferred_only = [{**recorded[0], "citation_checks": recorded[0]["citation_checks"][1:]}]  # a marker convrag placed, not its model
+    assert summarize_answers(score_answers(read_answers(_write(tmp_path / "inferred.jsonl", inferred_only)), turns))["cited_share"] == 0.0
     plain = summarize_answers(score_answers(read_answers(_write(tmp_path / "plain.jsonl", [{"task_id": turn.task.task_id, "answer": answer}])), turns))
     assert plain["checked_turns"] == 0 and plain["citations_supported"] is None and plain["cited_share"] == 1.0  # counted, not checked
     markdown, _ = answers_report({"mtrag": list(rows.values()), "plain": score_answers(read_answers(tmp_path / "plain.jsonl"), turns)}, "mtrag", "all")

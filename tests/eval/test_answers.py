@@ -56,6 +56,13 @@ def test_a_scored_run_and_its_summary(sample, sample_indexes, embedder, monkeypa
     assert 0.0 <= rows[0].get("rouge_l", 0.0) <= 1.0
     summary = summarize(rows)
     assert summary["turns"] == 2 and summary["total_s"]["p50"] > 0
+    # the row lists the passages [n] points to, so that score-answers can check it again on its own: the same verdicts
+    from convrag.eval.answer_files import Shown
+    from convrag.eval.answer_files import citation_checks as checks_from_contexts
+
+    shown = [Shown(c["passage_id"], c["text"]) for c in rows[0]["contexts"]]
+    assert shown and rows[0]["citation_checks"]
+    assert checks_from_contexts(rows[0]["answer"], shown, turns[0].relevant) == rows[0]["citation_checks"]
 
 
 def test_a_turn_the_model_fails_is_recorded_and_the_run_goes_on(sample, sample_indexes, embedder) -> None:

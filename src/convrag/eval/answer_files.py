@@ -16,8 +16,9 @@ the passage, :func:`~convrag.generate.citations.supported`):
   answered from, in order, ``[n]`` the n-th (``{"document_id", "text"}``; an id is needed to judge
   relevance, a text to judge support). A number past the end points to nothing, so it is counted
   as a citation neither supported nor relevant;
-* ``"citation_checks"``, as ``eval-answers`` writes them: taken as recorded (they were made by the
-  same tests), so an earlier run of convrag stands beside another system on the same measure.
+* ``"citation_checks"``, as ``eval-answers`` writes them beside its ``contexts``: taken as recorded
+  (they were made by the same tests, and know which citations convrag inferred rather than its
+  model wrote), so an earlier run of convrag stands beside another system on the same measure.
 
 A line with neither has its ``[n]`` markers counted, not checked.
 
@@ -88,10 +89,10 @@ def read_answers(path: Path, name: str | None = None) -> ExternalAnswers:
             raise DataFormatError(path, f"task {task_id!r} is answered twice (first on line {first_line[task_id]})", line)
         first_line[task_id] = line
         answers[task_id] = text
-        if record.get("contexts") is not None:
-            shown[task_id] = _contexts(record["contexts"], path, line)
-        elif record.get("citation_checks") is not None:
+        if record.get("citation_checks") is not None:  # they know which citations convrag inferred, the passages alone do not
             recorded[task_id] = _recorded_checks(record["citation_checks"], path, line)
+        elif record.get("contexts") is not None:
+            shown[task_id] = _contexts(record["contexts"], path, line)
     if not answers:
         raise DataFormatError(path, "the file holds no answer")
     return ExternalAnswers(check_name(name if name is not None else default_name(path)), path, answers, shown, recorded)
@@ -172,6 +173,8 @@ def score_answers(answers: ExternalAnswers, turns: Sequence[AnswerTurn], decline
                   else answers.recorded.get(task_id))
         if checks is not None:
             row.update(citation_checks=checks, judged=bool(turn.relevant))
+        if task_id in answers.recorded:  # convrag writes the markers it inferred into the text: cited is what its model wrote
+            row["cited"] = any(not c.get("inferred", False) for c in checks or ())
         if turn.label != "UNANSWERABLE":
             scores = scorer.score(turn.reference, text)
             row.update(rouge_l=scores["rougeL"].fmeasure, token_recall=scores["rouge1"].recall)

@@ -120,6 +120,12 @@ def citation_checks(answer: Answer, result: PipelineResult, relevant: frozenset[
     return out
 
 
+def contexts(result: PipelineResult) -> list[dict[str, str]]:
+    """The merged passages of a turn in order, ``[n]`` the n-th, as MT-RAG's generation tasks list theirs."""
+    return [{"passage_id": r.hit.passage_id, "collection": r.hit.collection, "title": r.hit.title, "text": r.hit.text}
+            for r in result.merged.results]
+
+
 def rouge():  # type: ignore[no-untyped-def]
     """ROUGE-L and ROUGE-1 with stemming (rouge-score): the overlap every answer figure here uses."""
     from rouge_score import rouge_scorer
@@ -152,6 +158,8 @@ def score_turn(turn: AnswerTurn, result: PipelineResult, wall_s: float, first_pi
         "question": turn.task.question, "answer": result.text, "reference": turn.reference, "declined": result.declined,
         "citations": len(result.citations), "model_citations": sum(not c.inferred for c in result.citations),
         "citation_checks": citation_checks(answer, result, turn.relevant), "judged": bool(turn.relevant),
+        # the passages [n] points to, in MT-RAG's generation format: the row is checkable again on its own (score-answers)
+        "contexts": contexts(result),
         "first_token_s": ttft, "total_s": total, "prompt_tokens": call.get("prompt_tokens"),
         "fallback": (trace.answer or {}).get("fallback"), "answer_details": (trace.answer or {}).get("details", {}),
         "model_declined": bool(call) and is_decline(call.get("answer", "")),
