@@ -29,6 +29,29 @@ def test_csv_tables_are_read_a_row_to_a_line_each_cell_named_by_its_heading(tmp_
     assert (doc.text, doc.title) == (text, Path(name).stem.replace("-", " "))
 
 
+def test_a_row_wider_than_a_passage_is_parted_into_lines_each_led_by_its_key(tmp_path: Path, embedder) -> None:  # type: ignore[no-untyped-def]
+    """A sheet of specifications 90 columns wide made each row one line longer than a passage: the
+    passages cut from it began inside a cell ("W): 703 | Spec 49 ...") and never named the product,
+    so "Model X3 Spec 80" found the first passage of some other row. Each line now holds whole cells
+    and begins with the row's first cell."""
+    from convrag.ingest.chunking import chunk_documents
+    from convrag.ingest.tables import WIDE_ROW_WORDS
+
+    columns = ["Product"] + [f"Spec {i} ({unit})" for i, unit in zip(range(1, 91), ["mm", "kg", "W", "V", "Hz"] * 18)]
+    rows = [[f"Model X{r}"] + [str(100 * r + c) for c in range(1, 91)] for r in range(4)]
+    (tmp_path / "specs.csv").write_text("\n".join(",".join(row) for row in [columns, *rows]) + "\n")
+    doc = read_document(tmp_path / "specs.csv")
+    lines = doc.text.splitlines()
+    assert len(lines) > len(rows) and all(len(line.split()) <= WIDE_ROW_WORDS for line in lines)
+    assert all(line.startswith("Product: Model X") for line in lines)
+    assert sum(line.startswith("Product: Model X3 |") for line in lines) > 1 and "Spec 80 (Hz): 380" in doc.text  # whole cells
+    passages = list(chunk_documents([doc], embedder.tokenizer))
+    assert len(passages) > len(rows) and all(p.text.startswith("Product: Model X") for p in passages)
+    narrow = "Plan,Price\nLite,0\n"  # a row that fits stays one line
+    (tmp_path / "plans.csv").write_text(narrow)
+    assert read_document(tmp_path / "plans.csv").text == "Plan: Lite | Price: 0"
+
+
 def test_a_csv_cell_too_long_to_parse_is_an_error_naming_the_line(tmp_path: Path) -> None:
     (tmp_path / "long.csv").write_text("Question,Answer\nWhy?," + "x" * 200_000 + "\n")
     with pytest.raises(DataFormatError, match=r"long\.csv:2: not a readable CSV table \(field larger than field limit"):

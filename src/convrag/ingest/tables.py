@@ -56,10 +56,40 @@ def table_lines(rows: list[list[str]], marked: bool | None = None) -> str:
     rows = [row for row in rows if any(row)]  # a spreadsheet's blank rows between its blocks
     heading = rows[0] if len(rows) > 1 and _headings(rows[0], marked) else None
     if heading is None:
-        return "\n".join(" | ".join(cell for cell in row if cell) for row in rows)
+        return "\n".join(line for row in rows for line in row_lines([cell for cell in row if cell]))
     named = ([f"{name}: {cell}" for name, cell in zip(heading, row) if cell] + [cell for cell in row[len(heading):] if cell]
              for row in rows[1:])  # a row longer than the headings keeps its extra cells, unnamed
-    return "\n".join(" | ".join(cells) for cells in named)
+    return "\n".join(line for cells in named for line in row_lines(cells))
+
+
+#: the most words of a row's line: a longer row (a sheet of specifications a hundred columns wide) is
+#: parted into several lines (:func:`row_lines`); a passage of 512 tokens holds two or three of them
+WIDE_ROW_WORDS = 120
+#: the most words of a row's first cell that leads each of its lines: a key ("Product: Model X0"), not a text
+_KEY_WORDS = 12
+
+
+def row_lines(cells: list[str]) -> list[str]:
+    """A row's cells as one line, or, past :data:`WIDE_ROW_WORDS` words, as several lines, each of
+    whole cells and each led by the row's first cell where that is short, its key ("Product: Model
+    X0 | Spec 61 (V): 230 | ..."). Such a row was one line longer than a passage: the passages cut
+    from it began inside a cell ("W): 703 | Spec 49 ...") and said nowhere what they were about, so
+    a question that named the product did not find its values past the first passage."""
+    line = " | ".join(cells)
+    if len(line.split()) <= WIDE_ROW_WORDS or len(cells) < 2:
+        return [line]
+    key = cells[0] if len(cells[0].split()) <= _KEY_WORDS else ""
+    budget = WIDE_ROW_WORDS - len(key.split()) + (0 if key else 1)  # the first cell of a line without a key has no " | "
+    groups: list[list[str]] = [[]]
+    size = 0
+    for cell in cells[1:] if key else cells:
+        words = len(cell.split()) + 1  # and its " | "
+        if groups[-1] and size + words > budget:
+            groups.append([])
+            size = 0
+        groups[-1].append(cell)
+        size += words
+    return [" | ".join([key, *group] if key else group) for group in groups]
 
 
 #: the most words a column's heading has: a label ("Date of last change"), not a question or an answer
