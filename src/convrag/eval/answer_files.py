@@ -156,8 +156,9 @@ def _answer_text(record: Mapping[str, Any], path: Path, line: int) -> str | None
 
 def score_answers(answers: ExternalAnswers, turns: Sequence[AnswerTurn], decline: re.Pattern[str] | None = None,
                   scorer: Any = None) -> list[dict[str, Any]]:
-    """One row per turn the file answers: its label, the answer, whether it declines, and for an
-    answerable turn its ROUGE-L F1 and token recall against the reference."""
+    """One row per turn the file answers: its label, the answer, whether it declines, for an
+    answerable turn its ROUGE-L F1 and token recall against the reference, and where the line says
+    what its citations point to, their checks (``citation_checks``, as ``eval-answers`` writes them)."""
     scorer = scorer or rouge()
     rows = []
     for turn in turns:
@@ -174,7 +175,7 @@ def score_answers(answers: ExternalAnswers, turns: Sequence[AnswerTurn], decline
         if checks is not None:
             row.update(citation_checks=checks, judged=bool(turn.relevant))
         if task_id in answers.recorded:  # convrag writes the markers it inferred into the text: cited is what its model wrote
-            row["cited"] = any(not c.get("inferred", False) for c in checks or ())
+            row["cited"] = any(not c.get("inferred", False) for c in answers.recorded[task_id])
         if turn.label != "UNANSWERABLE":
             scores = scorer.score(turn.reference, text)
             row.update(rouge_l=scores["rougeL"].fmeasure, token_recall=scores["rouge1"].recall)
