@@ -44,18 +44,11 @@ import numpy as np
 from ..data.jsonl import read_jsonl, require
 from ..errors import ConfigError, DataFormatError
 from ..generate.answer import is_decline
-from ..generate.citations import answer_sentences, separate_markers, supported, written_numbers
-from .answers import AnswerTurn, breakdowns, rouge
+from ..generate.citations import separate_markers, written_numbers
+from .answers import AnswerTurn, Shown, breakdowns, rouge, sentence_checks
 from .report import markdown_table
 from .run_files import check_name, default_name
 from .significance import paired_test
-
-
-class Shown(NamedTuple):
-    """A passage a system answered from, as its line lists it: ``[n]`` cites the n-th."""
-
-    passage_id: str | None
-    text: str
 
 
 class ExternalAnswers(NamedTuple):
@@ -121,17 +114,10 @@ def _recorded_checks(checks: Any, path: Path, line: int) -> list[dict[str, Any]]
 
 
 def citation_checks(text: str, shown: Sequence[Shown], relevant: frozenset[str]) -> list[dict[str, Any]]:
-    """One record per (sentence, number cited in it), as ``eval-answers`` records convrag's: the
-    passage ``[n]`` points to, whether it is judged relevant and whether it supports the sentence.
-    A number with no passage supports nothing and is relevant to nothing."""
-    out = []
-    for sentence in answer_sentences(separate_markers(text)[0]):
-        for n in dict.fromkeys(written_numbers(sentence)):
-            passage = shown[n - 1] if 1 <= n <= len(shown) else None
-            out.append({"number": n, "passage_id": passage.passage_id if passage else None, "inferred": False,
-                        "relevant": passage is not None and passage.passage_id in relevant,
-                        "supported": passage is not None and supported(sentence, passage.text)})
-    return out
+    """A system's citations checked as ``eval-answers`` checks convrag's (:func:`~.answers.sentence_checks`),
+    ``[n]`` the n-th passage its line lists; a number with no passage supports nothing and is relevant to nothing."""
+    return sentence_checks(separate_markers(text)[0], lambda n: shown[n - 1] if 1 <= n <= len(shown) else None,
+                           relevant, unmatched=True)
 
 
 def _answer_text(record: Mapping[str, Any], path: Path, line: int) -> str | None:
@@ -167,15 +153,15 @@ def score_answers(answers: ExternalAnswers, turns: Sequence[AnswerTurn], decline
             continue
         row: dict[str, Any] = {"task_id": turn.task.task_id, "domain": turn.task.domain, "turn": turn.task.turn, "label": turn.label,
                                "answer": text, "reference": turn.reference,
-                               "declined": is_decline(text) or bool(decline is not None and decline.search(text)),
-                               "cited": bool(written_numbers(separate_markers(text)[0]))}
+                               "declined": is_decline(text) or bool(decline is not None and decline.search(text))}
         task_id = turn.task.task_id
-        checks = (citation_checks(text, answers.shown[task_id], turn.relevant) if task_id in answers.shown
-                  else answers.recorded.get(task_id))
+        recorded = answers.recorded.get(task_id)
+        # convrag writes the markers it inferred into the text: there, cited is what its model wrote
+        row["cited"] = (any(not c.get("inferred", False) for c in recorded) if recorded is not None
+                        else bool(written_numbers(separate_markers(text)[0])))
+        checks = citation_checks(text, answers.shown[task_id], turn.relevant) if task_id in answers.shown else recorded
         if checks is not None:
             row.update(citation_checks=checks, judged=bool(turn.relevant))
-        if task_id in answers.recorded:  # convrag writes the markers it inferred into the text: cited is what its model wrote
-            row["cited"] = any(not c.get("inferred", False) for c in answers.recorded[task_id])
         if turn.label != "UNANSWERABLE":
             scores = scorer.score(turn.reference, text)
             row.update(rouge_l=scores["rougeL"].fmeasure, token_recall=scores["rouge1"].recall)

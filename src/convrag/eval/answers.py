@@ -28,7 +28,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -106,18 +106,38 @@ def conversation_turns(data: MTRAGData, per_domain: int) -> list[AnswerTurn]:
     return _in_order(chosen)
 
 
-def citation_checks(answer: Answer, result: PipelineResult, relevant: frozenset[str]) -> list[dict[str, Any]]:
-    """One record per (sentence, citation): the passage, inferred or not, relevant, supported."""
-    texts = {c.number: result.merged.results[c.number - 1].hit.text for c in answer.citations}
-    by_number = {c.number: c for c in answer.citations}
+class Shown(NamedTuple):
+    """A passage an answer's ``[n]`` points to: its id (None where a file gives none), its text, and
+    whether convrag placed the marker rather than the model wrote it."""
+
+    passage_id: str | None
+    text: str
+    inferred: bool = False
+
+
+def sentence_checks(text: str, cited: Callable[[int], Shown | None], relevant: frozenset[str],
+                    unmatched: bool = False) -> list[dict[str, Any]]:
+    """One record per (sentence, number cited in it): the passage ``cited(n)`` gives, inferred or
+    not, judged relevant, and supporting the sentence. A number ``cited`` has no passage for is
+    left out, or with ``unmatched`` recorded as supporting nothing and relevant to nothing (another
+    system's citation of a passage it did not list is a wrong citation; convrag drops such markers)."""
     out = []
-    for sentence in answer_sentences(answer.text):
+    for sentence in answer_sentences(text):
         for n in dict.fromkeys(written_numbers(sentence)):
-            if n in by_number:
-                c = by_number[n]
-                out.append({"number": n, "passage_id": c.passage_id, "inferred": c.inferred,
-                            "relevant": c.passage_id in relevant, "supported": supported(sentence, texts[n])})
+            passage = cited(n)
+            if passage is None and not unmatched:
+                continue
+            out.append({"number": n, "passage_id": passage.passage_id if passage else None,
+                        "inferred": passage.inferred if passage else False,
+                        "relevant": passage is not None and passage.passage_id in relevant,
+                        "supported": passage is not None and supported(sentence, passage.text)})
     return out
+
+
+def citation_checks(answer: Answer, result: PipelineResult, relevant: frozenset[str]) -> list[dict[str, Any]]:
+    """:func:`sentence_checks` of a convrag answer: its citations' passages among the merged results."""
+    by_number = {c.number: Shown(c.passage_id, result.merged.results[c.number - 1].hit.text, c.inferred) for c in answer.citations}
+    return sentence_checks(answer.text, by_number.get, relevant)
 
 
 def contexts(result: PipelineResult) -> list[dict[str, str]]:
