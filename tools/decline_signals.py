@@ -11,7 +11,9 @@ signals are measured here, neither of which writes an answer:
 ``retrieval`` runs the default query path (progressive, hybrid, enhanced merge; rewrites from the
 completion cache) on every dev turn with an answerability label and scores: the best cosine of a
 passage sentence to the retrieval query (the default gate's signal; ``relevance_query_alone`` scores the
-sentences without their section headings, as the gate did before 2026-11-28) and to the question as asked or
+sentences without their section headings, as the gate did before 2026-11-28; ``relevance_query_headed``
+reads them as shown and under their section heading, not without the heading a sentence opens with, as it
+did before 2026-12-07) and to the question as asked or
 as the model restated it, the mean of the three best passages' sentences, the dense cosine of the
 best passage, and the share of the question's specific terms found in the top five passages.
 ``verdict`` asks the local model, with two worked examples (topics absent from MT-RAG), whether the
@@ -33,6 +35,8 @@ back). ``--rows FILE`` keeps the measured rows (JSONL), ``--from FILE`` scores k
 ``--sentence-model NAME`` adds the best sentence cosine to the question as asked or restated, scored by
 another embedding model (e.g. ``all-mpnet-base-v2``, after ``make mpnet``): does a stronger sentence
 encoder than the retrieval's separate better?
+``--bm25`` retrieves with BM25 alone, where the dense indexes are not built (about an hour on two
+cores): the turns' passages are then not the default's, so its figures are a proxy for the gate's.
 """
 
 from __future__ import annotations
@@ -59,11 +63,12 @@ from convrag.eval.report import markdown_table
 from convrag.eval.runner import BenchmarkIndexes
 from convrag.generate.answer import EXAMPLE_SETS, compressed_block
 from convrag.generate.citations import strip_citations
-from convrag.generate.compress import CompressionSettings, best_score, compress
+from convrag.generate.compress import CompressionSettings, _split, best_score, compress, sentence_scores
 from convrag.generate.decline import DeclineSettings
 from convrag.index.atomic import write_jsonl
 from convrag.llm.base import GenerationParams
 from convrag.llm.local import LocalLLM, chat_formatter
+from convrag.merge.budget import token_counter
 from convrag.pipeline import PipelineSpec, build_pipeline
 from convrag.strategies.standalone import standalone_verdict
 from convrag.strategies.topic import _stem, specific_terms
@@ -96,7 +101,7 @@ def separation(rows: list[dict[str, Any]], signals: dict[str, int]) -> str:
                                     f"at the floor {floor}: UNANSWERABLE / answerable declined"], table)
 
 
-RETRIEVAL_SIGNALS = {"relevance_query": -1, "relevance_query_alone": -1, "relevance_asked": -1, "relevance_top3": -1, "dense_best": -1, "term_coverage": -1}
+RETRIEVAL_SIGNALS = {"relevance_query": -1, "relevance_query_alone": -1, "relevance_query_headed": -1, "relevance_asked": -1, "relevance_top3": -1, "dense_best": -1, "term_coverage": -1}
 QUESTION_FORM = ("question_words", "refers_back")
 
 
@@ -132,20 +137,33 @@ def _turns(layout: MTRAGData, sample: bool) -> list[AnswerTurn]:
     return answer_turns(layout, per_label, seed=0)
 
 
-def _dev_pipelines(data: str, answer: str | None = None, split: str = "dev") -> tuple[MTRAGData, BenchmarkIndexes, Any, dict[str, Any]]:
+def _dev_pipelines(data: str, answer: str | None = None, split: str = "dev",
+                   bm25: bool = False) -> tuple[MTRAGData, BenchmarkIndexes, Any, dict[str, Any]]:
     """The dev half (or ``split``), its indexes, the cached local model and one default pipeline per
-    domain (with the ``answer`` settings named, else without a generator)."""
+    domain (with the ``answer`` settings named, else without a generator); with ``bm25``, BM25
+    retrieval alone (no dense index is built: about an hour on two cores)."""
     layout = MTRAGData.discover(data, split)
-    indexes = BenchmarkIndexes(layout)
+    indexes = BenchmarkIndexes(layout, dense=not bm25)
     model = make_llm_from("local", None, False)
-    spec = {"answer": answer} if answer else {}
+    spec: dict[str, Any] = {"answer": answer} if answer else {}
+    if bm25:
+        spec["retriever"] = "bm25"
     pipelines = {d: build_pipeline(PipelineSpec((d,), strategy="progressive", **spec), llm=model, opened={d: indexes.collection(d)},
                                    embedder=indexes.embedder, generate=answer is not None) for d in layout.domains}
     return layout, indexes, model, pipelines
 
 
-def collect(what: str, data: str, sentence_model: str | None = None) -> list[dict[str, Any]]:
-    layout, indexes, model, pipelines = _dev_pipelines(data)
+def _with_headings_only(query: str, results: Any, embedder: Any, count_tokens: Callable[[str], int]) -> float:
+    """The gate's signal as it was before 2026-12-07: each sentence read as shown and under its section
+    heading, not without the heading it opens with."""
+    asked = embedder.encode([query])[0]
+    return max((float(np.max(np.maximum(s.alone, s.headed))) for s in
+                (sentence_scores(embedder, read, asked) for read in _split(results, token_counter(count_tokens), CompressionSettings()))
+                if len(s.alone)), default=0.0)
+
+
+def collect(what: str, data: str, sentence_model: str | None = None, bm25: bool = False) -> list[dict[str, Any]]:
+    layout, indexes, model, pipelines = _dev_pipelines(data, bm25=bm25)
     embedder = indexes.embedder
     measure: Callable[..., dict[str, Any]]
     other = load_embedder(sentence_model) if sentence_model else None
@@ -159,7 +177,9 @@ def collect(what: str, data: str, sentence_model: str | None = None) -> list[dic
             for r in results[:5]:
                 shown |= {_stem(t) for t in specific_terms(r.hit.text)} | content_stems(r.hit.text)
             vectors = embedder.encode([asked] + [r.hit.text for r in results[:5]])
-            row = {"relevance_query": max(p.best for p in by_query), "relevance_query_alone": alone, "relevance_asked": by_asked[-1],
+            row = {"relevance_query": max(p.best for p in by_query), "relevance_query_alone": alone,
+                   "relevance_query_headed": _with_headings_only(query, results, embedder, model.count_tokens),
+                   "relevance_asked": by_asked[-1],
                    "relevance_top3": float(np.mean(by_asked[-3:])), "dense_best": float(np.max(vectors[1:] @ vectors[0])),
                    "term_coverage": len(terms & shown) / len(terms) if terms else 1.0}
             if other is not None:
@@ -261,6 +281,7 @@ def main() -> None:
     parser.add_argument("--rows", help="write the measured rows to this JSONL file")
     parser.add_argument("--from", dest="source", help="score the rows of an earlier --rows file instead of measuring")
     parser.add_argument("--sentence-model", help="also score the best sentence with this embedding model (retrieval only)")
+    parser.add_argument("--bm25", action="store_true", help="retrieval: BM25 alone, where no dense index is built")
     args = parser.parse_args()
     if args.source:
         rows = [row for _, row in read_jsonl(Path(args.source))]
@@ -269,7 +290,7 @@ def main() -> None:
             parser.error("pmi needs --answers (an ungated eval-answers run of the dev sample)")
         rows = collect_pmi(args.data, args.answers)
     else:
-        rows = collect(args.what, args.data, args.sentence_model)
+        rows = collect(args.what, args.data, args.sentence_model, args.bm25)
     if args.rows and not args.source:
         write_jsonl(Path(args.rows), rows)
     signals = with_combined(rows) if args.what == "retrieval" else (

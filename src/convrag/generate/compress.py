@@ -15,8 +15,10 @@ says nothing of sick leave but for its heading, and alone it scored 0.40 to "Do 
 for sick leave?", under the decline gate's floor, so the turn was declined; read as "3. Sick leave:
 From the eighth day ..." it scores 0.77. A heading only adds: a sentence that matches the question by
 itself keeps its own score (read under headings only, on the dev half, a cloud answer's best sentence
-fell from 0.50 to 0.42 under a heading about something else, and the turn was declined). The prompt
-shows the sentence as written (with ``layout``, an option, a kept heading and a table's rows on lines
+fell from 0.50 to 0.42 under a heading about something else, and the turn was declined). By the same
+rule a sentence that pysbd ran together with the heading line before it ("Refunds Refunds are
+available ...") is also read without it (:func:`without_opening_headings`). The prompt shows the
+sentence as written (with ``layout``, an option, a kept heading and a table's rows on lines
 of their own).
 
 A passage's sentence vectors are computed from that passage alone and kept (:func:`passage_vectors`):
@@ -31,6 +33,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -218,6 +221,19 @@ def opening_headings(text: str, parts: Sequence[str]) -> list[str]:
     return [heading if part.startswith(heading) else "" for part, heading in zip(parts, opened)]
 
 
+def without_opening_headings(text: str, parts: Sequence[str]) -> list[str]:
+    """``parts`` (``text``'s sentences, in order) each without the heading it opens with, where a
+    sentence follows it: pysbd runs a heading line with no stop into the sentence after it
+    ("Refunds Refunds are available within 30 days ..."), and so read, that sentence scored 0.435 to
+    "Can I get a refund on the Starter and Team?", under the decline gate's floor, where alone it
+    scores 0.461. A heading alone, and a sentence that opens with none, stay as they are."""
+    out: list[str] = []
+    for part, heading in zip(parts, opening_headings(text, parts)):
+        rest = part[len(heading) :].strip() if heading else ""
+        out.append(rest or part)
+    return out
+
+
 #: a table's row as convrag's readers write it ("Item: Mileage | Limit: 45p a mile | Receipt needed: No")
 _ROW = " | "
 
@@ -238,31 +254,50 @@ def _joined(pieces: Sequence[tuple[str, str]]) -> str:
     return out
 
 
-def _split(results: Sequence[MergedResult], count_tokens: Callable[[str], int],
-           settings: CompressionSettings) -> tuple[list[list[str]], list[list[str]]]:
-    """Each passage's sentences as compression shows them, and as it scores them (:func:`under_headings`)."""
+class Readings(NamedTuple):
+    """A passage's sentences as the prompt shows them, and the other ways each is read for its score:
+    under its section heading (:func:`under_headings`) and without the heading it opens with
+    (:func:`without_opening_headings`); each the same list as ``shown`` where it changes nothing."""
+
+    shown: list[str]
+    headed: list[str]
+    bodies: list[str]
+
+
+def _split(results: Sequence[MergedResult], count_tokens: Callable[[str], int], settings: CompressionSettings) -> list[Readings]:
+    """Each passage's sentences as compression shows them and as it reads them for their scores."""
     shown = [in_pieces(sentences(r.hit.text, settings.min_sentence_chars) or [r.hit.text], count_tokens) for r in results]
     if not settings.headings:
-        return shown, shown
-    return shown, [under_headings(r.hit.text, parts) for r, parts in zip(results, shown)]
+        return [Readings(parts, parts, parts) for parts in shown]
+    return [Readings(parts, under_headings(r.hit.text, parts), without_opening_headings(r.hit.text, parts))
+            for r, parts in zip(results, shown)]
 
 
-def sentence_scores(embedder: Embedder, shown: Sequence[str], scored: Sequence[str], asked: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each of a passage's sentences' cosine to the query vector ``asked`` alone (``shown``), and its
-    score: the better of that and its cosine under its heading (``scored``, the same list where the
-    passage has none)."""
-    alone = passage_vectors(embedder, shown) @ asked
-    return alone, alone if list(scored) == list(shown) else np.maximum(alone, passage_vectors(embedder, scored) @ asked)
+class Scores(NamedTuple):
+    """A passage's sentences' cosines to the query: as shown, under their heading, and the best of
+    those and of the sentence read without the heading it opens with (the score that counts)."""
+
+    alone: np.ndarray
+    headed: np.ndarray
+    best: np.ndarray
+
+
+def sentence_scores(embedder: Embedder, readings: Readings, asked: np.ndarray) -> Scores:
+    """Each of a passage's sentences' cosines to the query vector ``asked``, read each way; a reading
+    that changes no sentence is not embedded again."""
+    alone = passage_vectors(embedder, readings.shown) @ asked
+    headed = alone if readings.headed == readings.shown else passage_vectors(embedder, readings.headed) @ asked
+    body = alone if readings.bodies == readings.shown else passage_vectors(embedder, readings.bodies) @ asked
+    return Scores(alone, headed, np.maximum(np.maximum(alone, headed), body))
 
 
 def best_score(query: str, results: Sequence[MergedResult], embedder: Embedder,
                count_tokens: Callable[[str], int], settings: CompressionSettings = CompressionSettings()) -> float:
     """The best score of any sentence of ``results`` for ``query``, as :func:`compress` scores them
     (its sentence vectors are kept, so only the query is embedded)."""
-    split, scored = _split(results, token_counter(count_tokens), settings)
+    split = _split(results, token_counter(count_tokens), settings)
     asked = embedder.encode([query])[0]
-    return max((float(np.max(sentence_scores(embedder, shown, headed, asked)[1])) for shown, headed in zip(split, scored) if shown),
-               default=0.0)
+    return max((float(np.max(sentence_scores(embedder, readings, asked).best)) for readings in split if readings.shown), default=0.0)
 
 
 def compress(
@@ -274,20 +309,20 @@ def compress(
 ) -> list[CompressedPassage]:
     """Every passage with the sentences worth showing for ``query`` (see the module docstring)."""
     count_tokens = token_counter(count_tokens)  # memoized: each sentence is counted by in_pieces, then for its cost
-    split, scored = _split(results, count_tokens, settings)
+    readings = _split(results, count_tokens, settings)
+    split = [r.shown for r in readings]
     flat = [(p, i, s) for p, parts in enumerate(split) for i, s in enumerate(parts)]
     if not flat:
         return []
-    for shown, headed in zip(split, scored):  # the passages' sentences first (or found kept), then the query
-        passage_vectors(embedder, shown)
-        if headed != shown:
-            passage_vectors(embedder, headed)
+    for read in readings:  # the passages' sentences first (or found kept), then the query
+        for parts in dict.fromkeys(map(tuple, read)):
+            passage_vectors(embedder, list(parts))
     asked = embedder.encode([query])[0]
     # scored passage by passage: one product over all passages' sentences gave a passage's scores other
     # last bits beside other passages (BLAS splits a matrix of 8 rows otherwise than one of 3; on an
     # AVX-512 Xeon, not on the AVX2 EPYC), so its sentences could rank otherwise with other company
-    alone_blocks, score_blocks = zip(*(sentence_scores(embedder, shown, headed, asked) for shown, headed in zip(split, scored)))
-    alone, scores = np.concatenate(alone_blocks), np.concatenate(score_blocks)
+    blocks = [sentence_scores(embedder, read, asked) for read in readings]
+    alone, headed, scores = (np.concatenate(list(column)) for column in zip(*blocks))
     cost = [count_tokens(s) for _, _, s in flat]
     keep: set[int] = set()
     used = 0
@@ -322,9 +357,9 @@ def compress(
         top = max(rows, key=lambda j: scores[j]) if rows else None
         best = float(scores[top]) if top is not None else 0.0
         heading = ""
-        if top is not None and scores[top] > alone[top]:  # read under its heading: "<heading>: <sentence>"
+        if top is not None and scores[top] == headed[top] > alone[top]:  # read under its heading: "<heading>: <sentence>"
             _, i, sentence = flat[top]
-            heading = scored[p][i][: -len(sentence) - 2]
+            heading = readings[p].headed[i][: -len(sentence) - 2]
         # shown tidied (clapnq's Treebank spacing), scored and budgeted as stored
         text = _joined(pieces) if settings.layout else " ".join(piece for piece, _ in pieces)
         out.append(CompressedPassage(r, tidy_spacing(text), sum(j in keep for j in rows), len(rows), best, heading))
