@@ -734,3 +734,18 @@ def test_ask_and_chat_take_the_answer_settings(tmp_path) -> None:
     for command in (["ask", "What is it?"], ["chat"]):
         result = runner.invoke(app, [*command, "-c", "docs", "--store", str(tmp_path), "--answers", "verbose"])
         assert result.exit_code != 0 and "unknown answer settings 'verbose'" in str(result.exception)  # said as "error: ..." by main()
+
+
+def test_ask_and_chat_take_the_decline_floor(tmp_path) -> None:
+    """``--decline-below`` moves the gate's floor (the trace's "best cosine 0.43 < 0.45"); a floor that
+    is no cosine, or one for answer settings without the gate, is refused before anything loads."""
+    from convrag.cli.answers import spec_from
+    from convrag.pipeline.build import answer_settings
+
+    spec = spec_from("docs", "auto", "progressive", "enhanced", "strategy", 10, "default", 0.3)
+    assert answer_settings(spec).decline.min_relevance == 0.3  # type: ignore[union-attr]
+    for command in (["ask", "What is it?"], ["chat"]):
+        for extra, said in ((["--decline-below", "1.5"], "a cosine from 0 to 1; got 1.5"),
+                            (["--answers", "first", "--decline-below", "0.3"], "'first' have no decline gate")):
+            result = runner.invoke(app, [*command, "-c", "docs", "--store", str(tmp_path), *extra])
+            assert result.exit_code != 0 and said in str(result.exception), (command, extra)

@@ -6,6 +6,7 @@ from pydantic import TypeAdapter
 from convrag.cli.chat import chat_loop
 from convrag.eval.runner import run_retrieval
 from convrag.generate.answer import ANSWER_PRESETS, DECLINE, AnswerGenerator
+from convrag.generate.decline import DeclineSettings
 from convrag.history import Budget
 from convrag.merge import MergeSettings
 from convrag.pipeline import Pipeline, PipelineSpec, build_pipeline
@@ -340,12 +341,29 @@ def test_the_whole_passage_budget_is_a_setting_that_can_be_lifted(tiny_collectio
     assert 1 <= kept["tight"] < kept["free"]
 
 
+def test_the_decline_floor_is_a_setting_of_the_pipeline(tiny_collection):
+    """A turn declined without a model call ("best cosine 0.43 < 0.45") is answered where the pipeline
+    sets a floor under its best cosine, and still declined over it: the floor chosen on MT-RAG can be
+    moved for a collection whose answers are phrased far from its users' questions."""
+    opened = {"tiny": tiny_collection}
+    turn = [Message("user", "What is the price of a driving licence?")]
+    declined = build_pipeline(PipelineSpec(("tiny",), strategy="last_turn"), llm=(llm := ScriptedLLM()), opened=opened).answer(turn)
+    relevance = declined.trace.answer["details"]["compression"]["relevance"]
+    assert declined.declined and llm.requests == [] and 0.1 < relevance < DeclineSettings().min_relevance
+    for floor, answered in ((relevance - 0.02, True), (relevance + 0.02, False)):
+        llm = ScriptedLLM(answer=["Renewal by mail costs 130 dollars [1]."])
+        spec = PipelineSpec(("tiny",), strategy="last_turn", decline_below=floor)
+        result = build_pipeline(spec, llm=llm, opened=opened).answer(turn)
+        assert (not result.declined, len(llm.requests) == 1) == (answered, answered), floor
+
+
 def test_a_bad_spec_is_a_clear_error():
     from convrag.errors import ConfigError
 
     for bad in (dict(collections=()), dict(collections=("a", "a")), dict(collections=("a",), queries=("summary",)),
                 dict(collections=("a",), queries=("strategy", "nope")), dict(collections=("a",), retriever="sparse"),
-                dict(collections=("a",), k=0)):
+                dict(collections=("a",), k=0), dict(collections=("a",), decline_below=1.5),
+                dict(collections=("a",), decline_below=-0.1), dict(collections=("a",), answer="first", decline_below=0.3)):
         with pytest.raises(ConfigError):
             PipelineSpec(**bad)  # type: ignore[arg-type]
 

@@ -65,6 +65,7 @@ def test_bad_config_files_are_clear_errors(tmp_path: Path) -> None:
     ("queries: [strategy, poem]", "pipelines.support: unknown query"),
     ("k: 0", "pipelines.support.k: Input should be greater than or equal to 1"),
     ("answer: verbose", "pipelines.support: unknown answer settings 'verbose'; expected one of default, first"),
+    ("decline_below: 1.5", "pipelines.support: the decline floor is a cosine from 0 to 1; got 1.5"),
 ])
 def test_a_pipeline_that_cannot_be_built_is_refused_when_the_settings_load(tmp_path: Path, pipeline: str, error: str) -> None:
     """An unknown strategy or retriever in a configured pipeline started the service; the first
@@ -299,6 +300,24 @@ def test_the_service_default_answer_settings_are_checked_and_reach_its_chats(tmp
     monkeypatch.setenv("CONVRAG_ANSWER", "verbose")
     with pytest.raises(ConfigError, match=r"invalid settings \(CONVRAG_ANSWER\): answer: unknown answer settings 'verbose'"):
         ServiceSettings.load()
+
+
+def test_the_decline_floor_is_a_setting_of_the_service_and_of_a_pipeline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The gate's floor reaches the web chat and ``collection:NAME`` models from the service's settings,
+    a configured pipeline sets its own, and a floor the answer settings cannot use stops the start."""
+    from convrag.pipeline.build import answer_settings
+    from convrag.service.pipelines import Pipelines
+
+    config = tmp_path / "convrag.yaml"
+    config.write_text("decline_below: 0.3\npipelines:\n  handbook:\n    collections: [docs]\n    decline_below: 0.35\n")
+    settings = ServiceSettings.load(config)
+    chats = Pipelines(settings, None, None).route("collection:docs", ["docs"]).config.spec()
+    assert answer_settings(chats).decline.min_relevance == 0.3  # type: ignore[union-attr]
+    assert answer_settings(settings.pipelines["handbook"].spec()).decline.min_relevance == 0.35  # type: ignore[union-attr]
+    assert answer_settings(ServiceSettings.load().pipeline(["docs"]).spec()).decline.min_relevance == 0.45  # type: ignore[union-attr]
+    monkeypatch.setenv("CONVRAG_ANSWER", "first")
+    with pytest.raises(ConfigError, match=r"the answer settings 'first' have no decline gate"):
+        ServiceSettings.load(config)
 
 
 def test_the_web_page_offers_every_type_convrag_reads() -> None:

@@ -14,6 +14,7 @@ from ..limits import check_question
 from .app import (
     AnswersOpt,
     BackendOpt,
+    DeclineBelowOpt,
     DepthOpt,
     LLMOpt,
     LLMUrlOpt,
@@ -33,18 +34,19 @@ from .app import (
 
 
 def spec_from(collections: str, retriever: str, strategy: str, merge: str, queries: str, k: int,  # type: ignore[no-untyped-def]
-              answers: str = "default"):
+              answers: str = "default", decline_below: Optional[float] = None):
     from ..pipeline import PipelineSpec
 
     return PipelineSpec(tuple(split_list(collections)), strategy=strategy, queries=tuple(split_list(queries)), retriever=retriever,
-                        merge=merge, k=k, answer=answers)
+                        merge=merge, k=k, answer=answers, decline_below=decline_below)
 
 
-def pipeline_from(collections: str, store: Optional[Path], retriever: str, strategy: str, merge: str, queries: str, k: int,
-              llm: str, llm_url: Optional[str], no_llm_cache: bool, milvus=None, answers: str = "default"):  # type: ignore[no-untyped-def]
+def pipeline_from(collections: str, store: Optional[Path], retriever: str, strategy: str, merge: str, queries: str, k: int,  # type: ignore[no-untyped-def]
+              llm: str, llm_url: Optional[str], no_llm_cache: bool, milvus=None, answers: str = "default",
+              decline_below: Optional[float] = None):
     from ..pipeline import build_pipeline
 
-    spec = spec_from(collections, retriever, strategy, merge, queries, k, answers)
+    spec = spec_from(collections, retriever, strategy, merge, queries, k, answers, decline_below)
     return build_pipeline(spec, llm=make_llm_from(llm, llm_url, no_llm_cache), store=store, milvus=milvus)
 
 
@@ -61,6 +63,7 @@ def ask(
     queries: QueriesOpt = "strategy",
     k: DepthOpt = 10,
     answers: AnswersOpt = "default",
+    decline_below: DeclineBelowOpt = None,
     llm: LLMOpt = "local",
     llm_url: LLMUrlOpt = None,
     no_llm_cache: NoCacheOpt = False,
@@ -82,7 +85,7 @@ def ask(
         question = sys.stdin.read().strip()
     messages = [*(read_history(history) if history else ()), Message("user", check_question(question))]
     pipeline = pipeline_from(collections, store, retriever, strategy, merge, queries, k, llm, llm_url, no_llm_cache,
-                             milvus_from(backend, milvus_uri, store), answers)
+                             milvus_from(backend, milvus_uri, store), answers, decline_below)
     if as_json:  # for programs: one JSON document once the answer is whole
         result = pipeline.answer(messages)
         payload = {"answer": result.text, "declined": result.declined, "citations": [c._asdict() for c in result.citations],
@@ -106,6 +109,7 @@ def chat(
     queries: QueriesOpt = "strategy",
     k: DepthOpt = 10,
     answers: AnswersOpt = "default",
+    decline_below: DeclineBelowOpt = None,
     llm: LLMOpt = "local",
     llm_url: LLMUrlOpt = None,
     no_llm_cache: NoCacheOpt = False,
@@ -118,7 +122,7 @@ def chat(
     from .chat import chat_loop
 
     earlier = read_history(history) if history else ()  # a bad file is said before anything loads
-    spec = spec_from(collections, retriever, strategy, merge, queries, k, answers)
+    spec = spec_from(collections, retriever, strategy, merge, queries, k, answers, decline_below)
     milvus = milvus_from(backend, milvus_uri, store)
     _read_any_bytes()
     chat_loop(LivePipeline(spec, make_llm_from(llm, llm_url, no_llm_cache), store, milvus), history=earlier)

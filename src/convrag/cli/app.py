@@ -104,6 +104,10 @@ AnswersOpt = Annotated[str, typer.Option("--answers", help=(
     "(the default with the copy steer: the passages' wording kept), self-contained (a follow-up that needs no context "
     "shown only the user's questions, unless read ahead) or layout (headings and a table's rows shown on lines of "
     "their own)."))]
+DeclineBelowOpt = Annotated[Optional[float], typer.Option("--decline-below", help=(
+    "Decline without a model call when no passage sentence is this close to the question (a cosine; default "
+    "0.45, chosen on MT-RAG). Lower it where answers are phrased far from the questions (/trace shows the best "
+    "cosine of a declined turn); 0 turns the gate off."), show_default=False)]
 
 
 def said(exc: ConvragError) -> str:

@@ -9,7 +9,7 @@ from typing import Any
 
 from ..embeddings import Embedder
 from ..errors import CollectionDamaged, CollectionReplaced
-from ..generate.answer import ANSWER_PRESETS, AnswerGenerator
+from ..generate.answer import ANSWER_PRESETS, AnswerGenerator, AnswerSettings
 from ..llm.base import LLM
 from ..merge.enhanced import MergeSettings
 from ..queries.stages import make_query_stages
@@ -79,9 +79,17 @@ def build_pipeline(
         renderings=make_query_stages(spec.queries, llm, embedder, reformulations=spec.reformulations),
         merge=spec.merge,
         merge_settings=merge_settings_for(spec, searches),
-        generator=AnswerGenerator(llm, ANSWER_PRESETS[spec.answer], embedder) if generate and llm is not None else None,
+        generator=AnswerGenerator(llm, answer_settings(spec), embedder) if generate and llm is not None else None,
         routing=RoutingSettings() if spec.route and len(spec.collections) > 1 else None,
     )
+
+
+def answer_settings(spec: PipelineSpec) -> AnswerSettings:
+    """The spec's answer settings, with its decline floor where it sets one."""
+    settings = ANSWER_PRESETS[spec.answer]
+    if spec.decline_below is None or settings.decline is None:
+        return settings
+    return replace(settings, decline=replace(settings.decline, min_relevance=spec.decline_below))
 
 
 def _searches_of_live_versions(spec: PipelineSpec, store: Any) -> list[CollectionSearch]:

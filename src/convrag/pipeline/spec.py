@@ -26,6 +26,20 @@ def check_answer(name: str) -> str:
     return name
 
 
+def check_decline_below(floor: float | None, answer: str) -> float | None:
+    """``floor`` if it can be the decline gate's relevance floor for the answer settings ``answer``
+    (a cosine from 0 to 1, and settings that have the gate), else a ConfigError."""
+    from ..generate.answer import ANSWER_PRESETS
+
+    if floor is None:
+        return None
+    if not 0.0 <= floor <= 1.0:
+        raise ConfigError(f"the decline floor is a cosine from 0 to 1; got {floor}")
+    if ANSWER_PRESETS[answer].decline is None:
+        raise ConfigError(f"the answer settings {answer!r} have no decline gate to set a floor for")
+    return floor
+
+
 @dataclass(frozen=True)
 class PipelineSpec:
     """``queries``: the strategy's query first, then extra query stages fused with it (RRF), e.g.
@@ -50,6 +64,12 @@ class PipelineSpec:
     reformulations: int = 2
     route: bool = True  # with several collections, search only those the turn is about
     answer: str = "default"  # how answers are written: a name in convrag.generate.answer.ANSWER_PRESETS
+    #: the decline gate's relevance floor in place of the answer settings' (0.45, chosen on MT-RAG's
+    #: dev half): a turn whose passages hold no sentence this close to the question is declined
+    #: without a model call. A collection whose answers are phrased far from its users' questions
+    #: (the trace's "best cosine 0.43 < 0.45") may want it lower; 0 turns the gate off. None: the
+    #: answer settings' own
+    decline_below: float | None = None
     options: dict[str, object] = field(default_factory=dict, compare=False, hash=False)  # strategy options
 
     def __post_init__(self) -> None:
@@ -68,3 +88,4 @@ class PipelineSpec:
         check_answer(self.answer)
         if self.answer_passages < 1 or (self.answer_tokens is not None and self.answer_tokens < 50):
             raise ConfigError("the answer needs at least one passage and 50 tokens of budget")
+        check_decline_below(self.decline_below, self.answer)

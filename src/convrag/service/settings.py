@@ -20,7 +20,7 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 
 from .. import config
 from ..errors import ConfigError, not_utf8
-from ..pipeline.spec import PipelineSpec, check_answer
+from ..pipeline.spec import PipelineSpec, check_answer, check_decline_below
 from ..strategies.registry import check_strategy
 
 _CONFIG_FILE: ContextVar[Path | None] = ContextVar("convrag_config_file", default=None)
@@ -66,6 +66,8 @@ class PipelineConfig(BaseModel):
     multi_query: bool = False
     #: how answers are written: a name in convrag.generate.answer.ANSWER_PRESETS (e.g. layout)
     answer: str = "default"
+    #: the decline gate's relevance floor in place of the answer settings' (PipelineSpec.decline_below)
+    decline_below: float | None = None
     description: str = ""
 
     @model_validator(mode="after")
@@ -82,7 +84,8 @@ class PipelineConfig(BaseModel):
         if self.multi_query and "summary" not in queries:
             queries += ("summary",)
         return PipelineSpec(tuple(collections if collections is not None else self.collections), strategy=self.strategy,
-                            queries=queries, retriever=self.retriever, merge=self.merge, k=k or self.k, answer=self.answer)
+                            queries=queries, retriever=self.retriever, merge=self.merge, k=k or self.k, answer=self.answer,
+                            decline_below=self.decline_below)
 
 
 class ServiceSettings(BaseSettings):
@@ -113,6 +116,9 @@ class ServiceSettings(BaseSettings):
     #: how answers are written where no configured pipeline says (the web chat, collection:NAME models):
     #: a name in convrag.generate.answer.ANSWER_PRESETS, e.g. layout
     answer: str = "default"
+    #: the decline gate's relevance floor where no configured pipeline says (default: the answer
+    #: settings', 0.45): lower it where answers are phrased far from the questions; 0 turns it off
+    decline_below: float | None = None
     pipelines: dict[str, PipelineConfig] = Field(default_factory=dict)
     limits: Limits = Field(default_factory=Limits)
     #: after each answer (conversations API, OpenAI endpoint), read the next turn's prompt up to its
@@ -146,6 +152,12 @@ class ServiceSettings(BaseSettings):
     def _known_answer(cls, value: str) -> str:
         with _as_settings_error():
             return check_answer(value)
+
+    @model_validator(mode="after")
+    def _a_decline_floor_it_can_use(self) -> ServiceSettings:
+        with _as_settings_error():
+            check_decline_below(self.decline_below, self.answer)
+        return self
 
     @classmethod
     def settings_customise_sources(
@@ -181,7 +193,8 @@ class ServiceSettings(BaseSettings):
     def pipeline(self, collections: list[str], strategy: str | None = None) -> PipelineConfig:
         """A pipeline over ``collections`` with the service's defaults: ``strategy`` (a conversation's
         own) where given, else the service's, and the service's answer settings."""
-        return PipelineConfig(collections=collections, strategy=strategy or self.strategy, answer=self.answer)
+        return PipelineConfig(collections=collections, strategy=strategy or self.strategy, answer=self.answer,
+                              decline_below=self.decline_below)
 
     @property
     def milvus_target(self) -> str:
