@@ -749,3 +749,19 @@ def test_ask_and_chat_take_the_decline_floor(tmp_path) -> None:
                             (["--answers", "first", "--decline-below", "0.3"], "'first' have no decline gate")):
             result = runner.invoke(app, [*command, "-c", "docs", "--store", str(tmp_path), *extra])
             assert result.exit_code != 0 and said in str(result.exception), (command, extra)
+
+
+def test_the_decisions_panel_of_a_turn_the_gate_declined_names_the_floors_option(tiny_collection, capsys) -> None:
+    """A turn declined at "best cosine 0.31 < 0.45" said nothing of how to move the floor."""
+    from convrag.cli.chat import print_decisions
+    from convrag.pipeline import PipelineSpec, build_pipeline
+    from convrag.types import Message
+    from tests.helpers import ScriptedLLM
+
+    pipeline = build_pipeline(PipelineSpec(("tiny",), strategy="last_turn"), llm=ScriptedLLM(), opened={"tiny": tiny_collection})
+    print_decisions(pipeline.answer([Message("user", "What is the price of a driving licence?")]))
+    assert "(the floor is --decline-below: lower it if the passages kept hold the answer)" in " ".join(capsys.readouterr().out.split())
+    answered = build_pipeline(PipelineSpec(("tiny",), strategy="last_turn"), llm=ScriptedLLM(answer=["It costs 130 dollars [1]."]),
+                              opened={"tiny": tiny_collection})
+    print_decisions(answered.answer([Message("user", "How much does passport renewal cost?")]))
+    assert "--decline-below" not in capsys.readouterr().out

@@ -350,11 +350,13 @@ def test_the_decline_floor_is_a_setting_of_the_pipeline(tiny_collection):
     declined = build_pipeline(PipelineSpec(("tiny",), strategy="last_turn"), llm=(llm := ScriptedLLM()), opened=opened).answer(turn)
     relevance = declined.trace.answer["details"]["compression"]["relevance"]
     assert declined.declined and llm.requests == [] and 0.1 < relevance < DeclineSettings().min_relevance
+    assert declined.trace.answer["details"]["declined_below"] == DeclineSettings().min_relevance  # the floor it was held to
     for floor, answered in ((relevance - 0.02, True), (relevance + 0.02, False)):
         llm = ScriptedLLM(answer=["Renewal by mail costs 130 dollars [1]."])
         spec = PipelineSpec(("tiny",), strategy="last_turn", decline_below=floor)
         result = build_pipeline(spec, llm=llm, opened=opened).answer(turn)
         assert (not result.declined, len(llm.requests) == 1) == (answered, answered), floor
+        assert ("declined_below" in result.trace.answer["details"]) == (not answered)
 
 
 def test_a_bad_spec_is_a_clear_error():

@@ -75,6 +75,8 @@ def print_decisions(result: PipelineResult) -> None:
     for key in ("fallback", "warning"):
         if answer.get(key):
             lines.append(f"answer {key}: {escape(str(answer[key]))}")
+    if "declined_below" in (answer.get("details") or {}):
+        lines.append("[dim](the floor is --decline-below: lower it if the passages kept hold the answer)[/dim]")
     if (answer.get("llm_call") or {}).get("sent_without"):
         lines.append(_sent_without("answer call", answer["llm_call"]["sent_without"]))
     details = answer.get("details") or {}

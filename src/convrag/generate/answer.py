@@ -476,6 +476,7 @@ class AnswerGenerator:
                 if s.decline is not None and s.decline.in_context:
                     relevance = max(relevance, in_context)
             if s.decline is not None and relevance < s.decline.min_relevance:
+                trace["details"]["declined_below"] = s.decline.min_relevance  # the floor: a setting (PipelineSpec.decline_below)
                 used = s.decline.in_context and "relevance_in_context" in trace["details"]["compression"]
                 scored = " alone or with the question before it" if used else ""
                 trace["fallback"] = (f"declined without a model call: no passage sentence is close to the question{scored} "
