@@ -7,9 +7,10 @@ import pytest
 from convrag.embeddings import Embedder
 from convrag.errors import CollectionError
 from convrag.index import collection as collection_module
+from convrag.index.atomic import write_json
 from convrag.index.bm25 import BM25Index
 from convrag.index.collection import Collection, CollectionStore
-from convrag.index.manifest import corpus_sha256
+from convrag.index.manifest import MANIFEST_FILE, corpus_sha256
 from convrag.retrieve.dense import DenseRetriever
 from convrag.types import Passage
 
@@ -192,6 +193,37 @@ def test_reuse_embeds_only_new_passages(tmp_path: Path, tiny_passages: list[Pass
     assert sorted(encoded) == sorted(p.searchable_text for p in [changed, *tiny_passages[4:]])
     fresh = embedder.encode([p.searchable_text for p in passages])
     assert np.allclose(second.dense.embeddings, fresh, atol=1e-5)  # same vectors as a full rebuild
+
+
+def test_building_a_changed_corpus_again_embeds_only_what_the_live_version_lacks(
+        tmp_path: Path, tiny_passages: list[Passage], embedder: Embedder, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``convrag index`` of a folder after one file was edited embedded every passage again (only the
+    service's uploads passed the live version on as ``reuse``): a build takes its vectors from the live
+    version by itself, unless told to start afresh (``force``, --rebuild) or the model differs."""
+    import numpy as np
+
+    Collection.build(tmp_path / "c", tiny_passages[:4], embedder=embedder)
+    encoded: list[str] = []
+    original = type(embedder).encode
+
+    def spy(self, texts, *args, **kwargs):  # type: ignore[no-untyped-def]
+        encoded.extend(texts)
+        return original(self, texts, *args, **kwargs)
+
+    monkeypatch.setattr(type(embedder), "encode", spy)
+    changed = tiny_passages[1]._replace(text="Passport renewal now costs 165 dollars.")
+    passages = [tiny_passages[0], changed, *tiny_passages[2:]]
+    second = Collection.build(tmp_path / "c", passages, embedder=embedder)
+    assert sorted(encoded) == sorted(p.searchable_text for p in [changed, *tiny_passages[4:]])
+    assert np.allclose(second.dense.embeddings, embedder.encode([p.searchable_text for p in passages]), atol=1e-5)
+    encoded.clear()
+    Collection.build(tmp_path / "c", passages[:-1], embedder=embedder, force=True)  # --rebuild: every passage
+    assert sorted(encoded) == sorted(p.searchable_text for p in passages[:-1])
+    live = Collection.open(tmp_path / "c")  # the live version as built by other weights under the same name
+    write_json(live.version_dir / MANIFEST_FILE, replace(live.manifest, embedding_probe=[-x for x in live.manifest.embedding_probe or []]).to_json())
+    encoded.clear()
+    Collection.build(tmp_path / "c", passages, embedder=embedder)
+    assert sorted(encoded) == sorted(p.searchable_text for p in passages)
 
 
 def test_shards_embedded_elsewhere_finish_the_build_without_embedding(

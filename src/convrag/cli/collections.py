@@ -42,7 +42,7 @@ def index(
         "--structured/--plain-windows",
         help="For documents: passages cut at sentence and line ends and titled by the section they begin in (the "
              "default), or MT-RAG's plain token windows, cut wherever the count falls and titled by the document.")] = True,
-    rebuild: Annotated[bool, typer.Option("--rebuild", help="Rebuild even if nothing changed.")] = False,
+    rebuild: Annotated[bool, typer.Option("--rebuild", help="Build afresh, even if nothing changed, embedding every passage (without it, the passages the collection already holds keep their vectors).")] = False,
     crawl: Annotated[bool, typer.Option(
         "--crawl", help="For a web address: also read the pages it links to under its folder on the same site, breadth first, "
                         "then those of the folder the site's sitemap lists, one at a time, obeying the site's robots.txt.")] = False,

@@ -267,9 +267,7 @@ class Collection:
         digest = corpus_sha256(passages)
         model = embedder.name if embedder is not None else None
 
-        if reuse is not None and not reuse.intact(bm25=False):
-            with reporter.stage(f"{name}: the vectors of the version to reuse cannot be read; embedding every passage"):
-                reuse = None
+        existing = None
         if not force and (path / CURRENT_FILE).exists():
             try:
                 existing = cls.open(path)
@@ -285,6 +283,17 @@ class Collection:
             ):
                 # itself when the weights are the same
                 return existing if existing.manifest.bm25 == asdict(bm25_params) else existing._rebuilt_bm25(bm25_params, reporter)
+        if reuse is None and existing is not None and embedder is not None and existing.manifest.embedding_model is not None:
+            # a corpus that changed (a folder indexed again after one file was edited): the passages the
+            # live version holds keep their vectors, where every passage was embedded again
+            try:
+                existing.check_embedder(embedder)
+                reuse = existing
+            except CollectionError:  # another model, or other weights under its name: all embedded anew
+                pass
+        if reuse is not None and not reuse.intact(bm25=False):
+            with reporter.stage(f"{name}: the vectors of the version to reuse cannot be read; embedding every passage"):
+                reuse = None
 
         started = time.perf_counter()
         version = _version_name(digest)
