@@ -174,19 +174,25 @@ def test_store(tmp_path: Path, tiny_passages: list[Passage]) -> None:
     assert store.path("made before the rule", new=True).name == "made before the rule"
 
 
-def test_reuse_embeds_only_new_passages(tmp_path: Path, tiny_passages: list[Passage], embedder: Embedder,
-                                        monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture
+def encoded(embedder: Embedder, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every text the embedder is asked to encode during the test (``clear()`` it to count from a point)."""
+    texts: list[str] = []
+    original = type(embedder).encode
+
+    def spy(self, batch, *args, **kwargs):  # type: ignore[no-untyped-def]
+        texts.extend(batch)
+        return original(self, batch, *args, **kwargs)
+
+    monkeypatch.setattr(type(embedder), "encode", spy)
+    return texts
+
+
+def test_reuse_embeds_only_new_passages(tmp_path: Path, tiny_passages: list[Passage], embedder: Embedder, encoded: list[str]) -> None:
     import numpy as np
 
     first = Collection.build(tmp_path / "c", tiny_passages[:4], embedder=embedder)
-    encoded: list[str] = []
-    original = type(embedder).encode
-
-    def spy(self, texts, *args, **kwargs):  # type: ignore[no-untyped-def]
-        encoded.extend(texts)
-        return original(self, texts, *args, **kwargs)
-
-    monkeypatch.setattr(type(embedder), "encode", spy)
+    encoded.clear()  # the first build's
     changed = tiny_passages[1]._replace(text="Passport renewal now costs 165 dollars.")
     passages = [tiny_passages[0], changed, *tiny_passages[2:]]
     second = Collection.build(tmp_path / "c", passages, embedder=embedder, reuse=first)
@@ -196,21 +202,14 @@ def test_reuse_embeds_only_new_passages(tmp_path: Path, tiny_passages: list[Pass
 
 
 def test_building_a_changed_corpus_again_embeds_only_what_the_live_version_lacks(
-        tmp_path: Path, tiny_passages: list[Passage], embedder: Embedder, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, tiny_passages: list[Passage], embedder: Embedder, encoded: list[str]) -> None:
     """``convrag index`` of a folder after one file was edited embedded every passage again (only the
     service's uploads passed the live version on as ``reuse``): a build takes its vectors from the live
     version by itself, unless told to start afresh (``force``, --rebuild) or the model differs."""
     import numpy as np
 
     Collection.build(tmp_path / "c", tiny_passages[:4], embedder=embedder)
-    encoded: list[str] = []
-    original = type(embedder).encode
-
-    def spy(self, texts, *args, **kwargs):  # type: ignore[no-untyped-def]
-        encoded.extend(texts)
-        return original(self, texts, *args, **kwargs)
-
-    monkeypatch.setattr(type(embedder), "encode", spy)
+    encoded.clear()  # the first build's
     changed = tiny_passages[1]._replace(text="Passport renewal now costs 165 dollars.")
     passages = [tiny_passages[0], changed, *tiny_passages[2:]]
     second = Collection.build(tmp_path / "c", passages, embedder=embedder)

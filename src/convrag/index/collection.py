@@ -247,7 +247,9 @@ class Collection:
         ``embedder=None`` builds BM25 only. The previous version stays live until
         the new one is complete. ``reuse``: a collection embedded with the same model whose
         vectors are taken for passages it already holds (same id and text), so adding a few
-        documents to a large collection embeds only the new passages. ``windows``: also embed
+        documents to a large collection embeds only the new passages; without it, the live version at
+        ``path`` serves where its model and weights are the embedder's (not with ``force``, which embeds
+        every passage). ``windows``: also embed
         the further windows of passages longer than the model reads (see :mod:`.windows`).
         """
         path = Path(path)
