@@ -197,28 +197,29 @@ def _starts(text: str, parts: Sequence[str]) -> list[int | None]:
     return out
 
 
+def heading_readings(text: str, parts: Sequence[str]) -> tuple[list[str], list[str]]:
+    """``parts`` (``text``'s sentences, in order) as they are also scored: under the heading of their
+    section (:func:`under_headings`), and without the heading they open with
+    (:func:`without_opening_headings`). The passage's headings and where each sentence starts are
+    found once for both: each turn reads its passages this way, for the compression and again for
+    the decline gate."""
+    heads = headings(text)
+    if not heads:
+        return list(parts), list(parts)
+    starts = _starts(text, parts)
+    under: list[str] = []
+    for part, at in zip(parts, starts):
+        over = [line for start, line in heads if at is not None and start < at]
+        under.append(f"{over[-1]}: {part}" if over and not any(start == at for start, _ in heads) else part)
+    bodies = [(part[len(heading) :].strip() if heading else "") or part for part, heading in zip(parts, _opened(heads, starts, parts))]
+    return under, bodies
+
+
 def under_headings(text: str, parts: Sequence[str]) -> list[str]:
     """``parts`` (``text``'s sentences, in order) as they are scored: each one after the heading of
     its section ("3. Sick leave: From the eighth day ..."); a heading, and a sentence before any, as
     they are."""
-    heads = headings(text)
-    if not heads:
-        return list(parts)
-    out: list[str] = []
-    for part, at in zip(parts, _starts(text, parts)):
-        over = [line for start, line in heads if at is not None and start < at]
-        out.append(f"{over[-1]}: {part}" if over and not any(start == at for start, _ in heads) else part)
-    return out
-
-
-def opening_headings(text: str, parts: Sequence[str]) -> list[str]:
-    """The heading each of ``parts`` opens with ("" for none): a heading shown run into the sentence
-    after it ("… 2. Annual leave Full-time staff get 25 days ...") misled the small model, which
-    answered "How many days of annual leave do I get?" with a later sentence of the section; shown on
-    its own line it answered "25 days"."""
-    heads = dict(headings(text))
-    opened = [heads.get(at, "") if at is not None else "" for at in _starts(text, parts)]
-    return [heading if part.startswith(heading) else "" for part, heading in zip(parts, opened)]
+    return heading_readings(text, parts)[0]
 
 
 def without_opening_headings(text: str, parts: Sequence[str]) -> list[str]:
@@ -227,11 +228,22 @@ def without_opening_headings(text: str, parts: Sequence[str]) -> list[str]:
     ("Refunds Refunds are available within 30 days ..."), and so read, that sentence scored 0.435 to
     "Can I get a refund on the Starter and Team?", under the decline gate's floor, where alone it
     scores 0.461. A heading alone, and a sentence that opens with none, stay as they are."""
-    out: list[str] = []
-    for part, heading in zip(parts, opening_headings(text, parts)):
-        rest = part[len(heading) :].strip() if heading else ""
-        out.append(rest or part)
-    return out
+    return heading_readings(text, parts)[1]
+
+
+def _opened(heads: Sequence[tuple[int, str]], starts: Sequence[int | None], parts: Sequence[str]) -> list[str]:
+    """The heading each of ``parts`` opens with ("" for none), from the passage's headings and where each part starts."""
+    by_start = dict(heads)
+    opened = [by_start.get(at, "") if at is not None else "" for at in starts]
+    return [heading if part.startswith(heading) else "" for part, heading in zip(parts, opened)]
+
+
+def opening_headings(text: str, parts: Sequence[str]) -> list[str]:
+    """The heading each of ``parts`` opens with ("" for none): a heading shown run into the sentence
+    after it ("… 2. Annual leave Full-time staff get 25 days ...") misled the small model, which
+    answered "How many days of annual leave do I get?" with a later sentence of the section; shown on
+    its own line it answered "25 days"."""
+    return _opened(headings(text), _starts(text, parts), parts)
 
 
 #: a table's row as convrag's readers write it ("Item: Mileage | Limit: 45p a mile | Receipt needed: No")
@@ -269,8 +281,7 @@ def _split(results: Sequence[MergedResult], count_tokens: Callable[[str], int], 
     shown = [in_pieces(sentences(r.hit.text, settings.min_sentence_chars) or [r.hit.text], count_tokens) for r in results]
     if not settings.headings:
         return [Readings(parts, parts, parts) for parts in shown]
-    return [Readings(parts, under_headings(r.hit.text, parts), without_opening_headings(r.hit.text, parts))
-            for r, parts in zip(results, shown)]
+    return [Readings(parts, *heading_readings(r.hit.text, parts)) for r, parts in zip(results, shown)]
 
 
 class Scores(NamedTuple):

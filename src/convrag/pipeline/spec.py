@@ -26,18 +26,17 @@ def check_answer(name: str) -> str:
     return name
 
 
-def check_decline_below(floor: float | None, answer: str) -> float | None:
-    """``floor`` if it can be the decline gate's relevance floor for the answer settings ``answer``
-    (a cosine from 0 to 1, and settings that have the gate), else a ConfigError."""
+def check_decline_below(floor: float | None, answer: str) -> None:
+    """A ConfigError unless ``floor`` can be the decline gate's relevance floor for the answer
+    settings ``answer``: None (theirs), or a cosine from 0 to 1 for settings that have the gate."""
     from ..generate.answer import ANSWER_PRESETS
 
     if floor is None:
-        return None
+        return
     if not 0.0 <= floor <= 1.0:
         raise ConfigError(f"the decline floor is a cosine from 0 to 1; got {floor}")
     if ANSWER_PRESETS[answer].decline is None:
         raise ConfigError(f"the answer settings {answer!r} have no decline gate to set a floor for")
-    return floor
 
 
 @dataclass(frozen=True)
