@@ -60,6 +60,11 @@ def test_a_follow_up_naming_what_the_conversation_said_costs_no_call(embedder):
         assert result.fuse_with and result.fuse_with[0].startswith(question + " ")
     pronoun = ScriptedLLM(rewrite=["Is the State Farm Stadium roof open?"])
     assert run(pronoun, embedder, "Is its roof open?").trace.stage == "2" and pronoun.kinds() == ["rewrite"]
+    # a quantifier without its noun ("both": the teams) points back as a pronoun does, whatever term it repeats
+    ellipsis = ScriptedLLM(rewrite=["Are State Farm Stadium tours open to fans of both Arizona teams?"])
+    result = run(ellipsis, embedder, "Are the stadium tours open to fans of both?")
+    assert result.trace.details["stage_1"]["markers"] == ["ellipsis:both"]
+    assert result.trace.stage == "2" and ellipsis.kinds() == ["rewrite"] and "anchor" not in result.trace.details["stage_1"]
     off = ScriptedLLM(rewrite=["What are the US passport fees?"])
     assert run(off, embedder, "Passport fees?", anchored_without_call=False).trace.stage == "2" and off.kinds() == ["rewrite"]
 

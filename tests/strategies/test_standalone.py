@@ -16,3 +16,18 @@ def test_pronouns_references_and_short_questions_are_markers():
 
 def test_marker_words_inside_other_words_do_not_count():
     assert standalone_verdict("Which theologians wrote about the Ottoman Empire?").standalone
+
+
+def test_a_quantifier_standing_for_a_noun_left_out_is_a_marker():
+    # "any" stands for the days of leave the conversation named: searched as asked, the small model
+    # answered with the days of leave, not the days carried over
+    assert standalone_verdict("Can I carry any over?").markers == ("ellipsis:any",)
+    assert "ellipsis:both" in standalone_verdict("Is the fee the same for both?").markers
+    assert "ellipsis:some" in standalone_verdict("Could I get some back next month?").markers
+
+
+def test_a_quantifier_before_its_noun_or_in_an_idiom_is_no_marker():
+    for question in ("Is there any fee for changing the flight?", "Can I carry some of the annual leave over?",
+                     "Is the hotel breakfast free at all?", "Is the portal secure enough for card numbers?",
+                     "Do managers approve more than five days of leave?"):
+        assert not [m for m in standalone_verdict(question).markers if m.startswith("ellipsis:")], question

@@ -3,7 +3,8 @@
 Designed on MT-RAG's dev half, where a follow-up's need for context shows in its surface:
 
 Stage 1 (no call): the first turn, or a follow-up with no dependency marker (no pronoun, no
-"the previous", at least ``min_words`` words) is searched as asked. On the dev half such turns
+quantifier standing for a noun it leaves out ("Can I carry any over?"), no "the previous", at least
+``min_words`` words) is searched as asked. On the dev half such turns
 gain nothing from a rewrite, human or model.
 
 Stage 1a (no call): a follow-up with no pronoun that repeats a specific term of the conversation
@@ -153,7 +154,8 @@ class Progressive(UsesEmbedder):
         explicit = [m for m in refers if m.startswith("reference:")]
         if refers and (s.rewrite == "never" or (terms and s.rewrite == "references" and not explicit)):
             return finish(trace, started, expanded, "1r")  # the topic terms stand in for what the pronoun points to
-        if s.anchored_without_call and not any(m.startswith("pronoun:") for m in refers):
+        # a pronoun, or a quantifier without its noun, points to something the question does not name
+        if s.anchored_without_call and not any(m.startswith(("pronoun:", "ellipsis:")) for m in refers):
             anchor = shared_terms(task.question, task.history, s.topic.max_zipf)
             if anchor:
                 trace.details["stage_1"]["anchor"] = anchor  # the terms it shares with the conversation

@@ -1,7 +1,8 @@
 """Stage 1 of progressive escalation: a cheap test of whether a question stands on its own.
 
 A question depends on the conversation when it refers to something it does not name
-(pronouns, "the previous", "what about") or is too short to carry its own topic. Pure
+(pronouns, "the previous", "what about", a quantifier standing for a noun it leaves out: "Can I
+carry any over?") or is too short to carry its own topic. Pure
 string rules, no model call: on the benchmark this resolves a share of follow-up turns at
 no cost, which is where the strategy's latency advantage comes from.
 """
@@ -36,6 +37,14 @@ REFERENCES = (
     "earlier",
     "else",
 )
+#: quantifiers that stand for a noun the conversation named ("Can I carry any over?" after a question
+#: about annual leave) where no noun follows them: at the end, or before one of :data:`NOT_A_NOUN`.
+#: Read as standalone, that question was searched and its passages compressed as asked, and the small
+#: model answered it with the days of leave instead of the days carried over. Comparatives ("more",
+#: "less", "enough") are left out: "more than", "secure enough for me" name no noun left out; so is
+#: "of", as "some of the plans" names its noun ("any of them" is marked by its pronoun)
+QUANTIFIERS = frozenset("any some both either neither none each all many much several another others".split())
+NOT_A_NOUN = frozenset("over for in on at to from with left back up out off else here now today then yet instead too as".split())
 MIN_WORDS = 5
 
 
@@ -46,11 +55,20 @@ class StandaloneVerdict(NamedTuple):
     markers: tuple[str, ...]
 
 
+def elliptical(tokens: list[str]) -> list[str]:
+    """The quantifiers of ``tokens`` (a question's words) that stand without their noun
+    (:data:`QUANTIFIERS`): "any" in "can i carry any over", not in "is there any fee" nor in "is it
+    free at all"."""
+    return [w for i, w in enumerate(tokens) if w in QUANTIFIERS and (i + 1 == len(tokens) or tokens[i + 1] in NOT_A_NOUN)
+            and not (w == "all" and i > 0 and tokens[i - 1] == "at")]
+
+
 def standalone_verdict(question: str, min_words: int = MIN_WORDS) -> StandaloneVerdict:
     tokens = words(question)
     markers = [f"pronoun:{w}" for w in dict.fromkeys(tokens) if w in PRONOUNS]
     lowered = " ".join(tokens)
     markers += [f"reference:{r}" for r in REFERENCES if re.search(rf"\b{re.escape(r)}\b", lowered)]
+    markers += [f"ellipsis:{w}" for w in dict.fromkeys(elliptical(tokens))]
     if len(tokens) < min_words:
         markers.append(f"short:{len(tokens)}_words")
     return StandaloneVerdict(not markers, tuple(markers))
