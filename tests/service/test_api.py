@@ -537,6 +537,32 @@ def test_streaming_sends_the_answer_as_the_model_writes_it(tmp_path: Path, gov_f
         assert server.app.state.convrag.gate._sem._value == server.app.state.convrag.gate.limit
 
 
+def test_answers_can_end_with_their_sources_for_clients_that_show_only_the_text(
+        tmp_path: Path, gov_files: list[tuple[str, bytes]]) -> None:
+    cited = "Renewal by mail costs 130 dollars for adults [1]."
+    uncited = "Renewal by mail costs 130 dollars for adults."  # cited by its wording once written
+    llm = StreamingScriptedLLM(answer=[cited, uncited, "Processing takes 6 to 8 weeks [1]."],
+                               rewrite=["How long does passport renewal by mail take?"])
+    with ThreadServer(ServiceSettings.load(data_dir=tmp_path / "svc", openai_sources=True), llm) as server, \
+            httpx.Client(base_url=server.url, timeout=120) as client:
+        client.post("/api/collections", json={"name": "gov"})
+        upload(client, "gov", gov_files)
+        openai = OpenAI(base_url=f"{server.url}/v1", api_key="unused", max_retries=0)
+        question = [{"role": "user", "content": "How much does passport renewal by mail cost?"}]
+        plain = openai.chat.completions.create(model="collection:gov", messages=question)
+        (citation,) = plain.model_extra["convrag"]["citations"]
+        assert plain.choices[0].message.content == f"{cited}\n\nSources:\n- [1] Passport renewal (gov) {citation['url']}".rstrip()
+        chunks = list(openai.chat.completions.create(model="collection:gov", messages=question, stream=True, temperature=0.5))
+        shown = "".join(c.choices[0].delta.content or "" for c in chunks)
+        assert shown.startswith(uncited + "\n\nAs checked against the passages: " + cited + "\n\nSources:\n- [1] Passport renewal")
+        assert chunks[-1].model_extra["convrag"]["answer"] == cited  # the extra field holds the answer alone
+        # the client sends the answer back as it showed it: the next turn reads the answer as checked
+        follow_up = [*question, {"role": "assistant", "content": shown}, {"role": "user", "content": "How long does it take?"}]
+        assert openai.chat.completions.create(model="collection:gov", messages=follow_up).choices[0].message.content.startswith(
+            "Processing takes 6 to 8 weeks [1].\n\nSources:")
+        assert f"Assistant: {cited}\n" in llm.last_user_prompt("rewrite") and "Sources:" not in llm.last_user_prompt("rewrite")
+
+
 @contextmanager
 def slow_gov_server(tmp_path: Path, gov_files: list[tuple[str, bytes]], words: int) -> Iterator[tuple[ThreadServer, httpx.Client, SlowStreamingLLM]]:
     """A server whose model writes a ``words``-word answer slowly, over a "gov" collection."""

@@ -1,7 +1,9 @@
 """The OpenAI wire format: ``GET /v1/models`` and ``POST /v1/chat/completions`` (plain and
 server-sent events), so any OpenAI client can chat with a collection. The ``model`` selects a
 pipeline; citations and the trace come back in an extra ``convrag`` field that standard
-clients ignore. Stateless: the client sends the whole conversation each time."""
+clients ignore, and with the service's ``openai_sources`` also at the end of the answer's text
+(:func:`sources_block`), for the chat front-ends that show only the text. Stateless: the client
+sends the whole conversation each time."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import asyncio
 import json
 import logging
 import queue
+import re
 import threading
 import time
 import uuid
@@ -131,10 +134,48 @@ def unread_question(request: ChatCompletionRequest) -> str | None:
     return f"the question has no text: convrag reads a message's text parts, and this one holds {kinds}"
 
 
+#: the line that opens the sources an answer's text ends with (``openai_sources``)
+SOURCES = "Sources:"
+#: the line that gives the answer as checked where it differs from the text the model streamed
+CHECKED = "As checked against the passages:"
+_ADDED = re.compile(rf"(?:\n\n{re.escape(CHECKED)} (?P<checked>.*?))?(?:\n\n{re.escape(SOURCES)}\n(?:- \[\d+\] [^\n]*(?:\n|\Z))+)?\Z", re.DOTALL)
+
+
+def sources_block(citations: list[dict[str, Any]]) -> str:
+    """The cited passages as lines a chat front-end shows under the answer ("- [1] Fees (gov)
+    https://..."), after a blank line; "" for an answer that cites none. Open WebUI, LibreChat and
+    the like show a message's text alone, so without it their users read "[1]" with nothing it
+    points to."""
+    lines = {c["number"]: f"- [{c['number']}] {c['title'] or c['document_id']} ({c['collection']})" + (f" {c['url']}" if c["url"] else "")
+             for c in citations}
+    return f"\n\n{SOURCES}\n" + "\n".join(lines[n] for n in sorted(lines)) if lines else ""
+
+
+def added_text(streamed: str, answer: str, citations: list[dict[str, Any]]) -> str:
+    """What an answer whose model wrote ``streamed`` ends with for ``openai_sources``: its sources,
+    after the answer as checked (:data:`CHECKED`) where that differs: citation markers added or
+    re-pointed, or the decline sentence where the answer was not grounded. A client shows the text
+    as streamed and cannot take it back."""
+    checked = f"\n\n{CHECKED} {answer}" if " ".join(streamed.split()) != " ".join(answer.split()) else ""
+    return checked + sources_block(citations)
+
+
+def without_added(text: str) -> str:
+    """An assistant message as the conversation's history: without the sources :func:`sources_block`
+    added, and the answer as checked where :func:`added_text` gave it. A client sends its messages
+    back as it showed them, and the next turn's rewrite and prompt should read the answer alone."""
+    added = _ADDED.search(text)
+    if added is None or not added.group(0):
+        return text
+    return added.group("checked") if added.group("checked") is not None else text[: added.start()]
+
+
 def to_messages(request: ChatCompletionRequest) -> list[Message]:
     """User and assistant messages as convrag messages; system and tool messages are not part
-    of the conversation the strategies read."""
-    return [Message("user" if m.role == "user" else "agent", _text(m)) for m in request.messages if m.role in ("user", "assistant")]
+    of the conversation the strategies read. An assistant's message is read without what
+    ``openai_sources`` added to it (:func:`without_added`)."""
+    return [Message("user", _text(m)) if m.role == "user" else Message("agent", without_added(_text(m)))
+            for m in request.messages if m.role in ("user", "assistant")]
 
 
 def router() -> APIRouter:
@@ -167,9 +208,10 @@ def router() -> APIRouter:
             state.gate.acquire()
         except Busy as exc:
             raise ApiError(429, str(exc), "too_many_generations") from None
+        sources = state.settings.openai_sources
         if request.stream:
             turn = _start_turn(state, route.config, messages, request.sampling(), request.limits())
-            return _TurnStream(turn, _events(completion_id, created, request.model, turn))
+            return _TurnStream(turn, _events(completion_id, created, request.model, turn, sources))
 
         gone = threading.Event()
 
@@ -189,9 +231,10 @@ def router() -> APIRouter:
             raise ApiError(499, "the client closed the request before the answer was written", "client_closed_request")
         usage = _usage(result)
         extra = {"citations": result["citations"], "declined": result["declined"], "trace": result["trace"]}
+        content = result["answer"] + (sources_block(result["citations"]) if sources else "")
         return {
             "id": completion_id, "object": "chat.completion", "created": created, "model": request.model,
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": result["answer"]},
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
                          "finish_reason": _finish_reason(result), "logprobs": None}],
             "usage": usage, "convrag": extra,
         }
@@ -288,22 +331,27 @@ class _TurnStream(StreamingResponse):
             self.turn.gone.set()
 
 
-def _events(completion_id: str, created: int, model: str, turn: _Turn) -> Iterator[str]:
-    """chat.completion.chunk events as the model writes, then a final chunk with the finish reason,
-    usage and convrag's extra field (the final answer text, citations, trace), then ``[DONE]``."""
+def _events(completion_id: str, created: int, model: str, turn: _Turn, sources: bool = False) -> Iterator[str]:
+    """chat.completion.chunk events as the model writes, then (with ``sources``) one with the
+    answer's sources (:func:`added_text`), then a final chunk with the finish reason, usage and
+    convrag's extra field (the final answer text, citations, trace), then ``[DONE]``."""
     def event(delta: dict[str, Any], finish: str | None = None, **more: Any) -> str:
         chunk = {"id": completion_id, "object": "chat.completion.chunk", "created": created, "model": model,
                  "choices": [{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}], **more}
         return f"data: {json.dumps(chunk)}\n\n"
 
     yield event({"role": "assistant", "content": ""})
+    streamed = ""
     while (item := turn.pieces.get()) is not _END:
         if isinstance(item, Exception):
             status, message, code = error_for(item)
             yield f"data: {json.dumps(body(status, message, code))}\n\n"
         elif isinstance(item, dict):
             extra = {"answer": item["answer"], "citations": item["citations"], "declined": item["declined"], "trace": item["trace"]}
+            if sources and (added := added_text(streamed, item["answer"], item["citations"])):
+                yield event({"content": added})
             yield event({}, _finish_reason(item), usage=_usage(item), convrag=extra)
         else:
+            streamed += item
             yield event({"content": item})
     yield "data: [DONE]\n\n"

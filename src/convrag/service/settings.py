@@ -125,6 +125,10 @@ class ServiceSettings(BaseSettings):
     #: passages while the user reads
     #: (the next first token then waits for the passages and the question only; pipeline/read_ahead.py)
     read_ahead: bool = True
+    #: end an answer's text on the OpenAI endpoint with its sources ("Sources:" then "- [1] title
+    #: (collection) url" a line), for chat front-ends that show only the text (Open WebUI, LibreChat);
+    #: off, they are in the extra ``convrag`` field alone. Read back from the conversation a client sends
+    openai_sources: bool = False
     #: origins besides the server's own whose pages may change things (a reverse proxy's public URL)
     allowed_origins: list[str] = Field(default_factory=list)
     #: Host header values accepted besides the bound address and localhost (names the server is reached by)
