@@ -751,6 +751,23 @@ def test_ask_and_chat_take_the_decline_floor(tmp_path) -> None:
             assert result.exit_code != 0 and said in str(result.exception), (command, extra)
 
 
+def test_eval_answers_takes_the_decline_floor_for_the_settings_it_measures(tmp_path) -> None:
+    """A floor could be tried in a chat but not measured on MT-RAG: ``eval-answers`` had no
+    ``--decline-below``. It applies to the settings asked for, not to the first prompt they are
+    compared with (no gate), and a floor they cannot take is refused before the data is read."""
+    from convrag.cli.evaluate import answer_spec
+    from convrag.pipeline.build import answer_settings
+
+    measured = answer_spec("govt", "progressive", "default", "default", 0.35)
+    assert answer_settings(measured).decline.min_relevance == 0.35 and measured.collections == ("govt",)  # type: ignore[union-attr]
+    assert answer_spec("govt", "progressive", "first", "default", 0.35).decline_below is None
+    for extra, said in ((["--decline-below", "-0.1"], "a cosine from 0 to 1; got -0.1"),
+                        (["--answers", "first", "--decline-below", "0.3"], "'first' have no decline gate")):
+        result = runner.invoke(app, ["eval-answers", "--data", str(tmp_path / "no-data"), "--out", str(tmp_path / "out"), *extra])
+        assert result.exit_code != 0 and said in str(result.exception), extra
+        assert not (tmp_path / "out").exists()
+
+
 def test_the_decisions_panel_of_a_turn_the_gate_declined_names_the_floors_option(tiny_collection, capsys) -> None:
     """A turn declined at "best cosine 0.31 < 0.45" said nothing of how to move the floor."""
     from convrag.cli.chat import print_decisions

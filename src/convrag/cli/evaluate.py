@@ -14,6 +14,7 @@ from ..limits import check_question
 from .app import (
     AnswersOpt,
     BackendOpt,
+    DeclineBelowOpt,
     LLMOpt,
     LLMUrlOpt,
     MilvusUriOpt,
@@ -373,6 +374,15 @@ def trace_schema() -> None:
     print(json.dumps(turn_trace_schema(), indent=2, sort_keys=True))
 
 
+def answer_spec(domain: str, strategy: str, preset: str, answers: str, decline_below: Optional[float]):  # type: ignore[no-untyped-def]
+    """The pipeline ``eval-answers`` answers ``domain``'s turns with: the floor ``--decline-below``
+    sets is the gate's of the settings asked for (``answers``), not of the first prompt's it is
+    compared with, which has no gate."""
+    from ..pipeline import PipelineSpec
+
+    return PipelineSpec((domain,), strategy=strategy, answer=preset, decline_below=decline_below if preset == answers else None)
+
+
 @app.command("eval-answers", rich_help_panel="Evaluation on MT-RAG")
 def eval_answers(
     data: Annotated[Path, typer.Option("--data", help="MT-RAG data folder.")] = Path("../shared/mtrag"),
@@ -381,6 +391,7 @@ def eval_answers(
     partial: Annotated[int, typer.Option("--partial", min=0, help="PARTIAL turns sampled (seeded).")] = 20,
     unanswerable: Annotated[int, typer.Option("--unanswerable", min=-1, help="UNANSWERABLE turns sampled (-1: all).")] = -1,
     answers: AnswersOpt = "default",
+    decline_below: DeclineBelowOpt = None,
     compare: Annotated[bool, typer.Option("--compare/--no-compare", help="Also answer the same turns with the first prompt, for the overlap target.")] = True,
     strategy: Annotated[str, typer.Option("--strategy", "-s", help="Query strategy.")] = "progressive",
     seed: Annotated[int, typer.Option("--seed", help="Seed of the turn sample.")] = 0,
@@ -400,8 +411,10 @@ def eval_answers(
     from ..eval.answers import answer_turns, breakdowns, conversation_turns, report_markdown, run_answer_eval, summarize
     from ..eval.runner import BenchmarkIndexes
     from ..index.atomic import write_json, write_jsonl, write_text
-    from ..pipeline import PipelineSpec, build_pipeline
+    from ..pipeline import build_pipeline
+    from ..pipeline.spec import check_decline_below
 
+    check_decline_below(decline_below, answers)  # a floor the settings cannot take: said before anything loads
     layout = MTRAGData.discover(data, split)
     reporter = RichReporter()
     indexes = BenchmarkIndexes(layout, reporter=reporter)
@@ -412,7 +425,7 @@ def eval_answers(
         turns = answer_turns(layout, {"ANSWERABLE": answerable, "PARTIAL": partial, "UNANSWERABLE": None if unanswerable < 0 else unanswerable}, seed)
 
     def run(preset: str) -> list[dict]:
-        pipelines = {d: build_pipeline(PipelineSpec((d,), strategy=strategy, answer=preset), llm=model,
+        pipelines = {d: build_pipeline(answer_spec(d, strategy, preset, answers, decline_below), llm=model,
                                        opened={d: indexes.collection(d)}, embedder=indexes.embedder) for d in layout.domains}
         rows = run_answer_eval(pipelines, turns, reporter, read_ahead=read_ahead and conversations > 0)
         write_jsonl(out / f"answers-{preset}.jsonl", rows)
@@ -429,10 +442,11 @@ def eval_answers(
         from ..llm.local import llama_build
 
         build = f" ({llama_build()})"
-    header = (f"Answers on MT-RAG ({split} split, {chosen}), settings `{answers}`, strategy {strategy}, {model.backend}:{model.model}{build}; "
+    floor = "" if decline_below is None else f" (decline below {decline_below})"
+    header = (f"Answers on MT-RAG ({split} split, {chosen}), settings `{answers}`{floor}, strategy {strategy}, {model.backend}:{model.model}{build}; "
               f"machine: {machine_description()}; date {dt.date.today().isoformat()}.")
     parts = breakdowns(rows)
     markdown = report_markdown(summary, parts, header, baseline)
-    write_json(out / "summary.json", {"summary": summary, "first_prompt": baseline, "breakdowns": parts})
+    write_json(out / "summary.json", {"summary": summary, "first_prompt": baseline, "breakdowns": parts, "decline_below": decline_below})
     write_text(out / "summary.md", markdown)
     console.out(markdown, highlight=False)
