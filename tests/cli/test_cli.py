@@ -50,6 +50,22 @@ def test_index_then_search(tmp_path: Path) -> None:
         assert found.output.splitlines()[0].startswith("1. p2")
 
 
+def test_several_collections_are_searched_together_as_a_chat_searches_them(tmp_path: Path) -> None:
+    """``-c a,b`` was read as one collection named "a,b", where ``ask`` and ``chat`` take several."""
+    store = tmp_path / "store"
+    boats = write_jsonl(tmp_path / "boats.jsonl", [{"_id": "moor", "title": "Moorings", "text": "A visitor mooring costs 30 dollars a night."}])
+    for corpus, name in ((_corpus(tmp_path), "tiny"), (boats, "boats")):
+        assert runner.invoke(app, ["index", str(corpus), "-c", name, "--store", str(store), "--no-dense"]).exit_code == 0
+    found = runner.invoke(app, ["search", "passport renewal fee or a mooring", "-c", "tiny,boats", "--store", str(store), "-r", "bm25", "-k", "3"])
+    assert found.exit_code == 0, found.output
+    lines = found.output.splitlines()
+    assert lines[0] == "searched tiny, boats"
+    ranked = [line.split()[1] for line in lines if line[:1].isdigit()]
+    assert len(ranked) == 3 and "boats/moor" in ranked and any(r.startswith("tiny/p2") for r in ranked)
+    unknown = runner.invoke(app, ["search", "fee", "-c", "tiny,nope", "--store", str(store), "-r", "bm25"])
+    assert unknown.exit_code != 0 and "unknown collection 'nope'" in str(unknown.exception)
+
+
 def test_search_shows_ids_titles_and_text_as_written_not_as_markup(tmp_path: Path) -> None:
     # rich read "[draft]" as a style and dropped it, and "[/r/SkimThat]" (a Markdown link in 7 fiqa and 23 cloud
     # passages of MT-RAG) as a closing tag: a MarkupError traceback

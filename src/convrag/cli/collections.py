@@ -22,6 +22,7 @@ from .app import (
     check_backend,
     milvus_from,
     milvus_token,
+    split_list,
 )
 from .output import snippet
 
@@ -173,14 +174,16 @@ def _header(line: str) -> tuple[str, str]:
 @app.command(rich_help_panel="Collections")
 def search(
     query: Annotated[str, typer.Argument(help="The query text.")],
-    collection: Annotated[str, typer.Option("--collection", "-c", help="Collection to search.")],
+    collection: Annotated[str, typer.Option("--collection", "-c", help=(
+        "Collection to search; several, comma-separated, are searched as a chat over them searches: routed to "
+        "those the query is about, then fused."))],
     store: StoreOpt = None,
     retriever: Annotated[str, typer.Option("--retriever", "-r", help="bm25, dense or hybrid.")] = "hybrid",
     k: Annotated[int, typer.Option("-k", help="Number of results.")] = 5,
     backend: BackendOpt = "embedded",
     milvus_uri: MilvusUriOpt = "./data/convrag.db",
 ) -> None:
-    """Search one collection and print the ranked passages."""
+    """Search collections and print the ranked passages."""
     from ..config import default_store
     from ..index.collection import CollectionStore
     from ..retrieve.registry import make_retriever
@@ -188,18 +191,45 @@ def search(
     check_question(query, "query")
     if k < 1:
         raise ConfigError("-k must be at least 1")
+    names = split_list(collection)
     milvus = milvus_from(backend, milvus_uri, store)
+    if len(names) > 1:
+        _search_several(query, names, store, retriever, k, milvus)
+        return
     if milvus is not None:
         from ..backends.milvus import MilvusRetriever
 
         searcher = MilvusRetriever(milvus.open(collection), retriever)
     else:
         searcher = make_retriever(retriever, CollectionStore(store or default_store()).open(collection))
-    hits = searcher.search([query], k)[0]
+    _print_hits(searcher.search([query], k)[0], "")
+
+
+def _search_several(query: str, names: list[str], store: Path | None, retriever: str, k: int, milvus: object) -> None:
+    """``names`` searched as ``/api/search`` and a chat's turn search them (the pipeline's routing and
+    fusion across collections, no rewriting), each hit named with its collection. A user with a
+    handbook and a product FAQ could chat over both but had to search them one at a time, so could
+    not see what a turn over both would draw from."""
+    from ..pipeline import PipelineSpec, build_pipeline
+
+    spec = PipelineSpec(tuple(names), strategy="last_turn", retriever=retriever, k=k)
+    hits, report = build_pipeline(spec, store=store, generate=False, milvus=milvus).search(query, k)
+    left_out = [n for n in names if n not in report.results and n not in report.failures]
+    searched = [n for n in names if n in report.results]
+    note = f"searched {', '.join(searched)}" + (f"; routed away from {', '.join(left_out)}: not about the query" if left_out else "")
+    for name, reason in report.failures.items():
+        note += f"; {name} failed: {reason}"
+    console.out(note, highlight=False, style="dim")
+    _print_hits(hits, "fused ")
+
+
+def _print_hits(hits: list, score_label: str) -> None:  # type: ignore[type-arg]
     if not hits:
         console.print("no passage matches the query")
     for hit in hits:
-        console.print(f"[bold]{hit.rank}.[/bold] {escape(hit.doc_id)}  [dim]score {hit.score:.4f}[/dim]  {escape(hit.title)}")
+        where = f"{escape(hit.collection)}/" if score_label else ""
+        doc_id = hit.passage_id if score_label else hit.doc_id
+        console.print(f"[bold]{hit.rank}.[/bold] {where}{escape(doc_id)}  [dim]{score_label}score {hit.score:.4f}[/dim]  {escape(hit.title)}")
         console.out(f"   {snippet(hit.text)}", highlight=False)
 
 
