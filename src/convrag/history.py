@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from .social import social_turn
 from .types import Message
 
 
@@ -29,7 +30,29 @@ class TurnPair:
 
 def turn_pairs(history: Sequence[Message]) -> list[TurnPair]:
     """Group alternating messages into exchanges; an agent message with no user message before it
-    (a history that starts with the agent) becomes a pair with an empty user side."""
+    (a history that starts with the agent) becomes a pair with an empty user side. An exchange
+    whose user message is social ("Thanks!", "ok": :func:`convrag.social.social_turn`) is left out,
+    its turn number kept by the others: it holds nothing a rewrite or an answer can use, and as the
+    last exchange it stood in for the one before it, which is all the progressive strategy's rewrite
+    reads ("Can I carry any over?" after "Thanks!" was declined)."""
+    return [pair for pair in _all_pairs(history) if social_turn(pair.user) is None]
+
+
+def topical(history: Sequence[Message]) -> list[Message]:
+    """``history`` without its social exchanges (a social user message and the agent's reply to it),
+    as :func:`turn_pairs` leaves them out: for the topic terms a follow-up is expanded with, where a
+    "Thanks!" exchange counted as one more exchange back, weakening the topic's terms."""
+    out: list[Message] = []
+    skipping = False
+    for message in history:
+        if message.speaker == "user":
+            skipping = social_turn(message.text) is not None
+        if not skipping:
+            out.append(message)
+    return out
+
+
+def _all_pairs(history: Sequence[Message]) -> list[TurnPair]:
     pairs: list[TurnPair] = []
     user: str | None = None
     for message in history:

@@ -730,6 +730,20 @@ def test_the_decisions_panel_shows_a_follow_ups_score_with_the_question_before_i
     assert "2 of 3 passage sentences, relevance 0.35, 0.61 with the question before it" in " ".join(capsys.readouterr().out.split())
 
 
+def test_a_social_turn_shows_its_reply_and_why_nothing_was_searched(capsys) -> None:
+    from convrag.cli.chat import print_answer, print_decisions
+    from convrag.merge.base import MergeOutcome
+    from convrag.pipeline import PipelineResult
+    from convrag.pipeline.trace import TurnTrace
+
+    result = PipelineResult("You're welcome!", [], False, MergeOutcome([]), TurnTrace(social={"kind": "thanks", "reply": "You're welcome!"}))
+    print_answer(result)
+    print_decisions(result)
+    out = " ".join(capsys.readouterr().out.split())
+    assert "a social turn (thanks): replied without a search or a model call" in out
+    assert "(no citations)" not in out and "queries:" not in out
+
+
 def test_the_decisions_panel_names_the_heading_a_sentence_scored_under(capsys) -> None:
     from convrag.cli.chat import print_decisions
     from convrag.merge.base import MergeOutcome

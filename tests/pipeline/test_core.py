@@ -49,6 +49,30 @@ def test_empty_results_everywhere_decline_without_a_model_call():
     assert result.text == DECLINE and result.declined and result.citations == [] and llm.requests == []
 
 
+def test_a_social_turn_is_replied_to_without_a_search_or_a_model_call(tiny_collection):
+    """"Thanks, that's helpful!" cost a rejected rewrite, a search and an answer call (18.6 s on two
+    cores) to be declined; the question after it is searched with the exchange before the thanks."""
+    from convrag.social import REPLIES
+
+    llm = ScriptedLLM(answer=["Processing takes 6 to 8 weeks [1]."], rewrite=["How long does passport renewal take?"])
+    pipeline = build_pipeline(PipelineSpec(("tiny",), retriever="bm25"), llm=llm, opened={"tiny": tiny_collection})
+    history = [Message("user", "How much does passport renewal cost?"), Message("agent", "130 dollars [1].")]
+    thanks = [*history, Message("user", "Thanks, that's helpful!")]
+    streamed = list(pipeline.stream(thanks))
+    assert streamed[0] == REPLIES["thanks"] and streamed[-1].text == REPLIES["thanks"] and llm.requests == []
+    result = streamed[-1]
+    assert not result.declined and result.citations == [] and result.trace.search is None and result.trace.strategy is None
+    assert result.trace.to_dict()["social"] == {"kind": "thanks", "reply": REPLIES["thanks"]}
+    TypeAdapter(TurnTraceDict).validate_python(result.trace.to_dict())
+    follow_up = pipeline.answer([*thanks, Message("agent", result.text), Message("user", "How long does it take?")])
+    assert follow_up.trace.strategy.stage == "2" and "User: How much does passport renewal cost?" in llm.last_user_prompt("rewrite")
+    assert "Thanks" not in llm.last_user_prompt("rewrite") and "Thanks" not in llm.last_user_prompt("answer")
+    # the first prompt, kept for comparison with the benchmark's, answers every turn
+    first = build_pipeline(PipelineSpec(("tiny",), strategy="last_turn", retriever="bm25", answer="first"), llm=ScriptedLLM(answer=["Welcome."]),
+                           opened={"tiny": tiny_collection})
+    assert first.answer(thanks).trace.social is None
+
+
 def test_a_stop_while_the_question_is_searched_ends_the_turn_before_the_answer_is_begun(tiny_collection):
     """A "Stop" was seen only at the answer's first piece, after the model had read the whole answer
     prompt (seconds on a CPU), which held the model that long for an answer nobody wanted."""

@@ -1,6 +1,6 @@
 import pytest
 
-from convrag.history import Budget, pair_lines, render_context, turn_pairs
+from convrag.history import Budget, pair_lines, render_context, topical, turn_pairs
 from convrag.types import Message
 
 
@@ -112,3 +112,15 @@ def test_a_long_history_renders_as_it_did_with_work_in_proportion_to_its_length(
 
     render_context(long, counted, Budget(tokens=600))
     assert sum(read) < 3 * len("\n".join(line for block in long for line in block))  # from the start: ~700x that
+
+
+def test_social_exchanges_are_left_out_of_the_context_their_turn_numbers_kept():
+    """After "Thanks!" the last exchange was the thanks, all the progressive rewrite reads, so "Can I
+    carry any over?" lost what "any" stands for."""
+    history = [Message("user", "How many days of leave do I get?"), Message("agent", "25 days [1]."),
+               Message("user", "Thanks, that's helpful!"), Message("agent", "You're welcome!"),
+               Message("user", "What about sick leave?"), Message("agent", "20 days at full pay [1].")]
+    pairs = turn_pairs(history[:4])
+    assert [(p.turn, p.user) for p in pairs] == [(1, "How many days of leave do I get?")]
+    assert [p.turn for p in turn_pairs(history)] == [1, 3]
+    assert topical(history) == history[:2] + history[4:]

@@ -101,7 +101,7 @@ def test_references_can_be_left_to_the_zero_call_expansion(embedder):
     assert result.trace.stage == "1r" and llm.requests == [] and result.fuse_with == ()
     assert result.query.startswith(FOLLOW_UP + " ") and result.query != FOLLOW_UP
     assert run(llm, embedder, "Fees for adults?", rewrite="never").trace.stage == "1x"  # short: expanded, never sent
-    no_terms = run(llm, embedder, FOLLOW_UP, [("hi", "hello")], rewrite="never")  # nothing to expand with
+    no_terms = run(llm, embedder, FOLLOW_UP, [("Can you help me with something?", "Yes, of course.")], rewrite="never")  # nothing to expand with
     assert no_terms.trace.stage == "1r" and no_terms.query == FOLLOW_UP and llm.requests == []
 
 

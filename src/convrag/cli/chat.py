@@ -37,7 +37,7 @@ def print_answer(result: PipelineResult) -> None:
         how = " [dim](matched by wording)[/dim]" if c.inferred else ""
         console.print(f"  \\[{c.number}] {escape(c.collection)} / {escape(c.title or c.document_id)} ({escape(c.passage_id)}){escape(where)}{how}",
                       highlight=False)
-    if not result.citations:
+    if not result.citations and result.trace.social is None:  # a reply to "Thanks!" has nothing to cite
         console.print("  [dim](no citations)[/dim]")
     warning = (result.trace.answer or {}).get("warning")
     if warning:  # said beside the answer, not only in the decisions: it is about whether to trust it
@@ -54,12 +54,15 @@ def unsearched(result: PipelineResult) -> dict[str, str]:
 def print_decisions(result: PipelineResult) -> None:
     t = result.trace
     lines = []
+    if t.social is not None:
+        lines.append(f"a social turn ({escape(t.social['kind'])}): replied without a search or a model call")
     if t.strategy is not None:
         s = t.strategy
         lines.append(f"strategy {s.strategy}: stage {s.stage}, {len(s.calls)} LLM call(s), {s.prompt_tokens} prompt tokens")
         lines += [f"fallback at {f.stage}: {escape(f.reason)}" for f in s.fallbacks]
         lines += [_sent_without(f"{c.purpose} call", c.sent_without) for c in s.calls if c.sent_without]
-    lines.append(f"queries: {escape(' | '.join(t.queries))}")
+    if t.queries:
+        lines.append(f"queries: {escape(' | '.join(t.queries))}")
     if t.routing is not None:
         scores = ", ".join(f"{n} {v:.2f}" for n, v in t.routing.scores.items())
         lines.append(f"routing: searched {escape(', '.join(t.routing.kept))} (scores {escape(scores)})")

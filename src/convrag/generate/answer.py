@@ -223,6 +223,9 @@ class AnswerSettings:
     copy_bias: float = 0.0
     #: the fewest words of the answer's ending a passage must hold before its continuation gets the bonus
     copy_context: int = 2
+    #: answer a greeting, thanks, a goodbye or a bare "ok" with a reply of its kind, without a search
+    #: or a model call (:mod:`convrag.social`); the pipeline looks at it before the strategy
+    social_replies: bool = True
 
     def __post_init__(self) -> None:
         if self.prompt not in PROMPTS:
@@ -235,7 +238,7 @@ class AnswerSettings:
     @classmethod
     def first(cls) -> AnswerSettings:
         """The answers before compression, the decline gate and the cited prompt (for comparison)."""
-        return cls(prompt="plain", compression=None, decline=None, max_tokens=200, cite_sentences=False)
+        return cls(prompt="plain", compression=None, decline=None, max_tokens=200, cite_sentences=False, social_replies=False)
 
 
 #: named settings, so that a pipeline spec, the CLI and the evaluation can pick one

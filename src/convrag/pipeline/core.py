@@ -26,6 +26,7 @@ from ..queries.multi_query import FUSION_DEPTH, distinct, fuse_renderings
 from ..queries.stages import QueryStage
 from ..retrieve.multi import CollectionSearch, SearchReport, collection_weights, embedding_counts, search_collections
 from ..retrieve.routing import Routing, RoutingSettings, route
+from ..social import social_turn
 from ..strategies.base import Strategy
 from ..types import Message, SourcedHit, Task
 from .trace import TurnTrace
@@ -186,6 +187,16 @@ class Pipeline:
         assert result is not None
         return result
 
+    def _social(self, messages: Sequence[Message]) -> PipelineResult | None:
+        """The reply to a social last message ("Thanks!", "ok bye"), where the answer settings give
+        one: no search, no model call, nothing cited or declined (:mod:`convrag.social`)."""
+        if self.generator is None or not self.generator.settings.social_replies or not messages or messages[-1].speaker != "user":
+            return None
+        social = social_turn(messages[-1].text)
+        if social is None:
+            return None
+        return PipelineResult(social.reply, [], False, MergeOutcome([]), TurnTrace(social=social._asdict()))
+
     def stream(self, messages: Sequence[Message], task_id: str = "turn", stream_text: bool = True,
                sampling: Sampling | None = None, stop: threading.Event | None = None,
                limits: ClientLimits | None = None) -> Iterator[str | PipelineResult]:
@@ -202,6 +213,13 @@ class Pipeline:
             return stop is not None and stop.is_set()
 
         start = time.perf_counter()
+        social = self._social(messages)
+        if social is not None:
+            if stream_text:
+                yield social.text
+            social.trace.timings_s["total"] = time.perf_counter() - start
+            yield social
+            return
         try:
             # the rewrite's and the query stages' calls see the stop too (a local model looks at it
             # while it reads their prompts); a strategy records a stopped call as a failed one

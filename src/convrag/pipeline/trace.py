@@ -157,6 +157,13 @@ class PassageDict(TypedDict):
     selection_reason: str
 
 
+class SocialDict(TypedDict):
+    """A greeting, thanks, a goodbye or a bare acknowledgement, replied to without a search or a model call."""
+
+    kind: str
+    reply: str
+
+
 class TurnTraceDict(TypedDict, total=False):
     strategy: StrategyTraceDict
     renderings: list[RenderingDict]
@@ -168,6 +175,7 @@ class TurnTraceDict(TypedDict, total=False):
     timings_s: dict[str, float]
     empty_collections: list[str]
     fallback: str
+    social: SocialDict
     passages: list[PassageDict]
 
 
@@ -185,6 +193,7 @@ class TurnTrace:
     timings_s: dict[str, float] = field(default_factory=dict)
     empty_collections: list[str] = field(default_factory=list)
     fallback: str | None = None
+    social: dict[str, str] | None = None  # the turn's kind and reply, where it was social (:mod:`convrag.social`)
 
     def to_dict(self) -> TurnTraceDict:
         out: TurnTraceDict = {"timings_s": dict(self.timings_s)}
@@ -208,6 +217,8 @@ class TurnTrace:
             out["empty_collections"] = list(self.empty_collections)
         if self.fallback:
             out["fallback"] = self.fallback
+        if self.social is not None:
+            out["social"] = {"kind": self.social["kind"], "reply": self.social["reply"]}
         return out
 
 

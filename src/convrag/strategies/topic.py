@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from bm25s.stopwords import STOPWORDS_EN
 
+from ..history import topical
 from ..text import stemmer, zipf
 from ..types import Message
 
@@ -95,6 +96,7 @@ def conversation_terms(
     """The history's specific terms that ``question`` does not already contain, best first, with
     their weights: sum over occurrences of recency x speaker x specificity (6 - Zipf)."""
     asked = {_stem(t) for t in tokens(question)}
+    history = topical(history)  # a "Thanks!" exchange names no topic, and is no exchange back
     # recency by exchange: the last user message and the answer after it are 0 exchanges back
     n_users = sum(m.speaker == "user" for m in history)
     seen = 0
@@ -126,7 +128,7 @@ def names_topic(question: str, max_zipf: float = 4.6) -> bool:
 def shared_terms(question: str, history: Sequence[Message], max_zipf: float = 4.6) -> list[str]:
     """The specific terms of ``question`` that the conversation used too (compared by stem): a
     follow-up that repeats one ("And the Pro plan's fees?") already names what it is about."""
-    said = {_stem(term) for message in history for term in specific_terms(message.text, max_zipf)}
+    said = {_stem(term) for message in topical(history) for term in specific_terms(message.text, max_zipf)}
     return [term for term in specific_terms(question, max_zipf) if _stem(term) in said]
 
 

@@ -705,6 +705,7 @@ function showTrace(index) {
   row(facts, ["query used", s.final_query || "-"]);
   row(facts, ["no-op rewrite", s.noop ? "yes" : "no"]);
   if (t.fallback) row(facts, ["fallback", t.fallback]);
+  if (t.social) row(facts, ["social turn", `${t.social.kind}: replied without a search or a model call`]);
   if (t.routing) row(facts, ["collections searched", `${t.routing.kept.join(", ")} (scores ${Object.entries(t.routing.scores).map(([n, v]) => `${n} ${Number(v).toFixed(2)}`).join(", ")})`]);
   const search = t.search || {};
   if (search.seconds) row(facts, ["search time", Object.entries(search.seconds).map(([n, v]) => `${n} ${(Number(v) * 1000).toFixed(0)} ms`).join(", ") || "-"]);
