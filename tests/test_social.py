@@ -10,6 +10,7 @@ from convrag.social import REPLIES, social_turn
     ("ok bye", "goodbye"), ("All right, see ya", "goodbye"), ("See you later", "goodbye"),
     ("hi, can you help me", "greeting"), ("Good morning!", "greeting"), ("Hello", "greeting"),
     ("OK", "acknowledgement"), ("cool, got it", "acknowledgement"), ("omg.", "acknowledgement"),
+    ("👍", "acknowledgement"), ("🙏🙏", "acknowledgement"),  # a symbol, no words: searched, it was declined
 ])
 def test_greetings_thanks_goodbyes_and_acknowledgements_are_social(message: str, kind: str) -> None:
     social = social_turn(message)
@@ -22,7 +23,7 @@ def test_greetings_thanks_goodbyes_and_acknowledgements_are_social(message: str,
     "Is that all?", "ok?",  # a question
     "In water", "registered business", "I am in Sacramento.",  # MT-RAG's terse follow-ups, which need a search
     "Good day",  # every word allowed, none social alone
-    "", "   ", "!!!",
+    "", "   ", "!!!", "🤔?",
 ])
 def test_anything_that_may_ask_for_information_is_not(message: str) -> None:
     assert social_turn(message) is None

@@ -14,6 +14,7 @@ plan?" and "Is that all?" are questions. Pure string rules, no model call, as pr
 
 from __future__ import annotations
 
+import unicodedata
 from typing import NamedTuple
 
 from .text import words
@@ -55,6 +56,8 @@ def social_turn(message: str) -> Social | None:
     """The kind of social turn ``message`` is, with its reply; None for anything that may ask for
     information (see the module docstring)."""
     tokens = words(message)
+    if not tokens and any(unicodedata.category(ch) == "So" for ch in message):  # "👍", "🙏": no words, a symbol
+        return None if "?" in message else Social("acknowledgement", REPLIES["acknowledgement"])
     if not tokens or "?" in message or any(t not in WORDS for t in tokens):
         return None
     kind = next((kind for kind, marks in KINDS.items() if marks & set(tokens)), None)
