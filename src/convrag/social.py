@@ -9,7 +9,8 @@ answers are a social reply ("You are welcome. Is there anything else I can help 
 
 A turn is social only when every word of it is one of :data:`WORDS` and one of them is a word
 that makes it so (:data:`KINDS`), and it asks nothing ("?"): "Thanks, and how much is the Team
-plan?" and "Is that all?" are questions. Pure string rules, no model call, as progressive's stage 1.
+plan?" and "Is that all?" are questions. A message of symbols and no words ("👍") is an
+acknowledgement. Pure string rules, no model call, as progressive's stage 1.
 """
 
 from __future__ import annotations
