@@ -807,7 +807,7 @@ def test_the_decisions_panel_of_a_turn_the_gate_declined_names_the_floors_option
 
     pipeline = build_pipeline(PipelineSpec(("tiny",), strategy="last_turn"), llm=ScriptedLLM(), opened={"tiny": tiny_collection})
     print_decisions(pipeline.answer([Message("user", "What is the price of a driving licence?")]))
-    assert "(the floor is --decline-below: lower it if the passages kept hold the answer)" in " ".join(capsys.readouterr().out.split())
+    assert "(the floor is --decline-below, /decline-below in a chat: lower it if the passages kept hold the answer)" in " ".join(capsys.readouterr().out.split())
     answered = build_pipeline(PipelineSpec(("tiny",), strategy="last_turn"), llm=ScriptedLLM(answer=["It costs 130 dollars [1]."]),
                               opened={"tiny": tiny_collection})
     print_decisions(answered.answer([Message("user", "How much does passport renewal cost?")]))

@@ -433,6 +433,34 @@ def test_building_a_pipeline_opens_again_when_a_build_publishes_between_opening_
     assert pipeline.collections[0].retriever.sparse.collection.version_dir == published[0]
 
 
+def test_a_chat_moves_its_decline_floor_and_asks_again(tmp_path, embedder, capsys):
+    """A turn declined at "best cosine 0.37 < 0.45" could only be asked again in a new chat started
+    with --decline-below; ``/decline-below X`` moves the floor from the next question on."""
+    from convrag.cli.chat import chat_loop
+    from convrag.index.collection import Collection
+    from convrag.pipeline import LivePipeline
+
+    Collection.build(tmp_path / "kb", TINY, embedder=embedder)
+    llm = ScriptedLLM(answer=["Passport renewal costs 130 dollars [1]."] * 3)
+    source = LivePipeline(PipelineSpec(("kb",), strategy="last_turn"), llm, store=tmp_path)
+    question = "How much is a passport renewal by mail?"
+    asked = source.pipeline.answer([Message("user", question)])
+    best = asked.trace.answer["details"]["compression"]["relevance"]  # this turn's own best cosine
+    over = f"{min(best + 0.02, 1.0):.4f}"
+    lines = iter([question, "/decline-below", f"/decline-below {over}", "/again", "/decline-below lots", "/decline-below 1.5",
+                  "/decline-below 0", "/again", "/quit"])
+    history = chat_loop(source, lambda prompt: next(lines))
+    out = " ".join(capsys.readouterr().out.split())
+    assert "declining below a best cosine of 0.45;" in out
+    assert f"from the next question on, declining below {float(over):g}" in out
+    assert "the floor is a number from 0 to 1, as in /decline-below 0.35; got lots" in out
+    assert "the decline floor is a cosine from 0 to 1; got 1.5" in out
+    # answered as asked, declined without a call over its best cosine, answered again with the gate off
+    assert out.count("Passport renewal costs 130 dollars [1].") == 2 and out.count(DECLINE) == 1
+    assert history[-1].text == "Passport renewal costs 130 dollars [1]." and len(history) == 2
+    assert llm.kinds() == ["answer"] * 3  # the first outside the chat, for the turn's best cosine
+
+
 def test_a_terminal_chat_searches_a_collection_re_indexed_during_it(tmp_path, embedder, capsys):
     """`convrag chat` kept searching the version it started with: documents indexed from another
     terminal during the chat were never found. The chat now follows the collection's live version."""

@@ -23,11 +23,12 @@ from ..types import Message
 from .app import said
 
 HELP = ("commands: /trace (decisions of the last turn), /json (its full trace), /again (another answer to the last "
-        "question), /collections [A,B] (what is searched; change it), /save FILE (the conversation, for --history), "
+        "question), /collections [A,B] (what is searched; change it), /decline-below [X] (the decline gate's floor; "
+        "change it), /save FILE (the conversation, for --history), "
         "/reset, /help, /quit; Ctrl-C stops an answer")
 #: a line that is one slash-word is a command, known or not: a mistyped "/trcae" is not asked as a question
 #: (a question that starts with a path, "/etc/hosts format?", is not one word)
-_COMMAND = re.compile(r"/[A-Za-z]+")
+_COMMAND = re.compile(r"/[A-Za-z-]+")
 
 
 def print_answer(result: PipelineResult) -> None:
@@ -79,7 +80,7 @@ def print_decisions(result: PipelineResult) -> None:
         if answer.get(key):
             lines.append(f"answer {key}: {escape(str(answer[key]))}")
     if "declined_below" in (answer.get("details") or {}):
-        lines.append("[dim](the floor is --decline-below: lower it if the passages kept hold the answer)[/dim]")
+        lines.append("[dim](the floor is --decline-below, /decline-below in a chat: lower it if the passages kept hold the answer)[/dim]")
     if (answer.get("llm_call") or {}).get("sent_without"):
         lines.append(_sent_without("answer call", answer["llm_call"]["sent_without"]))
     details = answer.get("details") or {}
@@ -174,6 +175,33 @@ def choose_collections(source: Pipeline | LivePipeline, pipeline: Pipeline, name
     return pipeline
 
 
+def choose_floor(source: Pipeline | LivePipeline, pipeline: Pipeline, given: str) -> Pipeline:
+    """``/decline-below``: say the decline gate's floor, or set it to ``given`` from the next
+    question on (``/again`` asks the last one again). A turn declined at "best cosine 0.37 < 0.45"
+    could only be asked again in a new chat started with ``--decline-below``. The pipeline the next
+    turn uses is returned."""
+    if not isinstance(source, LivePipeline):
+        console.print("[dim]this chat's decline floor cannot be changed[/dim]")
+        return pipeline
+    if not given.strip():
+        floor = source.decline_floor()
+        said = "no decline gate (these answer settings have none)" if floor is None else f"declining below a best cosine of {floor:g}"
+        console.print(f"[dim]{said}; /decline-below X sets it from the next question (0 turns the gate off)[/dim]")
+        return pipeline
+    try:
+        floor = float(given)
+    except ValueError:
+        console.print(f"[red]error:[/red] the floor is a number from 0 to 1, as in /decline-below 0.35; got {escape(given.strip())}")
+        return pipeline
+    try:
+        pipeline = source.set_decline_below(floor)
+    except ConvragError as exc:
+        console.print(f"[red]error:[/red] {escape(str(exc))}")
+        return pipeline
+    console.print(f"[dim]from the next question on, declining below {floor:g} (/again asks the last question again)[/dim]")
+    return pipeline
+
+
 def terminal_reader() -> Callable[[str], str]:
     """How the chat reads a question: ``input``, with GNU readline (or libedit) loaded on a terminal.
     Without it a question pasted over several lines was asked line by line, each an answer of its
@@ -229,6 +257,9 @@ def chat_loop(source: Pipeline | LivePipeline, read: Callable[[str], str] | None
             continue
         if line == "/collections" or line.startswith("/collections "):
             pipeline = choose_collections(source, pipeline, line[len("/collections"):])
+            continue
+        if line == "/decline-below" or line.startswith("/decline-below "):
+            pipeline = choose_floor(source, pipeline, line[len("/decline-below"):])
             continue
         if line in ("/trace", "/json"):
             if last is None:

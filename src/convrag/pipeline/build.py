@@ -151,6 +151,20 @@ class LivePipeline:
         self._versions = self._live()
         return pipeline
 
+    def set_decline_below(self, floor: float) -> Pipeline:
+        """Decline below ``floor`` from the next turn on (the chat's ``/decline-below``), as
+        ``--decline-below`` would have. A floor the answer settings cannot take raises, and the
+        pipeline stays as it was."""
+        spec = replace(self.spec, decline_below=floor)
+        self.pipeline = build_pipeline(spec, llm=self.llm, store=self.root, milvus=self.milvus)
+        self.spec, self._versions = spec, self._live()
+        return self.pipeline
+
+    def decline_floor(self) -> float | None:
+        """The decline gate's floor the turns use (None: the answer settings have no gate)."""
+        gate = answer_settings(self.spec).decline
+        return None if gate is None else gate.min_relevance
+
     def current(self) -> tuple[Pipeline, list[str]]:
         """The pipeline over the live versions, and the collections re-indexed since the last call."""
         versions = self._live()
