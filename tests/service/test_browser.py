@@ -231,6 +231,25 @@ def test_a_collection_that_could_not_be_searched_is_said_beside_the_answer(tmp_p
         page.close()
 
 
+def test_a_turn_the_gate_declined_says_where_its_floor_is_set(tmp_path: Path, browser) -> None:  # type: ignore[no-untyped-def]
+    """The decisions said "best cosine 0.37 < 0.45" and nothing of the setting that moves the floor."""
+    settings = ServiceSettings.load(data_dir=tmp_path / "svc", decline_below=0.99)  # every turn under it
+    with ThreadServer(settings, StreamingScriptedLLM(answer=[])) as server:  # declined without a model call
+        gov_and_boats(server)
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        page.goto(server.url)
+        page.check(".collection-choice[value=gov]")
+        page.click("#new-chat")
+        page.fill("#question", "How much does passport renewal by mail cost?")
+        page.click("#send")
+        answer = page.locator(".msg.assistant:not(.streaming)").first
+        expect(answer).to_contain_text("I do not have specific information", timeout=60_000)
+        answer.get_by_role("button", name="Show decisions").click()
+        expect(page.locator("#trace-body")).to_contain_text("< 0.99")
+        expect(page.locator("#trace-body")).to_contain_text("the floor is the server's decline_below setting (or its pipeline's)")
+        page.close()
+
+
 def test_the_ticks_are_the_open_conversation_s_collections_and_change_them(tmp_path: Path, browser) -> None:  # type: ignore[no-untyped-def]
     """The ticks showed the choice for a new conversation whatever was open, so a conversation over
     "gov" showed no tick or another's, and its collections could not be changed."""

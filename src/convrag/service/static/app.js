@@ -743,6 +743,8 @@ function showTrace(index) {
     if (answer[key] !== undefined) body.append(el("div", `answer ${key.replace("_", " ")}: ${JSON.stringify(answer[key])}`));
   }
   const details = answer.details || {};
+  // a turn the gate declined said "best cosine 0.37 < 0.45" and not where that floor is set
+  if (details.declined_below !== undefined) body.append(el("div", "the floor is the server's decline_below setting (or its pipeline's): lower it if the passages kept hold the answer"));
   if (details.compression) {
     const c = details.compression;
     const withBefore = c.relevance_in_context === undefined ? "" : `, ${Number(c.relevance_in_context).toFixed(2)} with the question before it`;
