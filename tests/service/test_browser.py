@@ -231,10 +231,12 @@ def test_a_collection_that_could_not_be_searched_is_said_beside_the_answer(tmp_p
         page.close()
 
 
-def test_a_turn_the_gate_declined_says_where_its_floor_is_set(tmp_path: Path, browser) -> None:  # type: ignore[no-untyped-def]
-    """The decisions said "best cosine 0.37 < 0.45" and nothing of the setting that moves the floor."""
+def test_a_turn_the_gate_declined_says_where_its_floor_is_set_and_can_be_answered_anyway(tmp_path: Path, browser) -> None:  # type: ignore[no-untyped-def]
+    """The decisions said "best cosine 0.37 < 0.45" and nothing of the setting that moves the floor,
+    and a user who found the passages did hold the answer could not have it."""
     settings = ServiceSettings.load(data_dir=tmp_path / "svc", decline_below=0.99)  # every turn under it
-    with ThreadServer(settings, StreamingScriptedLLM(answer=[])) as server:  # declined without a model call
+    llm = StreamingScriptedLLM(answer=["Adults pay 130 dollars by mail [1]."])  # asked only once the gate is off
+    with ThreadServer(settings, llm) as server:
         gov_and_boats(server)
         page = browser.new_page(viewport={"width": 1400, "height": 900})
         page.goto(server.url)
@@ -247,6 +249,13 @@ def test_a_turn_the_gate_declined_says_where_its_floor_is_set(tmp_path: Path, br
         answer.get_by_role("button", name="Show decisions").click()
         expect(page.locator("#trace-body")).to_contain_text("< 0.99")
         expect(page.locator("#trace-body")).to_contain_text("the floor is the server's decline_below setting (or its pipeline's)")
+        assert llm.requests == []
+        # "Answer anyway": the same question with the gate off, in place of the decline
+        answer.get_by_role("button", name="Answer anyway").click()
+        expect(page.locator(".msg.assistant:not(.streaming)").first).to_contain_text("Adults pay 130 dollars by mail", timeout=60_000)
+        expect(page.locator(".msg.assistant")).to_have_count(1)
+        expect(page.get_by_role("button", name="Answer anyway")).to_have_count(0)
+        assert llm.kinds() == ["answer"]
         page.close()
 
 

@@ -464,6 +464,35 @@ def test_a_prompt_the_model_cannot_read_at_once_is_413_not_try_again(tmp_path: P
         assert client.get(f"/api/conversations/{conv['id']}").json()["turns"] == []
 
 
+def test_a_declined_answer_is_regenerated_under_another_floor(tmp_path: Path) -> None:
+    """A turn the gate declined ("best cosine 0.37 < 0.45") could not be answered in that
+    conversation; a regenerate may give the floor for its answer alone (the web chat's "Answer anyway")."""
+    llm = ScriptedLLM(answer=["Renewal by mail costs 130 dollars [1]."])
+    with serve(tmp_path, llm, decline_below=0.99) as server, httpx.Client(base_url=server.url, timeout=120) as client:
+        client.post("/api/collections", json={"name": "gov"})
+        upload(client, "gov", [("passports.md", PASSPORT)])
+        conv = client.post("/api/conversations", json={"collections": ["gov"]}).json()
+        asked = client.post(f"/api/conversations/{conv['id']}/messages", json={"question": "How much does renewal by mail cost?"}).json()
+        assert asked["declined"] and asked["trace"]["answer"]["details"]["declined_below"] == 0.99 and llm.requests == []
+        for floor, code in ((1.5, "invalid_request"), (-0.1, "invalid_request"), (False, "invalid_request"), ("0", "invalid_request")):
+            refused = client.post(f"/api/conversations/{conv['id']}/regenerate", json={"decline_below": floor})
+            assert refused.status_code == 422 and refused.json()["error"]["code"] == code
+        again = client.post(f"/api/conversations/{conv['id']}/regenerate", json={"decline_below": 0}).json()
+        assert not again["declined"] and again["answer"] == "Renewal by mail costs 130 dollars [1]."
+        assert llm.decodings[-1].temperature == 0  # the answer under that floor, not another sampled attempt
+        turns = client.get(f"/api/conversations/{conv['id']}").json()["turns"]
+        assert [t["answer"] for t in turns] == [again["answer"]]
+        # the conversation's next turns keep the server's floor
+        follow_up = client.post(f"/api/conversations/{conv['id']}/messages", json={"question": "What does passport renewal in person cost?"}).json()
+        assert follow_up["declined"] and len(llm.requests) == 1
+    with serve(tmp_path / "first", ScriptedLLM(), answer="first") as server, httpx.Client(base_url=server.url, timeout=120) as client:
+        client.post("/api/collections", json={"name": "gov"})
+        conv = client.post("/api/conversations", json={"collections": ["gov"]}).json()
+        server.app.state.convrag.store.add_turn(conv["id"], "Fees?", "Unknown.", True, [], {})
+        refused = client.post(f"/api/conversations/{conv['id']}/regenerate", json={"decline_below": 0.3})
+        assert refused.status_code == 422 and refused.json()["error"]["code"] == "no_decline_gate"
+
+
 def test_conversation_rename_stream_regenerate_and_export(running, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     _, client, llm = running
     upload(client, "gov", [("passports.md", PASSPORT)])

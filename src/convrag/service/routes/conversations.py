@@ -13,10 +13,11 @@ from typing import Any, Literal
 
 from fastapi import APIRouter, Depends, Response
 from fastapi.responses import StreamingResponse
-from pydantic import BaseModel, Field, StrictBool, create_model
+from pydantic import BaseModel, Field, StrictBool, StrictFloat, create_model
 
 from ...errors import ConfigError
 from ...generate.answer import Sampling
+from ...pipeline.spec import check_decline_below
 from ...pipeline.trace import TurnTraceDict
 from ...strategies.registry import check_known_strategy, offered_strategies
 from ...types import Message
@@ -98,6 +99,10 @@ class ConversationPatch(BaseModel):
 
 class RegenerateIn(BaseModel):
     stream: StrictBool = False  # strict: "yes" or 0 is a client bug, not a choice
+    #: the decline gate's floor for this answer alone (0: the gate off), as the web chat's "Answer
+    #: anyway" asks after a turn the gate declined ("best cosine 0.37 < 0.45"); the answer is then
+    #: decoded greedily, the one the question gets under that floor
+    decline_below: StrictFloat | None = Field(None, ge=0, le=1)  # strict: false is no floor
 
 
 def message_model(limits: Limits) -> type[BaseModel]:
@@ -142,7 +147,8 @@ def _same_collection(state: ServiceState, name: str, conversation: dict[str, Any
 class _Turn:
     """One question to answer and store: plain or streamed, new or regenerated."""
 
-    def __init__(self, state: ServiceState, conversation: dict[str, Any], question: str, replace_last: bool) -> None:
+    def __init__(self, state: ServiceState, conversation: dict[str, Any], question: str, replace_last: bool,
+                 decline_below: float | None = None) -> None:
         deleted = [name for name in conversation["collections"] if not _same_collection(state, name, conversation)]
         if deleted:  # else the turn would be declined as if the collection were only empty, or search another one
             raise ApiError(409, f"this conversation searches {', '.join(map(repr, deleted))}, deleted since (a collection of "
@@ -156,9 +162,16 @@ class _Turn:
             raise ApiError(exc.status, str(exc), exc.code) from None
         self.state, self.conversation, self.question, self.replace_last = state, conversation, question, replace_last
         self.config = state.settings.pipeline(conversation["collections"], conversation["strategy"])
+        if decline_below is not None:
+            try:
+                check_decline_below(decline_below, self.config.answer)
+            except ConfigError as exc:
+                raise ApiError(422, str(exc), "no_decline_gate") from None
+            self.config = self.config.model_copy(update={"decline_below": decline_below})
         # a regenerate is another attempt: sampled with a seed of its own, where greedy decoding (and
-        # the completion cache) gave the very answer it replaces
-        self.sampling = Sampling.fresh() if replace_last else None
+        # the completion cache) gave the very answer it replaces; under another floor it is the
+        # answer the question gets there
+        self.sampling = Sampling.fresh() if replace_last and decline_below is None else None
 
     def _claim(self) -> threading.Event:
         """This conversation's one turn in flight, else 409 at once; the event is the user's "Stop"."""
@@ -320,11 +333,13 @@ def router(limits: Limits) -> APIRouter:
 
     @api.post("/conversations/{conv_id}/regenerate", response_model=None, responses=EVENT_STREAM)
     def regenerate(conv_id: str, body: RegenerateIn | None = None, state: ServiceState = Depends(get_state)) -> Any:
-        """Answer the last question again; the new answer replaces the old one once it is written."""
+        """Answer the last question again; the new answer replaces the old one once it is written.
+        ``decline_below``: under another decline floor (0: the gate off), decoded greedily."""
         conversation = _conversation(state, conv_id)
         if not conversation["turns"]:
             raise ApiError(409, "the conversation has no answer to regenerate", "nothing_to_regenerate")
-        turn = _Turn(state, conversation, conversation["turns"][-1]["question"], replace_last=True)
+        turn = _Turn(state, conversation, conversation["turns"][-1]["question"], replace_last=True,
+                     decline_below=body.decline_below if body is not None else None)
         return turn.stream() if body is not None and body.stream else turn.run()
 
     return api

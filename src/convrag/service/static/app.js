@@ -563,6 +563,11 @@ function answerNode(turn, index) {
   box.append(el("span", when(turn.created), "when"));
   box.append(button("Show decisions", () => showTrace(index), "trace-link"));
   if (index === state.turns.length - 1) box.append(button("Regenerate", () => ask(null), "trace-link regenerate"));
+  // declined by the gate without a model call ("best cosine 0.37 < 0.45"): the answer the model writes with the gate off
+  const details = ((turn.trace || {}).answer || {}).details || {};
+  if (index === state.turns.length - 1 && details.declined_below !== undefined) {
+    box.append(button("Answer anyway", () => ask(null, { decline_below: 0 }), "trace-link answer-anyway"));
+  }
   return box;
 }
 
@@ -604,8 +609,9 @@ async function conversationReady() {
   return Boolean(state.conversation);
 }
 
-// Ask a question (or, with question null, regenerate the last answer), streaming the answer.
-async function ask(question) {
+// Ask a question (or, with question null, regenerate the last answer, with `again` its options),
+// streaming the answer.
+async function ask(question, again = {}) {
   showError();
   $("send").disabled = true;  // from the start: a second click while the conversation is created would ask twice
   if (!(await conversationReady())) { $("send").disabled = false; return; }
@@ -614,7 +620,7 @@ async function ask(question) {
   if (question === null) { box.lastChild && box.lastChild.remove(); } else { box.append(el("div", question, "msg user pending")); }
   const draft = el("div", "", "msg assistant streaming"); box.append(draft);
   const path = question === null ? "regenerate" : "messages";
-  const body = question === null ? { stream: true } : { question, stream: true };
+  const body = question === null ? { ...again, stream: true } : { question, stream: true };
   try {
     state.streaming = state.conversation.id;  // what Stop stops, even if another conversation is opened meanwhile
     const response = await fetch(`/api/conversations/${state.streaming}/${path}`,
