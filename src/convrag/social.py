@@ -32,7 +32,7 @@ KINDS: dict[str, frozenset[str]] = {
 #: the words a social turn may hold besides those: "thank you so much", "that's very helpful",
 #: "see you later", "got it", "makes sense", "have a nice day", "good morning"
 WORDS: frozenset[str] = frozenset().union(*KINDS.values()) | frozenset(
-    "a all and day for good got great have help i it lot makes much really right s see sense so take care that the "
+    "a all and day for good got have help i it lot makes much really right s see sense so take care that the "
     "this very was is you ya later soon talk again your yours information info answer oh ah well then can me please".split()
 )
 
