@@ -189,6 +189,18 @@ def test_page_manages_documents_and_conversations_and_renders_markdown_safely(tm
         page.close()
 
 
+def ask_in_a_new_chat(browser, url: str, collections: list[str], question: str, height: int = 900):  # type: ignore[no-untyped-def]
+    """A page of the web chat at ``url`` that ticked ``collections``, started a conversation and asked ``question``."""
+    page = browser.new_page(viewport={"width": 1400, "height": height})
+    page.goto(url)
+    for name in collections:
+        page.check(f".collection-choice[value={name}]")
+    page.click("#new-chat")
+    page.fill("#question", question)
+    page.click("#send")
+    return page
+
+
 def gov_and_boats(server: ThreadServer) -> httpx.Client:
     """Two collections of one document each, "gov" and "boats"; a client of the server's API."""
     api = httpx.Client(base_url=server.url, timeout=120)
@@ -207,13 +219,7 @@ def test_a_collection_that_could_not_be_searched_is_said_beside_the_answer(tmp_p
         api = gov_and_boats(server)
         version = api.get("/api/collections/boats").json()["version"]
         (tmp_path / "svc" / "collections" / "boats" / version / "dense" / "embeddings.npy").write_bytes(b"\x00" * 64)
-        page = browser.new_page(viewport={"width": 1400, "height": 900})
-        page.goto(server.url)
-        page.check(".collection-choice[value=gov]")
-        page.check(".collection-choice[value=boats]")
-        page.click("#new-chat")
-        page.fill("#question", "How much does passport renewal by mail cost?")
-        page.click("#send")
+        page = ask_in_a_new_chat(browser, server.url, ["gov", "boats"], "How much does passport renewal by mail cost?")
         answer = page.locator(".msg.assistant:not(.streaming)").first
         expect(answer.locator(".caution")).to_contain_text("Caution: the collection boats could not be searched (CollectionDamaged: ",
                                                            timeout=60_000)
@@ -238,12 +244,7 @@ def test_a_turn_the_gate_declined_says_where_its_floor_is_set_and_can_be_answere
     llm = StreamingScriptedLLM(answer=["Adults pay 130 dollars by mail [1]."])  # asked only once the gate is off
     with ThreadServer(settings, llm) as server:
         gov_and_boats(server)
-        page = browser.new_page(viewport={"width": 1400, "height": 900})
-        page.goto(server.url)
-        page.check(".collection-choice[value=gov]")
-        page.click("#new-chat")
-        page.fill("#question", "How much does passport renewal by mail cost?")
-        page.click("#send")
+        page = ask_in_a_new_chat(browser, server.url, ["gov"], "How much does passport renewal by mail cost?")
         answer = page.locator(".msg.assistant:not(.streaming)").first
         expect(answer).to_contain_text("I do not have specific information", timeout=60_000)
         answer.get_by_role("button", name="Show decisions").click()
@@ -584,12 +585,7 @@ def test_an_answer_being_written_leaves_a_reader_who_scrolled_up_where_they_are(
         api = httpx.Client(base_url=server.url, timeout=120)
         assert api.post("/api/collections", json={"name": "gov"}).status_code == 201
         assert upload(api, "gov", [("gov.txt", PASSPORT.encode())])["status"] == "succeeded"
-        page = browser.new_page(viewport={"width": 1400, "height": 400})
-        page.goto(server.url)
-        page.check(".collection-choice[value=gov]")
-        page.click("#new-chat")
-        page.fill("#question", "How much does passport renewal by mail cost?")
-        page.click("#send")
+        page = ask_in_a_new_chat(browser, server.url, ["gov"], "How much does passport renewal by mail cost?", height=400)
         messages = page.locator("#messages")
 
         def wait_until(condition: Callable[[], bool]) -> None:  # the page's policy allows no script from a string

@@ -166,13 +166,8 @@ def choose_collections(source: Pipeline | LivePipeline, pipeline: Pipeline, name
         hint = "; /collections A,B searches others from the next question" if isinstance(source, LivePipeline) else ""
         console.print(f"[dim]searching {escape(what)}{hint}[/dim]")
         return pipeline
-    try:
-        pipeline = source.choose(chosen)
-    except ConvragError as exc:
-        console.print(f"[red]error:[/red] {escape(str(exc))}; still searching {escape(', '.join(c.name for c in pipeline.collections))}")
-        return pipeline
-    console.print(f"[dim]from the next question on, searching {escape(', '.join(chosen))}[/dim]")
-    return pipeline
+    return _switched(pipeline, lambda: source.choose(chosen), f"searching {escape(', '.join(chosen))}",
+                     f"; still searching {escape(', '.join(c.name for c in pipeline.collections))}")
 
 
 def choose_floor(source: Pipeline | LivePipeline, pipeline: Pipeline, given: str) -> Pipeline:
@@ -193,13 +188,19 @@ def choose_floor(source: Pipeline | LivePipeline, pipeline: Pipeline, given: str
     except ValueError:
         console.print(f"[red]error:[/red] the floor is a number from 0 to 1, as in /decline-below 0.35; got {escape(given.strip())}")
         return pipeline
+    return _switched(pipeline, lambda: source.set_decline_below(floor), f"declining below {floor:g} (/again asks the last question again)")
+
+
+def _switched(pipeline: Pipeline, switch: Callable[[], Pipeline], told: str, still: str = "") -> Pipeline:
+    """The pipeline ``switch`` builds, the user told what the next question uses; the one before
+    where it cannot be built (the error said, with ``still``)."""
     try:
-        pipeline = source.set_decline_below(floor)
+        switched = switch()
     except ConvragError as exc:
-        console.print(f"[red]error:[/red] {escape(str(exc))}")
+        console.print(f"[red]error:[/red] {escape(str(exc))}{still}")
         return pipeline
-    console.print(f"[dim]from the next question on, declining below {floor:g} (/again asks the last question again)[/dim]")
-    return pipeline
+    console.print(f"[dim]from the next question on, {told}[/dim]")
+    return switched
 
 
 def terminal_reader() -> Callable[[str], str]:
