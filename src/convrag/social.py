@@ -56,10 +56,13 @@ REPLIES: dict[str, str] = {
 def social_turn(message: str) -> Social | None:
     """The kind of social turn ``message`` is, with its reply; None for anything that may ask for
     information (see the module docstring)."""
+    if "?" in message:
+        return None
     tokens = words(message)
-    if not tokens and any(unicodedata.category(ch) == "So" for ch in message):  # "👍", "🙏": no words, a symbol
-        return None if "?" in message else Social("acknowledgement", REPLIES["acknowledgement"])
-    if not tokens or "?" in message or any(t not in WORDS for t in tokens):
+    if not tokens:  # "👍", "🙏": no words, a symbol; "!!!" is nothing
+        symbol = any(unicodedata.category(ch) == "So" for ch in message)
+        return Social("acknowledgement", REPLIES["acknowledgement"]) if symbol else None
+    if any(t not in WORDS for t in tokens):
         return None
     kind = next((kind for kind, marks in KINDS.items() if marks & set(tokens)), None)
     if kind is None:  # "see you", "good day": every word allowed, none that makes it social alone

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.filesize import decimal
@@ -202,7 +203,7 @@ def search(
         searcher = MilvusRetriever(milvus.open(collection), retriever)
     else:
         searcher = make_retriever(retriever, CollectionStore(store or default_store()).open(collection))
-    _print_hits(searcher.search([query], k)[0], "")
+    _print_hits(searcher.search([query], k)[0], several=False)
 
 
 def _search_several(query: str, names: list[str], store: Path | None, retriever: str, k: int, milvus: object) -> None:
@@ -220,16 +221,18 @@ def _search_several(query: str, names: list[str], store: Path | None, retriever:
     for name, reason in report.failures.items():
         note += f"; {name} failed: {reason}"
     console.out(note, highlight=False, style="dim")
-    _print_hits(hits, "fused ")
+    _print_hits(hits, several=True)
 
 
-def _print_hits(hits: list, score_label: str) -> None:  # type: ignore[type-arg]
+def _print_hits(hits: Sequence[Any], several: bool) -> None:
+    """Ranked hits: one collection's own (its retriever's scores), or several collections' fused,
+    each named with its collection."""
     if not hits:
         console.print("no passage matches the query")
     for hit in hits:
-        where = f"{escape(hit.collection)}/" if score_label else ""
-        doc_id = hit.passage_id if score_label else hit.doc_id
-        console.print(f"[bold]{hit.rank}.[/bold] {where}{escape(doc_id)}  [dim]{score_label}score {hit.score:.4f}[/dim]  {escape(hit.title)}")
+        name = f"{escape(hit.collection)}/{escape(hit.passage_id)}" if several else escape(hit.doc_id)
+        score = f"fused score {hit.score:.4f}" if several else f"score {hit.score:.4f}"
+        console.print(f"[bold]{hit.rank}.[/bold] {name}  [dim]{score}[/dim]  {escape(hit.title)}")
         console.out(f"   {snippet(hit.text)}", highlight=False)
 
 

@@ -145,20 +145,21 @@ class LivePipeline:
     def choose(self, collections: Sequence[str]) -> Pipeline:
         """Search ``collections`` from the next turn on (the chat's ``/collections``). Built before it
         is switched to: an unknown or unreadable collection raises, and the pipeline stays as it was."""
-        spec = replace(self.spec, collections=tuple(dict.fromkeys(collections)))
-        pipeline = build_pipeline(spec, llm=self.llm, store=self.root, milvus=self.milvus)
-        self.spec, self.pipeline = spec, pipeline
-        self._versions = self._live()
-        return pipeline
+        return self._rebuilt(collections=tuple(dict.fromkeys(collections)))
 
     def set_decline_below(self, floor: float) -> Pipeline:
         """Decline below ``floor`` from the next turn on (the chat's ``/decline-below``), as
         ``--decline-below`` would have. A floor the answer settings cannot take raises, and the
         pipeline stays as it was."""
-        spec = replace(self.spec, decline_below=floor)
-        self.pipeline = build_pipeline(spec, llm=self.llm, store=self.root, milvus=self.milvus)
-        self.spec, self._versions = spec, self._live()
-        return self.pipeline
+        return self._rebuilt(decline_below=floor)
+
+    def _rebuilt(self, **changes: Any) -> Pipeline:
+        """The pipeline of the spec with ``changes``, switched to once built (a spec it refuses, or
+        a collection it cannot open, raises and leaves the pipeline as it was)."""
+        spec = replace(self.spec, **changes)
+        pipeline = build_pipeline(spec, llm=self.llm, store=self.root, milvus=self.milvus)
+        self.spec, self.pipeline, self._versions = spec, pipeline, self._live()
+        return pipeline
 
     def decline_floor(self) -> float | None:
         """The decline gate's floor the turns use (None: the answer settings have no gate)."""
