@@ -39,6 +39,19 @@ def test_the_words_a_rewrite_replaces_are_not_content_it_must_keep():
     assert check_rewrite("How much is the Pro plan?", "What are the opening hours?") == "lost_content"
 
 
+def test_a_look_like_frame_is_how_a_question_is_put_not_what_it_asks():
+    """"What do its fees look like?" rewritten "What are the fees of an index fund?" had kept one
+    word of three (fee, look, like) and was rejected: the README's own example searched the
+    question as asked."""
+    assert check_rewrite("What do its fees look like?", "What are the fees of an index fund?") is None
+    assert check_rewrite("what does that sound like in practice?", "How does pair programming work in practice?") is None
+    assert check_rewrite("What's the weather like?", "What is the weather in Lisbon in May?") is None
+    # the fees must still be there
+    assert check_rewrite("What do its fees look like?", "What is an index fund?") == "lost_content"
+    # "like" that is what the question asks about stays content
+    assert check_rewrite("Do people like it?", "Is the Fairphone 5 popular?") == "lost_content"
+
+
 def test_keyword_queries_may_stay_statements():
     # A keyword query has no question mark, so a statement-like rewrite is fine as long as it keeps the keyword.
     assert check_rewrite("Enterprise", "Enterprise account in IBM Cloud") is None

@@ -33,6 +33,12 @@ _REPLACED = _QUESTION_WORDS | frozenset(
     "about also else ok okay so then just please thanks".split()
 )
 
+#: "what do its fees look like?" asks what the fees are, and a rewrite says so ("What are the fees of an
+#: index fund?"): the frame "look like" (or "sound like", "seem like", a question ending in "like") is
+#: how the question is put, not what it asks about. Counted as content, it made the fees one word
+#: kept of three and the rewrite was rejected
+_LIKE_FRAME = re.compile(r"\b(?:looks?|looked|looking|sounds?|seems?)\s+like\b|\blike\s*[?.!]*\s*$", re.IGNORECASE)
+
 #: the reasons a check can give, in the order they are tried
 REASONS = ("empty", "multi_line", "overlong", "not_a_question", "lost_content", "repeats_earlier_question")
 
@@ -54,7 +60,7 @@ def _jaccard(a: set[str], b: set[str]) -> float:
 
 def _asked(question: str) -> set[str]:
     """The stems of what a question asks about: its content words less those a rewrite replaces."""
-    return content_stems(" ".join(w for w in words(question) if w not in _REPLACED))
+    return content_stems(" ".join(w for w in words(_LIKE_FRAME.sub(" ", question)) if w not in _REPLACED))
 
 
 def _kept(asked: set[str], got: set[str]) -> float:
