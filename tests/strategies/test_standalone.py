@@ -31,3 +31,18 @@ def test_a_quantifier_before_its_noun_or_in_an_idiom_is_no_marker():
                      "Is the hotel breakfast free at all?", "Is the portal secure enough for card numbers?",
                      "Do managers approve more than five days of leave?"):
         assert not [m for m in standalone_verdict(question).markers if m.startswith("ellipsis:")], question
+
+
+def test_a_comparison_of_things_the_question_does_not_name_is_a_marker():
+    # after a conversation about index and active funds, searched as asked and declined
+    assert standalone_verdict("Which is better for a beginner?").markers == ("ellipsis:better",)
+    assert standalone_verdict("Which is the most popular?").markers == ("ellipsis:popular",)
+    assert "ellipsis:cheaper" in standalone_verdict("What's cheaper for a family of four?").markers
+    assert "ellipsis:easiest" in standalone_verdict("Which would be the easiest to set up?").markers
+
+
+def test_a_comparison_that_names_what_it_compares_is_no_marker():
+    for question in ("Which is the largest river in America?", "Which is cheaper, renting or buying a flat?",
+                     "Which is safer than a savings account for a pension?", "What is the best time to visit Lisbon?",
+                     "What is the interest rate on a Roth IRA?"):
+        assert standalone_verdict(question).standalone, question
