@@ -77,6 +77,22 @@ def test_stage_2_sends_the_last_exchange_alone_by_default(embedder):
     assert "How do I renew a passport?" in prompt and "What stadium do they play in?" not in prompt
 
 
+def test_a_comparison_without_what_it_compares_reads_the_exchange_before_the_last_too(embedder):
+    """"Which is higher?" after the hotel limit and then the meal allowance: with the last exchange
+    alone the model compared the meal allowance with alcohol."""
+    exchanges = [("What is the hotel limit in London?", "260 euros a night."),
+                 ("What does the meal allowance look like?", "Up to 60 euros a day.")]
+    llm = ScriptedLLM(rewrite=["Which is higher, the London hotel limit or the daily meal allowance?"])
+    result = run(llm, embedder, "Which is higher?", exchanges)
+    assert result.trace.details["stage_1"]["markers"] == ["comparison:higher", "short:3_words"]
+    assert result.trace.details["stage_2"] == {"last_turn": 2, "compared_with_turn": 1}
+    prompt = llm.last_user_prompt("rewrite")
+    assert "hotel limit" in prompt and "meal allowance" in prompt and result.trace.stage == "2"
+    # one exchange before it: nothing more to read
+    single = ScriptedLLM(rewrite=["Which meal allowance is higher?"])
+    assert run(single, embedder, "Which is higher?", exchanges[1:]).trace.details["stage_2"] == {"last_turn": 1}
+
+
 def test_stage_2_resolves_in_one_call_with_the_last_exchange_and_similar_ones(embedder):
     llm = ScriptedLLM(rewrite=[GOOD])
     result = run(llm, embedder, fuse_rewrite=False, top_k=2)

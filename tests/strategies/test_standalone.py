@@ -35,10 +35,10 @@ def test_a_quantifier_before_its_noun_or_in_an_idiom_is_no_marker():
 
 def test_a_comparison_of_things_the_question_does_not_name_is_a_marker():
     # after a conversation about index and active funds, searched as asked and declined
-    assert standalone_verdict("Which is better for a beginner?").markers == ("ellipsis:better",)
-    assert standalone_verdict("Which is the most popular?").markers == ("ellipsis:popular",)
-    assert "ellipsis:cheaper" in standalone_verdict("What's cheaper for a family of four?").markers
-    assert "ellipsis:easiest" in standalone_verdict("Which would be the easiest to set up?").markers
+    assert standalone_verdict("Which is better for a beginner?").markers == ("comparison:better",)
+    assert standalone_verdict("Which is the most popular?").markers == ("comparison:popular",)
+    assert "comparison:cheaper" in standalone_verdict("What's cheaper for a family of four?").markers
+    assert "comparison:easiest" in standalone_verdict("Which would be the easiest to set up?").markers
 
 
 def test_a_comparison_that_names_what_it_compares_is_no_marker():

@@ -154,8 +154,9 @@ class Progressive(UsesEmbedder):
         explicit = [m for m in refers if m.startswith("reference:")]
         if refers and (s.rewrite == "never" or (terms and s.rewrite == "references" and not explicit)):
             return finish(trace, started, expanded, "1r")  # the topic terms stand in for what the pronoun points to
-        # a pronoun, or a quantifier without its noun, points to something the question does not name
-        if s.anchored_without_call and not any(m.startswith(("pronoun:", "ellipsis:")) for m in refers):
+        # a pronoun, a quantifier without its noun or a comparison without what it compares points to
+        # something the question does not name
+        if s.anchored_without_call and not any(m.startswith(("pronoun:", "ellipsis:", "comparison:")) for m in refers):
             anchor = shared_terms(task.question, task.history, s.topic.max_zipf)
             if anchor:
                 trace.details["stage_1"]["anchor"] = anchor  # the terms it shares with the conversation
@@ -165,7 +166,8 @@ class Progressive(UsesEmbedder):
         if s.stage_2_call == "summary":
             return self._summarized(task, trace, started, expanded, fuse)
         # Stage 2: the last exchange (and, with top_k, the earlier ones whose question resembles this one).
-        chosen = self._stage_2_turns(task, pairs, trace)
+        compares = any(m.startswith("comparison:") for m in refers)
+        chosen = self._stage_2_turns(task, pairs, trace, compares)
         query = self._rewrite_with(task, trace, "2", [pairs[i] for i in chosen])
         if query is not None:
             if resolved(task.question, query, task.history):
@@ -213,11 +215,17 @@ class Progressive(UsesEmbedder):
             return finish(trace, started, task.question, "2_fallback_original", (expanded, *summary))
         return finish(trace, started, outcome.question, "2", (*fuse, *summary), standalone=outcome.standalone)
 
-    def _stage_2_turns(self, task: Task, pairs: list[TurnPair], trace: Trace) -> list[int]:
+    def _stage_2_turns(self, task: Task, pairs: list[TurnPair], trace: Trace, compares: bool = False) -> list[int]:
+        """The exchanges the stage-2 rewrite reads: the last, and the one before it when the question
+        compares things it does not name ("Which is higher?" after a question about the hotel limit
+        and one about the meal allowance: the last exchange alone names one of the two)."""
         last = len(pairs) - 1
         earlier = [i for i in range(last) if pairs[i].user.strip()]
         chosen = {last}
         details: dict = {"last_turn": pairs[last].turn}
+        if compares and earlier:
+            chosen.add(earlier[-1])
+            details["compared_with_turn"] = pairs[earlier[-1]].turn
         if earlier and self.settings.top_k > 0:
             vectors = self.embedder.encode([task.question] + [pairs[i].user for i in earlier])
             sims = vectors[1:] @ vectors[0]

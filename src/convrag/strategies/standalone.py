@@ -120,7 +120,8 @@ def standalone_verdict(question: str, min_words: int = MIN_WORDS) -> StandaloneV
     markers = [f"pronoun:{w}" for w in dict.fromkeys(tokens) if w in PRONOUNS]
     lowered = " ".join(tokens)
     markers += [f"reference:{r}" for r in REFERENCES if re.search(rf"\b{re.escape(r)}\b", lowered)]
-    markers += [f"ellipsis:{w}" for w in dict.fromkeys(elliptical(tokens) + compared_without_options(tokens))]
+    markers += [f"ellipsis:{w}" for w in dict.fromkeys(elliptical(tokens))]
+    markers += [f"comparison:{w}" for w in dict.fromkeys(compared_without_options(tokens))]
     if len(tokens) < min_words:
         markers.append(f"short:{len(tokens)}_words")
     return StandaloneVerdict(not markers, tuple(markers))
