@@ -27,6 +27,32 @@ class NoRewrite:
     name = "no_rewrite"
 
 
+class ReturnsText:
+    """Returns the query as a plain string: taken, with a trace made for it."""
+
+    name = "returns_text"
+
+    def rewrite(self, task: Task) -> str:
+        return "ferry " + task.question
+
+
+class ReturnsNothing:
+    """Forgets to return: one clear error, not an AttributeError deep in the evaluation."""
+
+    name = "returns_nothing"
+
+    def rewrite(self, task: Task) -> None:
+        "ferry " + task.question  # noqa: B018
+
+
+class ReturnsEmptyRewrite(WithModel):
+    name = "returns_empty_rewrite"
+
+    def rewrite(self, task: Task) -> Rewrite:
+        trace, started = start_trace(task, self.name)
+        return finish(trace, started, "  ", "own")
+
+
 def not_a_class_or_function() -> None: ...
 
 

@@ -69,6 +69,28 @@ def test_a_strategy_that_cannot_be_used_is_one_clear_error(name: str, message: s
     assert message in str(caught.value)
 
 
+def test_a_query_returned_as_a_string_is_taken_with_a_trace_made_for_it() -> None:
+    result = make_strategy(f"{OWN}:ReturnsText").rewrite(FOLLOW_UP)
+    assert (result.query, result.trace.stage, result.trace.strategy) == ("ferry How much does it cost?", "own", "returns_text")
+    assert result.trace.original_query == "How much does it cost?" and "own_trace" in result.trace.details
+
+
+@pytest.mark.parametrize(("attr", "returned"), [("ReturnsNothing", "returned a NoneType"), ("ReturnsEmptyRewrite", "returned an empty query")])
+def test_a_rewrite_that_returns_no_query_is_one_clear_error(attr: str, returned: str) -> None:
+    """It was an AttributeError ("'NoneType' object has no attribute 'query'") in the evaluation."""
+    strategy = make_strategy(f"{OWN}:{attr}", ScriptedLLM())
+    with pytest.raises(ConfigError) as caught:
+        strategy.rewrite(FOLLOW_UP)
+    assert f"strategy '{OWN}:{attr}': rewrite() of task t {returned}" in str(caught.value)
+
+
+def test_an_own_strategy_is_evaluated_the_same_way_when_it_returns_a_string() -> None:
+    from convrag.queries.strategy import StrategySource
+
+    source = StrategySource(make_strategy(f"{OWN}:ReturnsText"))
+    assert source.queries([FOLLOW_UP]) == {"t": "ferry How much does it cost?"} and source.traces["t"].stage == "own"
+
+
 def test_a_built_in_name_cannot_be_taken() -> None:
     with pytest.raises(ConfigError, match="built-in"):
         register_strategy("progressive", lambda: None)

@@ -21,6 +21,7 @@ import inspect
 import re
 import sys
 import threading
+import time
 from collections.abc import Callable
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -29,7 +30,8 @@ from typing import Any, NamedTuple
 from ..embeddings import Embedder
 from ..errors import ConfigError
 from ..llm.base import LLM
-from .base import Strategy
+from ..types import Task
+from .base import Rewrite, Strategy, Trace, finish, start_trace
 from .full_rewrite import FullRewrite
 from .last_turn import LastTurn
 from .mmr_cluster import MMRCluster
@@ -76,7 +78,7 @@ def register_strategy(name: str, factory: Callable[..., Any], *, needs_llm: bool
         kwargs = {k: v for k, v in given.items() if k in accepted or "**" in accepted}
         strategy = factory(**kwargs, **options)
         _check_built(name, strategy)
-        return strategy
+        return OwnStrategy(name, strategy)
 
     build.__wrapped__ = factory  # type: ignore[attr-defined]  # what offered_strategies describes
 
@@ -177,6 +179,36 @@ def _check_built(name: str, strategy: object) -> None:
     if not _SAFE_NAME.fullmatch(own) or own in BUILT_IN:
         raise ConfigError(f"strategy {name!r} calls itself {own!r}: its name must be letters, digits, '_', '.' "
                           "or '-' (at most 64) and not a built-in strategy's, since it names its results")
+
+
+class OwnStrategy:
+    """A strategy of one's own, its answers checked: everything downstream (the evaluation's files,
+    the pipeline's trace) reads a :class:`Rewrite`. A ``rewrite`` that returns the query as a plain
+    string is taken, with a trace made for it (a quick experiment need not build one); anything else
+    is one clear error naming the strategy, where it had been an ``AttributeError`` deep in the
+    evaluation. Every other attribute is the strategy's own."""
+
+    def __init__(self, registered: str, strategy: Any) -> None:
+        self._registered = registered
+        self._strategy = strategy
+        self.name: str = strategy.name
+
+    def rewrite(self, task: Task) -> Rewrite:
+        started = time.perf_counter()
+        out = self._strategy.rewrite(task)
+        if isinstance(out, str) and out.strip():
+            trace, _ = start_trace(task, self.name)
+            trace.details["own_trace"] = "none: rewrite() returned the query as a string"
+            return finish(trace, started, out, "own")
+        if isinstance(out, Rewrite) and isinstance(out.query, str) and out.query.strip() and isinstance(out.trace, Trace):
+            return out
+        what = "an empty query" if isinstance(out, str | Rewrite) else f"a {type(out).__name__}"
+        raise ConfigError(f"strategy {self._registered!r}: rewrite() of task {task.task_id or '(unnamed)'} returned {what}; "
+                          "expected a non-empty query string, or convrag.strategies.base.Rewrite "
+                          "(finish(trace, started, query, stage) makes one; see examples/previous_question.py)")
+
+    def __getattr__(self, attribute: str) -> Any:
+        return getattr(self._strategy, attribute)
 
 
 def _import(spec: str) -> Callable[..., Any]:
