@@ -2,9 +2,9 @@
 
 A question depends on the conversation when it refers to something it does not name
 (pronouns, "the previous", "what about", a quantifier standing for a noun it leaves out: "Can I
-carry any over?", a comparison of things it does not name: "Which is better for a beginner?") or is too short to carry its own topic. Pure
-string rules, no model call: on the benchmark this resolves a share of follow-up turns at
-no cost, which is where the strategy's latency advantage comes from.
+carry any over?", a comparison of things it does not name: "Which is better for a beginner?") or is
+too short to carry its own topic. Pure string rules, no model call: on the benchmark this resolves a
+share of follow-up turns at no cost, which is where the strategy's latency advantage comes from.
 """
 
 from __future__ import annotations
@@ -50,8 +50,8 @@ MIN_WORDS = 5
 #: adjectives whose comparative and superlative (:func:`degrees`) mark a comparison; "more"/"most"/
 #: "less"/"least" mark one before any adjective
 _COMPARED = ("cheap fast safe easy large big small high low new old strong quick simple great long short hard risky "
-             "healthy early late good bad wide deep heavy light slow smart close rich poor young popular").split()
-_IRREGULAR = {"good": ("better", "best"), "bad": ("worse", "worst"), "popular": ()}
+             "healthy early late good bad wide deep heavy light slow smart close rich poor young").split()
+_IRREGULAR = {"good": ("better", "best"), "bad": ("worse", "worst")}
 _DEGREE_WORDS = frozenset("more most less least".split())
 #: what makes "which"/"what" the subject of a comparison: "which is ...", "what's ..." ("s"), "which would ..."
 _AUXILIARIES = frozenset("is are was were s would should will can could".split())
