@@ -23,7 +23,14 @@ def test_greetings_thanks_goodbyes_and_acknowledgements_are_social(message: str,
     "Is that all?", "ok?",  # a question
     "In water", "registered business", "I am in Sacramento.",  # MT-RAG's terse follow-ups, which need a search
     "Good day",  # every word allowed, none social alone
-    "", "   ", "!!!", "🤔?",
+    "", "   ",  # empty: the pipeline's own error
 ])
 def test_anything_that_may_ask_for_information_is_not(message: str) -> None:
     assert social_turn(message) is None
+
+
+@pytest.mark.parametrize("message", ["???", "?", "!!!", "...", "🤔?", " ?! "])
+def test_punctuation_without_words_is_asked_to_be_put_in_words(message: str) -> None:
+    """Searched, "???" was rewritten as the conversation's previous question and declined 17 s later."""
+    social = social_turn(message)
+    assert social is not None and social.kind == "unclear" and social.reply == REPLIES["unclear"]

@@ -10,7 +10,9 @@ answers are a social reply ("You are welcome. Is there anything else I can help 
 A turn is social only when every word of it is one of :data:`WORDS` and one of them is a word
 that makes it so (:data:`KINDS`), and it asks nothing ("?"): "Thanks, and how much is the Team
 plan?" and "Is that all?" are questions. A message of symbols and no words ("👍") is an
-acknowledgement. Pure string rules, no model call, as progressive's stage 1.
+acknowledgement. A message of punctuation and no words ("???", "!!!", "🤔?") is unclear: searched,
+"???" was rewritten as the conversation's previous question and, 17 s later, declined; it is asked
+to be put in words. Pure string rules, no model call, as progressive's stage 1.
 """
 
 from __future__ import annotations
@@ -50,18 +52,23 @@ REPLIES: dict[str, str] = {
     "thanks": "You're welcome! Is there anything else you would like to know?",
     "greeting": "Hello! Ask me a question about the documents, and I will answer from them with citations.",
     "acknowledgement": "Is there anything else you would like to know?",
+    "unclear": "I'm not sure what you mean. Could you put your question in words?",
 }
 
 
 def social_turn(message: str) -> Social | None:
     """The kind of social turn ``message`` is, with its reply; None for anything that may ask for
     information (see the module docstring)."""
+    tokens = words(message)
+    if not tokens:
+        if not message.strip():
+            return None  # empty: the pipeline's own error
+        # "👍", "🙏": a symbol and nothing that asks; "???", "!!!", "🤔?": nothing to search
+        symbol = "?" not in message and any(unicodedata.category(ch) == "So" for ch in message)
+        kind = "acknowledgement" if symbol else "unclear"
+        return Social(kind, REPLIES[kind])
     if "?" in message:
         return None
-    tokens = words(message)
-    if not tokens:  # "👍", "🙏": no words, a symbol; "!!!" is nothing
-        symbol = any(unicodedata.category(ch) == "So" for ch in message)
-        return Social("acknowledgement", REPLIES["acknowledgement"]) if symbol else None
     if any(t not in WORDS for t in tokens):
         return None
     kind = next((kind for kind, marks in KINDS.items() if marks & set(tokens)), None)

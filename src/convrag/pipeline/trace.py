@@ -158,7 +158,8 @@ class PassageDict(TypedDict):
 
 
 class SocialDict(TypedDict):
-    """A greeting, thanks, a goodbye or a bare acknowledgement, replied to without a search or a model call."""
+    """A greeting, thanks, a goodbye, a bare acknowledgement or a message without words ("???": kind
+    "unclear"), replied to without a search or a model call."""
 
     kind: str
     reply: str
