@@ -127,3 +127,14 @@ def test_rewrite_runs_a_strategy_of_ones_own(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["rewrite", "How much does it cost?", "--history", str(history), "-s", EXAMPLE, "--trace"])
     assert result.exit_code == 0, result.output
     assert "How much does it cost? Tell me about the ferry pass." in result.output and "previous_question" in result.output
+
+
+def test_an_own_strategy_can_be_copied() -> None:
+    """The checking wrapper looks attributes up on the strategy it wraps; copy and pickle look some up
+    before it has one, which must not recurse."""
+    import copy
+    import pickle
+
+    strategy = make_strategy(f"{OWN}:ReturnsText")
+    assert copy.deepcopy(strategy).rewrite(FOLLOW_UP).query == "ferry How much does it cost?"
+    assert pickle.loads(pickle.dumps(strategy)).name == "returns_text"

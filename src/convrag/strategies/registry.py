@@ -208,6 +208,8 @@ class OwnStrategy:
                           "(finish(trace, started, query, stage) makes one; see examples/previous_question.py)")
 
     def __getattr__(self, attribute: str) -> Any:
+        if attribute.startswith("__") or attribute == "_strategy":  # copy and pickle look these up before __init__
+            raise AttributeError(attribute)
         return getattr(self._strategy, attribute)
 
 
