@@ -1,7 +1,7 @@
 import pytest
 
 from convrag.errors import ConvragError
-from convrag.limits import MAX_QUESTION_CHARS, check_question
+from convrag.limits import MAX_QUESTION_CHARS, check_query, check_question
 
 
 def test_a_question_within_the_limit_is_returned_as_is() -> None:
@@ -28,3 +28,11 @@ def test_text_that_is_not_utf8_is_refused_by_its_byte(text: str, message: str) -
         check_question(text, "query")
     assert str(error.value) == message
     assert check_question("café 😀", "query") == "café 😀"
+
+
+@pytest.mark.parametrize("text", ["???", "?!", "...", "🤔"])
+def test_a_query_without_words_is_refused(text: str) -> None:
+    """Searched, "???" drew passages with scores as if they answered it."""
+    with pytest.raises(ConvragError, match="the query has no words to search"):
+        check_query(text)
+    assert check_query("C++?") == "C++?" and check_query("税金") == "税金"

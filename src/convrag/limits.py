@@ -6,6 +6,8 @@ refused in a second, not after the model loads. The service has its own, configu
 
 from __future__ import annotations
 
+import re
+
 from .characters import not_utf8_text
 from .errors import ConvragError
 
@@ -20,4 +22,17 @@ def check_question(text: str, what: str = "question") -> str:
         raise ConvragError(f"the {what} is {len(text):,} characters; the limit is {MAX_QUESTION_CHARS:,}")
     if (reason := not_utf8_text(text)) is not None:  # was a TypeError traceback from the tokenizer
         raise ConvragError(f"the {what} is {reason}; set the terminal, or the file piped in, to UTF-8")
+    return text
+
+
+_WORD = re.compile(r"\w")
+
+
+def check_query(text: str) -> str:
+    """A search query checked as a question is (:func:`check_question`), and refused when it holds no
+    word to search: "???" found no term in BM25 and, embedded, drew passages that had nothing to do
+    with it, printed with scores as if they answered it."""
+    check_question(text, "query")
+    if not _WORD.search(text):
+        raise ConvragError("the query has no words to search (letters or digits)")
     return text

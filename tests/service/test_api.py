@@ -340,6 +340,7 @@ def test_errors_are_clear_4xx(client: httpx.Client, gov: str) -> None:
     error(client.post("/api/conversations/nope/messages", json={"question": "hi"}), 404, "conversation_not_found")
     error(client.get("/api/jobs/nope"), 404, "job_not_found")
     error(client.post("/api/search", json={"collections": ["gov"], "query": "x", "k": 1000}), 422, "invalid_request")
+    error(client.post("/api/search", json={"collections": ["gov"], "query": "???"}), 422, "invalid_request")  # no word to search
     error(client.post("/api/search", json={"collections": ["gov"], "query": "x" * 4001}), 413, "question_too_long")
     conv = client.post("/api/conversations", json={"collections": ["gov"]}).json()
     error(client.post(f"/api/conversations/{conv['id']}/messages", json={"question": "x" * 4001}), 413, "question_too_long")

@@ -13,7 +13,7 @@ from rich.markup import escape
 
 from ..console import RichReporter, console
 from ..errors import ConfigError, DataFormatError
-from ..limits import check_question
+from ..limits import check_query
 from .app import (
     BackendOpt,
     MilvusUriOpt,
@@ -189,7 +189,7 @@ def search(
     from ..index.collection import CollectionStore
     from ..retrieve.registry import make_retriever
 
-    check_question(query, "query")
+    check_query(query)
     if k < 1:
         raise ConfigError("-k must be at least 1")
     names = split_list(collection)

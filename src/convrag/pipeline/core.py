@@ -16,7 +16,7 @@ from typing import Any
 from ..errors import ConvragError
 from ..generate.answer import Answer, AnswerGenerator, ClientLimits, Sampling
 from ..generate.citations import Citation
-from ..limits import check_question
+from ..limits import check_query, check_question
 from ..llm.base import LLMError, Stopped, prefill, stopping
 from ..merge.base import MergeOutcome
 from ..merge.enhanced import MergeSettings
@@ -142,7 +142,7 @@ class Pipeline:
         """Passages for ``query`` as asked: no rewriting, no selection, no answer, but the same
         collections, retrievers and cross-collection fusion as :meth:`answer` (so a search shows
         what a chat turn would draw from). One hit per passage, best first, at most ``k``."""
-        check_question(query, "query")
+        check_query(query)
         report, _ = self._routed_search(query, (), [query])
         per_collection = {name: lists[0] for name, lists in report.results.items()}
         settings = self._settings()

@@ -16,7 +16,7 @@ def search_model(limits: Limits) -> type[BaseModel]:
     return create_model(
         "SearchIn",
         collections=(CollectionNames, ...),
-        query=(str, Field(min_length=1, max_length=limits.max_question_chars, pattern=r"\S")),
+        query=(str, Field(min_length=1, max_length=limits.max_question_chars, pattern=r"\w")),  # a word to search: not "???"
         k=(int, Field(10, ge=1, le=limits.max_search_k)),
     )
 
