@@ -25,6 +25,8 @@ def check_question(text: str, what: str = "question") -> str:
     return text
 
 
+#: a letter or digit, as :func:`convrag.text.words` finds them; not imported from there, since that module
+#: loads the stemmer and the stop words, and these checks run before anything slow is loaded
 _WORD = re.compile(r"\w")
 
 

@@ -121,21 +121,15 @@ def same_query(a: str, b: str) -> bool:
     return normalize(a) == normalize(b)
 
 
-def _segmenter():  # type: ignore[no-untyped-def]
-    """This thread's pysbd segmenter (see ``_local``)."""
-    if (found := getattr(_local, "segmenter", None)) is None:
+def _segmenter(spans: bool = False):  # type: ignore[no-untyped-def]
+    """This thread's pysbd segmenter (see ``_local``); ``spans``: the one that gives each sentence's
+    place in the text."""
+    attribute = "span_segmenter" if spans else "segmenter"
+    if (found := getattr(_local, attribute, None)) is None:
         import pysbd
 
-        found = _local.segmenter = pysbd.Segmenter(language="en", clean=False)
-    return found
-
-
-def _span_segmenter():  # type: ignore[no-untyped-def]
-    """This thread's pysbd segmenter that gives each sentence's place in the text."""
-    if (found := getattr(_local, "span_segmenter", None)) is None:
-        import pysbd
-
-        found = _local.span_segmenter = pysbd.Segmenter(language="en", clean=False, char_span=True)
+        found = pysbd.Segmenter(language="en", clean=False, char_span=spans)
+        setattr(_local, attribute, found)
     return found
 
 
@@ -169,7 +163,7 @@ def _cut_across_quotes(piece: str) -> list[str]:
     """``piece`` cut where pysbd ends a sentence once its double quotes are spaces (the same length,
     so the cuts fall at the same places in ``piece``), as written: joined, they give ``piece``."""
     masked = _DOUBLE_QUOTES.sub(" ", piece)
-    cuts = [0, *(span.start for span in _span_segmenter().segment(masked)[1:]), len(piece)]
+    cuts = [0, *(span.start for span in _segmenter(spans=True).segment(masked)[1:]), len(piece)]
     return [piece[a:b] for a, b in zip(cuts, cuts[1:]) if piece[a:b]]
 
 
