@@ -77,3 +77,18 @@ def test_same_query_ignores_case_and_punctuation():
 def test_tidy():
     assert tidy("how old is the moon", "how old is it?") == "How old is the moon?"
     assert tidy("  ibm   cloud plans ") == "Ibm cloud plans."
+
+
+def test_a_question_wrapped_in_remarks_is_kept_by_a_rewrite_of_the_question_alone():
+    """Users wrap a question in remarks. The rewrite that keeps the question and drops the remarks
+    kept under half of the message's content words ("course", "knew", "teasing", ...) and was rejected, so the
+    whole message was searched as written."""
+    q = "Of course I knew that! just teasing, sorry. Which blocks move a sprite?"
+    assert check_rewrite(q, "Which blocks move a sprite in Scratch?") is None
+    q = "Ha, fair enough, I was only joking about the pies. What goes into the pastry?"
+    assert check_rewrite(q, "What goes into the pastry of a Cornish pasty?") is None
+    # the sentence that asks must still be kept: the remarks alone are not enough
+    assert check_rewrite(q, "Were you joking about the pies?") == "lost_content"
+    # nor is a sentence that does not ask
+    q = "I checked my score on a banking app. It said 712. Is that good?"
+    assert check_rewrite(q, "What banking apps show a credit score?") == "lost_content"

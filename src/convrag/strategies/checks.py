@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ..text import content_stems, words
+from ..text import content_stems, split_sentences, words
 
 _LABEL = re.compile(
     r"^\s*(?:\*\*)?(?:rewritten|standalone|reformulated|final)?\s*(?:query|question|rewrite)\s*(?:\*\*)?\s*[:：]\s*(?:\*\*)?\s*",
@@ -67,6 +67,25 @@ def _kept(asked: set[str], got: set[str]) -> float:
     return len(asked & got) / len(asked) if asked else 1.0
 
 
+def _keeps_content(question: str, got: set[str], min_kept: float) -> bool:
+    """Whether a rewrite whose content stems are ``got`` keeps what ``question`` asks about.
+
+    It must keep ``min_kept`` of the question's content words, or of one of its sentences that asks
+    (ends in "?") where the message has several: users wrap a question in remarks ("Ha, fair enough, I
+    was only joking about the pies. What goes into the pastry?"), and a rewrite that keeps the question
+    and drops the remarks ("What goes into the pastry of a Cornish pasty?") kept under half of the
+    message's content words and was rejected, the whole message searched as written."""
+    asked = _asked(question)
+    if not asked or _kept(asked, got) >= min_kept or _kept(content_stems(question), got) >= min_kept:
+        return True
+    sentences = split_sentences(question)
+    return len(sentences) > 1 and any(
+        _kept(asked_here, got) >= min_kept
+        for sentence in sentences
+        if sentence.endswith("?") and (asked_here := _asked(sentence))
+    )
+
+
 def looks_like_question(text: str) -> bool:
     first = words(text)[:1]
     return text.rstrip().endswith("?") or (bool(first) and first[0] in _QUESTION_WORDS)
@@ -84,7 +103,8 @@ def check_rewrite(
     ``min_kept`` is the share of the question's content words the rewrite must keep, counted
     without the words a rewrite replaces (:data:`_REPLACED`) or with them, whichever is higher: a
     long question's own "what can you tell me" kept in its rewrite is no content, but it is not
-    asked of a rewrite either;
+    asked of a rewrite either; in a message of several sentences, the share of one sentence that
+    asks is enough (:func:`_keeps_content`);
     ``max_words`` the length above which a rewrite is an essay (3x the question's length
     is always allowed, since resolving references adds words).
     """
@@ -97,10 +117,10 @@ def check_rewrite(
         return "overlong"
     if question.rstrip().endswith("?") and not looks_like_question(rewrite):
         return "not_a_question"
-    asked = _asked(question)
     got = content_stems(rewrite)
-    if asked and _kept(asked, got) < min_kept and _kept(content_stems(question), got) < min_kept:
+    if not _keeps_content(question, got, min_kept):
         return "lost_content"
+    asked = _asked(question)
     for earlier in earlier_questions:
         # the rewrite is (nearly) an earlier question and keeps none of the words this question adds
         # to it; "And for members?" rewritten "And for members, how much is a visitor mooring?" after
