@@ -92,3 +92,12 @@ def test_a_question_wrapped_in_remarks_is_kept_by_a_rewrite_of_the_question_alon
     # nor is a sentence that does not ask
     q = "I checked my score on a banking app. It said 712. Is that good?"
     assert check_rewrite(q, "What banking apps show a credit score?") == "lost_content"
+
+
+def test_the_frame_of_a_correction_is_not_content():
+    """"oh I meant the ferry" rewritten as the question it corrects, about the ferry, had kept one
+    word of three ("oh", "meant", "ferry") and was rejected."""
+    assert check_rewrite("oh I meant the ferry", "What time does the ferry to Hydra leave?") is None
+    assert check_rewrite("what do you mean by APR?", "What is APR on a credit card?") is None
+    # what the correction names must still be there
+    assert check_rewrite("oh I meant the ferry", "What time does the bus to Hydra leave?") == "lost_content"

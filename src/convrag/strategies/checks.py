@@ -25,12 +25,14 @@ _QUESTION_WORDS = frozenset(
 #: words of a question that its rewrite replaces or rephrases, so not content it must keep: the
 #: pronouns a rewrite resolves ("isn't he too old for it?" is "Is Mick Jagger too old to tour?"),
 #: question words and auxiliaries with their contractions' pieces ("how about adults" is "What does
-#: the club offer adults?"), and a follow-up's fillers
+#: the club offer adults?"), a follow-up's fillers, and the frame of a correction or a request to
+#: explain ("oh, I meant the ferry" is "What time does the ferry to Hydra leave?"; "what do you mean by
+#: APR?" is "What is APR on a credit card?")
 _REPLACED = _QUESTION_WORDS | frozenset(
     "i me my mine myself we us our ours you your yours he him his she her hers it its they them their theirs "
     "this that these those one ones "
     "don doesn didn isn aren wasn weren can couldn shouldn wouldn won hasn haven hadn t s d ll re ve m "
-    "about also else ok okay so then just please thanks".split()
+    "about also else ok okay so then just please thanks oh mean meant".split()
 )
 
 #: "what do its fees look like?" asks what the fees are, and a rewrite says so ("What are the fees of an
