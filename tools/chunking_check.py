@@ -5,7 +5,9 @@ a user's documents. This check indexes two documents three ways and asks, for ea
 ``tools/data/chunking-questions.json``, at which rank the first passage holding the sentence that
 answers it comes (bm25, dense and hybrid, as ``convrag search`` ranks them), and whether that passage
 reaches the answer's prompt: kept by the default pipeline's merge (enhanced, within its budget of
-1000 tokens of whole passages, counted by the local model's tokenizer), with the question as asked:
+1000 tokens of whole passages, counted by the local model's tokenizer; ``--answer-tokens`` sets another,
+``none`` for no budget), with the question as asked; and whether the sentence itself is among those the
+compression shows the model, on a turn the decline gate (best sentence cosine under 0.45) lets through:
 
 * ``plain``: MT-RAG's token windows (512 tokens, 100 overlapping), cut wherever the count falls and
   titled by the document (``convrag index --plain-windows``);
@@ -24,6 +26,7 @@ headings (``convrag/ingest/numbered_headings.py``), as such a text was chunked b
 
     .venv/bin/python tools/chunking_check.py
     .venv/bin/python tools/chunking_check.py --scan
+    .venv/bin/python tools/chunking_check.py --answer-tokens none
 """
 
 from __future__ import annotations
@@ -37,6 +40,8 @@ from importlib.metadata import distribution
 from pathlib import Path
 
 from convrag.embeddings import load_embedder
+from convrag.generate.answer import AnswerSettings
+from convrag.generate.compress import compress
 from convrag.index.collection import Collection
 from convrag.index.windows import WindowSettings
 from convrag.ingest import chunking
@@ -87,10 +92,18 @@ def _passages(document: Document, tokenizer: object, variant: str) -> list[Passa
     return passages
 
 
+def _budget(value: str) -> int | None:
+    return None if value == "none" else int(value)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scan", action="store_true", help="read the manual from a scan of its PDF, by OCR")
+    parser.add_argument("--answer-tokens", type=_budget, default=PipelineSpec.answer_tokens,
+                        help="the merge's budget of whole-passage tokens (PipelineSpec.answer_tokens), or none")
     args = parser.parse_args()
+    settings = AnswerSettings()
+    floor = settings.decline.min_relevance if settings.decline is not None else 0.0
     variants = (*VARIANTS, "structured, no headings") if args.scan else VARIANTS
     questions = json.loads((HERE / "chunking-questions.json").read_text(encoding="utf-8"))["documents"]
     embedder = load_embedder()
@@ -103,6 +116,8 @@ def main() -> None:
         ranks: dict[tuple[str, str], list[int]] = {}
         prompted: dict[str, list[int]] = {}  # the answer's passage's place among the passages the answer is shown
         mean_kept: dict[str, float] = {}
+        # per question: the answer's sentence among those the compression shows, and the turn let through by the gate
+        compressed: dict[str, list[tuple[bool, bool]]] = {}
         sizes: dict[str, int] = {}
         for variant in variants:
             passages = [p for d in documents.values() for p in _passages(d, embedder.tokenizer, variant)]
@@ -115,13 +130,16 @@ def main() -> None:
                 hits = retriever.search([q for q, _ in asked], k=DEPTH)
                 ranks[variant, name] = [next((h.rank or i + 1 for i, h in enumerate(found) if gold in texts[h.doc_id]), 0)
                                         for (_, gold), found in zip(asked, hits, strict=True)]
-            pipeline = build_pipeline(PipelineSpec(collections=(collection.name,), strategy="last_turn"), llm=llm,
-                                      opened={collection.name: collection}, embedder=embedder, generate=False)
-            prompted[variant], shown = [], 0
+            spec = PipelineSpec(collections=(collection.name,), strategy="last_turn", answer_tokens=args.answer_tokens)
+            pipeline = build_pipeline(spec, llm=llm, opened={collection.name: collection}, embedder=embedder, generate=False)
+            prompted[variant], compressed[variant], shown = [], [], 0
             for q, gold in asked:
                 kept = pipeline.retrieve([Message("user", q)])[0].results
                 shown += len(kept)
                 prompted[variant].append(next((i + 1 for i, r in enumerate(kept) if gold in texts[r.hit.passage_id]), 0))
+                compressed_passages = compress(q, kept, embedder, llm.count_tokens, settings.compression) if settings.compression else []
+                seen = _norm(" ".join(p.text for p in compressed_passages))
+                compressed[variant].append((gold in seen, max((p.best for p in compressed_passages), default=0.0) >= floor))
             mean_kept[variant] = shown / len(asked)
     n = len(next(iter(ranks.values())))
     print(f"{n} questions over {len(questions)} documents; passages: "
@@ -133,11 +151,16 @@ def main() -> None:
             r = ranks[variant, name]
             mrr = sum(1 / x for x in r if x) / n
             print(f"| {name} | {variant} | {sum(x == 1 for x in r)} | {sum(x > 0 for x in r)} | {mrr:.3f} |")
-    print("\n| chunking | answer's passage in the prompt | shown first | passages in the prompt (mean) |")
-    print("| --- | --- | --- | --- |")
+    budget = "no budget" if args.answer_tokens is None else f"a budget of {args.answer_tokens} tokens"
+    print(f"\nThe merge with {budget}; the compression's {settings.compression.max_tokens if settings.compression else 0} "
+          f"tokens; the decline gate's floor {floor}:\n")
+    print("| chunking | answer's passage in the prompt | shown first | passages in the prompt (mean) "
+          "| answer's sentence shown | shown, the turn not declined |")
+    print("| --- | --- | --- | --- | --- | --- |")
     for variant in variants:
-        p = prompted[variant]
-        print(f"| {variant} | {sum(x > 0 for x in p)} | {sum(x == 1 for x in p)} | {mean_kept[variant]:.2f} |")
+        p, c = prompted[variant], compressed[variant]
+        print(f"| {variant} | {sum(x > 0 for x in p)} | {sum(x == 1 for x in p)} | {mean_kept[variant]:.2f} "
+              f"| {sum(a for a, _ in c)} | {sum(a and b for a, b in c)} |")
     print("\nper question (hybrid rank of the answer's passage, 0 = not in the top 5; then its place in the prompt, 0 = not "
           "there): " + " / ".join(variants))
     asked = [(doc, q) for doc, items in questions.items() for q, _ in items]
