@@ -7,7 +7,7 @@ answers it comes (bm25, dense and hybrid, as ``convrag search`` ranks them), and
 reaches the answer's prompt: kept by the default pipeline's merge (enhanced, within its budget of
 1000 tokens of whole passages, counted by the local model's tokenizer; ``--answer-tokens`` sets another,
 ``none`` for no budget), with the question as asked; and whether the sentence itself is among those the
-compression shows the model, on a turn the decline gate (best sentence cosine under 0.45) lets through:
+compression shows the model, on a turn the decline gate lets through (best sentence cosine 0.45 or more):
 
 * ``plain``: MT-RAG's token windows (512 tokens, 100 overlapping), cut wherever the count falls and
   titled by the document (``convrag index --plain-windows``);
