@@ -14,7 +14,7 @@ from convrag.generate.answer import (
 )
 from convrag.generate.citations import answer_sentences
 from convrag.generate.compress import CompressionSettings
-from convrag.generate.decline import DeclineSettings, grounding, restates_question
+from convrag.generate.decline import DeclineSettings, echoes_question, grounding, restates_question
 from convrag.history import Budget
 from convrag.llm.base import LLMError
 from convrag.types import Message
@@ -210,6 +210,33 @@ def test_restating_the_question_means_adding_no_content_word():
     assert restates_question("No, those are not the only steps.", "Are those the only steps?")
     assert restates_question("", "Anything?")
     assert not restates_question("Yes, they use muskets [4].", "Do they use guns?")
+
+
+def test_an_answer_that_repeats_the_question_word_for_word_is_declined(embedder):
+    """The 1.5B model sometimes writes the user's message back ("But I heard on-premises storage was an
+    option [1]."): it answers nothing, and its citation was shown as if it did."""
+    echo = "But I heard the Standard plan has phone support [2]."
+    settings = AnswerSettings(decline=DeclineSettings(min_relevance=0.0))
+    answer = AnswerGenerator(ScriptedLLM(answer=[echo]), settings, embedder).answer(
+        "But I heard the Standard plan has phone support.", [], merged_results(PLANS))
+    assert answer.declined and answer.text == DECLINE and answer.citations == []
+    assert "repeats the question word for word" in answer.trace["fallback"] and answer.trace["llm_call"]["answer"] == echo
+    # off, the echo stands; and the first prompt, which has no gate, keeps it too
+    kept = AnswerGenerator(ScriptedLLM(answer=[echo]), AnswerSettings(decline=DeclineSettings(min_relevance=0.0, decline_echo=False)),
+                           embedder).answer("But I heard the Standard plan has phone support.", [], merged_results(PLANS))
+    assert not kept.declined and kept.text == echo
+    first = AnswerGenerator(ScriptedLLM(answer=[echo]), AnswerSettings.first(), embedder).answer(
+        "But I heard the Standard plan has phone support.", [], merged_results(PLANS))
+    assert not first.declined
+
+
+def test_an_echo_is_the_same_words_in_the_same_order():
+    assert echoes_question("Not payment [1].", "Not payment")
+    assert echoes_question("I Europa livable for humans [2].", "I Europa livable for humans?")
+    # a yes/no question answered as a statement is an answer
+    assert not echoes_question("The Lite plan is free [1].", "Is the Lite plan free?")
+    assert not echoes_question("Yes, the Lite plan is free [1].", "Is the Lite plan free?")
+    assert not echoes_question("[1]", "Is the Lite plan free?") and not echoes_question("", "Anything?")
 
 
 def test_any_decline_wording_becomes_the_one_decline_sentence(embedder):

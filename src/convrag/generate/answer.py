@@ -53,7 +53,7 @@ from .citations import (
     written_numbers,
 )
 from .compress import CompressedPassage, CompressionSettings, best_score, compress
-from .decline import DeclineSettings, grounding, restates_question
+from .decline import DeclineSettings, echoes_question, grounding, restates_question
 from .tidy import drop_repeats, has_words, whole_sentences
 
 DECLINE = "I do not have specific information about that in the available sources."
@@ -614,6 +614,9 @@ class AnswerGenerator:
                 trace["fallback"] = (f"declined: the answer is not grounded in the passages (grounding {grounded:.2f} < "
                                      f"{decline.min_grounding}); the model's text is in llm_call")
                 text, declined = DECLINE, True
+        if text and not declined and decline is not None and decline.decline_echo and echoes_question(text, prepared.question):
+            trace["fallback"] = "declined: the answer repeats the question word for word; the model's text is in llm_call"
+            text, declined = DECLINE, True
         invalid: list[int] = []
         if not declined and text and has_citation(text):
             invalid = parse_citations(text, results)[1]  # numbers that name no passage: re-pointed or taken out

@@ -19,6 +19,9 @@ what it half-remembers. Signals that cost no model call decide instead:
   question (yes and no aside) and that no passage it cites holds is a guess dressed as an answer;
   with ``decline_restated`` (an option: it did not generalise from dev to test) it becomes the
   decline sentence.
+* after generation, *an echo*: the model writes the user's message back, word for word ("Not
+  payment [1].", "But I heard on-premises storage was an option [1]."). That says nothing, and the
+  citation it carries points at nothing said; it becomes the decline sentence (``decline_echo``).
 
 Thresholds are chosen on the dev split against MT-RAG's answerability labels (docs/benchmarks.md).
 """
@@ -28,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..text import content_stems
+from ..text import content_stems, words
 from .citations import strip_citations, support
 
 
@@ -61,6 +64,11 @@ class DeclineSettings:
     #: the answer in front of the model. On the 71 dev turns it changes no decision at 0.45 (42 have
     #: the score; docs/benchmarks.md, "A terse follow-up and the decline gate"). Recorded either way.
     in_context: bool = True
+    #: an answer that is the question's words in the question's order, markers and punctuation aside,
+    #: is declined (:func:`echoes_question`). Not chosen on the benchmark: such a reply answers nothing
+    #: whatever the turn's label (docs/benchmarks.md, "An answer that repeats the question"). The
+    #: model's text stays in the trace
+    decline_echo: bool = True
 
 
 def grounding(answer: str, passages: Sequence[str]) -> float:
@@ -77,3 +85,12 @@ def restates_question(answer: str, question: str) -> bool:
     """Whether every content word of the answer (markers, "yes" and "no" aside) is one of the
     question's: "Yes, they use guns [4]." to "Do they use guns?". An empty answer restates it too."""
     return content_stems(strip_citations(answer)) - _YES_NO <= content_stems(question)
+
+
+def echoes_question(answer: str, question: str) -> bool:
+    """Whether ``answer`` is ``question`` written back: the same words in the same order, citation
+    markers, case and punctuation aside ("I Europa livable for humans [2]." to "I Europa livable for
+    humans?"). A yes/no question turned into a statement ("The plan is free [1]." to "Is the plan free?")
+    is an answer, and not an echo."""
+    said = words(strip_citations(answer))
+    return bool(said) and said == words(question)
