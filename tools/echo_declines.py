@@ -4,7 +4,7 @@ An echo is a reply that writes the user's message back word for word (``decline_
 :func:`convrag.generate.decline.echoes_question`). The rule looks at the model's text only, so it can
 be applied to recorded rows: each unanswered row whose answer echoes its question becomes the
 decline sentence, its ROUGE-L scored again, and the decline and overlap figures are counted before and
-after, with the echoes listed.
+after (as ``eval-answers`` counts them, :func:`convrag.eval.answers.summarize`), with the echoes listed.
 
     .venv/bin/python tools/echo_declines.py runs/answers-dev/answers-default.jsonl [more.jsonl ...]
 """
@@ -14,22 +14,14 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
 
-from convrag.eval.answers import rouge
+from convrag.eval.answers import rouge, summarize
 from convrag.generate.answer import DECLINE
 from convrag.generate.decline import echoes_question
 
 ANSWERABLE = ("ANSWERABLE", "PARTIAL")
-
-
-def figures(rows: list[dict[str, Any]]) -> tuple[float, float, float]:
-    """UNANSWERABLE declined, answerable declined, mean ROUGE-L of the answerable rows."""
-    unanswerable = [r for r in rows if r["label"] == "UNANSWERABLE"]
-    answerable = [r for r in rows if r["label"] in ANSWERABLE]
-    return (sum(r["declined"] for r in unanswerable) / max(len(unanswerable), 1),
-            sum(r["declined"] for r in answerable) / max(len(answerable), 1),
-            sum(r["rouge_l"] for r in answerable) / max(len(answerable), 1))
+#: the figures compared, as :func:`convrag.eval.answers.summarize` names them
+FIGURES = ("unanswerable_declined", "answerable_false_declines", "rouge_l")
 
 
 def main() -> None:
@@ -41,17 +33,18 @@ def main() -> None:
     print("| --- | --- | --- | --- | --- | --- |")
     for path in args.rows:
         rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-        before = figures(rows)
+        before = summarize(rows)
         echoes = []
         for row in rows:
-            if not row["declined"] and echoes_question(row["answer"], row["question"]):
+            if not row.get("failed") and not row["declined"] and echoes_question(row["answer"], row["question"]):
                 echoes.append(f"{row['label']}: {row['question'][:50]}")
-                row.update(declined=True, answer=DECLINE)
+                # as a declined answer is recorded: the decline sentence, no citations
+                row.update(declined=True, answer=DECLINE, citations=0, model_citations=0, citation_checks=[])
                 if row["label"] in ANSWERABLE:
                     row["rouge_l"] = scorer.score(row["reference"], DECLINE)["rougeL"].fmeasure
-        after = figures(rows)
+        after = summarize(rows)
         print(f"| {path} | {len(rows)} | {'; '.join(echoes) or 'none'} | " + " | ".join(
-            f"{100 * a:.1f} -> {100 * b:.1f} %" for a, b in zip(before, after)) + " |")
+            f"{100 * before[name]:.1f} -> {100 * after[name]:.1f} %" for name in FIGURES) + " |")
 
 
 if __name__ == "__main__":

@@ -69,15 +69,15 @@ def _kept(asked: set[str], got: set[str]) -> float:
     return len(asked & got) / len(asked) if asked else 1.0
 
 
-def _keeps_content(question: str, got: set[str], min_kept: float) -> bool:
-    """Whether a rewrite whose content stems are ``got`` keeps what ``question`` asks about.
+def _keeps_content(question: str, asked: set[str], got: set[str], min_kept: float) -> bool:
+    """Whether a rewrite whose content stems are ``got`` keeps what ``question`` asks about (``asked``,
+    its :func:`_asked` stems).
 
     It must keep ``min_kept`` of the question's content words, or of one of its sentences that asks
     (ends in "?") where the message has several: users wrap a question in remarks ("Ha, fair enough, I
     was only joking about the pies. What goes into the pastry?"), and a rewrite that keeps the question
     and drops the remarks ("What goes into the pastry of a Cornish pasty?") kept under half of the
     message's content words and was rejected, the whole message searched as written."""
-    asked = _asked(question)
     if not asked or _kept(asked, got) >= min_kept or _kept(content_stems(question), got) >= min_kept:
         return True
     sentences = split_sentences(question)
@@ -119,10 +119,10 @@ def check_rewrite(
         return "overlong"
     if question.rstrip().endswith("?") and not looks_like_question(rewrite):
         return "not_a_question"
-    got = content_stems(rewrite)
-    if not _keeps_content(question, got, min_kept):
-        return "lost_content"
     asked = _asked(question)
+    got = content_stems(rewrite)
+    if not _keeps_content(question, asked, got, min_kept):
+        return "lost_content"
     for earlier in earlier_questions:
         # the rewrite is (nearly) an earlier question and keeps none of the words this question adds
         # to it; "And for members?" rewritten "And for members, how much is a visitor mooring?" after
