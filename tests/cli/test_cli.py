@@ -432,7 +432,7 @@ def test_the_answer_and_decisions_show_ids_and_queries_as_written(capsys) -> Non
 
     kept = merged_results(["The fee is 80 euros."])
     kept[0] = dataclasses.replace(kept[0], hit=kept[0].hit._replace(passage_id="fees [draft]#0"))
-    dropped = [Dropped(kept[0].hit._replace(passage_id="old[/b]#1"), "budget", "beyond the 5 passages allowed")]
+    dropped = [Dropped(kept[0].hit._replace(passage_id="old[/b]#1"), "passages", "beyond the 5 passages allowed")]
     trace = TurnTrace(queries=["what does [/x] cost?"], merge=MergeOutcome(kept, dropped), answer={})
     result = PipelineResult("The fee is 80 euros [1].", [Citation(1, "c0", "fees [draft]#0", "fees [draft]", "", "")], False,
                             MergeOutcome(kept, dropped), trace)
@@ -440,7 +440,7 @@ def test_the_answer_and_decisions_show_ids_and_queries_as_written(capsys) -> Non
     print_decisions(result)
     shown = " ".join(capsys.readouterr().out.split())
     assert "(fees [draft]#0)" in shown and "queries: what does [/x] cost?" in shown
-    assert "kept [1] c0/fees [draft]#0" in shown and "dropped c0/old[/b]#1: budget" in shown
+    assert "kept [1] c0/fees [draft]#0" in shown and "dropped c0/old[/b]#1: passages" in shown
 
 
 def test_an_answer_warning_is_said_beside_the_answer(capsys) -> None:
@@ -781,6 +781,22 @@ def test_ask_and_chat_take_the_decline_floor(tmp_path) -> None:
             assert result.exit_code != 0 and said in str(result.exception), (command, extra)
 
 
+def test_ask_and_chat_take_the_answer_budget(tmp_path) -> None:
+    """The merge's budget (1000 tokens of whole passages) lets 2 or 3 of a document's 512-token chunks
+    reach the answer, and only Python could change it. ``--answer-tokens`` sets it, 0 lifts it, and a
+    budget the pipeline refuses is said before anything loads."""
+    from convrag.cli.answers import spec_from
+
+    assert spec_from("docs", "auto", "progressive", "enhanced", "strategy", 10).answer_tokens == 1000
+    assert spec_from("docs", "auto", "progressive", "enhanced", "strategy", 10, answer_tokens=2500).answer_tokens == 2500
+    assert spec_from("docs", "auto", "progressive", "enhanced", "strategy", 10, answer_tokens=0).answer_tokens is None
+    for command in (["ask", "What is it?"], ["chat"]):
+        result = runner.invoke(app, [*command, "-c", "docs", "--store", str(tmp_path), "--answer-tokens", "20"])
+        assert result.exit_code != 0 and "50 tokens of budget; got 5 passages and 20 tokens" in str(result.exception), command
+        result = runner.invoke(app, [*command, "-c", "docs", "--store", str(tmp_path), "--answer-tokens", "-1"])
+        assert result.exit_code == 2 and "Invalid value for '--answer-tokens'" in " ".join(result.output.split()).replace("│", ""), command
+
+
 def test_eval_answers_takes_the_decline_floor_for_the_settings_it_measures(tmp_path) -> None:
     """A floor could be tried in a chat but not measured on MT-RAG: ``eval-answers`` had no
     ``--decline-below``. It applies to the settings asked for, not to the first prompt they are
@@ -812,3 +828,20 @@ def test_the_decisions_panel_of_a_turn_the_gate_declined_names_the_floors_option
                               opened={"tiny": tiny_collection})
     print_decisions(answered.answer([Message("user", "How much does passport renewal cost?")]))
     assert "--decline-below" not in capsys.readouterr().out
+
+
+def test_the_decisions_panel_names_the_budgets_option_when_a_passage_was_dropped_for_it(tiny_collection, capsys) -> None:
+    """A passage "dropped: budget (300 tokens do not fit)" said nothing of how to let it through."""
+    from convrag.cli.chat import print_decisions
+    from convrag.pipeline import PipelineSpec, build_pipeline
+    from convrag.types import Message
+    from tests.helpers import ScriptedLLM
+
+    question = [Message("user", "How much does passport renewal cost?")]
+    hint = "(the budget is --answer-tokens: raise it, or 0 for none, if a passage dropped for it holds the answer)"
+    for tokens, shown in ((50, True), (None, False)):
+        spec = PipelineSpec(("tiny",), strategy="last_turn", answer_tokens=tokens)
+        result = build_pipeline(spec, llm=ScriptedLLM(answer=["It costs 130 dollars [1]."]), opened={"tiny": tiny_collection}).answer(question)
+        assert any(d.reason == "budget" for d in result.trace.merge.dropped) is shown  # type: ignore[union-attr]
+        print_decisions(result)
+        assert (hint in " ".join(capsys.readouterr().out.split())) is shown, tokens

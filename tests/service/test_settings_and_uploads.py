@@ -66,6 +66,8 @@ def test_bad_config_files_are_clear_errors(tmp_path: Path) -> None:
     ("k: 0", "pipelines.support.k: Input should be greater than or equal to 1"),
     ("answer: verbose", "pipelines.support: unknown answer settings 'verbose'; expected one of default, first"),
     ("decline_below: 1.5", "pipelines.support: the decline floor is a cosine from 0 to 1; got 1.5"),
+    ("answer_tokens: 20", "pipelines.support: the answer needs at least one passage and 50 tokens of budget; got 5 passages and 20 tokens"),
+    ("answer_tokens: -1", "pipelines.support.answer_tokens: Input should be greater than or equal to 0"),
 ])
 def test_a_pipeline_that_cannot_be_built_is_refused_when_the_settings_load(tmp_path: Path, pipeline: str, error: str) -> None:
     """An unknown strategy or retriever in a configured pipeline started the service; the first
@@ -318,6 +320,23 @@ def test_the_decline_floor_is_a_setting_of_the_service_and_of_a_pipeline(tmp_pat
     monkeypatch.setenv("CONVRAG_ANSWER", "first")
     with pytest.raises(ConfigError, match=r"the answer settings 'first' have no decline gate"):
         ServiceSettings.load(config)
+
+
+def test_the_answer_budget_is_a_setting_of_the_service_and_of_a_pipeline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The merge's budget (1000 tokens of whole passages) could be set only from Python: the web chat
+    and ``collection:NAME`` models take the service's, a configured pipeline sets its own, 0 lifts it,
+    and a budget the pipeline refuses stops the start."""
+    from convrag.service.pipelines import Pipelines
+
+    config = tmp_path / "convrag.yaml"
+    config.write_text("answer_tokens: 2500\npipelines:\n  handbook:\n    collections: [docs]\n    answer_tokens: 0\n")
+    settings = ServiceSettings.load(config)
+    assert Pipelines(settings, None, None).route("collection:docs", ["docs"]).config.spec().answer_tokens == 2500
+    assert settings.pipelines["handbook"].spec().answer_tokens is None
+    assert ServiceSettings.load().pipeline(["docs"]).spec().answer_tokens == 1000
+    monkeypatch.setenv("CONVRAG_ANSWER_TOKENS", "20")
+    with pytest.raises(ConfigError, match=r"invalid settings \(CONVRAG_ANSWER_TOKENS\): answer_tokens: the answer needs at least one passage and 50 tokens"):
+        ServiceSettings.load()
 
 
 def test_the_web_page_offers_every_type_convrag_reads() -> None:

@@ -13,6 +13,7 @@ from ..console import console
 from ..limits import check_question
 from .app import (
     AnswersOpt,
+    AnswerTokensOpt,
     BackendOpt,
     DeclineBelowOpt,
     DepthOpt,
@@ -34,19 +35,21 @@ from .app import (
 
 
 def spec_from(collections: str, retriever: str, strategy: str, merge: str, queries: str, k: int,  # type: ignore[no-untyped-def]
-              answers: str = "default", decline_below: Optional[float] = None):
+              answers: str = "default", decline_below: Optional[float] = None, answer_tokens: Optional[int] = None):
     from ..pipeline import PipelineSpec
+    from ..pipeline.spec import ANSWER_TOKENS, answer_budget
 
     return PipelineSpec(tuple(split_list(collections)), strategy=strategy, queries=tuple(split_list(queries)), retriever=retriever,
-                        merge=merge, k=k, answer=answers, decline_below=decline_below)
+                        merge=merge, k=k, answer=answers, decline_below=decline_below,
+                        answer_tokens=answer_budget(ANSWER_TOKENS if answer_tokens is None else answer_tokens))
 
 
 def pipeline_from(collections: str, store: Optional[Path], retriever: str, strategy: str, merge: str, queries: str, k: int,  # type: ignore[no-untyped-def]
               llm: str, llm_url: Optional[str], no_llm_cache: bool, milvus=None, answers: str = "default",
-              decline_below: Optional[float] = None):
+              decline_below: Optional[float] = None, answer_tokens: Optional[int] = None):
     from ..pipeline import build_pipeline
 
-    spec = spec_from(collections, retriever, strategy, merge, queries, k, answers, decline_below)
+    spec = spec_from(collections, retriever, strategy, merge, queries, k, answers, decline_below, answer_tokens)
     return build_pipeline(spec, llm=make_llm_from(llm, llm_url, no_llm_cache), store=store, milvus=milvus)
 
 
@@ -64,6 +67,7 @@ def ask(
     k: DepthOpt = 10,
     answers: AnswersOpt = "default",
     decline_below: DeclineBelowOpt = None,
+    answer_tokens: AnswerTokensOpt = None,
     llm: LLMOpt = "local",
     llm_url: LLMUrlOpt = None,
     no_llm_cache: NoCacheOpt = False,
@@ -85,7 +89,7 @@ def ask(
         question = sys.stdin.read().strip()
     messages = [*(read_history(history) if history else ()), Message("user", check_question(question))]
     pipeline = pipeline_from(collections, store, retriever, strategy, merge, queries, k, llm, llm_url, no_llm_cache,
-                             milvus_from(backend, milvus_uri, store), answers, decline_below)
+                             milvus_from(backend, milvus_uri, store), answers, decline_below, answer_tokens)
     if as_json:  # for programs: one JSON document once the answer is whole
         result = pipeline.answer(messages)
         payload = {"answer": result.text, "declined": result.declined, "citations": [c._asdict() for c in result.citations],
@@ -110,6 +114,7 @@ def chat(
     k: DepthOpt = 10,
     answers: AnswersOpt = "default",
     decline_below: DeclineBelowOpt = None,
+    answer_tokens: AnswerTokensOpt = None,
     llm: LLMOpt = "local",
     llm_url: LLMUrlOpt = None,
     no_llm_cache: NoCacheOpt = False,
@@ -122,7 +127,7 @@ def chat(
     from .chat import chat_loop
 
     earlier = read_history(history) if history else ()  # a bad file is said before anything loads
-    spec = spec_from(collections, retriever, strategy, merge, queries, k, answers, decline_below)
+    spec = spec_from(collections, retriever, strategy, merge, queries, k, answers, decline_below, answer_tokens)
     milvus = milvus_from(backend, milvus_uri, store)
     _read_any_bytes()
     chat_loop(LivePipeline(spec, make_llm_from(llm, llm_url, no_llm_cache), store, milvus), history=earlier)

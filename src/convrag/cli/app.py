@@ -110,6 +110,12 @@ DeclineBelowOpt = Annotated[Optional[float], typer.Option("--decline-below", hel
     "cosine of a declined turn); 0 turns the gate off."), show_default=False)]
 
 
+AnswerTokensOpt = Annotated[Optional[int], typer.Option("--answer-tokens", min=0, show_default=False, help=(
+    "The kept passages' tokens together, counted on whole passages (default 1000, chosen on MT-RAG): a collection "
+    "of long passages (512-token chunks of a user's documents) gets 2 or 3 through; 0 lifts the budget, so all 5 "
+    "kept passages reach the compression, which reads more sentences and is slower to the first token."))]
+
+
 def said(exc: ConvragError) -> str:
     """What the command line says of an error. A failed answer also gives the backend's own reason
     (its URL, what it replied): the service keeps that in its log, away from its clients, but at the

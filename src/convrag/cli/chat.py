@@ -75,6 +75,8 @@ def print_decisions(result: PipelineResult) -> None:
             lines.append(f"kept \\[{i}] {escape(f'{r.hit.collection}/{r.hit.passage_id}')}: {escape(r.selection_reason)}")
         for d in t.merge.dropped[:10]:
             lines.append(f"[dim]dropped {escape(f'{d.hit.collection}/{d.hit.passage_id}')}: {escape(d.reason)} ({escape(d.detail)})[/dim]")
+        if any(d.reason == "budget" for d in t.merge.dropped):
+            lines.append("[dim](the budget is --answer-tokens: raise it, or 0 for none, if a passage dropped for it holds the answer)[/dim]")
     answer = t.answer or {}
     for key in ("fallback", "warning"):
         if answer.get(key):

@@ -24,7 +24,8 @@ class MergedResult:
 
 
 class Dropped(NamedTuple):
-    """A passage the merge left out: ``reason`` is ``duplicate``, ``diversity`` or ``budget``."""
+    """A passage the merge left out: ``reason`` is ``duplicate``, ``diversity``, ``budget`` (its
+    tokens do not fit the budget) or ``passages`` (beyond the number allowed)."""
 
     hit: SourcedHit
     reason: str

@@ -5,7 +5,8 @@ candidate pool of the best fused passages -> drop duplicate texts -> quality sig
 greedy selection with a diversity penalty against the passages already selected (and a
 near-duplicate drop) within a token budget -> prompt order, with conflicts marked.
 Every kept passage carries its fused and final scores and a selection reason; every
-dropped candidate its reason (duplicate, diversity, budget).
+dropped candidate its reason (duplicate, diversity, budget: its tokens do not fit; passages: beyond
+their number).
 
 The pool (``pool_factor`` x ``max_passages``, at least 20) bounds the work: the penalty can
 lower a score by at most ``diversity`` (10-20 %), so passages far below the pool cannot win;
@@ -150,7 +151,7 @@ def enhanced_merge(
             c.reasons.append(f"diversity penalty (similarity {sim:.2f})")
         selected.append((c, final, sim, tokens))
     for _, i, _ in heap:
-        dropped.append(Dropped(candidates[i].hit, "budget", f"beyond the {settings.max_passages} passages allowed"))
+        dropped.append(Dropped(candidates[i].hit, "passages", f"beyond the {settings.max_passages} passages allowed"))
 
     kept: list[MergedResult] = []
     for c, final, _, tokens in selected:

@@ -17,6 +17,12 @@ ANSWER_PASSAGES = 5
 RETRIEVERS = ("auto", "bm25", "dense", "hybrid")
 
 
+def answer_budget(tokens: int) -> int | None:
+    """:attr:`PipelineSpec.answer_tokens` from a setting where 0 lifts the budget, as 0 turns the decline
+    gate off: a command-line option and an environment variable have no None to give."""
+    return tokens or None
+
+
 def check_answer(name: str) -> str:
     """``name`` if it names answer settings (:data:`convrag.generate.answer.ANSWER_PRESETS`), else a ConfigError."""
     from ..generate.answer import ANSWER_PRESETS
@@ -86,5 +92,6 @@ class PipelineSpec:
             raise ConfigError(f"k is the number of passages per collection, 1 to 1000; got {self.k}")
         check_answer(self.answer)
         if self.answer_passages < 1 or (self.answer_tokens is not None and self.answer_tokens < 50):
-            raise ConfigError("the answer needs at least one passage and 50 tokens of budget")
+            raise ConfigError(f"the answer needs at least one passage and 50 tokens of budget; got "
+                              f"{self.answer_passages} passages and {self.answer_tokens} tokens")
         check_decline_below(self.decline_below, self.answer)

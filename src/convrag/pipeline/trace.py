@@ -117,7 +117,7 @@ class MergedPassageDict(HitDict):
 
 
 class DroppedPassageDict(HitDict):
-    """A passage the merge left out, and why (duplicate, diversity, budget)."""
+    """A passage the merge left out, and why (duplicate, diversity, budget, passages)."""
 
     reason: str
     detail: str

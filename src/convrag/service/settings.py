@@ -20,7 +20,7 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 
 from .. import config
 from ..errors import ConfigError, not_utf8
-from ..pipeline.spec import PipelineSpec, check_answer, check_decline_below
+from ..pipeline.spec import ANSWER_TOKENS, PipelineSpec, answer_budget, check_answer, check_decline_below
 from ..strategies.registry import check_strategy
 
 _CONFIG_FILE: ContextVar[Path | None] = ContextVar("convrag_config_file", default=None)
@@ -68,6 +68,8 @@ class PipelineConfig(BaseModel):
     answer: str = "default"
     #: the decline gate's relevance floor in place of the answer settings' (PipelineSpec.decline_below)
     decline_below: float | None = None
+    #: the kept passages' tokens together (PipelineSpec.answer_tokens); 0: no budget
+    answer_tokens: int = Field(ANSWER_TOKENS, ge=0)
     description: str = ""
 
     @model_validator(mode="after")
@@ -85,7 +87,7 @@ class PipelineConfig(BaseModel):
             queries += ("summary",)
         return PipelineSpec(tuple(collections if collections is not None else self.collections), strategy=self.strategy,
                             queries=queries, retriever=self.retriever, merge=self.merge, k=k or self.k, answer=self.answer,
-                            decline_below=self.decline_below)
+                            decline_below=self.decline_below, answer_tokens=answer_budget(self.answer_tokens))
 
 
 class ServiceSettings(BaseSettings):
@@ -119,6 +121,10 @@ class ServiceSettings(BaseSettings):
     #: the decline gate's relevance floor where no configured pipeline says (default: the answer
     #: settings', 0.45): lower it where answers are phrased far from the questions; 0 turns it off
     decline_below: float | None = None
+    #: the kept passages' tokens together where no configured pipeline says, counted on whole passages
+    #: (1000, chosen on MT-RAG: 2 or 3 of a document's 512-token chunks); 0 lifts it, so all 5 kept
+    #: passages reach the compression (more sentences read, a slower first token)
+    answer_tokens: int = Field(ANSWER_TOKENS, ge=0)
     pipelines: dict[str, PipelineConfig] = Field(default_factory=dict)
     limits: Limits = Field(default_factory=Limits)
     #: after each answer (conversations API, OpenAI endpoint), read the next turn's prompt up to its
@@ -156,6 +162,14 @@ class ServiceSettings(BaseSettings):
     def _known_answer(cls, value: str) -> str:
         with _as_settings_error():
             return check_answer(value)
+
+    @field_validator("answer_tokens")
+    @classmethod
+    def _a_budget_it_can_use(cls, value: int) -> int:
+        """A budget the pipeline refuses (under 50 tokens) stops the start, not the web chat's first answer."""
+        with _as_settings_error():
+            PipelineSpec(("any",), answer_tokens=answer_budget(value))
+        return value
 
     @model_validator(mode="after")
     def _a_decline_floor_it_can_use(self) -> ServiceSettings:
@@ -198,7 +212,7 @@ class ServiceSettings(BaseSettings):
         """A pipeline over ``collections`` with the service's defaults: ``strategy`` (a conversation's
         own) where given, else the service's, and the service's answer settings."""
         return PipelineConfig(collections=collections, strategy=strategy or self.strategy, answer=self.answer,
-                              decline_below=self.decline_below)
+                              decline_below=self.decline_below, answer_tokens=self.answer_tokens)
 
     @property
     def milvus_target(self) -> str:
