@@ -1,7 +1,7 @@
 """Does chunking a user's document by its structure find the answer's passage more often?
 
 MT-RAG's corpora come already cut into passages, so the benchmark cannot measure how convrag cuts
-a user's documents. This check indexes two documents three ways and asks, for each question in
+a user's documents. This check indexes four documents three ways and asks, for each question in
 ``tools/data/chunking-questions.json``, at which rank the first passage holding the sentence that
 answers it comes (bm25, dense and hybrid, as ``convrag search`` ranks them), and whether that passage
 reaches the answer's prompt: kept by the default pipeline's merge (enhanced, within its budget of
@@ -14,10 +14,13 @@ compression shows the model, on a turn the decline gate lets through (best sente
 * ``aligned``: the same windows cut at sentence and line ends, titled by the document;
 * ``structured``: aligned, and titled by the sections each passage begins in (the default).
 
-The documents: a made-up heat pump manual written for convrag (``tools/data/heatpump-manual.md``)
-and orjson's README as its installed package carries it (orjson 3.13.0 is pinned in the lock file).
-The questions were written from the documents alone, before any variant was run; 30 questions are
-a small sample, so read the counts, not the decimals.
+The documents: a made-up heat pump manual written for convrag (``tools/data/heatpump-manual.md``),
+orjson's README as its installed package carries it (orjson 3.13.0 is pinned in the lock file), and
+two reference pages of the playwright-cli skill that the pinned playwright package carries (its
+storage and sessions pages: Markdown whose answers are mostly commands in code blocks, under a
+comment line). The questions were written from the documents alone, before any variant was run
+(the playwright pages' 17, added later, after one of them had shown the compression keeping a
+comment without its command); 47 questions are a small sample, so read the counts, not the decimals.
 
 ``--scan`` reads the manual from a 300 dpi scan of its PDF by OCR instead (``tools/ocr_check.py``
 makes it), as a user's scanned manual is read: a text that marks no headings. Its variant
@@ -27,6 +30,13 @@ headings (``convrag/ingest/numbered_headings.py``), as such a text was chunked b
     .venv/bin/python tools/chunking_check.py
     .venv/bin/python tools/chunking_check.py --scan
     .venv/bin/python tools/chunking_check.py --answer-tokens none
+    .venv/bin/python tools/chunking_check.py --answers
+
+``--answers`` also has the local model answer each question over the structured collection (the default
+pipeline, greedy, through the completion cache) and counts the answers that hold what a right answer
+must: the pieces a question lists (a command's name and its option: "cookie-delete", "--domain"), else
+every word of the gold piece (a word: what spaces separate, backticks, quotes and end punctuation
+aside, any case), which is strict for prose the model may put in its own words.
 """
 
 from __future__ import annotations
@@ -62,6 +72,10 @@ def _norm(text: str) -> str:
     return " ".join(text.replace("`", "").split())
 
 
+def _words(text: str) -> set[str]:
+    return {w.strip("`'\".,;:!?()[]").lower() for w in text.split()} - {""}
+
+
 def _orjson_readme(folder: Path) -> Path:
     """orjson's README from its package metadata (the headers before the first line of Markdown dropped)."""
     text = distribution("orjson").read_text("METADATA") or ""
@@ -69,6 +83,17 @@ def _orjson_readme(folder: Path) -> Path:
     path = folder / "orjson.md"
     path.write_text(body, encoding="utf-8")
     return path
+
+
+def _playwright_page(name: str) -> Path:
+    """A reference page of the playwright-cli skill (``playwright-cli/storage-state.md``) in the installed playwright package."""
+    return Path(str(distribution("playwright").locate_file(f"playwright/driver/package/lib/tools/skills/{name.replace('/', '/references/')}")))
+
+
+def _document(name: str, folder: Path) -> Path:
+    if name == "orjson.md":
+        return _orjson_readme(folder)
+    return _playwright_page(name) if name.startswith("playwright-cli/") else HERE / name
 
 
 def _scanned_manual(folder: Path) -> Path:
@@ -101,6 +126,7 @@ def main() -> None:
     parser.add_argument("--scan", action="store_true", help="read the manual from a scan of its PDF, by OCR")
     parser.add_argument("--answer-tokens", type=_budget, default=PipelineSpec.answer_tokens,
                         help="the merge's budget of whole-passage tokens (PipelineSpec.answer_tokens), or none")
+    parser.add_argument("--answers", action="store_true", help="also answer each question with the local model (structured chunking)")
     args = parser.parse_args()
     settings = AnswerSettings()
     floor = settings.decline.min_relevance if settings.decline is not None else 0.0
@@ -109,7 +135,7 @@ def main() -> None:
     embedder = load_embedder()
     llm = make_llm("local")  # its tokenizer counts the merge's budget, as in a chat
     with tempfile.TemporaryDirectory() as tmp:
-        paths = {name: (HERE / name if name != "orjson.md" else _orjson_readme(Path(tmp))) for name in questions}
+        paths = {name: _document(name, Path(tmp)) for name in questions}
         if args.scan:
             paths["heatpump-manual.md"] = _scanned_manual(Path(tmp))
         documents = {name: read_document(path) for name, path in paths.items()}
@@ -118,13 +144,14 @@ def main() -> None:
         mean_kept: dict[str, float] = {}
         # per question: the answer's sentence among those the compression shows, and the turn let through by the gate
         compressed: dict[str, list[tuple[bool, bool]]] = {}
+        answered: list[tuple[bool, bool]] = []  # per question, with --answers: the gold in the answer, the turn declined
         sizes: dict[str, int] = {}
         for variant in variants:
             passages = [p for d in documents.values() for p in _passages(d, embedder.tokenizer, variant)]
             sizes[variant] = len(passages)
             collection = Collection.build(Path(tmp) / variant.replace(", ", "-").replace(" ", "-"), passages, embedder=embedder, windows=WindowSettings())
             texts = {p.doc_id: _norm(p.text) for p in passages}
-            asked = [(q, _norm(gold)) for items in questions.values() for q, gold in items]
+            asked = [(q, _norm(gold)) for items in questions.values() for q, gold, *_ in items]
             for name in RETRIEVERS:
                 retriever = make_retriever(name, collection, embedder)
                 hits = retriever.search([q for q, _ in asked], k=DEPTH)
@@ -141,6 +168,14 @@ def main() -> None:
                 seen = _norm(" ".join(p.text for p in compressed_passages))
                 compressed[variant].append((gold in seen, max((p.best for p in compressed_passages), default=0.0) >= floor))
             mean_kept[variant] = shown / len(asked)
+            if args.answers and variant == "structured":
+                answering = build_pipeline(spec, llm=llm, opened={collection.name: collection}, embedder=embedder)
+                needs = [item[2] if len(item) > 2 else None for items in questions.values() for item in items]
+                for (q, gold), pieces in zip(asked, needs, strict=True):
+                    result = answering.answer([Message("user", q)])
+                    right = (all(p.lower() in result.text.lower() for p in pieces) if pieces
+                             else _words(gold) <= _words(result.text))
+                    answered.append((right and not result.declined, result.declined))
     n = len(next(iter(ranks.values())))
     print(f"{n} questions over {len(questions)} documents; passages: "
           + ", ".join(f"{v} {sizes[v]}" for v in variants) + "\n")
@@ -163,10 +198,16 @@ def main() -> None:
               f"| {sum(a for a, _ in c)} | {sum(a and b for a, b in c)} |")
     print("\nper question (hybrid rank of the answer's passage, 0 = not in the top 5; then its place in the prompt, 0 = not "
           "there): " + " / ".join(variants))
-    asked = [(doc, q) for doc, items in questions.items() for q, _ in items]
+    asked = [(doc, q) for doc, items in questions.items() for q, *_ in items]
     for i, (doc, q) in enumerate(asked):
         row = " / ".join(f"{ranks[v, 'hybrid'][i]},{prompted[v][i]}" for v in variants)
-        print(f"  {row}  {doc}: {q}")
+        said = f"  answer: {'right' if answered[i][0] else 'declined' if answered[i][1] else '-'}" if answered else ""
+        print(f"  {row}  {doc}: {q}{said}")
+    if answered:
+        print(f"\nanswers (structured): right in {sum(a for a, _ in answered)} of {len(answered)}, "
+              f"declined {sum(d for _, d in answered)}; by document: "
+              + ", ".join(f"{doc} {sum(answered[i][0] for i, (d, _) in enumerate(asked) if d == doc)}/{len(items)}"
+                          for doc, items in questions.items()))
 
 
 if __name__ == "__main__":

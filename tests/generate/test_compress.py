@@ -188,3 +188,28 @@ def test_a_kept_heading_and_a_tables_rows_are_shown_on_lines_of_their_own_with_l
     assert few.text == "…\nItem: Mileage | Limit: 45p a mile | Receipt needed: No\n…"
     [flat] = compress("Do I need a receipt for mileage?", merged_results([text]), embedder, count)
     assert "\n" not in flat.text  # the default: joined by spaces
+
+
+VAULT = ("Backups\nSave and restore the whole vault from the command line.\nSave a backup\n"
+         "# Save to a file named after the date\nvaultctl backup\n# Save to a file of your choice\nvaultctl backup nightly.tar\n"
+         "Restore a backup\n# Restore from a file\n# (the vault must be stopped first)\nvaultctl restore nightly.tar\n"
+         "Ranking #1 in speed, vaultctl keeps its backups small.\n")
+
+
+def test_a_code_blocks_comment_line_is_kept_with_the_line_it_describes(embedder: Embedder) -> None:
+    """In a code block the comment says what the next line does, and matches the question; the command
+    does not ("# Save to specific filename" scored 0.6 to "How do I save the browser's cookies to a
+    file?", "playwright-cli state-save my-auth-state.json" 0.3). Split apart, the prompt showed the
+    comment without its command, and the model made a command up."""
+    assert sentences(VAULT)[1:6] == [
+        "Save a backup",
+        "# Save to a file named after the date vaultctl backup",
+        "# Save to a file of your choice vaultctl backup nightly.tar",
+        "Restore a backup",
+        "# Restore from a file # (the vault must be stopped first) vaultctl restore nightly.tar",  # comments one after another
+    ]
+    assert sentences(VAULT)[-1] == "Ranking #1 in speed, vaultctl keeps its backups small."
+    tight = CompressionSettings(max_tokens=12)  # room for the best unit and little else, as a long passage leaves
+    [kept] = compress("How do I back up the vault to a file of my choice?", merged_results([VAULT]), embedder,
+                      lambda s: len(s.split()), tight)
+    assert "# Save to a file of your choice vaultctl backup nightly.tar" in kept.text

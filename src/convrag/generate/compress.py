@@ -76,13 +76,21 @@ class CompressedPassage:
     heading: str = ""
 
 
+#: a comment line of a code block ("# Save to a file of your choice", "// the user's id"), which says
+#: what the line after it does
+_COMMENT = re.compile(r"(?:#|//)\s+\S")
+
+
 def sentences(text: str, min_chars: int = 12) -> list[str]:
-    """The passage's sentences (fragments shorter than ``min_chars`` are merged into the next)."""
+    """The passage's sentences (fragments shorter than ``min_chars`` are merged into the next, and so is
+    a code block's comment line: the comment "# Save to specific filename" scored 0.6 to "How do I
+    save the browser's cookies to a file?", the command under it, "playwright-cli state-save
+    my-auth-state.json", 0.3, so the prompt showed the comment alone and the model made a command up)."""
     out: list[str] = []
     carry = ""
     for raw in split_sentences(text):
         piece = f"{carry} {raw}".strip()
-        if len(piece) < min_chars:
+        if len(piece) < min_chars or _COMMENT.match(raw):
             carry = piece
             continue
         out.append(piece)
