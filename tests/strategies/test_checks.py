@@ -101,3 +101,14 @@ def test_the_frame_of_a_correction_is_not_content():
     assert check_rewrite("what do you mean by APR?", "What is APR on a credit card?") is None
     # what the correction names must still be there
     assert check_rewrite("oh I meant the ferry", "What time does the bus to Hydra leave?") == "lost_content"
+
+
+def test_a_rewrite_that_mends_the_users_spelling_keeps_the_word():
+    """"Sollutions" rewritten "Solutions" kept none of the message's content words as spelled and was
+    rejected, so the misspelling was searched."""
+    assert check_rewrite("Sollutions", "Solutions") is None
+    assert check_rewrite("how long does the warrenty last?", "How long does the dishwasher's warranty last?") is None
+    # a word spelled nearly alike is not a mended spelling when it is short or starts otherwise
+    assert check_rewrite("cats", "What do bats eat?") == "lost_content"
+    assert check_rewrite("what ration?", "Which nation is it?") == "lost_content"
+    assert check_rewrite("salary", "What goes in a salami?") == "lost_content"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from difflib import SequenceMatcher
 
 from ..text import content_stems, split_sentences, words
 
@@ -65,8 +66,24 @@ def _asked(question: str) -> set[str]:
     return content_stems(" ".join(w for w in words(_LIKE_FRAME.sub(" ", question)) if w not in _REPLACED))
 
 
+#: a stem of the question counts as kept by a rewrite stem spelled nearly alike: the rewrite mends the
+#: user's spelling ("Sollutions" rewritten "Solutions" was rejected as losing the only content word).
+#: Stems this long, with the same first letter, at least this similar (difflib's ratio)
+SPELLING_MIN_CHARS = 5
+SPELLING_MIN_RATIO = 0.85
+
+
+def _respelled(stem: str, got: set[str]) -> bool:
+    return len(stem) >= SPELLING_MIN_CHARS and any(
+        len(other) >= SPELLING_MIN_CHARS and other[0] == stem[0] and SequenceMatcher(None, stem, other).ratio() >= SPELLING_MIN_RATIO
+        for other in got
+    )
+
+
 def _kept(asked: set[str], got: set[str]) -> float:
-    return len(asked & got) / len(asked) if asked else 1.0
+    if not asked:
+        return 1.0
+    return sum(stem in got or _respelled(stem, got) for stem in asked) / len(asked)
 
 
 def _keeps_content(question: str, asked: set[str], got: set[str], min_kept: float) -> bool:
