@@ -112,3 +112,13 @@ def test_a_rewrite_that_mends_the_users_spelling_keeps_the_word():
     assert check_rewrite("cats", "What do bats eat?") == "lost_content"
     assert check_rewrite("what ration?", "Which nation is it?") == "lost_content"
     assert check_rewrite("salary", "What goes in a salami?") == "lost_content"
+
+
+def test_a_request_for_more_is_how_a_follow_up_is_put_not_what_it_asks():
+    """"Can you tell me more about it?" rewritten "What else is known about the Hanseatic League?" had
+    kept none of its one content word ("more") and was rejected, so the request itself was searched."""
+    assert check_rewrite("Can you tell me more about it?", "What else is known about the Hanseatic League?") is None
+    assert check_rewrite("go on", "What else caused the Hanseatic League to decline?") is None
+    assert check_rewrite("Could you elaborate in more detail?", "How did the Hanseatic League trade?") is None
+    # what the request names must still be there
+    assert check_rewrite("Tell me more about its ships.", "What else is known about the Hanseatic League?") == "lost_content"

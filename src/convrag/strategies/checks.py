@@ -28,12 +28,14 @@ _QUESTION_WORDS = frozenset(
 #: question words and auxiliaries with their contractions' pieces ("how about adults" is "What does
 #: the club offer adults?"), a follow-up's fillers, and the frame of a correction or a request to
 #: explain ("oh, I meant the ferry" is "What time does the ferry to Hydra leave?"; "what do you mean by
-#: APR?" is "What is APR on a credit card?")
+#: APR?" is "What is APR on a credit card?"), and a request for more ("can you tell me more about it?" is
+#: "What else is known about the Hanseatic League?"; "go on", "elaborate", "in more detail")
 _REPLACED = _QUESTION_WORDS | frozenset(
     "i me my mine myself we us our ours you your yours he him his she her hers it its they them their theirs "
     "this that these those one ones "
     "don doesn didn isn aren wasn weren can couldn shouldn wouldn won hasn haven hadn t s d ll re ve m "
-    "about also else ok okay so then just please thanks oh mean meant".split()
+    "about also else ok okay so then just please thanks oh mean meant "
+    "more further go continue elaborate expand detail details".split()
 )
 
 #: "what do its fees look like?" asks what the fees are, and a rewrite says so ("What are the fees of an
