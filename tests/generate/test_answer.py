@@ -10,11 +10,12 @@ from convrag.generate.answer import (
     AnswerFailed,
     AnswerGenerator,
     AnswerSettings,
+    Sampling,
     is_decline,
 )
 from convrag.generate.citations import answer_sentences
 from convrag.generate.compress import CompressionSettings
-from convrag.generate.decline import DeclineSettings, echoes_question, grounding, restates_question
+from convrag.generate.decline import DeclineSettings, EchoGuard, echoes_question, grounding, restates_question
 from convrag.history import Budget
 from convrag.llm.base import LLMError
 from convrag.types import Message
@@ -216,7 +217,7 @@ def test_an_answer_that_repeats_the_question_word_for_word_is_declined(embedder)
     """The 1.5B model sometimes writes the user's message back ("But I heard on-premises storage was an
     option [1]."): it answers nothing, and its citation was shown as if it did."""
     echo = "But I heard the Standard plan has phone support [2]."
-    settings = AnswerSettings(decline=DeclineSettings(min_relevance=0.0))
+    settings = AnswerSettings(decline=DeclineSettings(min_relevance=0.0, retry_echo=False))
     answer = AnswerGenerator(ScriptedLLM(answer=[echo]), settings, embedder).answer(
         "But I heard the Standard plan has phone support.", [], merged_results(PLANS))
     assert answer.declined and answer.text == DECLINE and answer.citations == []
@@ -228,6 +229,52 @@ def test_an_answer_that_repeats_the_question_word_for_word_is_declined(embedder)
     first = AnswerGenerator(ScriptedLLM(answer=[echo]), AnswerSettings.first(), embedder).answer(
         "But I heard the Standard plan has phone support.", [], merged_results(PLANS))
     assert not first.declined
+
+
+def test_an_echo_is_written_again_sampled_before_it_is_declined(embedder):
+    """Declining an echo declined answerable turns (two on dev): the model had the answer in front of it.
+    Greedy decoding, and the completion cache, would write the same echo again, so the second attempt
+    is sampled, with a fixed seed; the first is kept in the trace. An echo again is declined."""
+    question = "But I heard the Standard plan has phone support."
+    echo, answered = "But I heard the Standard plan has phone support [2].", "The Standard plan includes phone support on weekdays [2]."
+    settings = AnswerSettings(decline=DeclineSettings(min_relevance=0.0))
+    llm = ScriptedLLM(answer=[echo, answered])
+    answer = AnswerGenerator(llm, settings, embedder).answer(question, [], merged_results(PLANS))
+    assert not answer.declined and answer.text == answered and "fallback" not in answer.trace
+    assert [(d.temperature, d.seed) for d in llm.decodings] == [(0.0, None), (0.7, 0)]
+    retry = answer.trace["details"]["echo_retry"]
+    assert retry["first"]["answer"] == echo and retry["sampling"]["seed"] == 0 and answer.trace["llm_call"]["answer"] == answered
+    twice = AnswerGenerator(ScriptedLLM(answer=[echo, echo]), settings, embedder).answer(question, [], merged_results(PLANS))
+    assert twice.declined and "written again, sampled, and again" in twice.trace["fallback"]
+    # a sampled first attempt ("Regenerate") is followed by the next seed
+    llm = ScriptedLLM(answer=[echo, answered])
+    AnswerGenerator(llm, settings, embedder).answer(question, [], merged_results(PLANS), sampling=Sampling(0.7, 41))
+    assert [d.seed for d in llm.decodings] == [41, 42]
+
+
+def test_a_streamed_echo_is_held_back_and_never_shown(embedder):
+    """Streamed, an echo's words had reached the user before it was declined. The pieces that could
+    still be the question written back are held until they are not; an answer is held for a piece or
+    two, an echo whole, and the second attempt is what streams."""
+    question = "But I heard the Standard plan has phone support."
+    echo, answered = "But I heard the Standard plan has phone support [2].", "But the Standard plan has no phone support [2]."
+    settings = AnswerSettings(decline=DeclineSettings(min_relevance=0.0))
+    items = list(AnswerGenerator(StreamingScriptedLLM(answer=[echo, answered]), settings, embedder).stream(question, [], merged_results(PLANS)))
+    pieces, final = items[:-1], items[-1]
+    assert "".join(pieces) == answered and not final.declined and final.text == answered  # type: ignore[union-attr]
+    # an answer that is not an echo streams as it did, once it leaves the question's words
+    items = list(AnswerGenerator(StreamingScriptedLLM(answer=[answered]), settings, embedder).stream(question, [], merged_results(PLANS)))
+    assert items[:-1] == ["But", " the", " Standard", " plan", " has", " no", " phone", " support", " [2]."]
+
+
+def test_the_echo_guard_holds_only_what_could_still_be_the_question():
+    guard = EchoGuard("Not payment?")
+    assert guard.feed("No") == [] and guard.feed("t pay") == [] and guard.feed("ment [") == [] and guard.feed("1].") == []
+    assert guard.flush() == ["No", "t pay", "ment [", "1]."]
+    guard = EchoGuard("Is the Lite plan free?")
+    assert guard.feed("I") == [] and guard.feed("t is") == ["I", "t is"] and guard.feed(" free") == [" free"]
+    guard = EchoGuard("Is the Lite plan free?")
+    assert guard.feed("Is the Lite plan free? Yes") == ["Is the Lite plan free? Yes"]  # longer than the question
 
 
 def test_an_echo_is_the_same_words_in_the_same_order():

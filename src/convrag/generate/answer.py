@@ -53,7 +53,7 @@ from .citations import (
     written_numbers,
 )
 from .compress import CompressedPassage, CompressionSettings, best_score, compress
-from .decline import DeclineSettings, echoes_question, grounding, restates_question
+from .decline import DeclineSettings, EchoGuard, echoes_question, grounding, restates_question
 from .tidy import drop_repeats, has_words, whole_sentences
 
 DECLINE = "I do not have specific information about that in the available sources."
@@ -64,6 +64,8 @@ ANSWER_STOP = ("\nUser:",)
 #: how freely another attempt at an answer (a regenerated one) is sampled: enough to word it anew,
 #: little enough that a 1.5B model keeps to the passages and the citation format
 VARIATION_TEMPERATURE = 0.7
+#: the seed of the second attempt after an answer that repeated the question (:meth:`AnswerGenerator._again`)
+ECHO_SEED = 0
 
 
 class Sampling(NamedTuple):
@@ -535,7 +537,33 @@ class AnswerGenerator:
             completion = self.llm.complete(prepared.messages, params)
         except LLMError as exc:
             raise AnswerFailed.of(exc) from exc
-        return self._finish(completion, params, prepared, results, start)
+        answer = self._finish(completion, params, prepared, results, start)
+        if not self._retries(answer):
+            return answer
+        params = self._again(prepared, sampling, limits, start)
+        try:
+            completion = self.llm.complete(prepared.messages, params)
+        except LLMError as exc:
+            raise AnswerFailed.of(exc) from exc
+        return self._finish(completion, params, prepared, results, start, again=True)
+
+    def _retries(self, answer: Answer) -> bool:
+        """Whether ``answer`` was declined as an echo that is to be written once more (``retry_echo``)."""
+        decline = self.settings.decline
+        return decline is not None and decline.retry_echo and "echo" in answer.trace["details"]
+
+    def _again(self, prepared: _Prepared, sampling: Sampling | None, limits: ClientLimits | None, start: float) -> GenerationParams:
+        """The decoding settings of the second attempt after an echo, the first's kept in the trace:
+        sampled, since greedy decoding (and the completion cache) would give the echo back; its seed
+        fixed, or the next one after a sampled first attempt's, so that the attempt is reproducible."""
+        trace = prepared.trace
+        first = trace.pop("llm_call")
+        trace.pop("fallback", None)
+        trace["details"].pop("echo")
+        retry = Sampling(VARIATION_TEMPERATURE, ECHO_SEED if sampling is None else sampling.seed + 1,
+                         None if sampling is None else sampling.top_p)
+        trace["details"]["echo_retry"] = {"first": first, "sampling": retry._asdict(), "after_s": time.perf_counter() - start}
+        return self._params(prepared, retry, limits)
 
     def stream(self, question: str, history: Sequence[Message], results: Sequence[MergedResult], query: str | None = None,
                standalone: str | None = None, self_contained: bool = False, sampling: Sampling | None = None,
@@ -552,8 +580,29 @@ class AnswerGenerator:
             yield prepared.early
             return
         assert prepared.messages is not None
+        decline = self.settings.decline
+        guard = EchoGuard(prepared.question) if decline is not None and decline.decline_echo and decline.retry_echo else None
         completion: Completion | None = None
         params = self._params(prepared, sampling, limits)
+        try:
+            for item in stream(self.llm, prepared.messages, params, stop):
+                if isinstance(item, Completion):
+                    completion = item
+                else:
+                    yield from guard.feed(item) if guard is not None else (item,)
+        except LLMError as exc:
+            raise AnswerFailed.of(exc) from exc
+        if completion is None and stop is not None and stop():
+            return  # stopped while the backend read the prompt
+        assert completion is not None
+        answer = self._finish(completion, params, prepared, results, start)
+        if guard is None or guard.released or not self._retries(answer) or (stop is not None and stop()):
+            if guard is not None:
+                yield from guard.flush()  # held, and not an echo after all (or already shown, and declined)
+            yield answer
+            return
+        params = self._again(prepared, sampling, limits, start)  # the echo was held back whole: nobody saw it
+        completion = None
         try:
             for item in stream(self.llm, prepared.messages, params, stop):
                 if isinstance(item, Completion):
@@ -562,13 +611,14 @@ class AnswerGenerator:
                     yield item
         except LLMError as exc:
             raise AnswerFailed.of(exc) from exc
-        if completion is None and stop is not None and stop():
-            return  # stopped while the backend read the prompt
-        assert completion is not None
-        yield self._finish(completion, params, prepared, results, start)
+        if completion is None:
+            return  # stopped
+        yield self._finish(completion, params, prepared, results, start, again=True)
 
     def _finish(self, completion: Completion, params: GenerationParams, prepared: _Prepared, results: Sequence[MergedResult],
-                start: float) -> Answer:
+                start: float, again: bool = False) -> Answer:
+        """The answer from the model's ``completion``: its repairs, declines and citations, all traced;
+        ``again``: the completion is the second attempt after an echo (:meth:`_again`)."""
         trace = prepared.trace
         separated, grouped = separate_markers(completion.text.strip())
         text = separated
@@ -599,8 +649,8 @@ class AnswerGenerator:
             "latency_s": completion.latency_s, "cached": completion.cached, "error": None,
             **({"sent_without": list(completion.sent_without)} if completion.sent_without else {}),
         }
-        if completion.first_token_s is not None:
-            trace["details"]["first_token_s"] = completion.first_token_s
+        if completion.first_token_s is not None:  # after an echo, the first token of the attempt that is shown
+            trace["details"]["first_token_s"] = completion.first_token_s + (trace["details"]["echo_retry"]["after_s"] if again else 0.0)
         if params.steered:
             trace["details"]["steering"] = completion.steering  # None: the backend cannot steer
             if (completion.steering or {}).get("first_choice_forced"):
@@ -615,7 +665,9 @@ class AnswerGenerator:
                                      f"{decline.min_grounding}); the model's text is in llm_call")
                 text, declined = DECLINE, True
         if text and not declined and decline is not None and decline.decline_echo and echoes_question(text, prepared.question):
-            trace["fallback"] = "declined: the answer repeats the question word for word; the model's text is in llm_call"
+            trace["fallback"] = ("declined: the answer repeats the question word for word"
+                                 + (", written again, sampled, and again" if again else "") + "; the model's text is in llm_call")
+            trace["details"]["echo"] = text  # declined as an echo: _retries reads it
             text, declined = DECLINE, True
         invalid: list[int] = []
         if not declined and text and has_citation(text):

@@ -28,6 +28,7 @@ Thresholds are chosen on the dev split against MT-RAG's answerability labels (do
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -69,6 +70,11 @@ class DeclineSettings:
     #: whatever the turn's label (docs/benchmarks.md, "An answer that repeats the question"). The
     #: model's text stays in the trace
     decline_echo: bool = True
+    #: before an echo is declined, the answer is written once more, sampled (``echo_retry`` in the
+    #: trace): greedy decoding would write the same echo again, and on dev the echoes were on answerable
+    #: turns. Streamed, the text that could still be an echo is held back until it is not one
+    #: (:class:`EchoGuard`), so that the echo is never shown
+    retry_echo: bool = True
 
 
 def grounding(answer: str, passages: Sequence[str]) -> float:
@@ -94,3 +100,46 @@ def echoes_question(answer: str, question: str) -> bool:
     is an answer, and not an echo."""
     said = words(strip_citations(answer))
     return bool(said) and said == words(question)
+
+
+#: a citation marker the stream has begun but not closed ("[", "[1", "[1, ")
+_OPEN_MARKER = re.compile(r"\[[\d,\s]*$")
+
+
+class EchoGuard:
+    """Holds back a streamed answer's pieces while they could still be the question written back
+    (:func:`echoes_question`), and lets them through from the first word that is not the question's.
+    An answer seldom begins with the question's words, so most are held for one piece; an echo is held
+    whole, and can be written again before anyone sees it."""
+
+    def __init__(self, question: str) -> None:
+        self.asked = words(question)
+        self.held: list[str] = []
+        self.released = False
+
+    def _could_echo(self) -> bool:
+        text = _OPEN_MARKER.sub("", strip_citations("".join(self.held)))
+        said = words(text)
+        if not said:
+            return True
+        if len(said) > len(self.asked):
+            return False
+        whole = said if not text[-1:].isalnum() else said[:-1]  # the last word may go on in the next piece
+        return self.asked[: len(whole)] == whole and (whole == said or self.asked[len(said) - 1].startswith(said[-1]))
+
+    def feed(self, piece: str) -> list[str]:
+        """The pieces to show now: none while the text could still be an echo, then all held ones."""
+        if self.released:
+            return [piece]
+        self.held.append(piece)
+        if self._could_echo():
+            return []
+        self.released = True
+        held, self.held = self.held, []
+        return held
+
+    def flush(self) -> list[str]:
+        """The pieces still held, once the answer is known not to be an echo."""
+        held, self.held = self.held, []
+        self.released = True
+        return held
