@@ -5,6 +5,8 @@ An echo is a reply that writes the user's message back word for word (``decline_
 be applied to recorded rows: each unanswered row whose answer echoes its question becomes the
 decline sentence, its ROUGE-L scored again, and the decline and overlap figures are counted before and
 after (as ``eval-answers`` counts them, :func:`convrag.eval.answers.summarize`), with the echoes listed.
+It models the rule as first built, an echo declined at once (``DeclineSettings(retry_echo=False)``); the
+default now writes an echo once more, sampled, which needs the model, so ``eval-answers`` measures it.
 
     .venv/bin/python tools/echo_declines.py runs/answers-dev/answers-default.jsonl [more.jsonl ...]
 """
