@@ -397,9 +397,11 @@ def test_the_decisions_panel_shows_the_steers_and_repointed_citations(capsys) ->
     trace.answer.update(invalid_citations=[7])
     trace.answer["details"]["declined_in_part"] = ["The passages do not say when [it] opened."]
     trace.answer["details"]["grouped_citations"] = ["[1, 2]"]
+    trace.answer["details"]["echo_retry"] = {"first": {"answer": "Not [payment] [1]."}, "sampling": {"temperature": 0.7, "seed": 0}}
     print_decisions(PipelineResult("A [1].", [], False, MergeOutcome([]), trace))
     shown = " ".join(capsys.readouterr().out.split())
     assert "numbers cited together, each made a marker: [1, 2]" in shown
+    assert "the first answer repeated the question word for word (Not [payment] [1].): written again, sampled (seed 0)" in shown
     assert "citation numbers that name no passage (re-pointed or taken out): [7]" in shown
     assert "declined in part, the rest answered: The passages do not say when [it] opened." in shown
     trace.answer["details"]["steering"]["error"] = "UnicodeDecodeError: invalid start byte"

@@ -109,6 +109,10 @@ def print_decisions(result: PipelineResult) -> None:
         lines.append(f"declined in part, the rest answered: {escape(sentence)}")
     if details.get("grouped_citations"):
         lines.append(f"numbers cited together, each made a marker: {escape(', '.join(details['grouped_citations']))}")
+    if details.get("echo_retry"):
+        retry = details["echo_retry"]
+        lines.append(f"the first answer repeated the question word for word ({escape(retry['first']['answer'])}): "
+                     f"written again, sampled (seed {retry['sampling']['seed']})")
     lines.append("timings: " + ", ".join(f"{k} {v:.2f} s" for k, v in t.timings_s.items()))
     console.print(Panel("\n".join(lines), title="decisions", expand=True), highlight=False, soft_wrap=False)
 

@@ -760,6 +760,7 @@ function showTrace(index) {
   if (details.grounding !== undefined) body.append(el("div", `answer grounding in the passages: ${Number(details.grounding).toFixed(2)}`));
   for (const sentence of details.declined_in_part || []) body.append(el("div", `declined in part, the rest answered: ${sentence}`));
   if (details.grouped_citations) body.append(el("div", `numbers cited together, each made a marker: ${details.grouped_citations.join(", ")}`));
+  if (details.echo_retry) body.append(el("div", `the first answer repeated the question word for word (${details.echo_retry.first.answer}): written again, sampled (seed ${details.echo_retry.sampling.seed})`));
   if (details.steering) {
     const s = details.steering;
     const doubt = s.first_choice_p === undefined || s.first_choice_p === null ? "" : `; the model's doubt (decline sentence first): ${Number(s.first_choice_p).toFixed(2)}${s.first_choice_forced ? ", declined on it" : ""}`;
