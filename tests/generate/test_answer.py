@@ -262,6 +262,10 @@ def test_a_streamed_echo_is_held_back_and_never_shown(embedder):
     items = list(AnswerGenerator(StreamingScriptedLLM(answer=[echo, answered]), settings, embedder).stream(question, [], merged_results(PLANS)))
     pieces, final = items[:-1], items[-1]
     assert "".join(pieces) == answered and not final.declined and final.text == answered  # type: ignore[union-attr]
+    # with the retry off, the held echo is not shown either: the decline sentence replaces it
+    off = AnswerSettings(decline=DeclineSettings(min_relevance=0.0, retry_echo=False))
+    items = list(AnswerGenerator(StreamingScriptedLLM(answer=[echo]), off, embedder).stream(question, [], merged_results(PLANS)))
+    assert len(items) == 1 and items[0].declined  # type: ignore[union-attr]
     # an answer that is not an echo streams as it did, once it leaves the question's words
     items = list(AnswerGenerator(StreamingScriptedLLM(answer=[answered]), settings, embedder).stream(question, [], merged_results(PLANS)))
     assert items[:-1] == ["But", " the", " Standard", " plan", " has", " no", " phone", " support", " [2]."]

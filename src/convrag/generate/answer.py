@@ -581,7 +581,7 @@ class AnswerGenerator:
             return
         assert prepared.messages is not None
         decline = self.settings.decline
-        guard = EchoGuard(prepared.question) if decline is not None and decline.decline_echo and decline.retry_echo else None
+        guard = EchoGuard(prepared.question) if decline is not None and decline.decline_echo else None
         completion: Completion | None = None
         params = self._params(prepared, sampling, limits)
         try:
@@ -597,8 +597,8 @@ class AnswerGenerator:
         assert completion is not None
         answer = self._finish(completion, params, prepared, results, start)
         if guard is None or guard.released or not self._retries(answer) or (stop is not None and stop()):
-            if guard is not None:
-                yield from guard.flush()  # held, and not an echo after all (or already shown, and declined)
+            if guard is not None and "echo" not in answer.trace["details"]:
+                yield from guard.flush()  # held, and not an echo after all
             yield answer
             return
         params = self._again(prepared, sampling, limits, start)  # the echo was held back whole: nobody saw it

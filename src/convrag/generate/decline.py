@@ -68,12 +68,12 @@ class DeclineSettings:
     #: an answer that is the question's words in the question's order, markers and punctuation aside,
     #: is declined (:func:`echoes_question`). Not chosen on the benchmark: such a reply answers nothing
     #: whatever the turn's label (docs/benchmarks.md, "An answer that repeats the question"). The
-    #: model's text stays in the trace
+    #: model's text stays in the trace. Streamed, the text that could still be an echo is held back
+    #: until it is not one (:class:`EchoGuard`), so that an echo is never shown
     decline_echo: bool = True
     #: before an echo is declined, the answer is written once more, sampled (``echo_retry`` in the
-    #: trace): greedy decoding would write the same echo again, and on dev the echoes were on answerable
-    #: turns. Streamed, the text that could still be an echo is held back until it is not one
-    #: (:class:`EchoGuard`), so that the echo is never shown
+    #: trace): greedy decoding would write the same echo again, and on dev both echoes were on
+    #: answerable turns (docs/benchmarks.md, "An echo written again instead of declined")
     retry_echo: bool = True
 
 
