@@ -14,9 +14,9 @@ default now writes an echo once more, sampled, which needs the model, so ``eval-
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
+from convrag.data.jsonl import read_jsonl
 from convrag.eval.answers import rouge, summarize
 from convrag.generate.answer import DECLINE
 from convrag.generate.decline import echoes_question
@@ -34,7 +34,7 @@ def main() -> None:
     print("| answers | turns | echoes (label: message) | UNANSWERABLE declined | false declines | ROUGE-L |")
     print("| --- | --- | --- | --- | --- | --- |")
     for path in args.rows:
-        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        rows = [row for _, row in read_jsonl(path)]
         before = summarize(rows)
         echoes = []
         for row in rows:

@@ -22,6 +22,13 @@ from convrag.types import Message
 from tests.helpers import PLANS, ScriptedLLM, StreamingScriptedLLM, merged_results
 
 FIRST = AnswerSettings.first()
+#: the question the decline tests ask over PLANS
+ECHOED = "But I heard the Standard plan has phone support."
+
+
+def _answered(replies, settings, embedder, question=ECHOED):  # type: ignore[no-untyped-def]
+    """The answer to ``question`` over PLANS, the scripted model replying ``replies`` in turn."""
+    return AnswerGenerator(ScriptedLLM(answer=list(replies)), settings, embedder).answer(question, [], merged_results(PLANS))
 
 
 @pytest.mark.parametrize("text", [
@@ -189,8 +196,7 @@ def test_an_answer_not_grounded_in_the_passages_is_declined(embedder):
 def test_an_answer_that_only_restates_the_question_unbacked_is_declined(embedder):
     guess = "Yes, the Standard plan comes with phone support [2]."
     no_relevance_floor = AnswerSettings(decline=DeclineSettings(min_relevance=0.0, decline_restated=True))
-    answer = AnswerGenerator(ScriptedLLM(answer=[guess]), no_relevance_floor, embedder).answer(
-        "Does the Standard plan come with phone support?", [], merged_results(PLANS))
+    answer = _answered([guess], no_relevance_floor, embedder, "Does the Standard plan come with phone support?")
     assert answer.declined and answer.text == DECLINE and answer.citations == []
     assert "only restates the question" in answer.trace["fallback"] and answer.trace["llm_call"]["answer"] == guess
     # the same restatement held by the passage it cites is an answer
@@ -200,8 +206,7 @@ def test_an_answer_that_only_restates_the_question_unbacked_is_declined(embedder
     assert "unbacked_restatement" not in backed.trace["details"] and "warning" not in backed.trace
     # by default (and ungated, for choosing thresholds on dev) the answer stands, with a warning
     for settings in (AnswerSettings(decline=DeclineSettings(min_relevance=0.0)), ANSWER_PRESETS["ungated"]):
-        kept = AnswerGenerator(ScriptedLLM(answer=[guess]), settings, embedder).answer(
-            "Does the Standard plan come with phone support?", [], merged_results(PLANS))
+        kept = _answered([guess], settings, embedder, "Does the Standard plan come with phone support?")
         assert not kept.declined and kept.text == guess and kept.trace["details"]["unbacked_restatement"]
         assert "only restates the question" in kept.trace["warning"]
 
@@ -218,16 +223,13 @@ def test_an_answer_that_repeats_the_question_word_for_word_is_declined(embedder)
     option [1]."): it answers nothing, and its citation was shown as if it did."""
     echo = "But I heard the Standard plan has phone support [2]."
     settings = AnswerSettings(decline=DeclineSettings(min_relevance=0.0, retry_echo=False))
-    answer = AnswerGenerator(ScriptedLLM(answer=[echo]), settings, embedder).answer(
-        "But I heard the Standard plan has phone support.", [], merged_results(PLANS))
+    answer = _answered([echo], settings, embedder)
     assert answer.declined and answer.text == DECLINE and answer.citations == []
     assert "repeats the question word for word" in answer.trace["fallback"] and answer.trace["llm_call"]["answer"] == echo
     # off, the echo stands; and the first prompt, which has no gate, keeps it too
-    kept = AnswerGenerator(ScriptedLLM(answer=[echo]), AnswerSettings(decline=DeclineSettings(min_relevance=0.0, decline_echo=False)),
-                           embedder).answer("But I heard the Standard plan has phone support.", [], merged_results(PLANS))
+    kept = _answered([echo], AnswerSettings(decline=DeclineSettings(min_relevance=0.0, decline_echo=False)), embedder)
     assert not kept.declined and kept.text == echo
-    first = AnswerGenerator(ScriptedLLM(answer=[echo]), AnswerSettings.first(), embedder).answer(
-        "But I heard the Standard plan has phone support.", [], merged_results(PLANS))
+    first = _answered([echo], AnswerSettings.first(), embedder)
     assert not first.declined
 
 
@@ -235,20 +237,19 @@ def test_an_echo_is_written_again_sampled_before_it_is_declined(embedder):
     """Declining an echo declined answerable turns (two on dev): the model had the answer in front of it.
     Greedy decoding, and the completion cache, would write the same echo again, so the second attempt
     is sampled, with a fixed seed; the first is kept in the trace. An echo again is declined."""
-    question = "But I heard the Standard plan has phone support."
     echo, answered = "But I heard the Standard plan has phone support [2].", "The Standard plan includes phone support on weekdays [2]."
     settings = AnswerSettings(decline=DeclineSettings(min_relevance=0.0))
     llm = ScriptedLLM(answer=[echo, answered])
-    answer = AnswerGenerator(llm, settings, embedder).answer(question, [], merged_results(PLANS))
+    answer = AnswerGenerator(llm, settings, embedder).answer(ECHOED, [], merged_results(PLANS))
     assert not answer.declined and answer.text == answered and "fallback" not in answer.trace
     assert [(d.temperature, d.seed) for d in llm.decodings] == [(0.0, None), (0.7, 0)]
     retry = answer.trace["details"]["echo_retry"]
     assert retry["first"]["answer"] == echo and retry["sampling"]["seed"] == 0 and answer.trace["llm_call"]["answer"] == answered
-    twice = AnswerGenerator(ScriptedLLM(answer=[echo, echo]), settings, embedder).answer(question, [], merged_results(PLANS))
+    twice = _answered([echo, echo], settings, embedder)
     assert twice.declined and "written again, sampled, and again" in twice.trace["fallback"]
     # a sampled first attempt ("Regenerate") is followed by the next seed
     llm = ScriptedLLM(answer=[echo, answered])
-    AnswerGenerator(llm, settings, embedder).answer(question, [], merged_results(PLANS), sampling=Sampling(0.7, 41))
+    AnswerGenerator(llm, settings, embedder).answer(ECHOED, [], merged_results(PLANS), sampling=Sampling(0.7, 41))
     assert [d.seed for d in llm.decodings] == [41, 42]
 
 
@@ -256,7 +257,7 @@ def test_a_streamed_echo_is_held_back_and_never_shown(embedder):
     """Streamed, an echo's words had reached the user before it was declined. The pieces that could
     still be the question written back are held until they are not; an answer is held for a piece or
     two, an echo whole, and the second attempt is what streams."""
-    question = "But I heard the Standard plan has phone support."
+    question = ECHOED
     echo, answered = "But I heard the Standard plan has phone support [2].", "But the Standard plan has no phone support [2]."
     settings = AnswerSettings(decline=DeclineSettings(min_relevance=0.0))
     items = list(AnswerGenerator(StreamingScriptedLLM(answer=[echo, answered]), settings, embedder).stream(question, [], merged_results(PLANS)))

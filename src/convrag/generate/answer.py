@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 import secrets
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
@@ -533,19 +533,34 @@ class AnswerGenerator:
             return prepared.early
         assert prepared.messages is not None
         params = self._params(prepared, sampling, limits)
-        try:
-            completion = self.llm.complete(prepared.messages, params)
-        except LLMError as exc:
-            raise AnswerFailed.of(exc) from exc
-        answer = self._finish(completion, params, prepared, results, start)
+        answer = self._finish(self._complete(prepared, params), params, prepared, results, start)
         if not self._retries(answer):
             return answer
         params = self._again(prepared, sampling, limits, start)
+        return self._finish(self._complete(prepared, params), params, prepared, results, start, again=True)
+
+    def _complete(self, prepared: _Prepared, params: GenerationParams) -> Completion:
+        assert prepared.messages is not None
         try:
-            completion = self.llm.complete(prepared.messages, params)
+            return self.llm.complete(prepared.messages, params)
         except LLMError as exc:
             raise AnswerFailed.of(exc) from exc
-        return self._finish(completion, params, prepared, results, start, again=True)
+
+    def _streamed(self, prepared: _Prepared, params: GenerationParams, stop: Callable[[], bool] | None,
+                  guard: EchoGuard | None = None) -> Generator[str, None, Completion | None]:
+        """The model's pieces as it writes them (through ``guard`` where given); returns its
+        :class:`Completion`, or None where ``stop`` ended the stream before it."""
+        assert prepared.messages is not None
+        completion: Completion | None = None
+        try:
+            for item in stream(self.llm, prepared.messages, params, stop):
+                if isinstance(item, Completion):
+                    completion = item
+                else:
+                    yield from guard.feed(item) if guard is not None else (item,)
+        except LLMError as exc:
+            raise AnswerFailed.of(exc) from exc
+        return completion
 
     def _retries(self, answer: Answer) -> bool:
         """Whether ``answer`` was declined as an echo that is to be written once more (``retry_echo``)."""
@@ -582,16 +597,8 @@ class AnswerGenerator:
         assert prepared.messages is not None
         decline = self.settings.decline
         guard = EchoGuard(prepared.question) if decline is not None and decline.decline_echo else None
-        completion: Completion | None = None
         params = self._params(prepared, sampling, limits)
-        try:
-            for item in stream(self.llm, prepared.messages, params, stop):
-                if isinstance(item, Completion):
-                    completion = item
-                else:
-                    yield from guard.feed(item) if guard is not None else (item,)
-        except LLMError as exc:
-            raise AnswerFailed.of(exc) from exc
+        completion = yield from self._streamed(prepared, params, stop, guard)
         if completion is None and stop is not None and stop():
             return  # stopped while the backend read the prompt
         assert completion is not None
@@ -602,15 +609,7 @@ class AnswerGenerator:
             yield answer
             return
         params = self._again(prepared, sampling, limits, start)  # the echo was held back whole: nobody saw it
-        completion = None
-        try:
-            for item in stream(self.llm, prepared.messages, params, stop):
-                if isinstance(item, Completion):
-                    completion = item
-                else:
-                    yield item
-        except LLMError as exc:
-            raise AnswerFailed.of(exc) from exc
+        completion = yield from self._streamed(prepared, params, stop)
         if completion is None:
             return  # stopped
         yield self._finish(completion, params, prepared, results, start, again=True)
