@@ -5,8 +5,8 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from convrag.llm.base import GenerationParams
-from convrag.llm.steering import CopyIndex, Steering, current_sentence, ends_uncited_sentence, starts_word
+from convrag.llm.base import CITE_RULES, GenerationParams
+from convrag.llm.steering import CopyIndex, Steering, closing_marks, current_sentence, ends_uncited_sentence, starts_word
 
 
 @pytest.mark.parametrize(
@@ -23,6 +23,7 @@ from convrag.llm.steering import CopyIndex, Steering, current_sentence, ends_unc
         ("The poems were written by E", ".", False, False),  # an initial: "E. E. Cummings"
         ("It is sold in the U.S", ".", False, False),
         ("Many drinks hold caffeine, e.g", ".", False, False),
+        ("It was struck down in United States v", ".", False, False),  # a court case: "v. Windsor" goes on
         ("Deductions cover health care, dependents, etc", ".", False, True),  # "etc." mostly ends the sentence
         ("Green tea is sold by TEA", ".", False, True),  # a word in capitals is a word
         ("The drink was made by Drake", ".", False, True),
@@ -62,7 +63,7 @@ def test_a_sentence_with_an_abbreviation_still_owes_its_citation():
 
 
 # a toy vocabulary: one token per piece of text
-VOCAB = ["<end>", " [", "I", "Tea", " has", " caffeine", ".", "1", "]", " do", " not", " know"]
+VOCAB = ["<end>", " [", "I", "Tea", " has", " caffeine", ".", "1", "]", " do", " not", " know", " `tea", "`.", "`"]
 ID = {piece: i for i, piece in enumerate(VOCAB)}
 
 
@@ -93,10 +94,38 @@ def test_the_opener_replaces_an_uncited_sentence_end_and_the_model_picks_the_num
     assert steering.report() == {"citation_nudges": 1}
 
 
+@pytest.mark.parametrize(
+    ("generated", "piece", "expected"),
+    [
+        ("Run `cargo new", "`.", "`"),
+        ("Own property, etc", ").\n", ")"),
+        ('The infinitive "to go', '").', '")'),
+        ("Tea has caffeine", ".", ""),  # a bare end: the opener, as before
+        ("Tea has caffeine", ".\n\n", ""),
+        ("Tea has caffeine", "...", ""),  # an ellipsis is no closing mark
+        ("Own property (see (a)", ").", ""),  # the model wants ")." once more: the opener now
+    ],
+)
+def test_closing_marks_are_what_a_sentence_end_token_writes_before_its_full_stop(generated, piece, expected):
+    assert closing_marks(generated, piece) == expected
+
+
+def test_closing_marks_come_before_the_citation_not_in_its_place():
+    # "`." is one token: the opener in its place left the code span open ("use `tea [1].")
+    steering = _steering(cite_sentences=True)
+    prompt = [ID["Tea"]]
+    written = ["Tea", " has", " `tea"]
+    _step(steering, prompt, [], "Tea")
+    assert _step(steering, prompt, written, "`.") == "`"  # the mark alone first ...
+    assert _step(steering, prompt, [*written, "`"], ".") == " ["  # ... then the full stop is steered
+    assert _step(steering, prompt, [*written, "`", " [", "1", "]"], "`.") == "`."  # cited: left alone
+    assert steering.report() == {"citation_nudges": 1}
+
+
 def test_the_first_choice_is_reported_and_forced_only_at_its_threshold():
     logits = np.zeros(len(VOCAB), dtype=np.float32)
-    logits[ID["Tea"]] = 2.0  # "Tea" is the greedy choice; "I" has about 5 % of the mass
-    for at, forced in ((None, False), (0.5, False), (0.05, True)):
+    logits[ID["Tea"]] = 2.0  # "Tea" is the greedy choice; "I" has about 4.6 % of the mass
+    for at, forced in ((None, False), (0.5, False), (0.04, True)):
         steering = _steering(first_choice="I do not know.", first_choice_at=at)
         chosen = VOCAB[int(np.argmax(steering(np.array([ID["Tea"]]), logits.copy())))]
         report = steering.report()
@@ -118,6 +147,12 @@ def test_plain_requests_keep_their_cache_keys():
     # a copy bias without texts to copy from steers nothing, and keeps the plain key
     assert GenerationParams(copy_bias=2.0).as_dict() == GenerationParams().as_dict()
     assert not GenerationParams(copy_bias=2.0).steered and not GenerationParams(copy_from=("Tea has caffeine.",)).steered
+
+
+def test_the_citation_rules_version_is_in_a_cited_requests_cache_key():
+    # an answer cached under older citation rules is not served as the current rules' answer
+    assert GenerationParams(cite_sentences=True).as_dict()["cite_sentences"] == CITE_RULES
+    assert CITE_RULES >= 2
 
 
 def test_the_copy_steer_is_in_the_cache_key_with_its_bias_and_texts():

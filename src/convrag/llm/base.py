@@ -29,6 +29,13 @@ class ChatMessage(TypedDict):
     content: str
 
 
+#: the version of the citation steer's rules (:mod:`.steering`), part of a cited request's cache
+#: key: a change to where the steer puts a citation changes what the model writes, and a cached
+#: answer written under the old rules would be served as the new rules' answer. 2: closing marks
+#: written with the full stop come before the citation, and "v." (a court case) ends no sentence
+CITE_RULES = 2
+
+
 @dataclass(frozen=True)
 class GenerationParams:
     """Decoding settings. Greedy by default so that runs are reproducible and cacheable.
@@ -70,7 +77,7 @@ class GenerationParams:
             out["top_p"] = self.top_p
         # the steers only when set, so that the cache keys of plain requests stay what they were
         if self.cite_sentences:
-            out["cite_sentences"] = True
+            out["cite_sentences"] = CITE_RULES
         if self.first_choice:
             out["first_choice"] = self.first_choice
             out["first_choice_at"] = self.first_choice_at

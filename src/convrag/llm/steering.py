@@ -8,6 +8,8 @@ do for it at no extra call (see :class:`.base.GenerationParams`):
   sentence and stops. Here, whenever the token it is about to choose would end a sentence (or the
   answer) that cites nothing yet, the citation opener `` [`` is chosen instead; the model then
   writes the number itself (which passage it draws on stays its decision) and closes the sentence.
+  A token that writes closing marks with the full stop (``)."``, ``"`."``) gives way to the marks
+  alone first (:func:`closing_marks`), so that the citation does not cut them off.
 * **Read the first choice.** The answer prompt's decline sentence begins with a word answers do
   not begin with, so the probability the model gives that word at its first step says how much
   it doubts the passages hold the answer: greedy decoding declines only above 0.5; a threshold
@@ -43,7 +45,7 @@ _ENDS = (".", "!", "?")
 #: a word whose full stop does not end the sentence: an initial ("E. E. Cummings", "U.S"), a title or
 #: a Latin abbreviation; steering a citation there wrote "by Dr [1]. Jonas Salk". Not "etc": it
 #: mostly ends its sentence (dev answers), which then needs its citation
-_ABBREVIATED = re.compile(r"(?:^|[\s(\"'])(?:(?:[A-Z]\.)*[A-Z]|Dr|Mr|Mrs|Ms|Prof|St|Jr|Sr|vs|e\.g|i\.e)$")
+_ABBREVIATED = re.compile(r"(?:^|[\s(\"'])(?:(?:[A-Z]\.)*[A-Z]|Dr|Mr|Mrs|Ms|Prof|St|Jr|Sr|vs?|e\.g|i\.e)$")
 
 
 def _closes_sentence(text: str) -> bool:
@@ -82,6 +84,20 @@ def ends_uncited_sentence(generated: str, piece: str, is_end: bool, min_words: i
     if not is_end:
         sentence += piece.rstrip()[:-1]
     return len(sentence.split()) >= min_words and not _CITED.search(sentence)
+
+
+def closing_marks(generated: str, piece: str) -> str:
+    """What ``piece`` writes before its sentence end: a tokenizer has one token for "`." and for
+    ")." (Qwen's), and the citation opener chosen in its place lost the mark ("use `cargo new
+    <name> [1]." left a code span open, "(own property, etc [5]." a parenthesis). Empty for a bare
+    end ("." or a full stop and a line break), for more end marks ("..." is an ellipsis, cited as
+    before), and when ``generated`` ends in them already, so that a model that wants ")." again is
+    not made to write ")" over and over."""
+    closing = piece.rstrip()[:-1]
+    marks = closing.strip()
+    if not marks or not marks.strip(".!?") or generated.endswith(marks):
+        return ""
+    return closing
 
 
 #: how far back the answer's ending is matched against the passages (tokens)
@@ -155,6 +171,7 @@ class Steering:
         self.params = params
         self.decode = decode
         self.ends = ends
+        self.encode = encode
         self.opener = encode(" [")[0]
         self.choice = encode(params.first_choice)[0] if params.first_choice else None
         self.exempt = " ".join(params.first_choice.split()[:3])  # the chosen sentence needs no citation
@@ -222,6 +239,10 @@ class Steering:
         if self.exempt and generated.lstrip().startswith(self.exempt):
             return
         if generated.strip() and ends_uncited_sentence(generated, piece, is_end):
+            closing = closing_marks(generated, "" if is_end else piece)
+            if closing:  # the token that closes them comes first; the full stop after it is steered then
+                logits[self.encode(closing)[0]] = float(np.max(logits)) + 1.0
+                return
             logits[self.opener] = float(np.max(logits)) + 1.0
             self.nudges += 1
 
