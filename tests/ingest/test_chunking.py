@@ -139,6 +139,20 @@ def test_a_passage_is_titled_by_the_sections_it_begins_in(embedder: Embedder) ->
     assert section_titles("", marks[1:2], [(12, 20)]) == ["Fees"]
 
 
+def test_a_web_pages_heading_that_is_its_title_without_the_site_is_not_named_twice() -> None:
+    """The Rust book's pages are titled "Hello, Cargo! - The Rust Programming Language" and open with
+    the heading "Hello, Cargo!": each passage's title named the page twice."""
+    from convrag.ingest.chunking import repeats_title, section_titles
+    from convrag.ingest.documents import Heading
+
+    title = "Hello, Cargo! - The Rust Programming Language"
+    marks = [(0, Heading(1, "Hello, Cargo!")), (40, Heading(2, "Building for Release"))]
+    assert section_titles(title, marks, [(10, 30), (50, 60)]) == [title, f"{title} \u203a Building for Release"]
+    assert repeats_title("Pricing", "Widgetly | Pricing") and repeats_title("Pricing", "Pricing \u2014 Widgetly")
+    assert not repeats_title("Hello", "Hello, Cargo! - The Rust Programming Language")  # a part, not a prefix
+    assert not repeats_title("Fees", "Fees-free banking")  # a hyphen inside a word sets nothing apart
+
+
 def test_headings_are_found_by_their_lines_in_order(embedder: Embedder) -> None:
     """A heading is placed at the first line after the last one found that reads as it; one no line
     reads as (a reader joined it otherwise) is skipped, and those after it are still found."""

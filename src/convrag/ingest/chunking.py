@@ -208,11 +208,24 @@ def _line_pairs(read: list[tuple[str, int]]) -> dict[str, list[int]]:
     return pairs
 
 
+#: what sets a page's own name apart from its site's in an HTML title ("Hello, Cargo! - The Rust
+#: Programming Language", "Pricing | Widgetly")
+_TITLE_PARTS = re.compile(r"\s+[-|\u2013\u2014\u00b7:]\s+")
+
+
+def repeats_title(heading: str, title: str) -> bool:
+    """Whether ``heading`` says what ``title`` says: the same words, or one part of a title that
+    names the site beside the page. A web page's heading is mostly its title without the site's
+    name, and every passage of the Rust book was titled "Hello, Cargo! - The Rust Programming
+    Language \u203a Hello, Cargo!", the page's name twice in each citation and prompt label."""
+    return heading == title or heading in _TITLE_PARTS.split(title)
+
+
 def section_titles(title: str, marks: Sequence[tuple[int, Heading]], spans: Sequence[tuple[int, int]]) -> list[str]:
     """The title of each passage: the document's ``title``, then the headings of the sections the
     passage begins in (``marks``, :func:`heading_offsets`), outermost first ("Owner's Manual \u203a
     9. Fault codes"). A heading the passage opens with is left to its text, as is one that repeats
-    the document's title."""
+    the document's title (:func:`repeats_title`)."""
     titles: list[str] = []
     open_: list[tuple[int, Heading]] = []  # the sections open where the last passage began
     k = 0
@@ -223,7 +236,7 @@ def section_titles(title: str, marks: Sequence[tuple[int, Heading]], spans: Sequ
                 open_.pop()
             open_.append((where, heading))
             k += 1
-        path = [h.text for where, h in open_ if where < start and h.text != title]
+        path = [h.text for where, h in open_ if where < start and not repeats_title(h.text, title)]
         titles.append(SECTION_SEPARATOR.join([title, *path]) if title else SECTION_SEPARATOR.join(path))
     return titles
 
