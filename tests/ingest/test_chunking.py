@@ -149,6 +149,7 @@ def test_a_web_pages_heading_that_is_its_title_without_the_site_is_not_named_twi
     marks = [(0, Heading(1, "Hello, Cargo!")), (40, Heading(2, "Building for Release"))]
     assert section_titles(title, marks, [(10, 30), (50, 60)]) == [title, f"{title} \u203a Building for Release"]
     assert repeats_title("Pricing", "Widgetly | Pricing") and repeats_title("Pricing", "Pricing \u2014 Widgetly")
+    assert repeats_title("What Is Ownership?", "What is Ownership? - The Rust Programming Language")  # its case aside
     assert not repeats_title("Hello", "Hello, Cargo! - The Rust Programming Language")  # a part, not a prefix
     assert not repeats_title("Fees", "Fees-free banking")  # a hyphen inside a word sets nothing apart
 

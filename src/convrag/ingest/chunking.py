@@ -218,7 +218,10 @@ def repeats_title(heading: str, title: str) -> bool:
     names the site beside the page. A web page's heading is mostly its title without the site's
     name, and every passage of the Rust book was titled "Hello, Cargo! - The Rust Programming
     Language \u203a Hello, Cargo!", the page's name twice in each citation and prompt label."""
-    return heading == title or heading in _TITLE_PARTS.split(title)
+    def said(text: str) -> str:
+        return " ".join(text.split()).casefold()  # "What Is Ownership?" heads the page "What is Ownership?"
+
+    return said(heading) in {said(title), *(said(part) for part in _TITLE_PARTS.split(title))}
 
 
 def section_titles(title: str, marks: Sequence[tuple[int, Heading]], spans: Sequence[tuple[int, int]]) -> list[str]:
