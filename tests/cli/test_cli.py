@@ -402,6 +402,11 @@ def test_the_decisions_panel_shows_the_steers_and_repointed_citations(capsys) ->
     shown = " ".join(capsys.readouterr().out.split())
     assert "numbers cited together, each made a marker: [1, 2]" in shown
     assert "the first answer repeated the question word for word (Not [payment] [1].): written again, sampled (seed 0)" in shown
+    trace.answer["details"]["repeat_retry"] = {"first": {"answer": "Calls [are] answered [1]."}, "sampling": {"seed": 0}, "again": True}
+    print_decisions(PipelineResult("A [1].", [], False, MergeOutcome([]), trace))
+    shown = " ".join(capsys.readouterr().out.split())
+    assert "the first answer repeated an earlier answer (Calls [are] answered [1].): written again, sampled" in shown
+    assert "repeated again, and stands" in shown
     assert "citation numbers that name no passage (re-pointed or taken out): [7]" in shown
     assert "declined in part, the rest answered: The passages do not say when [it] opened." in shown
     trace.answer["details"]["steering"]["error"] = "UnicodeDecodeError: invalid start byte"

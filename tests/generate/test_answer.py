@@ -15,7 +15,15 @@ from convrag.generate.answer import (
 )
 from convrag.generate.citations import answer_sentences
 from convrag.generate.compress import CompressionSettings
-from convrag.generate.decline import DeclineSettings, EchoGuard, echoes_question, grounding, restates_question
+from convrag.generate.decline import (
+    DeclineSettings,
+    EchoGuard,
+    echoes_question,
+    grounding,
+    repeats_earlier,
+    restates_question,
+    said_sentences,
+)
 from convrag.history import Budget
 from convrag.llm.base import LLMError
 from convrag.types import Message
@@ -280,6 +288,59 @@ def test_the_echo_guard_holds_only_what_could_still_be_the_question():
     assert guard.feed("I") == [] and guard.feed("t is") == ["I", "t is"] and guard.feed(" free") == [" free"]
     guard = EchoGuard("Is the Lite plan free?")
     assert guard.feed("Is the Lite plan free? Yes") == ["Is the Lite plan free? Yes"]  # longer than the question
+
+
+#: an earlier exchange over PLANS, and the model writing its answer again to the next question
+EARLIER = [Message("user", "Does the Standard plan have phone support?"),
+           Message("agent", "The Standard plan includes phone support on weekdays [2]. Calls are answered within an hour [2].")]
+REPEATED = "The Standard plan includes phone support on weekdays [1]."
+NEW = "Phone support is not offered on weekends [2]."
+
+
+def test_an_earlier_answer_written_again_is_written_once_more_sampled(embedder):
+    """Shown the same passages again, the small model wrote its last answer to a new question ("How is
+    that different from a garbage collector?" after "What is ownership in Rust?"). Such an answer is
+    written once more, sampled (``retry_repeat``, an option); the second attempt stands, a repeat or not."""
+    settings = AnswerSettings(decline=DeclineSettings(min_relevance=0.0), retry_repeat=True)
+    question = "What about weekends?"
+    llm = ScriptedLLM(answer=[REPEATED, NEW])
+    answer = AnswerGenerator(llm, settings, embedder).answer(question, EARLIER, merged_results(PLANS))
+    assert answer.text == NEW and [(d.temperature, d.seed) for d in llm.decodings] == [(0.0, None), (0.7, 0)]
+    retry = answer.trace["details"]["repeat_retry"]
+    assert retry["first"]["answer"] == REPEATED and "again" not in retry and "repeat" not in answer.trace["details"]
+    llm = ScriptedLLM(answer=[REPEATED, REPEATED])
+    twice = AnswerGenerator(llm, settings, embedder).answer(question, EARLIER, merged_results(PLANS))
+    assert not twice.declined and _bare(twice.text) == _bare(REPEATED) and twice.trace["details"]["repeat_retry"]["again"]
+    # a new answer, an answer that says something besides, or the option off: one attempt
+    for replies, options in (([NEW], settings), ([f"{REPEATED} {NEW}"], settings), ([REPEATED], replace(settings, retry_repeat=False))):
+        llm = ScriptedLLM(answer=list(replies))
+        answer = AnswerGenerator(llm, options, embedder).answer(question, EARLIER, merged_results(PLANS))
+        assert len(llm.decodings) == 1 and "repeat_retry" not in answer.trace["details"]
+    # off (the default), a repeat is marked in the trace
+    assert answer.trace["details"]["repeat"] == REPEATED and ANSWER_PRESETS["retry-repeat"].retry_repeat
+    assert not AnswerSettings().retry_repeat
+
+
+def test_a_streamed_repeat_is_held_back_and_the_second_attempt_streams(embedder):
+    settings = AnswerSettings(decline=DeclineSettings(min_relevance=0.0), retry_repeat=True)
+    generator = AnswerGenerator(StreamingScriptedLLM(answer=[REPEATED, NEW]), settings, embedder)
+    items = list(generator.stream("What about weekends?", EARLIER, merged_results(PLANS)))
+    assert "".join(items[:-1]) == NEW and items[-1].text == NEW  # type: ignore[union-attr]
+
+
+def test_a_repeat_is_made_wholly_of_sentences_said_before():
+    said = said_sentences([m.text for m in EARLIER if m.speaker == "agent"] + ["Yes [1]."])
+    assert said == (tuple("the standard plan includes phone support on weekdays".split()),
+                    tuple("calls are answered within an hour".split()))  # "Yes." is too short to count
+    assert repeats_earlier("Calls are answered within an hour [1]. The Standard plan includes phone support on weekdays.", said)
+    assert not repeats_earlier(f"{REPEATED} {NEW}", said) and not repeats_earlier("The Standard plan includes phone support", said)
+    assert not repeats_earlier("", said) and not repeats_earlier(REPEATED, ())
+    guard = EchoGuard("", said)  # held while it could still be a repeat, let through from the first new word
+    assert guard.feed("The") == [] and guard.feed(" Standard plan") == [] and guard.feed(" costs") == ["The", " Standard plan", " costs"]
+
+
+def _bare(text: str) -> str:
+    return " ".join(text.replace("[1]", "").replace("[2]", "").split())
 
 
 def test_an_echo_is_the_same_words_in_the_same_order():

@@ -102,8 +102,8 @@ AnswersOpt = Annotated[str, typer.Option("--answers", help=(
     "Answer settings: default, first (the first prompt, no compression, no decline gate), ungated (the default "
     "without the decline gate), fast (the standalone question in place of the conversation: a shorter prompt), copy "
     "(the default with the copy steer: the passages' wording kept), self-contained (a follow-up that needs no context "
-    "shown only the user's questions, unless read ahead) or layout (headings and a table's rows shown on lines of "
-    "their own)."))]
+    "shown only the user's questions, unless read ahead), layout (headings and a table's rows shown on lines of "
+    "their own) or retry-repeat (an answer that repeats an earlier one written once more, sampled)."))]
 DeclineBelowOpt = Annotated[Optional[float], typer.Option("--decline-below", help=(
     "Decline without a model call when no passage sentence is this close to the question (a cosine; default "
     "0.45, chosen on MT-RAG). Lower it where answers are phrased far from the questions (/trace shows the best "

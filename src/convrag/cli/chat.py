@@ -113,6 +113,12 @@ def print_decisions(result: PipelineResult) -> None:
         retry = details["echo_retry"]
         lines.append(f"the first answer repeated the question word for word ({escape(retry['first']['answer'])}): "
                      f"written again, sampled (seed {retry['sampling']['seed']})")
+    if details.get("repeat"):
+        lines.append("the answer repeats an earlier answer word for word (--answers retry-repeat writes it once more)")
+    if details.get("repeat_retry"):
+        retry = details["repeat_retry"]
+        lines.append(f"the first answer repeated an earlier answer ({escape(retry['first']['answer'])}): written again, "
+                     f"sampled (seed {retry['sampling']['seed']})" + ("; it repeated again, and stands" if retry.get("again") else ""))
     lines.append("timings: " + ", ".join(f"{k} {v:.2f} s" for k, v in t.timings_s.items()))
     console.print(Panel("\n".join(lines), title="decisions", expand=True), highlight=False, soft_wrap=False)
 

@@ -53,7 +53,7 @@ from .citations import (
     written_numbers,
 )
 from .compress import CompressedPassage, CompressionSettings, best_score, compress
-from .decline import DeclineSettings, EchoGuard, echoes_question, grounding, restates_question
+from .decline import DeclineSettings, EchoGuard, echoes_question, grounding, repeats_earlier, restates_question, said_sentences
 from .tidy import drop_repeats, has_words, whole_sentences
 
 DECLINE = "I do not have specific information about that in the available sources."
@@ -228,6 +228,13 @@ class AnswerSettings:
     #: answer a greeting, thanks, a goodbye or a bare "ok" with a reply of its kind, without a search
     #: or a model call (:mod:`convrag.social`); the pipeline looks at it before the strategy
     social_replies: bool = True
+    #: write an answer once more, sampled, when it is made wholly of sentences the conversation's
+    #: earlier answers said (:func:`.decline.repeats_earlier`; ``repeat_retry`` in the trace): shown
+    #: the same passages again, the small model wrote its last answer to a new question. The second
+    #: attempt stands, a repeat or not: the user may have asked the same thing again. An option: on
+    #: the dev half it changed one answer and no figure (docs/benchmarks.md, "An earlier answer
+    #: written again"). Off, a repeat is still marked in the trace (``details.repeat``)
+    retry_repeat: bool = False
 
     def __post_init__(self) -> None:
         if self.prompt not in PROMPTS:
@@ -267,6 +274,10 @@ ANSWER_PRESETS: dict[str, AnswerSettings] = {
     # chat (the leave, hotel and mileage questions), but on MT-RAG it changed 8 dev and 11 test answers,
     # for the worse on average, none significantly (docs/benchmarks.md)
     "layout": AnswerSettings(compression=CompressionSettings(layout=True)),
+    # the default with an answer that repeats an earlier one written once more, sampled: on the dev
+    # half one answer changed and no figure; on test one answer was mended, one declined and one
+    # made a guess (docs/benchmarks.md, "An earlier answer written again")
+    "retry-repeat": AnswerSettings(retry_repeat=True),
 }
 
 
@@ -408,6 +419,8 @@ class _Prepared:
     trace: dict[str, Any]
     question: str  # as the model is asked it
     early: Answer | None = None
+    #: the sentences the conversation's earlier answers said (:func:`.decline.said_sentences`), with ``retry_repeat``
+    said: tuple[tuple[str, ...], ...] = ()
 
 
 class AnswerGenerator:
@@ -463,9 +476,10 @@ class AnswerGenerator:
         if not results:
             trace["fallback"] = "no passages retrieved: declined without a model call"
             return _Prepared(None, [], trace, question, Answer(DECLINE, [], True, {**trace, "latency_s": time.perf_counter() - start}))
+        said = said_sentences([m.text for m in history if m.speaker != "user"])
         if s.prompt == "plain":
             return _Prepared(answer_messages(question, history, results, s.history, self.llm.count_tokens),
-                             [r.hit.text for r in results], trace, question)
+                             [r.hit.text for r in results], trace, question, said=said)
         if s.compression is not None:
             passages = compress(query or question, results, self.embedder, self.llm.count_tokens, s.compression)
             relevance = max(p.best for p in passages)
@@ -506,7 +520,7 @@ class AnswerGenerator:
                 trace["details"]["self_contained"] = f"history cut to {budget.tokens} tokens, {budget.answer_words} words an answer"
         # which exchanges the model sees: with a stepped window the start moves only every few turns
         trace["details"]["history"] = {"exchanges": len(pairs), "dropped": dropped, "step": budget.step}
-        return _Prepared(_cited_prompt(context, block, question, examples), shown, trace, question)
+        return _Prepared(_cited_prompt(context, block, question, examples), shown, trace, question, said=said)
 
     def prefill(self, history: Sequence[Message]) -> int | None:
         """Have the backend read the next turn's prompt up to its passages, once ``history`` (the
@@ -534,9 +548,10 @@ class AnswerGenerator:
         assert prepared.messages is not None
         params = self._params(prepared, sampling, limits)
         answer = self._finish(self._complete(prepared, params), params, prepared, results, start)
-        if not self._retries(answer):
+        why = self._retries(answer)
+        if why is None:
             return answer
-        params = self._again(prepared, sampling, limits, start)
+        params = self._again(prepared, sampling, limits, start, why)
         return self._finish(self._complete(prepared, params), params, prepared, results, start, again=True)
 
     def _complete(self, prepared: _Prepared, params: GenerationParams) -> Completion:
@@ -562,22 +577,27 @@ class AnswerGenerator:
             raise AnswerFailed.of(exc) from exc
         return completion
 
-    def _retries(self, answer: Answer) -> bool:
-        """Whether ``answer`` was declined as an echo that is to be written once more (``retry_echo``)."""
-        decline = self.settings.decline
-        return decline is not None and decline.retry_echo and "echo" in answer.trace["details"]
+    def _retries(self, answer: Answer) -> str | None:
+        """Why ``answer`` is to be written once more: ``echo`` (declined as the question written back,
+        ``retry_echo``) or ``repeat`` (an earlier answer written again, ``retry_repeat``); None: it stands."""
+        decline, details = self.settings.decline, answer.trace["details"]
+        if decline is not None and decline.retry_echo and "echo" in details:
+            return "echo"
+        return "repeat" if self.settings.retry_repeat and "repeat" in details else None
 
-    def _again(self, prepared: _Prepared, sampling: Sampling | None, limits: ClientLimits | None, start: float) -> GenerationParams:
-        """The decoding settings of the second attempt after an echo, the first's kept in the trace:
-        sampled, since greedy decoding (and the completion cache) would give the echo back; its seed
-        fixed, or the next one after a sampled first attempt's, so that the attempt is reproducible."""
+    def _again(self, prepared: _Prepared, sampling: Sampling | None, limits: ClientLimits | None, start: float,
+               why: str) -> GenerationParams:
+        """The decoding settings of the second attempt after an echo or a repeat (``why``), the first's
+        kept in the trace (``echo_retry``, ``repeat_retry``): sampled, since greedy decoding (and the
+        completion cache) would give the same text back; its seed fixed, or the next one after a
+        sampled first attempt's, so that the attempt is reproducible."""
         trace = prepared.trace
         first = trace.pop("llm_call")
         trace.pop("fallback", None)
-        trace["details"].pop("echo")
+        trace["details"].pop(why)
         retry = Sampling(VARIATION_TEMPERATURE, ECHO_SEED if sampling is None else sampling.seed + 1,
                          None if sampling is None else sampling.top_p)
-        trace["details"]["echo_retry"] = {"first": first, "sampling": retry._asdict(), "after_s": time.perf_counter() - start}
+        trace["details"][f"{why}_retry"] = {"first": first, "sampling": retry._asdict(), "after_s": time.perf_counter() - start}
         return self._params(prepared, retry, limits)
 
     def stream(self, question: str, history: Sequence[Message], results: Sequence[MergedResult], query: str | None = None,
@@ -596,19 +616,22 @@ class AnswerGenerator:
             return
         assert prepared.messages is not None
         decline = self.settings.decline
-        guard = EchoGuard(prepared.question) if decline is not None and decline.decline_echo else None
+        echoes = decline is not None and decline.decline_echo
+        repeats = self.settings.retry_repeat and bool(prepared.said)
+        guard = EchoGuard(prepared.question if echoes else "", prepared.said if repeats else ()) if echoes or repeats else None
         params = self._params(prepared, sampling, limits)
         completion = yield from self._streamed(prepared, params, stop, guard)
         if completion is None and stop is not None and stop():
             return  # stopped while the backend read the prompt
         assert completion is not None
         answer = self._finish(completion, params, prepared, results, start)
-        if guard is None or guard.released or not self._retries(answer) or (stop is not None and stop()):
+        why = self._retries(answer)
+        if guard is None or guard.released or why is None or (stop is not None and stop()):
             if guard is not None and "echo" not in answer.trace["details"]:
-                yield from guard.flush()  # held, and not an echo after all
+                yield from guard.flush()  # held, and not a declined echo
             yield answer
             return
-        params = self._again(prepared, sampling, limits, start)  # the echo was held back whole: nobody saw it
+        params = self._again(prepared, sampling, limits, start, why)  # held back whole: nobody saw it
         completion = yield from self._streamed(prepared, params, stop)
         if completion is None:
             return  # stopped
@@ -648,8 +671,9 @@ class AnswerGenerator:
             "latency_s": completion.latency_s, "cached": completion.cached, "error": None,
             **({"sent_without": list(completion.sent_without)} if completion.sent_without else {}),
         }
-        if completion.first_token_s is not None:  # after an echo, the first token of the attempt that is shown
-            trace["details"]["first_token_s"] = completion.first_token_s + (trace["details"]["echo_retry"]["after_s"] if again else 0.0)
+        if completion.first_token_s is not None:  # after an echo or a repeat, the first token of the attempt that is shown
+            retried = trace["details"].get("echo_retry") or trace["details"].get("repeat_retry") or {}
+            trace["details"]["first_token_s"] = completion.first_token_s + (retried["after_s"] if again else 0.0)
         if params.steered:
             trace["details"]["steering"] = completion.steering  # None: the backend cannot steer
             if (completion.steering or {}).get("first_choice_forced"):
@@ -668,6 +692,11 @@ class AnswerGenerator:
                                  + (", written again, sampled, and again" if again else "") + "; the model's text is in llm_call")
             trace["details"]["echo"] = text  # declined as an echo: _retries reads it
             text, declined = DECLINE, True
+        if text and not declined and prepared.said and repeats_earlier(text, prepared.said):
+            if not again:
+                trace["details"]["repeat"] = text  # with retry_repeat written once more (_retries reads it); else a mark
+            elif "repeat_retry" in trace["details"]:
+                trace["details"]["repeat_retry"]["again"] = True  # the second attempt stands all the same
         invalid: list[int] = []
         if not declined and text and has_citation(text):
             invalid = parse_citations(text, results)[1]  # numbers that name no passage: re-pointed or taken out

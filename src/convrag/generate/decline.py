@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..text import content_stems, words
-from .citations import strip_citations, support
+from .citations import answer_sentences, strip_citations, support
 
 
 @dataclass(frozen=True)
@@ -102,18 +102,64 @@ def echoes_question(answer: str, question: str) -> bool:
     return bool(said) and said == words(question)
 
 
+#: the fewest words an earlier answer's sentence needs to count as something said before ("Yes." does not)
+REPEAT_WORDS = 4
+
+
+def said_sentences(answers: Sequence[str]) -> tuple[tuple[str, ...], ...]:
+    """The sentences of the conversation's earlier ``answers`` as words (citation markers, case
+    and punctuation aside), those of :data:`REPEAT_WORDS` words or more, for :func:`repeats_earlier`."""
+    said: dict[tuple[str, ...], None] = {}
+    for answer in answers:
+        for sentence in answer_sentences(strip_citations(answer)):
+            if len(found := tuple(words(sentence))) >= REPEAT_WORDS:
+                said[found] = None
+    return tuple(said)
+
+
+def _made_of(said: Sequence[str], sentences: Sequence[tuple[str, ...]], partial: bool = False) -> bool:
+    """Whether the words ``said`` are sentences of ``sentences`` one after another, with nothing else
+    (``partial``: and the beginning of one more, its last word perhaps cut, as a stream leaves it)."""
+    reached, todo = {0}, [0]
+    while todo:
+        at = todo.pop()
+        if at == len(said):
+            return at > 0
+        rest = tuple(said[at:])
+        for sentence in sentences:
+            if rest[: len(sentence)] == sentence:
+                if at + len(sentence) not in reached:
+                    reached.add(at + len(sentence))
+                    todo.append(at + len(sentence))
+            elif partial and len(rest) < len(sentence) and rest[:-1] == sentence[: len(rest) - 1] \
+                    and sentence[len(rest) - 1].startswith(rest[-1]):
+                return True
+    return False
+
+
+def repeats_earlier(answer: str, said: Sequence[tuple[str, ...]]) -> bool:
+    """Whether ``answer`` is made wholly of sentences the conversation's earlier answers said
+    (:func:`said_sentences`), word for word. A small model shown the same passages again wrote
+    its last answer again to a new question ("How is that different from a garbage collector?"
+    after "What is ownership in Rust?"); on MT-RAG's sampled turns, 1 answered turn on dev and 3 on test."""
+    return _made_of(words(strip_citations(answer)), said)
+
+
 #: a citation marker the stream has begun but not closed ("[", "[1", "[1, ")
 _OPEN_MARKER = re.compile(r"\[[\d,\s]*$")
 
 
 class EchoGuard:
     """Holds back a streamed answer's pieces while they could still be the question written back
-    (:func:`echoes_question`), and lets them through from the first word that is not the question's.
-    An answer seldom begins with the question's words, so most are held for one piece; an echo is held
-    whole, and can be written again before anyone sees it."""
+    (:func:`echoes_question`) or an earlier answer's sentences written again (``said``,
+    :func:`repeats_earlier`), and lets them through from the first word that is neither. An answer
+    seldom begins with the question's words or an earlier sentence's, so most are held for a piece or
+    two; an echo or a repeat is held whole, and can be written again before anyone sees it. An empty
+    ``question`` holds nothing back as an echo."""
 
-    def __init__(self, question: str) -> None:
+    def __init__(self, question: str, said: Sequence[tuple[str, ...]] = ()) -> None:
         self.asked = words(question)
+        self.said = said
         self.held: list[str] = []
         self.released = False
 
@@ -121,6 +167,8 @@ class EchoGuard:
         text = _OPEN_MARKER.sub("", strip_citations("".join(self.held)))
         said = words(text)
         if not said:
+            return True
+        if self.said and _made_of(said, self.said, partial=True):
             return True
         if len(said) > len(self.asked):
             return False

@@ -760,6 +760,8 @@ function showTrace(index) {
   if (details.grounding !== undefined) body.append(el("div", `answer grounding in the passages: ${Number(details.grounding).toFixed(2)}`));
   for (const sentence of details.declined_in_part || []) body.append(el("div", `declined in part, the rest answered: ${sentence}`));
   if (details.grouped_citations) body.append(el("div", `numbers cited together, each made a marker: ${details.grouped_citations.join(", ")}`));
+  if (details.repeat) body.append(el("div", "the answer repeats an earlier answer word for word"));
+  if (details.repeat_retry) body.append(el("div", `the first answer repeated an earlier answer (${details.repeat_retry.first.answer}): written again, sampled (seed ${details.repeat_retry.sampling.seed})${details.repeat_retry.again ? "; it repeated again, and stands" : ""}`));
   if (details.echo_retry) body.append(el("div", `the first answer repeated the question word for word (${details.echo_retry.first.answer}): written again, sampled (seed ${details.echo_retry.sampling.seed})`));
   if (details.steering) {
     const s = details.steering;
