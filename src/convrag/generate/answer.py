@@ -419,7 +419,8 @@ class _Prepared:
     trace: dict[str, Any]
     question: str  # as the model is asked it
     early: Answer | None = None
-    #: the sentences the conversation's earlier answers said (:func:`.decline.said_sentences`), with ``retry_repeat``
+    #: the sentences the conversation's earlier answers said (:func:`.decline.said_sentences`): an answer
+    #: made of them is marked, and with ``retry_repeat`` written once more
     said: tuple[tuple[str, ...], ...] = ()
 
 

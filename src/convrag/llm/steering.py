@@ -8,8 +8,9 @@ do for it at no extra call (see :class:`.base.GenerationParams`):
   sentence and stops. Here, whenever the token it is about to choose would end a sentence (or the
   answer) that cites nothing yet, the citation opener `` [`` is chosen instead; the model then
   writes the number itself (which passage it draws on stays its decision) and closes the sentence.
-  A token that writes closing marks with the full stop (``)."``, ``"`."``) gives way to the marks
-  alone first (:func:`closing_marks`), so that the citation does not cut them off.
+  A token that writes closing marks with the full stop (a parenthesis, a quote or a backtick, then
+  ".") gives way to the marks alone first (:func:`closing_marks`), so that the citation does not
+  cut them off.
 * **Read the first choice.** The answer prompt's decline sentence begins with a word answers do
   not begin with, so the probability the model gives that word at its first step says how much
   it doubts the passages hold the answer: greedy decoding declines only above 0.5; a threshold
