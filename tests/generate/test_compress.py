@@ -11,6 +11,7 @@ import pytest
 from convrag.embeddings import Embedder
 from convrag.generate.compress import (
     CompressionSettings,
+    announces,
     best_score,
     compress,
     headings,
@@ -213,3 +214,21 @@ def test_a_code_blocks_comment_line_is_kept_with_the_line_it_describes(embedder:
     [kept] = compress("How do I back up the vault to a file of my choice?", merged_results([VAULT]), embedder,
                       lambda s: len(s.split()), tight)
     assert "# Save to a file of your choice vaultctl backup nightly.tar" in kept.text
+
+
+def test_a_sentence_that_only_announces_what_follows_is_not_kept(embedder: Embedder) -> None:
+    """The small model answered "What are the ownership rules?" with "First, let's take a look at the
+    ownership rules.", the sentence that shared the question's words, instead of the rules after it.
+    Such a sentence is not kept for the prompt, and still counts for the passage's relevance; a
+    passage with nothing else keeps it."""
+    text = ("First, let\u2019s take a look at the ownership rules. Each value in Rust has an owner. "
+            "There can only be one owner at a time. When the owner goes out of scope, the value is dropped.")
+    question = "What are the ownership rules?"
+    count = lambda s: len(s.split())  # noqa: E731
+    [shown] = compress(question, merged_results([text]), embedder, count)
+    assert "take a look" not in shown.text and "Each value in Rust has an owner." in shown.text
+    assert shown.best == pytest.approx(best_score(question, merged_results([text]), embedder, count))
+    [alone] = compress(question, merged_results(["In this chapter, we will discuss the ownership rules."]), embedder, count)
+    assert "ownership rules" in alone.text
+    assert announces("In this section, you'll learn how to annotate documents.") and announces("We'll discuss borrowing next.")
+    assert not announces("Let us know if the rules change.") and not announces("This section lists the fees you will pay.")

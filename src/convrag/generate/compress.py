@@ -21,6 +21,11 @@ available ...") is also read without it (:func:`without_opening_headings`). The 
 sentence as written (with ``layout``, an option, a kept heading and a table's rows on lines
 of their own).
 
+A sentence that only announces what a text goes on to do ("First, let's take a look at the ownership
+rules.", "In this chapter, we'll talk about ...") is not kept for the prompt (:func:`announces`): it
+shares the question's words and says nothing, and the small model answered "What are its rules?" with
+it instead of the rules after it. It still counts for the passage's relevance.
+
 A passage's sentence vectors are computed from that passage alone and kept (:func:`passage_vectors`):
 embedding the sentences was most of a turn's work before the model (about 0.4 s for five passages on
 two cores), and a conversation's turns, and its users, keep drawing on the same passages.
@@ -79,6 +84,23 @@ class CompressedPassage:
 #: a comment line of a code block ("# Save to a file of your choice", "// the user's id"), which says
 #: what the line after it does
 _COMMENT = re.compile(r"(?:#|//)\s+\S")
+
+
+#: a sentence that announces what the text goes on to do, in English: "let's take a look at", "in this
+#: chapter, we'll", "we'll discuss"; books and tutorials are full of them, MT-RAG's passages not (one
+#: sentence in the contexts of the two halves' sampled turns)
+_ANNOUNCING = re.compile(
+    r"\blet['’]s (?:take a (?:closer |quick |brief )?look|look at|explore|see how|start|begin|dive|walk through|discuss|review|examine)\b"
+    r"|\bin (?:this|the (?:next|following|previous)) (?:chapter|section|article|guide|tutorial|topic|lesson|page|post|video)\b"
+    r"[^.]*\b(?:we|you)(?:['’]ll| will)\b"
+    r"|\bwe['’]ll (?:discuss|cover|look at|explore|talk about|examine|learn about)\b",
+    re.IGNORECASE,
+)
+
+
+def announces(sentence: str) -> bool:
+    """Whether ``sentence`` announces what the text goes on to do, and says nothing itself."""
+    return _ANNOUNCING.search(sentence) is not None
 
 
 def sentences(text: str, min_chars: int = 12) -> list[str]:
@@ -345,7 +367,8 @@ def compress(
     cost = [count_tokens(s) for _, _, s in flat]
     keep: set[int] = set()
     used = 0
-    order = np.argsort(-scores, kind="stable")
+    announcing = [announces(s) for _, _, s in flat]  # last in line: kept only where its passage has nothing else
+    order = np.argsort(-np.where(announcing, -np.inf, scores), kind="stable")
     best_of: dict[int, int] = {}
     for j in order:  # each passage's best sentence first, so that every passage keeps something
         best_of.setdefault(flat[j][0], int(j))
@@ -354,7 +377,7 @@ def compress(
         used += cost[j]
     floor = settings.fill_share * float(scores.max())
     for j in order:
-        if int(j) not in keep and used + cost[j] <= settings.max_tokens and scores[j] >= floor:
+        if int(j) not in keep and used + cost[j] <= settings.max_tokens and scores[j] >= floor and not announcing[j]:
             keep.add(int(j))
             used += cost[j]
     out: list[CompressedPassage] = []
