@@ -30,6 +30,7 @@ import secrets
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any, NamedTuple
 
 from ..embeddings import Embedder, load_embedder
@@ -419,9 +420,16 @@ class _Prepared:
     trace: dict[str, Any]
     question: str  # as the model is asked it
     early: Answer | None = None
-    #: the sentences the conversation's earlier answers said (:func:`.decline.said_sentences`): an answer
-    #: made of them is marked, and with ``retry_repeat`` written once more
-    said: tuple[tuple[str, ...], ...] = ()
+    #: the conversation's earlier answers: one made again of their sentences (:attr:`said`) is marked,
+    #: and with ``retry_repeat`` written once more
+    earlier: tuple[str, ...] = ()
+
+    @cached_property
+    def said(self) -> tuple[tuple[str, ...], ...]:
+        """The earlier answers' sentences (:func:`.decline.said_sentences`), split when first asked for:
+        after the answer, unless ``retry_repeat``'s stream guard needs them before it (about 1 ms an
+        earlier answer, which would otherwise come before every turn's first token)."""
+        return said_sentences(self.earlier)
 
 
 class AnswerGenerator:
@@ -477,10 +485,10 @@ class AnswerGenerator:
         if not results:
             trace["fallback"] = "no passages retrieved: declined without a model call"
             return _Prepared(None, [], trace, question, Answer(DECLINE, [], True, {**trace, "latency_s": time.perf_counter() - start}))
-        said = said_sentences([m.text for m in history if m.speaker != "user"])
+        earlier = tuple(m.text for m in history if m.speaker != "user")
         if s.prompt == "plain":
             return _Prepared(answer_messages(question, history, results, s.history, self.llm.count_tokens),
-                             [r.hit.text for r in results], trace, question, said=said)
+                             [r.hit.text for r in results], trace, question, earlier=earlier)
         if s.compression is not None:
             passages = compress(query or question, results, self.embedder, self.llm.count_tokens, s.compression)
             relevance = max(p.best for p in passages)
@@ -521,7 +529,7 @@ class AnswerGenerator:
                 trace["details"]["self_contained"] = f"history cut to {budget.tokens} tokens, {budget.answer_words} words an answer"
         # which exchanges the model sees: with a stepped window the start moves only every few turns
         trace["details"]["history"] = {"exchanges": len(pairs), "dropped": dropped, "step": budget.step}
-        return _Prepared(_cited_prompt(context, block, question, examples), shown, trace, question, said=said)
+        return _Prepared(_cited_prompt(context, block, question, examples), shown, trace, question, earlier=earlier)
 
     def prefill(self, history: Sequence[Message]) -> int | None:
         """Have the backend read the next turn's prompt up to its passages, once ``history`` (the
@@ -618,7 +626,7 @@ class AnswerGenerator:
         assert prepared.messages is not None
         decline = self.settings.decline
         echoes = decline is not None and decline.decline_echo
-        repeats = self.settings.retry_repeat and bool(prepared.said)
+        repeats = self.settings.retry_repeat and bool(prepared.earlier) and bool(prepared.said)
         guard = EchoGuard(prepared.question if echoes else "", prepared.said if repeats else ()) if echoes or repeats else None
         params = self._params(prepared, sampling, limits)
         completion = yield from self._streamed(prepared, params, stop, guard)
@@ -693,7 +701,7 @@ class AnswerGenerator:
                                  + (", written again, sampled, and again" if again else "") + "; the model's text is in llm_call")
             trace["details"]["echo"] = text  # declined as an echo: _retries reads it
             text, declined = DECLINE, True
-        if text and not declined and prepared.said and repeats_earlier(text, prepared.said):
+        if text and not declined and prepared.earlier and repeats_earlier(text, prepared.said):
             if not again:
                 trace["details"]["repeat"] = text  # with retry_repeat written once more (_retries reads it); else a mark
             elif "repeat_retry" in trace["details"]:

@@ -213,15 +213,21 @@ def _line_pairs(read: list[tuple[str, int]]) -> dict[str, list[int]]:
 _TITLE_PARTS = re.compile(r"\s+[-|\u2013\u2014\u00b7:]\s+")
 
 
+def _said(text: str) -> str:
+    return " ".join(text.split()).casefold()  # "What Is Ownership?" heads the page "What is Ownership?"
+
+
+def title_names(title: str) -> frozenset[str]:
+    """What a heading may say to repeat ``title`` (:func:`repeats_title`), case and spacing aside."""
+    return frozenset({_said(title), *(_said(part) for part in _TITLE_PARTS.split(title))})
+
+
 def repeats_title(heading: str, title: str) -> bool:
     """Whether ``heading`` says what ``title`` says: the same words, or one part of a title that
     names the site beside the page. A web page's heading is mostly its title without the site's
     name, and every passage of the Rust book was titled "Hello, Cargo! - The Rust Programming
     Language \u203a Hello, Cargo!", the page's name twice in each citation and prompt label."""
-    def said(text: str) -> str:
-        return " ".join(text.split()).casefold()  # "What Is Ownership?" heads the page "What is Ownership?"
-
-    return said(heading) in {said(title), *(said(part) for part in _TITLE_PARTS.split(title))}
+    return _said(heading) in title_names(title)
 
 
 def section_titles(title: str, marks: Sequence[tuple[int, Heading]], spans: Sequence[tuple[int, int]]) -> list[str]:
@@ -230,6 +236,7 @@ def section_titles(title: str, marks: Sequence[tuple[int, Heading]], spans: Sequ
     9. Fault codes"). A heading the passage opens with is left to its text, as is one that repeats
     the document's title (:func:`repeats_title`)."""
     titles: list[str] = []
+    names = title_names(title)  # once a document, not once a passage and heading
     open_: list[tuple[int, Heading]] = []  # the sections open where the last passage began
     k = 0
     for start, _ in spans:
@@ -239,7 +246,7 @@ def section_titles(title: str, marks: Sequence[tuple[int, Heading]], spans: Sequ
                 open_.pop()
             open_.append((where, heading))
             k += 1
-        path = [h.text for where, h in open_ if where < start and not repeats_title(h.text, title)]
+        path = [h.text for where, h in open_ if where < start and _said(h.text) not in names]
         titles.append(SECTION_SEPARATOR.join([title, *path]) if title else SECTION_SEPARATOR.join(path))
     return titles
 
