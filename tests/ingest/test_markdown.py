@@ -69,4 +69,31 @@ def test_a_block_too_long_for_front_matter_is_not_parsed(monkeypatch: pytest.Mon
 
     monkeypatch.setattr(yaml, "safe_load", lambda _: pytest.fail("a block over the limit was parsed"))
     block = "title: Fees\n" + "k: v\n" * (markdown.MAX_FRONT_MATTER_CHARS // 5)
-    assert markdown._front_matter(f"---\n{block}---\nBody.") == (f"---\n{block}---\nBody.", "")
+    assert markdown._front_matter(f"---\n{block}---\nBody.") == (f"---\n{block}---\nBody.", "", "")
+
+
+@pytest.mark.parametrize("front, title", [
+    # npm's docs: the page never says what it is for; "How do I bump the version of my package?" ranked it third
+    ("title: npm-version\ndescription: Bump a package version", "npm-version: Bump a package version"),
+    ("title: npm-version\nsummary: Bump a package version", "npm-version: Bump a package version"),  # Hugo
+    ("description: Bump a package version", "Synopsis: Bump a package version"),  # titled by its first heading
+    ("title: npm-version\ndescription: [a, list]", "npm-version"),  # not a line of text
+    ("title: npm-version\ndescription: NPM-version", "npm-version"),  # the title again
+])
+def test_a_short_description_joins_the_title(tmp_path: Path, front: str, title: str) -> None:
+    (tmp_path / "npm-version.md").write_text(f"---\n{front}\n---\n\n### Synopsis\n\n```bash\nnpm version [<newversion>]\n```\n")
+    doc = read_document(tmp_path / "npm-version.md")
+    assert (doc.title, doc.text) == (title, "Synopsis\nnpm version [<newversion>]")
+
+
+def test_a_long_description_opens_the_text_once(tmp_path: Path) -> None:
+    """Shown with every passage, a paragraph-long description would crowd the prompt and the citations."""
+    said = "Boats pay 5 dollars a night in summer and 3 dollars a night in winter, cash or card."
+    page = f"---\ntitle: Mooring fees\ndescription: {said}\n---\n# Fees\n\nWhat boats pay.\n\nAsk the office.\n\n{said}\n"
+    (tmp_path / "fees.md").write_text(page)
+    doc = read_document(tmp_path / "fees.md")
+    assert (doc.title, doc.text) == ("Mooring fees", f"{said}\nFees\nWhat boats pay.\nAsk the office.\n{said}")
+    # the page opens with it already: not said twice
+    (tmp_path / "fees.md").write_text(page.replace("Ask the office.\n\n", ""))
+    doc = read_document(tmp_path / "fees.md")
+    assert (doc.title, doc.text) == ("Mooring fees", f"Fees\nWhat boats pay.\n{said}")

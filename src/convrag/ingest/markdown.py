@@ -1,10 +1,11 @@
 """Markdown (CommonMark through markdown-it, with tables, front matter and admonitions) read as the
-page it renders to, through :mod:`.html_pages`: its title the front matter's or the first heading."""
+page it renders to, through :mod:`.html_pages`: its title the front matter's or the first heading,
+joined by what the front matter's description says the page is for (:func:`described`)."""
 
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 from markdown_it import MarkdownIt
 
@@ -18,14 +19,34 @@ MAX_FRONT_MATTER_CHARS = 65_536
 _FRONT_MATTER = re.compile(r"\A(---|\+\+\+)[ \t]*\r?\n(.*?)\r?\n(?:\1|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 
 
-def _front_matter(markdown: str) -> tuple[str, str]:
+class FrontMatter(NamedTuple):
+    """A Markdown file's text without its front matter, and what the front matter says of it."""
+
+    body: str
+    title: str = ""
+    #: what the page is for, in a line: the ``description`` (Jekyll, Hugo, Docusaurus, MkDocs) or
+    #: Hugo's ``summary``
+    description: str = ""
+
+
+#: the front matter keys that say in a line what a page is for, in the order they are looked for
+DESCRIPTION_KEYS = ("description", "summary")
+
+
+def _line(value: object) -> str:
+    """A front matter value as one line of text; empty for a list, a mapping or nothing."""
+    return " ".join(str(value).split()) if isinstance(value, str | int | float) else ""
+
+
+def _front_matter(markdown: str) -> FrontMatter:
     """A Markdown file without its front matter (the metadata block static-site generators read:
-    Jekyll, Hugo, MkDocs), and the title it gives. CommonMark reads such a block as a rule and a
-    heading, so "title: Mooring fees date: 2024-01-01" was the document's title and its first line.
-    A block that does not parse as a mapping is no front matter (a rule, then a heading) and stays."""
+    Jekyll, Hugo, MkDocs), and the title and description it gives. CommonMark reads such a block as
+    a rule and a heading, so "title: Mooring fees date: 2024-01-01" was the document's title and its
+    first line. A block that does not parse as a mapping is no front matter (a rule, then a heading)
+    and stays."""
     found = _FRONT_MATTER.match(markdown)
     if not found or len(found[2]) > MAX_FRONT_MATTER_CHARS:
-        return markdown, ""
+        return FrontMatter(markdown)
     try:
         if found[1] == "+++":
             import tomllib
@@ -36,11 +57,47 @@ def _front_matter(markdown: str) -> tuple[str, str]:
 
             data = yaml.safe_load(found[2])
     except Exception:  # noqa: BLE001 - whatever the parser raises, the block is the document's own text
-        return markdown, ""
+        return FrontMatter(markdown)
     if not isinstance(data, dict):
-        return markdown, ""
-    title = data.get("title")
-    return markdown[found.end():], " ".join(str(title).split()) if isinstance(title, str | int | float) else ""
+        return FrontMatter(markdown)
+    description = next((line for key in DESCRIPTION_KEYS if (line := _line(data.get(key)))), "")
+    return FrontMatter(markdown[found.end():], _line(data.get("title")), description)
+
+
+#: the most words a description has to join the title; a longer one opens the text instead, as the
+#: title is shown with every passage of the page, in the prompt and in its citations
+TITLE_DESCRIPTION_WORDS = 12
+#: how many of a text's first lines are looked at for a long description: a page that opens with its
+#: heading and then the description's sentence needs it no second time
+OPENING_LINES = 3
+
+
+def _squeezed(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def described(title: str, text: str, description: str) -> tuple[str, str]:
+    """The page's title and text with what its front matter's description says.
+
+    A docs site says in the front matter what each page is for, and shows that line in its index,
+    not on the page: npm's page for ``npm version`` is titled "npm-version" and described "Bump a
+    package version", and "How do I bump the version of my package?" ranked it third, behind pages
+    that mention versions more often. A description of at most :data:`TITLE_DESCRIPTION_WORDS` words
+    joins the title ("npm-version: Bump a package version"), which heads every passage of the page
+    for the indexes and names it in citations; over 30 questions about npm, a page that answers came
+    first in hybrid search for 21 where it did for 16, and where the description only opened the
+    text for 17 (docs/benchmarks.md, "A docs page's description"). A longer one opens the text,
+    unless the text opens with it already (within its first :data:`OPENING_LINES` lines). A
+    description the title holds adds nothing."""
+    said, named = _squeezed(description), _squeezed(title)
+    if not said or said in named:
+        return title, text
+    if len(description.split()) <= TITLE_DESCRIPTION_WORDS:
+        return (f"{title}: {description}" if title else description), text
+    opening = "\n".join(text.split("\n", OPENING_LINES)[:OPENING_LINES])
+    if said in _squeezed(opening):
+        return title, text
+    return title, f"{description}\n{text}" if text else description
 
 
 def _plain(inline: Any) -> str:
@@ -60,7 +117,7 @@ def markdown_to_text(markdown: str, mdx: bool = False) -> tuple[str, str, tuple[
     headed by their title."""
     from . import mdx as mdx_pages
 
-    markdown, title = _front_matter(markdown)
+    markdown, title, description = _front_matter(markdown)
     parser = _admonitions(MarkdownIt("commonmark").enable("table"))  # GFM tables: a row is a line of its cells
     if mdx or mdx_pages.is_mdx(markdown):  # Docusaurus reads its .md pages as MDX
         markdown = mdx_pages.to_markdown(markdown)
@@ -69,7 +126,8 @@ def markdown_to_text(markdown: str, mdx: bool = False) -> tuple[str, str, tuple[
     heading = next((_plain(tokens[i + 1]) for i, token in enumerate(tokens[:-1])
                     if token.type == "heading_open" and tokens[i + 1].type == "inline"), "")
     text, _, _, headings = html_to_text(parser.renderer.render(tokens, parser.options, {}))
-    return text, title or heading, headings
+    title, text = described(title or heading, text, description)
+    return text, title, headings
 
 
 #: a ``:::`` admonition's opening: its kind, and its title in brackets (Docusaurus 3) or after a space
