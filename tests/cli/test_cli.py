@@ -394,6 +394,9 @@ def test_the_decisions_panel_shows_the_steers_and_repointed_citations(capsys) ->
     trace.answer["details"]["steering"].update(copy_steps=30, copy_followed=24)
     print_decisions(PipelineResult("A [1].", [], False, MergeOutcome([]), trace))
     assert "passage wording 24/30" in capsys.readouterr().out
+    trace.answer["details"]["steering"].update(citation_refused=1)
+    print_decisions(PipelineResult("A [1].", [], False, MergeOutcome([]), trace))
+    assert "1 written on without a number after the opener" in " ".join(capsys.readouterr().out.split())
     trace.answer.update(invalid_citations=[7])
     trace.answer["details"]["declined_in_part"] = ["The passages do not say when [it] opened."]
     trace.answer["details"]["grouped_citations"] = ["[1, 2]"]

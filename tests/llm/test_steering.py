@@ -30,6 +30,13 @@ from convrag.llm.steering import CopyIndex, Steering, closing_marks, current_sen
         ("Green tea has about 30 mg", "", True, True),  # the answer ends mid-sentence, uncited
         ("Green tea has about 30 mg [1].", "", True, False),  # the answer ends after a cited sentence
         ("First one here [1]. Then a second one", ".", False, True),  # only the current sentence counts
+        # inside code nothing ends a sentence: a synopsis's "..." was steered into "[ [ [ [" to the token limit
+        ("Run the command `npm docs [<pkgname> [<pkgname>", " ...", False, False),
+        ("To join paths use `os", ".", False, False),  # "`os.path`" is not split by a citation
+        ("To join paths use the module `os", "", True, False),
+        ("Run ```\nnpm docs a b\n", "...", False, False),  # a fenced block
+        ("To join paths use `os.path`", ".", False, True),  # the span closed: the sentence ends
+        ("To join paths use `os.path", "`.", False, True),  # the token closes the span, then ends the sentence
     ],
 )
 def test_when_a_sentence_needs_a_citation(generated, piece, is_end, expected):
@@ -122,6 +129,21 @@ def test_closing_marks_come_before_the_citation_not_in_its_place():
     assert steering.report() == {"citation_nudges": 1}
 
 
+def test_a_sentence_is_made_to_cite_once():
+    # where the model wrote no number after the opener, the opener was forced at each end it tried
+    # again, and the answer ran on as "[ [ [ [" to its token limit
+    steering = _steering(cite_sentences=True)
+    prompt = [ID["Tea"]]
+    written = ["Tea", " has", " caffeine"]
+    _step(steering, prompt, [], "Tea")
+    assert _step(steering, prompt, written, ".") == " ["
+    assert _step(steering, prompt, [*written, " ["], ".") == "."  # no number: the end is let through
+    assert steering.report() == {"citation_nudges": 1, "citation_refused": 1}
+    # the next sentence is made to cite as before
+    assert _step(steering, prompt, [*written, " [", ".", " do", " not", " know"], ".") == " ["
+    assert steering.report()["citation_nudges"] == 2
+
+
 def test_the_first_choice_is_reported_and_forced_only_at_its_threshold():
     logits = np.zeros(len(VOCAB), dtype=np.float32)
     logits[ID["Tea"]] = 2.0  # "Tea" is the greedy choice; "I" has about 4.6 % of the mass
@@ -152,7 +174,7 @@ def test_plain_requests_keep_their_cache_keys():
 def test_the_citation_rules_version_is_in_a_cited_requests_cache_key():
     # an answer cached under older citation rules is not served as the current rules' answer
     assert GenerationParams(cite_sentences=True).as_dict()["cite_sentences"] == CITE_RULES
-    assert CITE_RULES >= 2
+    assert CITE_RULES >= 3
 
 
 def test_the_copy_steer_is_in_the_cache_key_with_its_bias_and_texts():

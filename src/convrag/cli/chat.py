@@ -95,7 +95,9 @@ def print_decisions(result: PipelineResult) -> None:
     steering = details.get("steering")
     if steering:
         doubt = steering.get("first_choice_p")
+        refused = steering.get("citation_refused")
         lines.append(f"steered decoding: {steering.get('citation_nudges', 0)} sentence(s) made to cite"
+                     + (f" ({refused} written on without a number after the opener)" if refused else "")
                      + (f", doubt (decline first) {doubt:.2f}" if doubt is not None else "")
                      + (f", passage wording {steering['copy_followed']}/{steering['copy_steps']}"
                         if steering.get("copy_steps") else ""))

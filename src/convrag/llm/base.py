@@ -32,8 +32,9 @@ class ChatMessage(TypedDict):
 #: the version of the citation steer's rules (:mod:`.steering`), part of a cited request's cache
 #: key: a change to where the steer puts a citation changes what the model writes, and a cached
 #: answer written under the old rules would be served as the new rules' answer. 2: closing marks
-#: written with the full stop come before the citation, and "v." (a court case) ends no sentence
-CITE_RULES = 2
+#: written with the full stop come before the citation, and "v." (a court case) ends no sentence;
+#: 3: nothing ends a sentence inside code left open (:func:`.steering.in_code`)
+CITE_RULES = 3
 
 
 @dataclass(frozen=True)

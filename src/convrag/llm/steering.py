@@ -10,7 +10,7 @@ do for it at no extra call (see :class:`.base.GenerationParams`):
   writes the number itself (which passage it draws on stays its decision) and closes the sentence.
   A token that writes closing marks with the full stop (a parenthesis, a quote or a backtick, then
   ".") gives way to the marks alone first (:func:`closing_marks`), so that the citation does not
-  cut them off.
+  cut them off. Inside code (a Markdown span or block left open) nothing ends a sentence.
 * **Read the first choice.** The answer prompt's decline sentence begins with a word answers do
   not begin with, so the probability the model gives that word at its first step says how much
   it doubts the passages hold the answer: greedy decoding declines only above 0.5; a threshold
@@ -73,7 +73,7 @@ def ends_uncited_sentence(generated: str, piece: str, is_end: bool, min_words: i
     A lone "." after a digit is let through: it may be a decimal point ("3.5"), and a sentence
     that ends in a number goes uncited rather than a number being broken. So is one after an initial
     or an abbreviation ("Dr", "e.g"): a sentence that ends in one goes uncited rather than a name or
-    a phrase being split by a citation."""
+    a phrase being split by a citation. So is an end inside code (:func:`in_code`)."""
     sentence = current_sentence(generated)
     if is_end:
         if sentence.rstrip().endswith(_ENDS):
@@ -82,9 +82,20 @@ def ends_uncited_sentence(generated: str, piece: str, is_end: bool, min_words: i
         return False
     elif piece.strip() == "." and (generated[-1:].isdigit() or not _closes_sentence(generated + ".")):
         return False
+    if in_code(generated + ("" if is_end else piece.rstrip()[:-1])):
+        return False
     if not is_end:
         sentence += piece.rstrip()[:-1]
     return len(sentence.split()) >= min_words and not _CITED.search(sentence)
+
+
+def in_code(text: str) -> bool:
+    """Whether ``text`` ends inside code, as Markdown marks it: an inline span or a fenced block
+    opened by backticks and not closed. A full stop or an ellipsis there ends no sentence: a
+    command's synopsis, "`npm docs [<pkgname> [<pkgname> ...]]`", had its "..." steered into a
+    citation opener again and again, and the answer ran on as "[ [ [ [" until its token limit; in
+    "`os.path`" the opener would have split the name."""
+    return text.count("`") % 2 == 1
 
 
 def closing_marks(generated: str, piece: str) -> str:
@@ -178,6 +189,11 @@ class Steering:
         self.exempt = " ".join(params.first_choice.split()[:3])  # the chosen sentence needs no citation
         self.start: int | None = None
         self.nudges = 0
+        #: where the sentence last made to cite began, in the answer's text: a sentence is made to
+        #: cite once. Where the model wrote no number after the opener and went to end the sentence
+        #: again, steering it again and again ran the answer on as "[ [ [ [" to its token limit
+        self._opened_in: int | None = None
+        self.refused = 0  # sentence ends let through because the model wrote no number after its opener
         self.first_choice_p: float | None = None
         self.forced = False
         self.copy: CopyIndex | None = None
@@ -244,13 +260,20 @@ class Steering:
             if closing:  # the token that closes them comes first; the full stop after it is steered then
                 logits[self.encode(closing)[0]] = float(np.max(logits)) + 1.0
                 return
+            sentence = len(generated) - len(current_sentence(generated))
+            if sentence == self._opened_in:
+                self.refused += 1  # the model wrote no number after the opener: its sentence goes uncited
+                return
             logits[self.opener] = float(np.max(logits)) + 1.0
+            self._opened_in = sentence
             self.nudges += 1
 
     def report(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
         if self.params.cite_sentences:
             out["citation_nudges"] = self.nudges
+            if self.refused:
+                out["citation_refused"] = self.refused
         if self.choice is not None:
             out["first_choice_p"] = None if self.first_choice_p is None else round(self.first_choice_p, 4)
             out["first_choice_forced"] = self.forced

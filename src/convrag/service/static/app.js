@@ -766,7 +766,8 @@ function showTrace(index) {
   if (details.steering) {
     const s = details.steering;
     const doubt = s.first_choice_p === undefined || s.first_choice_p === null ? "" : `; the model's doubt (decline sentence first): ${Number(s.first_choice_p).toFixed(2)}${s.first_choice_forced ? ", declined on it" : ""}`;
-    body.append(el("div", `steered decoding: ${s.citation_nudges ?? 0} sentence(s) made to cite${doubt}`));
+    const refused = s.citation_refused ? ` (${s.citation_refused} written on without a number after the opener)` : "";
+    body.append(el("div", `steered decoding: ${s.citation_nudges ?? 0} sentence(s) made to cite${refused}${doubt}`));
   }
   body.append(el("h3", "Timings (s)"));
   const timings = el("table");
