@@ -6,10 +6,10 @@ shows that line in its index, not on the page. convrag joins a short description
 title, which heads every passage of the page, and a long one opens its text
 (``convrag/ingest/markdown.py``, :func:`described`). This check indexes a docs folder three ways:
 with the front matter's ``description`` and ``summary`` lines removed (as the reader saw it
-before), with every description opening its page's text, and as convrag reads it; and asks, for each question in ``tools/data/npm-questions.json``, at which rank the
-first passage of a page that answers it comes (bm25, dense and hybrid, as ``convrag search`` ranks
-them), and whether such a passage reaches the answer's prompt (the default pipeline's merge, with the
-question as asked). ``--answers`` also has the local model answer each question (greedy, through the
+before), with every description opening its page's text, and as convrag reads it. For each
+question in ``tools/data/npm-questions.json`` it asks at which rank the first passage of a page
+that answers it comes (bm25, dense and hybrid, as ``convrag search`` ranks them), and whether such
+a passage reaches the answer's prompt (the default pipeline's merge, with the question as asked). ``--answers`` also has the local model answer each question (greedy, through the
 completion cache) and counts the answers that name the command a right answer names.
 
 The docs are npm's own (``docs/content`` of the npm package that Node.js installs, found with
