@@ -33,7 +33,8 @@ class ChatMessage(TypedDict):
 #: key: a change to where the steer puts a citation changes what the model writes, and a cached
 #: answer written under the old rules would be served as the new rules' answer. 2: closing marks
 #: written with the full stop come before the citation, and "v." (a court case) ends no sentence;
-#: 3: nothing ends a sentence inside code left open (:func:`.steering.in_code`)
+#: 3: nothing ends a sentence inside code left open (:func:`.steering.in_code`), and a sentence is
+#: made to cite once
 CITE_RULES = 3
 
 
