@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import shutil
 import subprocess
 import tempfile
 from pathlib import Path
@@ -58,24 +57,14 @@ def npm_docs() -> Path:
     return Path(root) / "npm" / "docs" / "content"
 
 
-def without_descriptions(source: Path, target: Path) -> None:
-    """A copy of the Markdown pages under ``source`` with their front matter's descriptions left out."""
+def copy_pages(source: Path, target: Path, descriptions: bool = True) -> None:
+    """A copy of the Markdown pages under ``source``, with or without their front matter's descriptions."""
     for page in sorted(source.rglob("*.md")):
         copy = target / page.relative_to(source)
         copy.parent.mkdir(parents=True, exist_ok=True)
         text = page.read_text(encoding="utf-8")
-        if text.startswith("---"):
-            end = text.find("\n---", 3)
-            text = _DESCRIBED.sub("", text[:end]) + text[end:] if end > 0 else text
-        copy.write_text(text, encoding="utf-8")
-
-
-def with_descriptions(source: Path, target: Path) -> None:
-    """A copy of the Markdown pages under ``source`` as they are."""
-    for page in sorted(source.rglob("*.md")):
-        copy = target / page.relative_to(source)
-        copy.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(page, copy)
+        end = text.find("\n---", 3) if text.startswith("---") and not descriptions else -1
+        copy.write_text(_DESCRIBED.sub("", text[:end]) + text[end:] if end > 0 else text, encoding="utf-8")
 
 
 def passages(folder: Path, tokenizer: object, title_words: int = markdown.TITLE_DESCRIPTION_WORDS) -> list[Passage]:
@@ -104,10 +93,10 @@ def main() -> None:
     texts: dict[str, list[str]] = {}  # with --answers: each variant's answers
     sizes: dict[str, int] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        copies = (without_descriptions, with_descriptions, with_descriptions)
-        for variant, copy, title_words in zip(VARIANTS, copies, (0, 0, markdown.TITLE_DESCRIPTION_WORDS), strict=True):
+        kept = (False, True, True)
+        for variant, descriptions, title_words in zip(VARIANTS, kept, (0, 0, markdown.TITLE_DESCRIPTION_WORDS), strict=True):
             folder = Path(tmp) / variant.replace(" ", "-")
-            copy(docs, folder)
+            copy_pages(docs, folder, descriptions)
             found = passages(folder, embedder.tokenizer, title_words)
             sizes[variant] = len(found)
             collection = Collection.build(Path(tmp) / f"{folder.name}-index", found, embedder=embedder, windows=WindowSettings())

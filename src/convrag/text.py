@@ -116,6 +116,12 @@ def normalize(text: str) -> str:
     return " ".join(words(text))
 
 
+def folded(text: str) -> str:
+    """Case and runs of white space aside, punctuation kept: how a heading or a description is
+    matched against a title ("What Is Ownership?" heads the page "What is Ownership?")."""
+    return " ".join(text.split()).casefold()
+
+
 def same_query(a: str, b: str) -> bool:
     """Equal up to case, punctuation and spacing: a rewrite that changed nothing (a no-op)."""
     return normalize(a) == normalize(b)

@@ -626,7 +626,7 @@ class AnswerGenerator:
         assert prepared.messages is not None
         decline = self.settings.decline
         echoes = decline is not None and decline.decline_echo
-        repeats = self.settings.retry_repeat and bool(prepared.earlier) and bool(prepared.said)
+        repeats = self.settings.retry_repeat and bool(prepared.said)
         guard = EchoGuard(prepared.question if echoes else "", prepared.said if repeats else ()) if echoes or repeats else None
         params = self._params(prepared, sampling, limits)
         completion = yield from self._streamed(prepared, params, stop, guard)

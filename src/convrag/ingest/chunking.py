@@ -20,6 +20,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+from ..text import folded
 from ..types import Passage
 from .documents import Document, Heading
 
@@ -213,13 +214,9 @@ def _line_pairs(read: list[tuple[str, int]]) -> dict[str, list[int]]:
 _TITLE_PARTS = re.compile(r"\s+[-|\u2013\u2014\u00b7:]\s+")
 
 
-def _said(text: str) -> str:
-    return " ".join(text.split()).casefold()  # "What Is Ownership?" heads the page "What is Ownership?"
-
-
 def title_names(title: str) -> frozenset[str]:
     """What a heading may say to repeat ``title`` (:func:`repeats_title`), case and spacing aside."""
-    return frozenset({_said(title), *(_said(part) for part in _TITLE_PARTS.split(title))})
+    return frozenset({folded(title), *(folded(part) for part in _TITLE_PARTS.split(title))})
 
 
 def repeats_title(heading: str, title: str) -> bool:
@@ -227,7 +224,7 @@ def repeats_title(heading: str, title: str) -> bool:
     names the site beside the page. A web page's heading is mostly its title without the site's
     name, and every passage of the Rust book was titled "Hello, Cargo! - The Rust Programming
     Language \u203a Hello, Cargo!", the page's name twice in each citation and prompt label."""
-    return _said(heading) in title_names(title)
+    return folded(heading) in title_names(title)
 
 
 def section_titles(title: str, marks: Sequence[tuple[int, Heading]], spans: Sequence[tuple[int, int]]) -> list[str]:
@@ -246,7 +243,7 @@ def section_titles(title: str, marks: Sequence[tuple[int, Heading]], spans: Sequ
                 open_.pop()
             open_.append((where, heading))
             k += 1
-        path = [h.text for where, h in open_ if where < start and _said(h.text) not in names]
+        path = [h.text for where, h in open_ if where < start and folded(h.text) not in names]
         titles.append(SECTION_SEPARATOR.join([title, *path]) if title else SECTION_SEPARATOR.join(path))
     return titles
 

@@ -9,6 +9,7 @@ from typing import Any, NamedTuple
 
 from markdown_it import MarkdownIt
 
+from ..text import folded
 from .formats import Heading
 from .html_pages import html_to_text
 
@@ -72,10 +73,6 @@ TITLE_DESCRIPTION_WORDS = 12
 OPENING_LINES = 3
 
 
-def _squeezed(text: str) -> str:
-    return " ".join(text.split()).casefold()
-
-
 def described(title: str, text: str, description: str) -> tuple[str, str]:
     """The page's title and text with what its front matter's description says.
 
@@ -89,13 +86,13 @@ def described(title: str, text: str, description: str) -> tuple[str, str]:
     text for 17 (docs/benchmarks.md, "A docs page's description"). A longer one opens the text,
     unless the text opens with it already (within its first :data:`OPENING_LINES` lines). A
     description the title holds adds nothing."""
-    said, named = _squeezed(description), _squeezed(title)
+    said, named = folded(description), folded(title)
     if not said or said in named:
         return title, text
     if len(description.split()) <= TITLE_DESCRIPTION_WORDS:
         return (f"{title}: {description}" if title else description), text
     opening = "\n".join(text.split("\n", OPENING_LINES)[:OPENING_LINES])
-    if said in _squeezed(opening):
+    if said in folded(opening):
         return title, text
     return title, f"{description}\n{text}" if text else description
 
