@@ -251,3 +251,23 @@ def test_a_relative_canonical_address_is_made_whole_or_left_for_the_files(tmp_pa
     assert read_document(page, url="https://docs.example.org/guide/fees").url == "https://docs.example.org/guide/fees.html"
     page.write_text("<html><head><link rel='canonical' href='https://docs.example.org/fees'></head><body>x</body></html>")
     assert read_document(page).url == "https://docs.example.org/fees"
+
+
+def test_heading_permalinks_and_footnote_returns_are_left_out(tmp_path: Path) -> None:
+    # Node.js's API pages ("#"), Sphinx and MkDocs ("¶", in signatures too), a footnote's way back ("↩")
+    page = tmp_path / "readline.html"
+    page.write_text(
+        "<html><head><title>Readline</title></head><body>"
+        "<h2>Readline<span><a class='mark' href='#readline' id='readline'>#</a></span></h2>"
+        "<h3>Example: Read file stream line-by-line<a class='headerlink' href='#example' title='Permalink'>¶</a></h3>"
+        "<p>A common use is to read a file one line at a time.<sup><a href='#fn1'>1</a></sup></p>"
+        "<dl><dt class='sig'>createInterface(options)<a class='headerlink' href=' #createInterface'>¶</a></dt>"
+        "<dd>See <a href='#readline'>the module</a> and <a href='https://example.com/#'>#</a>.</dd></dl>"
+        "<p id='fn1'>Or a stream. <a href='#fnref1'>↩</a></p></body></html>"
+    )
+    doc = read_document(page)
+    assert [h.text for h in doc.headings] == ["Readline", "Example: Read file stream line-by-line"]
+    assert doc.text.splitlines() == [
+        "Readline", "Example: Read file stream line-by-line", "A common use is to read a file one line at a time.1",
+        "createInterface(options)", "See the module and #.", "Or a stream.",
+    ]

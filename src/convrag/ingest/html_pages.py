@@ -83,6 +83,8 @@ def html_to_text(html: str) -> tuple[str, str, str, tuple[Heading, ...]]:
     for tag in soup(["header", "footer"]) + [tag for tag in roles if not tag.decomposed and _role(tag) in _ARIA_FRAME]:
         if not tag.decomposed and tag.find_parent(_SECTIONS) is None and tag.find_parent(attrs={"role": _MAIN_ROLE}) is None:
             tag.decompose()
+    if _PLACE_LINK.search(html):  # a walk of the tree, for pages that link to places on themselves
+        _drop_mute_place_links(soup)
     title = soup.title.get_text(" ", strip=True) if soup.title else ""
     if NO_TITLE.fullmatch(title) or FILE_NAME.fullmatch(title):  # Dreamweaver's "Untitled Document", "index.html"
         title = ""  # the first heading names the page instead
@@ -101,6 +103,23 @@ def html_to_text(html: str) -> tuple[str, str, str, tuple[Heading, ...]]:
     # a heading's line as the text reads it: its strings run together, as inline elements do there
     headings = tuple(Heading(_HEADING_TAGS[h.name], " ".join(h.get_text().split())) for h in root.find_all(list(_HEADING_TAGS)))
     return text, title, url, tuple(h for h in headings if h.text)
+
+
+#: a link to a place on the page itself (``href="#..."``), as written in its source
+_PLACE_LINK = re.compile(r"""href\s*=\s*["']?\s*#""", re.IGNORECASE)
+#: a link's text that says something: a letter or a digit
+_SAYS_SOMETHING = re.compile(r"\w")
+
+
+def _drop_mute_place_links(soup: Any) -> None:
+    """Each link to a place on the page whose text holds no letter or digit left out: a heading's
+    permalink, which documentation generators put in every heading ("Readline#" in Node.js's API
+    pages, "Installation¶" in Sphinx's and MkDocs', each of Sphinx's function signatures too), and a
+    footnote's way back ("↩"). They are no part of what the page says, yet they went into every
+    heading path a passage is labelled with and every heading line of the text."""
+    for link in soup.find_all("a", href=True):
+        if str(link["href"]).lstrip().startswith("#") and not _SAYS_SOMETHING.search(link.get_text()):
+            link.decompose()
 
 
 #: a page that marks its main content: ``<main>`` or ``role="main"``
