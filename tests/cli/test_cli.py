@@ -124,7 +124,10 @@ def test_index_documents_folder(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "pricing.html").write_text("<title>Pricing</title><p>The Lite plan costs nothing per month.</p>")
+    (docs / "pricing (copy).html").write_text("<title>Pricing</title><p>The Lite plan costs nothing per month.</p>")
     (docs / "setup.md").write_text("# Setup\n\nRun the installer, then log in.")
+    # the page built from it (a docs site's HTML beside its source), which holds its words: indexed once
+    (docs / "setup.html").write_text("<title>Setup</title><h1>Setup</h1><p>Run the installer, then log in.</p><p>Updated in 2025.</p>")
     (docs / "notes.txt").write_text("")
     (docs / "budget.numbers").write_bytes(b"PK")
     import docx
@@ -139,9 +142,15 @@ def test_index_documents_folder(tmp_path: Path) -> None:
     assert "skipped notes.txt: no text" in result.output and "BM25 only (no dense index)" in result.output
     assert "not read 1 file(s) of other types: .numbers (1)" in " ".join(result.output.split())
     found = runner.invoke(app, ["search", "how much does the lite plan cost", "-c", "docs", "--store", str(store), "-r", "bm25"])
-    assert "pricing-0-" in found.output and "Pricing" in found.output
+    assert "pricing-0-" in found.output and "Pricing" in found.output and "copy" not in found.output, found.output
+    assert ("left out 1 document(s) made of other documents' passages, word for word, which are indexed: pricing (copy) "
+            "(1 of its 1 passages)") in " ".join(result.output.split())
     found = runner.invoke(app, ["search", "when does the help desk answer", "-c", "docs", "--store", str(store), "-r", "bm25", "-k", "1"])
     assert "support-0-" in found.output and "Support hours" in found.output
+    assert ("left out 1 file(s), each the same document as another of its name in another format, which holds its words "
+            "and is indexed: setup.md (in setup.html)") in " ".join(result.output.split())
+    found = runner.invoke(app, ["search", "run the installer", "-c", "docs", "--store", str(store), "-r", "bm25"])
+    assert found.output.count("installer") == 1 and "1. setup-0-" in found.output, found.output
 
 
 def test_eval_writes_official_files(tmp_path: Path) -> None:

@@ -152,6 +152,30 @@ def test_documents_differing_only_in_suffix_keep_their_suffix_in_their_ids(tmp_p
     assert [(d.doc_id, d.title) for d in documents] == [("fees", "fees"), ("notes.md", "notes"), ("notes.txt", "notes")]
 
 
+def test_a_document_beside_its_source_is_indexed_once_under_its_name(tmp_path: Path) -> None:
+    """Node.js's API docs hold each page's Markdown source beside the HTML built from it: indexed twice,
+    each passage stood twice in a search's ten. The file whose words the other holds is left out and
+    the user told so; the one kept has the name alone for its id. A failed twin leaves its name too."""
+    (tmp_path / "fees.md").write_text("# Fees\n\nBoats pay 60 euros a night.\n")
+    (tmp_path / "fees.html").write_text("<title>Fees | Harbour</title><h1>Fees<a href='#fees'>#</a></h1>"
+                                        "<p>Added in: 2024.</p><p>Boats pay 60 euros a night.</p>")
+    (tmp_path / "notes.txt").write_text("The harbour opens at eight.")
+    (tmp_path / "notes.md").write_text("The harbour shuts at eight.")  # another document of the same name
+    (tmp_path / "rules.md").write_text("No swimming in the harbour.")
+    (tmp_path / "rules.pdf").write_bytes(b"not a PDF")
+    skipped: list[str] = []
+    documents = list(iter_documents(tmp_path, skipped))
+    assert [(d.doc_id, d.title) for d in documents] == [("fees", "Fees | Harbour"), ("notes.md", "notes"), ("notes.txt", "notes"),
+                                                       ("rules", "rules")]
+    assert documents[0].url.endswith("fees.html")
+    assert skipped[0] == "fees.md: the same document as fees.html in another format (100% of its words are there), which is indexed"
+    assert [line.split(":")[0] for line in skipped] == ["fees.md", "rules.pdf"]
+    skipped, twins = [], []
+    assert [d.doc_id for d in iter_documents(tmp_path, skipped, twins=twins)] == ["fees", "notes.md", "notes.txt", "rules"]
+    assert [(t.left_out.doc_id, t.held_by.doc_id, t.share) for t in twins] == [("fees.md", "fees.html", 1.0)]
+    assert [line.split(":")[0] for line in skipped] == ["rules.pdf"]
+
+
 def test_the_headings_a_document_marks_are_kept_with_their_levels(tmp_path: Path) -> None:
     """A passage that begins inside a section is titled by it (:mod:`convrag.ingest.chunking`): the
     readers that know a heading for sure (Markdown, HTML, Word, OpenDocument, PowerPoint, EPUB) keep

@@ -66,8 +66,10 @@ def index(
     from ..index.collection import Collection, CollectionStore
     from ..index.windows import WindowSettings
     from ..ingest import ocr
-    from ..ingest.chunking import chunk_documents
+    from ..ingest.chunking import chunk_document, chunk_documents
+    from ..ingest.compilations import compilations_summary, drop_compilations
     from ..ingest.documents import SUFFIXES, document_paths, document_suffix, iter_documents, no_text_reason, read_document
+    from ..ingest.twins import Twin, twins_summary
     from ..ingest.web import DEFAULT_DELAY, DEFAULT_MAX_PAGES, CrawlReport, is_address
     from ..ingest.web import crawl as crawl_site
 
@@ -110,19 +112,27 @@ def index(
                                    advance=lambda url: (reporter.note(f"page {report.fetched} of {report.to_fetch(max_pages)} found: {url}"
                                                                       if crawl else url), advance(1)),
                                    headers=headers, report=report)
-                passages = list(chunk_documents(pages, tokenizer, max_tokens, overlap, structured))
+                passages, compiled = drop_compilations([(d.doc_id, chunk_document(d, tokenizer, max_tokens, overlap, structured)) for d in pages])
             for line in skipped:
                 console.print(f"[yellow]skipped[/yellow] {escape(line)}", highlight=False)
+            if compiled:
+                console.print(f"[yellow]left out[/yellow] {escape(compilations_summary(compiled))}", highlight=False)
             if not passages:
                 raise DataFormatError(address, "no readable text" + (f" ({len(skipped)} skipped)" if skipped else ""))
         elif path.is_dir():
             skipped = []
             unread: Counter[str] = Counter()
+            twins: list[Twin] = []
             # counted first, so the bar says how many files are left: a folder of scans read by OCR takes minutes
             with reporter.stage(f"reading and chunking documents under {path}", total=len(document_paths(path))) as advance:
-                passages = list(chunk_documents(iter_documents(path, skipped, unread, advance), tokenizer, max_tokens, overlap, structured))
+                passages, compiled = drop_compilations([(d.doc_id, chunk_document(d, tokenizer, max_tokens, overlap, structured))
+                                                        for d in iter_documents(path, skipped, unread, advance, twins)])
             for line in skipped:
                 console.print(f"[yellow]skipped[/yellow] {escape(line)}", highlight=False)
+            if twins:
+                console.print(f"[yellow]left out[/yellow] {escape(twins_summary(twins))}", highlight=False)
+            if compiled:
+                console.print(f"[yellow]left out[/yellow] {escape(compilations_summary(compiled))}", highlight=False)
             if unread:
                 kinds = ", ".join(f"{suffix} ({n})" for suffix, n in sorted(unread.items()))
                 console.print(f"[yellow]not read[/yellow] {unread.total()} file(s) of other types: {escape(kinds)}; convrag reads "

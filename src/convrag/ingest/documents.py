@@ -11,6 +11,7 @@ import re
 import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin, urlsplit
@@ -34,6 +35,7 @@ from .restructuredtext import rst_to_text
 from .rtf import rtf_to_text
 from .tables import table_to_text, xls_to_text, xlsx_to_text
 from .titles import first_line_stands_apart, made_name, name_as_title, pdf_title, title_line
+from .twins import Twin, sort_twins, twin_reason
 from .typesetting import typeset_letters, unwrap_lines
 from .word import doc_to_text, docx_to_text
 
@@ -184,10 +186,25 @@ def document_paths(folder: Path) -> list[Path]:
     return [p for p in _walk(Path(folder), None) if p.is_file() and document_suffix(p) in SUFFIXES]
 
 
+def _one_of_each(stem: str, group: list[Document], skipped: list[str] | None, twins: list[Twin] | None) -> list[Document]:
+    """The documents of one name but for their suffix, each held by another in words left out
+    (:func:`sort_twins`) and recorded in ``twins``, else in ``skipped``, when given. One kept has the
+    name alone for its id."""
+    found = sort_twins(group)
+    if twins is not None:
+        twins += found.left_out
+    elif skipped is not None:
+        skipped += [f"{twin.left_out.doc_id}: {twin_reason(twin)}" for twin in found.left_out]
+    return [replace(found.kept[0], doc_id=stem)] if len(found.kept) == 1 else found.kept
+
+
 def iter_documents(folder: Path, skipped: list[str] | None = None, unread: Counter[str] | None = None,
-                   advance: Callable[[int], None] | None = None) -> Iterator[Document]:
+                   advance: Callable[[int], None] | None = None, twins: list[Twin] | None = None) -> Iterator[Document]:
     """Every supported file under ``folder``, in path order; ids are paths relative to the folder,
     without the suffix unless another document there has the same path but for its suffix.
+    Of such files, one whose words another holds is the same document in another format (a page's
+    Markdown source beside its HTML) and is left out (:mod:`.twins`), recorded in ``twins`` when
+    given (a folder of built docs leaves out one file a page: a report says so in one line), else in ``skipped``.
     A file that cannot be read raises :class:`DataFormatError`, or, when ``skipped`` is given, is
     left out and recorded there ("path: reason"), so that one bad file does not stop a folder. A
     file that reads but holds no text (an empty file, a scanned PDF) is recorded there too, since it
@@ -215,23 +232,33 @@ def iter_documents(folder: Path, skipped: list[str] | None = None, unread: Count
     documents = [p for p in files if document_suffix(p) in SUFFIXES]
     # a report.pdf beside its report.docx: without their suffixes both were document "report", one
     # document to the citations, and where two passages began and ended alike the build failed on a
-    # duplicate passage id; such files keep their suffix in their ids
+    # duplicate passage id; such files keep their suffix in their ids, unless one holds the others' words
     stems = Counter(p.relative_to(folder).with_name(document_stem(p)).as_posix() for p in documents)
+    to_read = Counter(stems)  # how many of each name's files are left to read
+    pending: dict[str, list[Document]] = {}  # the documents read of a name that others share
     for path in documents:
         relative = path.relative_to(folder)
         shown = readable_name(relative.as_posix())
         stem = relative.with_name(document_stem(path)).as_posix()
+        to_read[stem] -= 1
         try:
-            document = read_document(path, doc_id=readable_name(relative.as_posix() if stems[stem] > 1 else stem))
+            document: Document | None = read_document(path, doc_id=readable_name(relative.as_posix() if stems[stem] > 1 else stem))
         except DataFormatError as exc:
             if skipped is None:
                 raise
             skipped.append(f"{shown}: {exc.reason}")
-            continue
+            document = None
         finally:
             if advance is not None:
                 advance(1)
-        if skipped is not None and not document.text.strip():
+        if document is not None and skipped is not None and not document.text.strip():
             skipped.append(f"{shown}: {no_text_reason(path)}")
+            document = None
+        if stems[stem] == 1:
+            if document is not None:
+                yield document
             continue
-        yield document
+        group = pending.setdefault(stem, [])
+        group += [document] if document is not None else []
+        if not to_read[stem]:  # each of the name's files read: one that another holds is left out
+            yield from _one_of_each(readable_name(stem), pending.pop(stem), skipped, twins)
