@@ -176,6 +176,23 @@ def test_a_document_beside_its_source_is_indexed_once_under_its_name(tmp_path: P
     assert [line.split(":")[0] for line in skipped] == ["rules.pdf"]
 
 
+def test_a_sphinx_builds_source_copies_and_index_pages_are_left_out(tmp_path: Path) -> None:
+    """A Sphinx build (the HTML zip Read the Docs offers) copies each page's source into _sources and
+    makes index pages from the pages: the raw source ("..  module::") stood second in a search's ten."""
+    (tmp_path / "searchindex.js").write_text("Search.setIndex({})")
+    (tmp_path / "signer.html").write_text("<title>Signing</title><h1>Signing</h1><p>A Signer attaches a signature.</p>")
+    (tmp_path / "genindex.html").write_text("<title>Index</title><p>BadSignature Signer</p>")
+    (tmp_path / "search.html").write_text("<title>Search</title><p>Please activate JavaScript.</p>")
+    (tmp_path / "_sources").mkdir()
+    (tmp_path / "_sources" / "signer.rst.txt").write_text(".. module:: signer\n\nSigning\n=======\n\nA :class:`Signer` attaches a signature.\n")
+    built: list = []
+    assert [d.doc_id for d in iter_documents(tmp_path, [], built=built)] == ["signer"]
+    assert sorted(f.path.relative_to(tmp_path).as_posix() for f in built) == ["_sources/signer.rst.txt", "genindex.html", "search.html"]
+    assert documents.document_paths(tmp_path) == [tmp_path / "signer.html"]  # what the progress bar counts
+    (tmp_path / "searchindex.js").unlink()  # no Sphinx build: each is a page
+    assert [d.doc_id for d in iter_documents(tmp_path, [])] == ["_sources/signer.rst", "genindex", "search", "signer"]
+
+
 def test_the_headings_a_document_marks_are_kept_with_their_levels(tmp_path: Path) -> None:
     """A passage that begins inside a section is titled by it (:mod:`convrag.ingest.chunking`): the
     readers that know a heading for sure (Markdown, HTML, Word, OpenDocument, PowerPoint, EPUB) keep

@@ -68,6 +68,7 @@ def index(
     from ..ingest import ocr
     from ..ingest.chunking import chunk_document, chunk_documents
     from ..ingest.compilations import compilations_summary, drop_compilations
+    from ..ingest.docs_builds import BuildFile, build_files_summary
     from ..ingest.documents import SUFFIXES, document_paths, document_suffix, iter_documents, no_text_reason, read_document
     from ..ingest.twins import Twin, twins_summary
     from ..ingest.web import DEFAULT_DELAY, DEFAULT_MAX_PAGES, CrawlReport, is_address
@@ -123,12 +124,15 @@ def index(
             skipped = []
             unread: Counter[str] = Counter()
             twins: list[Twin] = []
+            built: list[BuildFile] = []
             # counted first, so the bar says how many files are left: a folder of scans read by OCR takes minutes
             with reporter.stage(f"reading and chunking documents under {path}", total=len(document_paths(path))) as advance:
                 passages, compiled = drop_compilations([(d.doc_id, chunk_document(d, tokenizer, max_tokens, overlap, structured))
-                                                        for d in iter_documents(path, skipped, unread, advance, twins)])
+                                                        for d in iter_documents(path, skipped, unread, advance, twins, built)])
             for line in skipped:
                 console.print(f"[yellow]skipped[/yellow] {escape(line)}", highlight=False)
+            if built:
+                console.print(f"[yellow]left out[/yellow] {escape(build_files_summary(built, path))}", highlight=False)
             if twins:
                 console.print(f"[yellow]left out[/yellow] {escape(twins_summary(twins))}", highlight=False)
             if compiled:

@@ -21,6 +21,7 @@ from ..errors import DataFormatError
 from . import pandoc
 from .archives import libarchive_to_text, tar_to_text, zip_to_text
 from .charsets import decode_text, page_text
+from .docs_builds import BuildFile, build_files
 from .epub import epub_to_text
 from .formats import FORMAT_NAMES, PICTURE_KINDS, SUFFIXES, Document, Heading, document_stem, document_suffix, no_text_reason
 from .html_pages import html_to_text, saved_page
@@ -183,7 +184,9 @@ def _walk(folder: Path, skipped: list[str] | None) -> list[Path]:
 def document_paths(folder: Path) -> list[Path]:
     """The files under ``folder`` that :func:`iter_documents` reads, in its order: what a progress bar
     counts before the reading begins (a folder of scans read by OCR takes minutes)."""
-    return [p for p in _walk(Path(folder), None) if p.is_file() and document_suffix(p) in SUFFIXES]
+    files = [p for p in _walk(Path(folder), None) if p.is_file()]
+    left_out = {file.path for file in build_files(files)}
+    return [p for p in files if document_suffix(p) in SUFFIXES and p not in left_out]
 
 
 def _one_of_each(stem: str, group: list[Document], skipped: list[str] | None, twins: list[Twin] | None) -> list[Document]:
@@ -199,12 +202,15 @@ def _one_of_each(stem: str, group: list[Document], skipped: list[str] | None, tw
 
 
 def iter_documents(folder: Path, skipped: list[str] | None = None, unread: Counter[str] | None = None,
-                   advance: Callable[[int], None] | None = None, twins: list[Twin] | None = None) -> Iterator[Document]:
+                   advance: Callable[[int], None] | None = None, twins: list[Twin] | None = None,
+                   built: list[BuildFile] | None = None) -> Iterator[Document]:
     """Every supported file under ``folder``, in path order; ids are paths relative to the folder,
     without the suffix unless another document there has the same path but for its suffix.
     Of such files, one whose words another holds is the same document in another format (a page's
     Markdown source beside its HTML) and is left out (:mod:`.twins`), recorded in ``twins`` when
     given (a folder of built docs leaves out one file a page: a report says so in one line), else in ``skipped``.
+    The files a docs build writes beside its pages (Sphinx's copies of their sources, its index pages:
+    :mod:`.docs_builds`) are left out too, and recorded in ``built`` when given.
     A file that cannot be read raises :class:`DataFormatError`, or, when ``skipped`` is given, is
     left out and recorded there ("path: reason"), so that one bad file does not stop a folder. A
     file that reads but holds no text (an empty file, a scanned PDF) is recorded there too, since it
@@ -229,7 +235,12 @@ def iter_documents(folder: Path, skipped: list[str] | None = None, unread: Count
     if unread is not None:
         unread.update(readable_name(document_suffix(p)) or "(no suffix)" for p in files if document_suffix(p) not in SUFFIXES
                       and not any(part.startswith(".") for part in p.relative_to(folder).parts))
-    documents = [p for p in files if document_suffix(p) in SUFFIXES]
+    # what a docs build writes beside its pages: copies of their sources, index pages made from them
+    generated = build_files(files)
+    if built is not None:
+        built += [file for file in generated if document_suffix(file.path) in SUFFIXES]
+    left_out = {file.path for file in generated}
+    documents = [p for p in files if document_suffix(p) in SUFFIXES and p not in left_out]
     # a report.pdf beside its report.docx: without their suffixes both were document "report", one
     # document to the citations, and where two passages began and ended alike the build failed on a
     # duplicate passage id; such files keep their suffix in their ids, unless one holds the others' words
