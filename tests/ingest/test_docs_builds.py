@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from convrag.ingest.docs_builds import INDEX_PAGE, SOURCE_COPY, BuildFile, build_files, build_files_summary
+from convrag.ingest.docs_builds import BUILT_SOURCE, INDEX_PAGE, SOURCE_COPY, BuildFile, build_files, build_files_summary
 
 BUILD = Path("/docs/_build/html")
 
@@ -42,5 +42,26 @@ def test_a_build_inside_the_folder_is_found_under_its_own_root() -> None:
 def test_the_report_counts_each_kind_and_names_a_few() -> None:
     found = [BuildFile(BUILD / f"_sources/p{i}.rst.txt", SOURCE_COPY) for i in range(5)] + [BuildFile(BUILD / "search.html", INDEX_PAGE)]
     assert build_files_summary(found, BUILD) == (
-        "6 file(s) a Sphinx build writes beside its pages: 5 copies of the pages' sources (_sources/p0.rst.txt, "
+        "6 file(s) of a Sphinx build, whose pages are indexed: 5 copies of the pages' sources (_sources/p0.rst.txt, "
         "_sources/p1.rst.txt, _sources/p2.rst.txt and 2 more); 1 index pages made from the pages (search.html)")
+
+
+def test_a_projects_sources_beside_their_build_are_left_out_where_the_build_copied_them(tmp_path: Path) -> None:
+    # docs/ holds the sources and docs/_build/html their build: a source byte for byte its build's copy is
+    # left out (its built page, with autodoc's API reference, is kept); one edited since the build is kept
+    docs, build = tmp_path / "docs", tmp_path / "docs" / "_build" / "html"
+    (build / "_sources").mkdir(parents=True)
+    (build / "searchindex.js").write_text("Search.setIndex({})")
+    for name, source, copy in (("signer.rst", "Signing\n=======\n", "Signing\n=======\n"),
+                               ("timed.rst", "Timed\n=====\nNow with max_age.\n", "Timed\n=====\n")):
+        (docs / name).write_text(source)
+        (build / "_sources" / f"{name}.txt").write_text(copy)
+        (build / name.replace(".rst", ".html")).write_text("<p>page</p>")
+    (docs / "notes").mkdir()
+    (docs / "notes" / "signer.rst").write_text("Our own notes on signing.\n")  # the same name, other words
+    paths = sorted(p for p in tmp_path.rglob("*") if p.is_file())
+    found = {f.path.relative_to(tmp_path).as_posix(): f.why for f in build_files(paths)}
+    assert found == {"docs/signer.rst": BUILT_SOURCE, "docs/_build/html/_sources/signer.rst.txt": SOURCE_COPY,
+                     "docs/_build/html/_sources/timed.rst.txt": SOURCE_COPY}
+    assert build_files_summary([f for f in build_files(paths) if f.why == BUILT_SOURCE], tmp_path).endswith(
+        "1 sources of pages built beside them (docs/signer.rst)")

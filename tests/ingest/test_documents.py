@@ -177,7 +177,7 @@ def test_a_document_beside_its_source_is_indexed_once_under_its_name(tmp_path: P
 
 
 def test_a_sphinx_builds_source_copies_and_index_pages_are_left_out(tmp_path: Path) -> None:
-    """A Sphinx build (the HTML zip Read the Docs offers) copies each page's source into _sources and
+    """A Sphinx build (the HTML zip Read the Docs offers, unpacked) copies each page's source into _sources and
     makes index pages from the pages: the raw source ("..  module::") stood second in a search's ten."""
     (tmp_path / "searchindex.js").write_text("Search.setIndex({})")
     (tmp_path / "signer.html").write_text("<title>Signing</title><h1>Signing</h1><p>A Signer attaches a signature.</p>")

@@ -1,10 +1,11 @@
 """What a documentation generator writes beside a site's pages that is no page of it. A folder of
-built docs (Sphinx's ``_build/html``, the HTML zip Read the Docs offers for download) holds, beside
+built docs (Sphinx's ``_build/html``, the HTML zip Read the Docs offers, unpacked) holds, beside
 each page, a copy of the page's reStructuredText or Markdown source (``_sources/signer.rst.txt``)
 and index pages made from the pages (``genindex.html``: every name defined, in a list; ``search.html``;
 ``py-modindex.html``). Indexed, the raw source ("``.. module:: itsdangerous.signer``") stood second
 in a search's ten beside its own page, and the index pages' lists of names matched the names a
-question asks about. Such files are left out, and the index's report says so in one line.
+question asks about. Such files are left out, and the index's report says so in one line; so are
+the sources themselves where the folder holds them beside their build.
 
 Sphinx's builds are known by the ``searchindex.js`` every HTML build of it writes (``html`` and
 ``dirhtml`` builders). Pure functions over the folder's paths; the folder's walk
@@ -28,6 +29,7 @@ SPHINX_INDEX_PAGES = re.compile(r"genindex(-[A-Za-z_]+|-all)?|search|[a-z]+-modi
 #: why a build's file is left out
 SOURCE_COPY = "a copy of a page's source"
 INDEX_PAGE = "an index page made from the pages"
+BUILT_SOURCE = "a page's source, built into a page indexed"
 
 
 class BuildFile(NamedTuple):
@@ -53,6 +55,28 @@ def build_files(paths: Iterable[Path]) -> list[BuildFile]:
                     len(parts) == 2 and parts[1] == "index.html" and SPHINX_INDEX_PAGES.fullmatch(parts[0])):
                 found.append(BuildFile(path, INDEX_PAGE))
             break
+    return found + _built_sources(paths, roots, [file.path for file in found if file.why == SOURCE_COPY])
+
+
+def _built_sources(paths: Sequence[Path], roots: set[Path], copies: Sequence[Path]) -> list[BuildFile]:
+    """The files of ``paths`` outside the builds at ``roots`` that are byte for byte one of ``copies`` (a
+    build's ``_sources/signer.rst.txt``): the sources of pages built beside them. A project's folder holds
+    its docs' sources and, once they are built, the build (``docs/signer.rst`` and ``docs/_build/html``):
+    both were indexed, each page twice. The built page is kept, since it holds what the source only
+    asks for (the API reference autodoc writes from docstrings)."""
+    by_name: dict[str, list[Path]] = {}
+    for copy in copies:
+        by_name.setdefault(copy.stem, []).append(copy)  # "signer.rst.txt" -> "signer.rst"
+    found: list[BuildFile] = []
+    for path in paths:
+        if path.name not in by_name or any(root in path.parents for root in roots):
+            continue
+        try:
+            size = path.stat().st_size
+            if any(copy.stat().st_size == size and copy.read_bytes() == path.read_bytes() for copy in by_name[path.name]):
+                found.append(BuildFile(path, BUILT_SOURCE))
+        except OSError:  # unreadable: the walk names it when it reads it
+            continue
     return found
 
 
@@ -60,9 +84,10 @@ def build_files_summary(found: Sequence[BuildFile], folder: Path, shown: int = 3
     """The files left out, in one line of an index's report: how many of each kind, a few of them named."""
     counts = Counter(file.why for file in found)
     kinds = []
-    for why, label in ((SOURCE_COPY, "copies of the pages' sources"), (INDEX_PAGE, "index pages made from the pages")):
+    for why, label in ((SOURCE_COPY, "copies of the pages' sources"), (INDEX_PAGE, "index pages made from the pages"),
+                       (BUILT_SOURCE, "sources of pages built beside them")):
         names = [file.path.relative_to(folder).as_posix() for file in found if file.why == why]
         if names:
             more = f" and {len(names) - shown} more" if len(names) > shown else ""
             kinds.append(f"{counts[why]} {label} ({', '.join(names[:shown])}{more})")
-    return f"{len(found)} file(s) a Sphinx build writes beside its pages: {'; '.join(kinds)}"
+    return f"{len(found)} file(s) of a Sphinx build, whose pages are indexed: {'; '.join(kinds)}"
