@@ -1,5 +1,5 @@
 """Time convrag's readers on the inputs that used to stall them (docs/benchmarks.md, "Reading users'
-documents"): deeply nested HTML, a text file wrapped over 300,000 lines, a Markdown line of spaces
+documents"): deeply nested HTML (one with a stray end tag), a text file wrapped over 300,000 lines, a Markdown line of spaces
 and #s, MDX pages of unclosed comments and of a long component line, 20,000 admonitions, a 2 MB LaTeX
 paper (pandoc), a transcript of 50,000 cues, a mailbox of 2,000 mails, archives of 5,000 pages (tar.gz, zip, 7z, tar.zst),
 a tar.gz that unpacks to 3 GB, a crawl of 300 pages served on 127.0.0.1, a Word document of 56,000 paragraphs, a 23 MB text to chunk (with its peak memory), a PDF
@@ -71,6 +71,9 @@ def main() -> None:
     html = folder / "nested.html"
     html.write_text("<html><body>" + "<div>" * 200_000 + "deep text" + "</div>" * 200_000 + "</body></html>")
     _timed(f"HTML, 200,000 nested divs ({html.stat().st_size / 1e6:.1f} MB)", lambda: repr(read_document(html).text))
+    stray = folder / "stray.html"  # one end tag too many: read as a browser builds it, unless nested this deep
+    stray.write_text("<html><body>" + "<div>" * 25_000 + "deep text" + "</div>" * 25_001 + "</body></html>")
+    _timed(f"HTML, 25,000 nested divs and a stray end tag ({stray.stat().st_size / 1e6:.1f} MB)", lambda: repr(read_document(stray).text))
     tables = folder / "tables.html"  # a table in a table's cell, 20,000 deep: each is judged a layout table once
     tables.write_text("<html><body>" + "<table><tr><td>" * 20_000 + "deep text" + "</td></tr></table>" * 20_000 + "</body></html>")
     _timed(f"HTML, 20,000 nested tables ({tables.stat().st_size / 1e6:.1f} MB)", lambda: repr(read_document(tables).text))

@@ -271,3 +271,41 @@ def test_heading_permalinks_and_footnote_returns_are_left_out(tmp_path: Path) ->
         "Readline", "Example: Read file stream line-by-line", "A common use is to read a file one line at a time.1",
         "createInterface(options)", "See the module and #.", "Or a stream.",
     ]
+
+
+#: a docs site's menu whose template closes each item twice (Starlette's MkDocs Material override of the
+#: table of contents did), then the page's text, both in the <main> as MkDocs Material lays a page out
+STRAY_END_TAGS = (
+    "<html><head><title>Requests</title></head><body><main class='md-main'><div class='md-sidebar'>"
+    "<nav class='md-nav'><ul><li class='md-nav__item md-nav__item--active'><a href='./'>Requests</a>"
+    "<nav class='md-nav md-nav--secondary'><ul>"
+    "<li class='md-nav__item'></li><a href='#cookies'>Cookies</a></li>"
+    "<li class='md-nav__item'></li><a href='#body'>Body</a></li>"
+    "</ul></nav></li><li><a href='../responses/'>Responses</a></li><li><a href='../sponsors/'>Become a sponsor!</a></li>"
+    "</ul></nav></div><article><h1>Requests</h1><p>Starlette includes a Request class.</p><h2>Cookies</h2>"
+    "<p>Cookies are exposed as a dictionary.</p></article></main></body></html>"
+)
+
+
+def test_a_page_closing_what_it_never_opened_is_read_as_a_browser_builds_it(tmp_path: Path) -> None:
+    assert html_pages.tree_builder(STRAY_END_TAGS) == "html5lib"
+    page = tmp_path / "requests.html"
+    page.write_text(STRAY_END_TAGS)
+    doc = read_document(page)
+    # html.parser took the stray </li> to close the item the menu's list is in: "Responses" and the
+    # sponsor link then stood outside the <nav> and opened the page's text
+    assert doc.text.splitlines() == ["Requests", "Starlette includes a Request class.", "Cookies",
+                                     "Cookies are exposed as a dictionary."]
+    assert [h.text for h in doc.headings] == ["Requests", "Cookies"]
+
+
+def test_a_page_whose_end_tags_each_close_an_element_it_opened_keeps_the_fast_parser() -> None:
+    well_formed = STRAY_END_TAGS.replace("<li class='md-nav__item'></li>", "<li class='md-nav__item'>")
+    assert html_pages.tree_builder(well_formed) == "html.parser"
+    # a list item or paragraph left open is no stray: HTML closes it itself
+    assert html_pages.tree_builder("<ul><li>one<li>two</ul><p>open<DIV>a</DIV >") == "html.parser"
+    assert html_pages.tree_builder("<div>a</div></DIV>") == "html5lib"
+    # html5lib's time grows with the square of the depth: a page nested deeper keeps the fast parser
+    deep = html_pages.BROWSER_DEPTH
+    assert html_pages.tree_builder("<div>" * deep + "x" + "</div>" * (deep + 1)) == "html5lib"
+    assert html_pages.tree_builder("<div>" * (deep + 1) + "x" + "</div>" * (deep + 2)) == "html.parser"

@@ -62,9 +62,42 @@ _CELLS = frozenset({"td", "th"})
 _HEADING_TAGS = {f"h{n}": n for n in range(1, 7)}
 
 
+#: elements a page's layout nests (lists, blocks, tables) whose start and end tags :func:`tree_builder` counts
+_NESTED = ("li", "ul", "ol", "dl", "div", "nav", "aside", "header", "footer", "section", "article", "main", "table", "tr", "td")
+#: of those, the ones a page may leave open (HTML closes them itself), which say nothing of its depth
+_END_OPTIONAL = frozenset({"li", "tr", "td"})
+#: the deepest nesting of a page read by html5lib (:func:`tree_builder`)
+BROWSER_DEPTH = 1000
+_NESTED_TAG = re.compile(r"<(/?)(" + "|".join(_NESTED) + r")[\s>/]", re.IGNORECASE)
+
+
+def tree_builder(html: str) -> str:
+    """The parser a page is read with: Python's own (``html.parser``, fast) where each end tag of a nested
+    element closes one the page opened; html5lib, which builds the tree a browser builds, where a page
+    has more end tags of one than start tags. html.parser takes such a stray ``</li>`` to close the list
+    item the whole list is in, and what came after left the ``<nav>`` it was in: a MkDocs Material site
+    whose table-of-contents template closed each item twice (Starlette's docs) had its whole menu read
+    at the head of every page ("Responses WebSockets Routing ... Become a sponsor!"); a browser ignores
+    the stray tag, and so does html5lib. Not for a page nested deeper than :data:`BROWSER_DEPTH`: html5lib
+    takes time that grows with the square of the depth (79 s for 25,000 nested divs and one stray end tag),
+    and no page a person reads nests so deep."""
+    opened: dict[str, int] = {}
+    closed: dict[str, int] = {}
+    depth = deepest = 0
+    for end, name in _NESTED_TAG.findall(html):
+        name = name.lower()
+        counts = closed if end else opened
+        counts[name] = counts.get(name, 0) + 1
+        if name not in _END_OPTIONAL:
+            depth += -1 if end else 1
+            deepest = max(deepest, depth)
+    stray = any(n > opened.get(name, 0) for name, n in closed.items())
+    return "html5lib" if stray and deepest <= BROWSER_DEPTH else "html.parser"
+
+
 def html_to_text(html: str) -> tuple[str, str, str, tuple[Heading, ...]]:
     """Visible text, title, canonical url and headings of an HTML page."""
-    soup = BeautifulSoup(html, "html.parser")
+    soup = BeautifulSoup(html, tree_builder(html))
     # what a page shows around its text, and what it draws or asks for rather than says: an inline
     # icon's <svg><title> became the title of a page without one, and a drop-down list of countries
     # ran into the sentence after it ("AfghanistanAlbaniaSubmitBoats pay 5 dollars")
