@@ -309,3 +309,18 @@ def test_a_page_whose_end_tags_each_close_an_element_it_opened_keeps_the_fast_pa
     deep = html_pages.BROWSER_DEPTH
     assert html_pages.tree_builder("<div>" * deep + "x" + "</div>" * (deep + 1)) == "html5lib"
     assert html_pages.tree_builder("<div>" * (deep + 1) + "x" + "</div>" * (deep + 2)) == "html.parser"
+
+
+def test_an_html_template_is_named_so_not_read_as_a_page(tmp_path: Path) -> None:
+    # MkDocs' theme override beside the pages, a web app's templates: a program fills them in
+    for name, source in (("main.html", '{% extends "base.html" %}\n{% block announce %}New release!{% endblock %}'),
+                         ("base.html", "\ufeff\n  {# the site's frame #}\n<html><body>{{ content }}</body></html>"),
+                         ("post.html", "{{ page.title }}<p>{{ content }}</p>")):
+        page = tmp_path / name
+        page.write_text(source, encoding="utf-8")
+        with pytest.raises(DataFormatError, match="an HTML template"):
+            read_document(page)
+    # a page about templates shows their tags in its text, after its own opening
+    page = tmp_path / "guide.html"
+    page.write_text("<title>Templates</title><p>Write <code>{% extends \"base.html\" %}</code> first.</p>")
+    assert read_document(page).text == 'Write {% extends "base.html" %} first.'

@@ -72,6 +72,12 @@ _PACKAGES = {"pdf": pdf_to_text, "docx": docx_to_text, "pptx": pptx_to_text, "xl
              "tar": tar_to_text, "tar.zst": libarchive_to_text, "7z": libarchive_to_text, "rar": libarchive_to_text}
 
 
+#: how an HTML template opens (``{% extends "base.html" %}``, ``{# a comment #}``, ``{{ content }}``), blank lines aside:
+#: a docs theme's override (MkDocs' ``overrides/main.html``), a web app's ``templates/``. Read as a page,
+#: its tags and the scraps between them ("{% block announce %} ... {% endblock %}") were a passage of their own.
+_TEMPLATE_OPENING = re.compile(r"\A\ufeff?\s*\{[%#{]")
+
+
 def read_document(path: Path, doc_id: str | None = None, url: str | None = None, name: str | None = None,
                   charset: str = "") -> Document:
     """Read one file; the format follows the suffix. ``url`` overrides the file's own address;
@@ -103,6 +109,9 @@ def read_document(path: Path, doc_id: str | None = None, url: str | None = None,
     url = url or path.resolve().as_uri()
     headings: tuple[Heading, ...] = ()
     if kind in ("html", "mhtml"):  # a web page, or one saved whole by a browser (:func:`saved_page`)
+        if kind == "html" and _TEMPLATE_OPENING.match(raw):
+            raise DataFormatError(path, "an HTML template (Jinja, Django or Liquid: it opens with a template tag), "
+                                        "not a page: a program fills it in before a browser shows it")
         text, title, canonical, headings = html_to_text(saved_page(raw, path) if kind == "mhtml" else raw)
         url = _canonical(url, canonical)
     elif kind in ("markdown", "mdx"):
