@@ -294,3 +294,22 @@ def test_a_damaged_tar_archive_is_skipped_with_its_reason(tmp_path: Path, suffix
     assert "Boats pay 40" in read_document(tmp_path / f"export{suffix}").text
     (tmp_path / "copies").mkdir()
     read_damaged_copies(tmp_path / f"export{suffix}", 13, 40, tmp_path / "copies")
+
+
+def test_a_zipped_sphinx_builds_source_copies_and_index_pages_are_named_not_read(tmp_path: Path) -> None:
+    """Read the Docs' HTML zip: each page's reStructuredText copied into _sources and the index pages
+    Sphinx makes were sections of the archive beside the pages themselves (convrag/ingest/docs_builds.py)."""
+    import zipfile
+
+    archive = tmp_path / "docs-html.zip"
+    with zipfile.ZipFile(archive, "w") as packed:
+        packed.writestr("html/searchindex.js", "Search.setIndex({})")
+        packed.writestr("html/signer.html", "<title>Signing</title><p>A Signer attaches a signature.</p>")
+        packed.writestr("html/_sources/signer.rst.txt", ".. module:: signer\n\nA :class:`Signer` attaches a signature.\n")
+        packed.writestr("html/genindex.html", "<title>Index</title><p>Signer</p>")
+    doc = read_document(archive)
+    assert [h.text for h in doc.headings if h.level == 1] == ["File: html/signer.html"]
+    assert ".. module::" not in doc.text
+    assert doc.text.splitlines()[-1] == ("Files not read: html/_sources/signer.rst.txt (a copy of a page's source (a Sphinx build)), "
+                                         "html/genindex.html (an index page made from the pages (a Sphinx build)), "
+                                         "html/searchindex.js (not a type convrag reads)")

@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 from ..characters import readable_name
 from ..errors import DataFormatError
 from .contained import Contained, add_sections, read_contained
+from .docs_builds import build_files
 from .formats import FORMAT_NAMES, PICTURE_KINDS, SUFFIXES, Heading, document_suffix
 
 #: the most files an archive is read to, and the most bytes its files of types convrag reads unpack to
@@ -113,6 +114,10 @@ def _archive_files(path: Path, members: list[_Member]) -> tuple[str, tuple[Headi
                                     "unpack it and index the folder")
     # which files are read is decided in path order (the first pictures by path are read), then they are read in the archive's
     files: dict[int, Contained] = {}
+    # a docs build's copies of its pages' sources and its index pages (Read the Docs' HTML zip): no pages of it
+    position = {Path(member.name): index for index, member in enumerate(members)}
+    for built in build_files(position, on_disk=False):
+        files[position[built.path]] = Contained(members[position[built.path]].name, reason=f"{built.why} (a Sphinx build)")
     pictures = 0
     for index in sorted(range(len(members)), key=lambda index: members[index].name):
         name, kind = members[index].name, SUFFIXES.get(document_suffix(members[index].name))

@@ -1,5 +1,5 @@
 """What a documentation generator writes beside a site's pages that is no page of it. A folder of
-built docs (Sphinx's ``_build/html``, the HTML zip Read the Docs offers, unpacked) holds, beside
+built docs (Sphinx's ``_build/html``, the HTML zip Read the Docs offers) holds, beside
 each page, a copy of the page's reStructuredText or Markdown source (``_sources/signer.rst.txt``)
 and index pages made from the pages (``genindex.html``: every name defined, in a list; ``search.html``;
 ``py-modindex.html``). Indexed, the raw source ("``.. module:: itsdangerous.signer``") stood second
@@ -9,7 +9,8 @@ the sources themselves where the folder holds them beside their build.
 
 Sphinx's builds are known by the ``searchindex.js`` every HTML build of it writes (``html`` and
 ``dirhtml`` builders). Pure functions over the folder's paths; the folder's walk
-(:func:`convrag.ingest.documents.iter_documents`) leaves the files out."""
+(:func:`convrag.ingest.documents.iter_documents`) leaves the files out, and an archive
+(:mod:`.archives`) names them among the files it did not read."""
 
 from __future__ import annotations
 
@@ -39,8 +40,10 @@ class BuildFile(NamedTuple):
     why: str
 
 
-def build_files(paths: Iterable[Path]) -> list[BuildFile]:
-    """Of ``paths`` (a folder's files), those a Sphinx build wrote beside its pages, in the given order."""
+def build_files(paths: Iterable[Path], on_disk: bool = True) -> list[BuildFile]:
+    """Of ``paths`` (a folder's files), those a Sphinx build wrote beside its pages, in the given order;
+    with ``on_disk`` false (an archive's members), without the sources beside the build, which are
+    known by their bytes."""
     paths = list(paths)
     roots = {path.parent for path in paths if path.name == SPHINX_MARK}
     found: list[BuildFile] = []
@@ -55,6 +58,8 @@ def build_files(paths: Iterable[Path]) -> list[BuildFile]:
                     len(parts) == 2 and parts[1] == "index.html" and SPHINX_INDEX_PAGES.fullmatch(parts[0])):
                 found.append(BuildFile(path, INDEX_PAGE))
             break
+    if not on_disk:
+        return found
     return found + _built_sources(paths, roots, [file.path for file in found if file.why == SOURCE_COPY])
 
 
