@@ -1,6 +1,5 @@
 """A document made of other documents' passages: a docs folder's page that gathers every other page
-(Node.js's ``all.html``, Sphinx's single-page build, a site's print view), a file copied under
-another name. Indexed beside them, each of their passages stood twice in a search's ten and took
+(Node.js's ``all.html``), a file copied under another name. Indexed beside them, each of their passages stood twice in a search's ten and took
 twice the time to embed (Node.js's docs: 2,134 passages of 6,174). A document most of whose
 passages are word for word another kept document's is left out, and the user told which.
 
