@@ -324,3 +324,13 @@ def test_an_html_template_is_named_so_not_read_as_a_page(tmp_path: Path) -> None
     page = tmp_path / "guide.html"
     page.write_text("<title>Templates</title><p>Write <code>{% extends \"base.html\" %}</code> first.</p>")
     assert read_document(page).text == 'Write {% extends "base.html" %} first.'
+
+
+def test_a_pres_code_blocks_each_begin_a_line() -> None:
+    # Node.js's API pages: one example as an ES module and as CommonJS, two <code>s in one <pre>
+    page = ("<pre><code class='language-js mjs'><span>import</span> * as readline from 'node:readline';</code>"
+            "<code class='language-js cjs'><span>const</span> readline = require('node:readline');</code></pre>"
+            "<pre><code>a = 1</code> <code>b = 2</code></pre><p>Inline <code>x</code><code>y</code> stays.</p>")
+    assert html_pages.html_to_text(page)[0].splitlines() == [
+        "import * as readline from 'node:readline';", "const readline = require('node:readline');", "a = 1", "b = 2",
+        "Inline xy stays."]

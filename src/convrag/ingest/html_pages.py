@@ -209,6 +209,8 @@ def _visible_text(root: Tag) -> str:
             if (node.name in _PREFORMATTED or node.name in _BLOCK_TAGS) and node.name != "br" and parts \
                     and not parts[-1].endswith(("\n", " ")):
                 parts.append(" " if in_cell else "\n")  # a block begins a line: "Kayaks stay.<aside>" ran into the aside
+            if node.name == "code" and preformatted and _after_code(node):
+                parts.append("\n" + _PRE_LINE)  # each of a <pre>'s code blocks begins a line
             if node.name in _PREFORMATTED:
                 preformatted += 1
                 stack.append(end_pre)
@@ -233,6 +235,17 @@ def _visible_text(root: Tag) -> str:
         elif type(node) in (NavigableString, CData):
             parts.append(str(node).replace("\n", "\n" + _PRE_LINE) if preformatted else _SPACES.sub(" ", str(node)))
     return "".join(parts)
+
+
+def _after_code(node: Tag) -> bool:
+    """Whether a ``<code>`` follows another with nothing but white space between: a ``<pre>`` holding the
+    same example twice, as Node.js's API pages do (its ES module and its CommonJS form; the page's
+    script shows one), or a highlighter's lines each a ``<code>``. Run together, the first block's
+    last line and the second's first were one line ("processLineByLine();const { createReadStream }")."""
+    before = node.previous_sibling
+    while isinstance(before, NavigableString) and not before.strip():
+        before = before.previous_sibling
+    return isinstance(before, Tag) and before.name == "code"
 
 
 #: opens each line of preformatted text in :func:`_visible_text`'s output (a private-use character)
