@@ -1,6 +1,6 @@
 """The shared text helpers: content words, normalized forms, and tidied Treebank spacing."""
 
-from convrag.text import content_stems, same_query, tidy_spacing
+from convrag.text import content_stems, same_query, some_of, tidy_spacing
 
 CLAPNQ = ("The 2017 Arizona Cardinals season was the franchise 's 98th season in the National Football League , "
           "the 30th in Arizona . It would n't have been mentioned ( in 1928 ) with `` first world war '' , either . The fans ' "
@@ -62,3 +62,9 @@ def test_a_paragraph_wrapped_in_quotes_is_split_into_its_sentences() -> None:
     # a short quoted remark stays inside its sentence
     assert split_sentences('The guide says "Fees vary. Ask first." and moves on. Then it lists the funds.') == [
         'The guide says "Fees vary. Ask first." and moves on.', "Then it lists the funds."]
+
+
+def test_some_of_names_the_first_and_counts_the_rest() -> None:
+    assert some_of(["a", "b"]) == "a, b"
+    assert some_of(["a", "b", "c", "d", "e"]) == "a, b, c and 2 more"
+    assert some_of(["a", "b", "c"], 2) == "a, b and 1 more"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import threading
 import unicodedata
+from collections.abc import Sequence
 from functools import lru_cache
 
 import Stemmer
@@ -120,6 +121,12 @@ def folded(text: str) -> str:
     """Case and runs of white space aside, punctuation kept: how a heading or a description is
     matched against a title ("What Is Ownership?" heads the page "What is Ownership?")."""
     return " ".join(text.split()).casefold()
+
+
+def some_of(names: Sequence[str], shown: int = 3) -> str:
+    """The first ``shown`` of ``names`` and how many more: "a.md, b.md, c.md and 61 more", as a report
+    names what it left out in one line."""
+    return ", ".join(names[:shown]) + (f" and {len(names) - shown} more" if len(names) > shown else "")
 
 
 def same_query(a: str, b: str) -> bool:

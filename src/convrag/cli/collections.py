@@ -73,6 +73,7 @@ def index(
     from ..ingest.twins import Twin, twins_summary
     from ..ingest.web import DEFAULT_DELAY, DEFAULT_MAX_PAGES, CrawlReport, is_address
     from ..ingest.web import crawl as crawl_site
+    from ..text import some_of
 
     check_backend(backend, store)
     address = source.strip() if is_address(source) else ""
@@ -157,7 +158,7 @@ def index(
             with reporter.stage(f"reading {path}"):
                 passages = list(read_corpus(path, empty))
             if empty:
-                shown = ", ".join(empty[:5]) + (f" and {len(empty) - 5} more" if len(empty) > 5 else "")
+                shown = some_of(empty, 5)
                 console.print(f"[yellow]skipped[/yellow] {len(empty)} passage(s) with neither text nor title: {escape(shown)}")
             if not passages:
                 raise DataFormatError(path, f"the corpus is empty ({len(empty)} passage(s) with neither text nor title)" if empty else "the corpus is empty")

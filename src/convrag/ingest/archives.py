@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 
 from ..characters import readable_name
 from ..errors import DataFormatError
+from ..text import some_of
 from .contained import Contained, add_sections, read_contained
 from .docs_builds import build_files
 from .formats import FORMAT_NAMES, PICTURE_KINDS, SUFFIXES, Heading, document_suffix
@@ -148,8 +149,7 @@ def _archive_files(path: Path, members: list[_Member]) -> tuple[str, tuple[Headi
     if not ordered:
         raise DataFormatError(path, "no file in it could be read (it is empty)")
     if not any(file.text for file in ordered):
-        named = ", ".join(f"{file.name} ({file.reason})" for file in ordered[:5])
-        raise DataFormatError(path, f"no file in it could be read: {named}" + (f" and {len(ordered) - 5} more" if len(ordered) > 5 else ""))
+        raise DataFormatError(path, "no file in it could be read: " + some_of([f"{file.name} ({file.reason})" for file in ordered], 5))
     lines: list[str] = []
     headings: list[Heading] = []
     add_sections("File", ordered, lines, headings)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from ..text import some_of
 from ..types import Passage
 
 #: the least share of a document's passages that must be word for word in other documents kept
@@ -55,6 +56,5 @@ def drop_compilations(chunked: Sequence[tuple[str, Sequence[Passage]]],
 
 def compilations_summary(left_out: Sequence[Compilation], shown: int = 3) -> str:
     """The documents left out, in one line of an index's report."""
-    named = ", ".join(f"{c.doc_id} ({c.copied} of its {c.passages} passages)" for c in left_out[:shown])
-    more = f" and {len(left_out) - shown} more" if len(left_out) > shown else ""
-    return f"{len(left_out)} document(s) made of other documents' passages, word for word, which are indexed: {named}{more}"
+    named = some_of([f"{c.doc_id} ({c.copied} of its {c.passages} passages)" for c in left_out], shown)
+    return f"{len(left_out)} document(s) made of other documents' passages, word for word, which are indexed: {named}"

@@ -15,10 +15,11 @@ Sphinx's builds are known by the ``searchindex.js`` every HTML build of it write
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import NamedTuple
+
+from ..text import some_of
 
 #: the file every Sphinx HTML build writes at its root, and so names a folder as one
 SPHINX_MARK = "searchindex.js"
@@ -87,12 +88,10 @@ def _built_sources(paths: Sequence[Path], roots: set[Path], copies: Sequence[Pat
 
 def build_files_summary(found: Sequence[BuildFile], folder: Path, shown: int = 3) -> str:
     """The files left out, in one line of an index's report: how many of each kind, a few of them named."""
-    counts = Counter(file.why for file in found)
     kinds = []
     for why, label in ((SOURCE_COPY, "copies of the pages' sources"), (INDEX_PAGE, "index pages made from the pages"),
                        (BUILT_SOURCE, "sources of pages built beside them")):
         names = [file.path.relative_to(folder).as_posix() for file in found if file.why == why]
         if names:
-            more = f" and {len(names) - shown} more" if len(names) > shown else ""
-            kinds.append(f"{counts[why]} {label} ({', '.join(names[:shown])}{more})")
+            kinds.append(f"{len(names)} {label} ({some_of(names, shown)})")
     return f"{len(found)} file(s) of a Sphinx build, whose pages are indexed: {'; '.join(kinds)}"

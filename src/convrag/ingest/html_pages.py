@@ -6,6 +6,7 @@ one file (.mhtml) too. pandoc's output and e-mail bodies are read through it."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -81,18 +82,16 @@ def tree_builder(html: str) -> str:
     the stray tag, and so does html5lib. Not for a page nested deeper than :data:`BROWSER_DEPTH`: html5lib
     takes time that grows with the square of the depth (79 s for 25,000 nested divs and one stray end tag),
     and no page a person reads nests so deep."""
-    opened: dict[str, int] = {}
-    closed: dict[str, int] = {}
+    tags = [(bool(end), name.lower()) for end, name in _NESTED_TAG.findall(html)]
+    counts = Counter(tags)
+    if not any(counts[True, name] > counts[False, name] for name in _NESTED):
+        return "html.parser"
     depth = deepest = 0
-    for end, name in _NESTED_TAG.findall(html):
-        name = name.lower()
-        counts = closed if end else opened
-        counts[name] = counts.get(name, 0) + 1
+    for end, name in tags:
         if name not in _END_OPTIONAL:
             depth += -1 if end else 1
             deepest = max(deepest, depth)
-    stray = any(n > opened.get(name, 0) for name, n in closed.items())
-    return "html5lib" if stray and deepest <= BROWSER_DEPTH else "html.parser"
+    return "html5lib" if deepest <= BROWSER_DEPTH else "html.parser"
 
 
 def html_to_text(html: str) -> tuple[str, str, str, tuple[Heading, ...]]:

@@ -11,11 +11,12 @@ data) are two documents and both are kept. Pure functions over read documents; t
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from ..text import some_of
+from ..text import words as word_list
 from .formats import Document
 
 #: the least share of a document's words (counted with their repeats) another must hold for the
@@ -24,12 +25,9 @@ from .formats import Document
 #: history and permalinks; two different documents of one name share far less.
 TWIN_SHARE = 0.9
 
-_WORD = re.compile(r"\w+")
-
-
 def words(text: str) -> Counter[str]:
     """A text's words, lower-cased, with how often each occurs."""
-    return Counter(_WORD.findall(text.lower()))
+    return Counter(word_list(text))
 
 
 def held_share(smaller: Counter[str], larger: Counter[str]) -> float:
@@ -63,9 +61,8 @@ def sort_twins(documents: Sequence[Document], share: float = TWIN_SHARE) -> Twin
     kept: list[int] = []
     left_out: list[Twin] = []
     for i in order:
-        best = max(kept, key=lambda k: held_share(counted[i], counted[k]), default=None)
-        held = held_share(counted[i], counted[best]) if best is not None else 0.0
-        if best is not None and counted[i].total() and held >= share:
+        held, best = max(((held_share(counted[i], counted[k]), k) for k in kept), default=(0.0, -1))
+        if kept and counted[i].total() and held >= share:
             left_out.append(Twin(documents[i], documents[best], held))
         else:
             kept.append(i)
@@ -80,7 +77,6 @@ def twin_reason(twin: Twin) -> str:
 def twins_summary(twins: Sequence[Twin], shown: int = 3) -> str:
     """The documents left out, in one line of an index's report: a folder of built docs leaves out a
     file a page (Node.js's: 64), and a line each buried what else the report said."""
-    named = ", ".join(f"{twin.left_out.doc_id} (in {twin.held_by.doc_id})" for twin in twins[:shown])
-    more = f" and {len(twins) - shown} more" if len(twins) > shown else ""
+    named = some_of([f"{twin.left_out.doc_id} (in {twin.held_by.doc_id})" for twin in twins], shown)
     return (f"{len(twins)} file(s), each the same document as another of its name in another format, which holds "
-            f"its words and is indexed: {named}{more}")
+            f"its words and is indexed: {named}")
